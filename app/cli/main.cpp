@@ -1,0 +1,34 @@
+// nicer: command-line client of the nicer core.
+#include "ExitCode.h"
+#include "SampleCommand.h"
+#include "SimulateCommand.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char** argv) {
+    using namespace nicer::cli;
+
+    CLI::App app{"nicer: donate your computer's spare CPU to volunteer computing without feeling it"};
+    app.set_version_flag("--version", NICER_VERSION);
+    app.require_subcommand(1);
+
+    SimulateOptions simulate;
+    SampleOptions sample;
+    auto* simulateCmd = addSimulateCommand(app, simulate);
+    auto* sampleCmd = addSampleCommand(app, sample);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // Help and version exit 0; every real usage error is "bad input".
+        return app.exit(e) == 0 ? kExitOk : kExitBadInput;
+    }
+
+    if (*simulateCmd) {
+        return runSimulate(simulate);
+    }
+    if (*sampleCmd) {
+        return runSample(sample);
+    }
+    return kExitBadInput;
+}

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <chrono>
+
+namespace nicer::control {
+
+/// Parameters of the thesis's starvation-detection controller (../shared/DESIGN.md, "The controller").
+struct ControllerParams {
+    /// Idle share of the whole machine kept in reserve, before the multiplier (b).
+    double reserveBand = 0.05;
+    /// Lower and upper bound of the reserve-band multiplier (m_min, m_max).
+    double minMultiplier = 1.0;
+    double maxMultiplier = 16.0;
+    /// Consecutive no-idle periods tolerated before the work is stopped (T): it stops on the (T+1)th.
+    int overloadThreshold = 4;
+    /// A measured idle share at or below this counts as "no idle" (e).
+    double idleEpsilon = 0.0;
+    /// How often the loop samples and acts.
+    std::chrono::milliseconds period{1000};
+
+    bool operator==(const ControllerParams&) const = default;
+};
+
+/// Allowed ranges, shared by validation, the CLI and the GUI's sliders.
+namespace limits {
+inline constexpr double kReserveBandMax = 0.5; // band is in (0, 0.5]
+inline constexpr double kMultiplierMin = 1.0;
+inline constexpr double kMultiplierMax = 64.0;
+inline constexpr double kIdleEpsilonMax = 0.5; // epsilon is in [0, 0.5)
+inline constexpr std::chrono::milliseconds kPeriodMin{10};
+inline constexpr std::chrono::milliseconds kPeriodMax{10'000};
+} // namespace limits
+
+/// Checks every parameter; the error names the first parameter out of range and its allowed range.
+Result<void> validate(const ControllerParams& params);
+
+} // namespace nicer::control
