@@ -66,12 +66,16 @@ hierarchies() {
 # hierarchies, e.g. blkio/devices, when a unit enables that controller).
 our_cgroups() {
   local d
-  for d in /sys/fs/cgroup/$CG_NAME /sys/fs/cgroup/*/$CG_NAME; do [[ -d $d ]] && echo "$d"; done
-  return 0
+  for d in "/sys/fs/cgroup/$CG_NAME" /sys/fs/cgroup/*/"$CG_NAME"; do
+    if [[ -d $d ]]; then echo "$d"; fi
+  done
 }
 
 do_stop() {
   local pid i d p
+  # Only touch the bus socket if we ran a manager here: on a normal machine it belongs
+  # to the user's real session. (A stale one would make the next start look ready.)
+  if [[ -e $PIDFILE ]]; then rm -f "$BUS"; fi
   if pid=$(our_pid); then
     log "asking manager $pid to exit"
     XDG_RUNTIME_DIR=$RUNTIME timeout 5 systemctl --user exit >&2 2>/dev/null || true
@@ -88,10 +92,9 @@ do_stop() {
       kill -KILL $p 2>/dev/null || true; sleep 0.1
     done
     find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
-    [[ -d $d ]] && log "WARNING: could not remove $d"
+    if [[ -d $d ]]; then log "WARNING: could not remove $d"; fi
   done
   if [[ -e $MARKER ]]; then rmdir /run/systemd/system 2>/dev/null || true; rm -f "$MARKER"; fi
-  rm -f "$BUS"   # stale socket would make the next start look "ready" too early
   log "stopped"
 }
 
@@ -104,17 +107,22 @@ do_start() {
   local d dirs=() pid i
   while read -r d; do
     [[ -n $d ]] || continue
-    [[ $d == /sys/fs/cgroup ]] && echo "+cpu +memory +pids" >"$d/cgroup.subtree_control" 2>/dev/null || true
+    if [[ $d == /sys/fs/cgroup ]]; then   # pure v2: let children use these controllers
+      echo "+cpu +memory +pids" >"$d/cgroup.subtree_control" 2>/dev/null || true
+    fi
     mkdir -p "$d/$CG_NAME"; dirs+=("$d/$CG_NAME")
   done < <(hierarchies)
   # Subshell: move itself into the fresh cgroups, then exec the manager (keeps the PID).
-  # Clean env so units inherit nothing from the caller; all output to the log file so
-  # $(...) in the caller does not wait on our stdout.
+  # Clean env so units inherit nothing from the caller; stdout/stderr (generators, early
+  # errors) to the log file so $(...) in the caller does not wait on our stdout.
+  # Log target: there is no journal. "console" is NOT stderr for a user manager: it
+  # reopens /dev/console (the VM's serial port) per message and drops anything if that
+  # is no tty. So default to kmsg (read with `dmesg`); override with NICER_UM_LOG_TARGET.
   (
     for d in "${dirs[@]}"; do echo "$BASHPID" >"$d/cgroup.procs"; done
     exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-      HOME="${HOME:-/root}" USER="$(id -un)" LOGNAME="$(id -un)" LANG=C.UTF-8 \
-      XDG_RUNTIME_DIR="$RUNTIME" SYSTEMD_LOG_TARGET=console SYSTEMD_LOG_LEVEL="${NICER_UM_LOG_LEVEL:-info}" \
+      HOME="${HOME:-/root}" USER="$(id -un)" LOGNAME="$(id -un)" LANG=C.UTF-8 XDG_RUNTIME_DIR="$RUNTIME" \
+      SYSTEMD_LOG_TARGET="${NICER_UM_LOG_TARGET:-kmsg}" SYSTEMD_LOG_LEVEL="${NICER_UM_LOG_LEVEL:-info}" \
       setsid systemd --user
   ) </dev/null >"$LOG" 2>&1 &
   pid=$!
@@ -128,7 +136,7 @@ do_start() {
     sleep 0.1
   done
   log "manager not ready (state: '$(manager_state)', bus socket: $([[ -S $BUS ]] && echo yes || echo no)); log tail:"
-  tail -n 30 "$LOG" >&2 || true
+  tail -n 30 "$LOG" >&2 || true; dmesg 2>/dev/null | grep -F 'systemd[' | tail -n 20 >&2 || true
   do_stop; exit 1
 }
 

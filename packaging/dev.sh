@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine: installs what nicer needs from Debian's archive, builds it,
+# and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
+#
+#   packaging/dev.sh run     install, build, start the main job
+#   packaging/dev.sh test    install, build, run every test (what CI runs)
+#   packaging/dev.sh build   install and build only
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${NICER_BUILD_DIR:-$root/build}
+
+# Build and test dependencies, all from Debian's archive.
+packages=(
+    g++ cmake ninja-build pkg-config
+    libcli11-dev catch2
+)
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null; then
+        sudo "$@"
+    else
+        echo "dev.sh: installing packages needs root: run as root or install sudo" >&2
+        exit 1
+    fi
+}
+
+install_packages() {
+    local missing=()
+    for p in "${packages[@]}"; do
+        dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "dev.sh: installing ${missing[*]}" >&2
+        as_root apt-get update -qq
+        as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    fi
+}
+
+build_nicer() {
+    cmake -S "$root" -B "$build" -G Ninja -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON
+    cmake --build "$build" --parallel "$(nproc)"
+}
+
+case "${1:-}" in
+run)
+    install_packages
+    build_nicer
+    echo "dev.sh: sampling this machine's CPU once a second (Ctrl-C to stop)" >&2
+    exec "$build/app/cli/nicer" sample
+    ;;
+test)
+    install_packages
+    build_nicer
+    cd "$build"
+    exec ctest --output-on-failure --parallel "$(nproc)"
+    ;;
+build)
+    install_packages
+    build_nicer
+    ;;
+*)
+    sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,152 @@
+// End to end: the `nicer simulate` executable on trace files.
+#include "cli/RunCommand.h"
+#include "control/Controller.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <vector>
+
+using nicer::test::readFile;
+using nicer::test::runCommand;
+
+namespace {
+
+const std::string kNicer = NICER_CLI;
+std::string trace(const std::string& name) { return std::string(NICER_TEST_DATA) + "/traces/" + name; }
+
+std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> fields;
+        std::istringstream ls(line);
+        for (std::string f; std::getline(ls, f, ',');) {
+            fields.push_back(f);
+        }
+        rows.push_back(fields);
+    }
+    return rows;
+}
+
+} // namespace
+
+TEST_CASE("simulate reproduces the hand-computed golden traces exactly", "[simulate][golden]") {
+    struct Case {
+        const char* name;
+        const char* args;
+    };
+    const auto c = GENERATE(
+        Case{"overload-reset", "--reserve-band 0.125 --max-multiplier 8 --overload-threshold 2 --idle-epsilon 0"},
+        Case{"idle-epsilon", "--reserve-band 0.0625 --idle-epsilon 0.0625 --overload-threshold 1 --max-multiplier 4"});
+    CAPTURE(c.name);
+    const auto r = runCommand(kNicer + " simulate --trace " + trace(std::string(c.name) + ".txt") + " " + c.args);
+    CHECK(r.err.empty());
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == readFile(trace(std::string(c.name) + ".expected.csv")));
+}
+
+TEST_CASE("simulate reads the idle column of a CSV trace", "[simulate][golden]") {
+    const auto r = runCommand(kNicer + " simulate --trace " + trace("csv-with-header.csv") +
+                              " --reserve-band 0.25 --min-multiplier 2 --max-multiplier 8 --overload-threshold 0");
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == readFile(trace("csv-with-header.expected.csv")));
+}
+
+TEST_CASE("simulate reads its own output back and reads stdin with '-'", "[simulate]") {
+    const auto first = runCommand(kNicer + " simulate --trace " + trace("overload-reset.txt"));
+    REQUIRE(first.exitCode == 0);
+    const auto again = runCommand("printf '%s' '" + first.out + "' | " + kNicer + " simulate --trace -");
+    REQUIRE(again.exitCode == 0);
+    CHECK(again.out == first.out);
+}
+
+TEST_CASE("simulate's output matches the controller field by field on random traces", "[simulate][property]") {
+    const auto seed = GENERATE(11u, 12u, 13u);
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const auto path = std::filesystem::temp_directory_path() / ("nicer-random-trace-" + std::to_string(seed));
+    std::vector<double> idle;
+    {
+        std::ofstream out(path);
+        out.precision(17);
+        for (int i = 0; i < 500; ++i) {
+            idle.push_back(unit(rng) < 0.3 ? 0.0 : unit(rng));
+            out << idle.back() << '\n';
+        }
+    }
+    nicer::control::ControllerParams p;
+    p.reserveBand = 0.03;
+    p.minMultiplier = 2;
+    p.maxMultiplier = 20;
+    p.overloadThreshold = 3;
+    p.idleEpsilon = 0.01;
+    const auto r = runCommand(kNicer + " simulate --trace " + path.string() +
+                              " --reserve-band 0.03 --min-multiplier 2 --max-multiplier 20 --overload-threshold 3 "
+                              "--idle-epsilon 0.01");
+    std::filesystem::remove(path);
+    REQUIRE(r.exitCode == 0);
+    const auto rows = parseCsv(r.out);
+    REQUIRE(rows.size() == idle.size() + 1);
+    CHECK(rows[0] == std::vector<std::string>{"step", "idle", "multiplier", "overload_count", "quota"});
+    nicer::control::Controller controller(p);
+    for (std::size_t i = 0; i < idle.size(); ++i) {
+        const auto& s = controller.step(idle[i]);
+        const auto& row = rows[i + 1];
+        REQUIRE(row.size() == 5);
+        CHECK(std::stoul(row[0]) == i);
+        CHECK(std::stod(row[1]) == Approx(idle[i]).epsilon(1e-9));
+        CHECK(std::stod(row[2]) == Approx(s.multiplier).epsilon(1e-9));
+        CHECK(std::stoi(row[3]) == s.overloadCount);
+        CHECK(std::stod(row[4]) == Approx(s.quota).epsilon(1e-9).margin(1e-12));
+    }
+}
+
+TEST_CASE("simulate rejects bad trace files with exit status 2, naming the file and line", "[simulate][errors]") {
+    struct Case {
+        const char* file;
+        const char* expected;
+    };
+    const auto c = GENERATE(Case{"bad-out-of-range.txt", "bad-out-of-range.txt:3: idle fraction 1.5 is outside 0..1"},
+                            Case{"bad-not-a-number.txt", "bad-not-a-number.txt:5: 'half' is not a number"},
+                            Case{"bad-csv-row.txt", "bad-csv-row.txt:3: found 3 comma-separated fields"},
+                            Case{"bad-csv-no-idle.txt", "bad-csv-no-idle.txt:1:"},
+                            Case{"missing.txt", "cannot open trace"});
+    CAPTURE(c.file);
+    const auto r = runCommand(kNicer + " simulate --trace " + trace(c.file));
+    CHECK(r.exitCode == 2);
+    CHECK(r.out.empty()); // nothing half-written on stdout
+    CHECK_THAT(r.err, Catch::Contains(c.expected));
+}
+
+TEST_CASE("simulate rejects bad parameter values with exit status 2, naming the parameter", "[simulate][errors]") {
+    struct Case {
+        const char* args;
+        const char* expected;
+    };
+    const auto c = GENERATE(Case{"--reserve-band 0", "reserve-band = 0 is out of range"},
+                            Case{"--reserve-band 0.6", "reserve-band = 0.6"},
+                            Case{"--reserve-band abc", "--reserve-band"},
+                            Case{"--min-multiplier 0", "min-multiplier = 0"},
+                            Case{"--min-multiplier 8 --max-multiplier 4", "min-multiplier = 8 is greater than max"},
+                            Case{"--max-multiplier 65", "max-multiplier = 65"},
+                            Case{"--overload-threshold -1", "overload-threshold"},
+                            Case{"--overload-threshold 1.5", "--overload-threshold"},
+                            Case{"--idle-epsilon 0.5", "idle-epsilon = 0.5"},
+                            Case{"--no-such-option 1", "no-such-option"});
+    CAPTURE(c.args);
+    const auto r = runCommand(kNicer + " simulate --trace " + trace("overload-reset.txt") + " " + c.args);
+    CHECK(r.exitCode == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains(c.expected));
+}
+
+TEST_CASE("simulate without --trace says it is required", "[simulate][errors]") {
+    const auto r = runCommand(kNicer + " simulate");
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.err, Catch::Contains("--trace"));
+}
