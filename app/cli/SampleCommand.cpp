@@ -41,7 +41,8 @@ int runSample(const SampleOptions& o) {
     std::fflush(stdout);
 
     using Clock = std::chrono::steady_clock;
-    const auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.periodSeconds));
+    const auto period =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.periodSeconds));
     const auto start = Clock::now();
     auto next = start;
     for (long printed = 0; o.count == 0 || printed < o.count;) {

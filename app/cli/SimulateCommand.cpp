@@ -13,10 +13,12 @@
 namespace nicer::cli {
 
 CLI::App* addSimulateCommand(CLI::App& parent, SimulateOptions& o) {
-    auto* cmd = parent.add_subcommand("simulate", "Replay an idle trace through the controller (CSV on stdout)");
-    cmd->footer("The trace holds one idle fraction of the whole machine (0..1) per line; blank lines and # comments\n"
-                "are ignored, and a CSV with an 'idle' column in its header is accepted. '-' reads stdin.\n"
-                "Output columns: step,idle,multiplier,overload_count,quota.");
+    auto* cmd =
+        parent.add_subcommand("simulate", "Replay an idle trace through the controller (CSV on stdout)");
+    cmd->footer(
+        "The trace holds one idle fraction of the whole machine (0..1) per line; blank lines and # comments\n"
+        "are ignored, and a CSV with an 'idle' column in its header is accepted. '-' reads stdin.\n"
+        "Output columns: step,idle,multiplier,overload_count,quota.");
     auto& p = o.params;
     cmd->add_option("--trace", o.tracePath, "Idle trace to replay")->required();
     cmd->add_option("--reserve-band", p.reserveBand, "Idle share of the machine kept in reserve, in (0, 0.5]")
@@ -45,7 +47,8 @@ int runSimulate(const SimulateOptions& o) {
     if (o.tracePath != "-") {
         file.open(o.tracePath);
         if (!file) {
-            std::cerr << "nicer simulate: cannot open trace " << o.tracePath << ": " << std::strerror(errno) << '\n';
+            std::cerr << "nicer simulate: cannot open trace " << o.tracePath << ": " << std::strerror(errno)
+                      << '\n';
             return kExitBadInput;
         }
         in = &file;

@@ -4,9 +4,14 @@
 
 namespace nicer::control {
 
-Controller::Controller(const ControllerParams& params) : m_params(params) { reset(); }
+Controller::Controller(const ControllerParams& params)
+    : m_params(params) {
+    reset();
+}
 
-void Controller::reset() { m_state = ControllerState{m_params.minMultiplier, 0, 0.0}; }
+void Controller::reset() {
+    m_state = ControllerState{m_params.minMultiplier, 0, 0.0};
+}
 
 void Controller::setParams(const ControllerParams& params) {
     m_params = params;

@@ -22,7 +22,8 @@ Error outOfRange(const char* name, const std::string& value, const char* range) 
 Result<void> validate(const ControllerParams& p) {
     // Written as negated "inside" tests so that NaN is rejected as well.
     if (!(p.reserveBand > 0.0 && p.reserveBand <= limits::kReserveBandMax)) {
-        return outOfRange("reserve-band", fmt(p.reserveBand), "in (0, 0.5] (a fraction of the whole machine)");
+        return outOfRange("reserve-band", fmt(p.reserveBand),
+                          "in (0, 0.5] (a fraction of the whole machine)");
     }
     if (!(p.minMultiplier >= limits::kMultiplierMin && p.minMultiplier <= limits::kMultiplierMax)) {
         return outOfRange("min-multiplier", fmt(p.minMultiplier), "in [1, 64] and at most max-multiplier");
@@ -38,7 +39,8 @@ Result<void> validate(const ControllerParams& p) {
         return outOfRange("overload-threshold", std::to_string(p.overloadThreshold), ">= 0 (whole periods)");
     }
     if (!(p.idleEpsilon >= 0.0 && p.idleEpsilon < limits::kIdleEpsilonMax)) {
-        return outOfRange("idle-epsilon", fmt(p.idleEpsilon), "in [0, 0.5) (a fraction of the whole machine)");
+        return outOfRange("idle-epsilon", fmt(p.idleEpsilon),
+                          "in [0, 0.5) (a fraction of the whole machine)");
     }
     if (p.period < limits::kPeriodMin || p.period > limits::kPeriodMax) {
         return outOfRange("period", std::to_string(p.period.count()) + " ms", "between 10 ms and 10 s");

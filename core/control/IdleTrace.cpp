@@ -61,7 +61,8 @@ bool equalsIgnoreCase(std::string_view a, std::string_view b) {
 
 class TraceParser {
 public:
-    explicit TraceParser(const std::string& source) : m_source(source) {}
+    explicit TraceParser(const std::string& source)
+        : m_source(source) {}
 
     Result<void> line(std::string_view text, std::size_t lineNo) {
         m_lineNo = lineNo;
@@ -87,8 +88,8 @@ public:
         }
         const auto fields = splitFields(text);
         if (fields.size() != m_columnCount) {
-            return error("found " + std::to_string(fields.size()) + " comma-separated fields, but the header has " +
-                         std::to_string(m_columnCount));
+            return error("found " + std::to_string(fields.size()) +
+                         " comma-separated fields, but the header has " + std::to_string(m_columnCount));
         }
         return value(fields[*m_idleColumn]);
     }
@@ -112,7 +113,8 @@ private:
     Result<void> value(std::string_view field) {
         const auto v = parseNumber(field);
         if (!v) {
-            return error("'" + std::string(field) + "' is not a number; each sample is an idle fraction from 0 to 1");
+            return error("'" + std::string(field) +
+                         "' is not a number; each sample is an idle fraction from 0 to 1");
         }
         if (!std::isfinite(*v) || *v < 0.0 || *v > 1.0) {
             return error("idle fraction " + std::string(field) + " is outside 0..1");

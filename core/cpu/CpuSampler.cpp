@@ -4,7 +4,8 @@
 
 namespace nicer::cpu {
 
-CpuSampler::CpuSampler(std::string path) : m_path(std::move(path)) {}
+CpuSampler::CpuSampler(std::string path)
+    : m_path(std::move(path)) {}
 
 Result<void> CpuSampler::prime() {
     auto snap = readProcStat(m_path);

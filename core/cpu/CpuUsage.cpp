@@ -4,7 +4,9 @@ namespace nicer::cpu {
 
 namespace {
 
-std::uint64_t forwardDelta(std::uint64_t before, std::uint64_t after) { return after >= before ? after - before : 0; }
+std::uint64_t forwardDelta(std::uint64_t before, std::uint64_t after) {
+    return after >= before ? after - before : 0;
+}
 
 struct Ticks {
     std::uint64_t idle = 0;

@@ -1,8 +1,8 @@
 #include "cpu/ProcStat.h"
 
 #include <array>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -11,10 +11,12 @@ namespace nicer::cpu {
 
 namespace {
 
-constexpr std::size_t kMinFields = 4;  // user nice system idle: present on every kernel
+constexpr std::size_t kMinFields = 4; // user nice system idle: present on every kernel
 constexpr std::size_t kKnownFields = 10;
 
-bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\r';
+}
 
 std::string_view nextToken(std::string_view& rest) {
     std::size_t start = 0;
@@ -47,8 +49,8 @@ Result<CpuTimes> parseCounters(std::string_view rest, std::string_view label, co
         std::uint64_t v = 0;
         const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
         if (ec != std::errc{} || ptr != token.data() + token.size()) {
-            return at.error("field " + std::to_string(count + 1) + " of '" + std::string(label) +
-                                         "' is '" + std::string(token) + "', not a tick count");
+            return at.error("field " + std::to_string(count + 1) + " of '" + std::string(label) + "' is '" +
+                            std::string(token) + "', not a tick count");
         }
         if (count < kKnownFields) { // newer kernels may add fields: ignore them
             values[count] = v;
@@ -57,7 +59,7 @@ Result<CpuTimes> parseCounters(std::string_view rest, std::string_view label, co
     }
     if (count < kMinFields) {
         return at.error("'" + std::string(label) + "' has " + std::to_string(count) +
-                                     " fields; at least 4 (user nice system idle) are needed");
+                        " fields; at least 4 (user nice system idle) are needed");
     }
     return CpuTimes{values[0], values[1], values[2], values[3], values[4],
                     values[5], values[6], values[7], values[8], values[9]};

@@ -32,8 +32,8 @@ struct CpuTimes {
 
 /// The `cpu` lines of one read of /proc/stat.
 struct ProcStatSnapshot {
-    CpuTimes aggregate;               ///< the `cpu` line: all CPUs together
-    std::map<int, CpuTimes> perCpu;   ///< the `cpuN` lines of the CPUs online at the time of the read
+    CpuTimes aggregate;             ///< the `cpu` line: all CPUs together
+    std::map<int, CpuTimes> perCpu; ///< the `cpuN` lines of the CPUs online at the time of the read
 };
 
 /// Parses the text of /proc/stat. Lines other than `cpu...` are ignored; a `cpu` line needs at least the

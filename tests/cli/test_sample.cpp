@@ -3,9 +3,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <sstream>
+#include <unistd.h>
 
 using nicer::test::runCommand;
 

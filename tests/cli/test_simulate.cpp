@@ -17,7 +17,9 @@ using nicer::test::runCommand;
 namespace {
 
 const std::string kNicer = NICER_CLI;
-std::string trace(const std::string& name) { return std::string(NICER_TEST_DATA) + "/traces/" + name; }
+std::string trace(const std::string& name) {
+    return std::string(NICER_TEST_DATA) + "/traces/" + name;
+}
 
 std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
     std::vector<std::vector<std::string>> rows;
@@ -41,18 +43,22 @@ TEST_CASE("simulate reproduces the hand-computed golden traces exactly", "[simul
         const char* args;
     };
     const auto c = GENERATE(
-        Case{"overload-reset", "--reserve-band 0.125 --max-multiplier 8 --overload-threshold 2 --idle-epsilon 0"},
-        Case{"idle-epsilon", "--reserve-band 0.0625 --idle-epsilon 0.0625 --overload-threshold 1 --max-multiplier 4"});
+        Case{"overload-reset",
+             "--reserve-band 0.125 --max-multiplier 8 --overload-threshold 2 --idle-epsilon 0"},
+        Case{"idle-epsilon",
+             "--reserve-band 0.0625 --idle-epsilon 0.0625 --overload-threshold 1 --max-multiplier 4"});
     CAPTURE(c.name);
-    const auto r = runCommand(kNicer + " simulate --trace " + trace(std::string(c.name) + ".txt") + " " + c.args);
+    const auto r =
+        runCommand(kNicer + " simulate --trace " + trace(std::string(c.name) + ".txt") + " " + c.args);
     CHECK(r.err.empty());
     REQUIRE(r.exitCode == 0);
     CHECK(r.out == readFile(trace(std::string(c.name) + ".expected.csv")));
 }
 
 TEST_CASE("simulate reads the idle column of a CSV trace", "[simulate][golden]") {
-    const auto r = runCommand(kNicer + " simulate --trace " + trace("csv-with-header.csv") +
-                              " --reserve-band 0.25 --min-multiplier 2 --max-multiplier 8 --overload-threshold 0");
+    const auto r =
+        runCommand(kNicer + " simulate --trace " + trace("csv-with-header.csv") +
+                   " --reserve-band 0.25 --min-multiplier 2 --max-multiplier 8 --overload-threshold 0");
     REQUIRE(r.exitCode == 0);
     CHECK(r.out == readFile(trace("csv-with-header.expected.csv")));
 }
@@ -65,7 +71,8 @@ TEST_CASE("simulate reads its own output back and reads stdin with '-'", "[simul
     CHECK(again.out == first.out);
 }
 
-TEST_CASE("simulate's output matches the controller field by field on random traces", "[simulate][property]") {
+TEST_CASE("simulate's output matches the controller field by field on random traces",
+          "[simulate][property]") {
     const auto seed = GENERATE(11u, 12u, 13u);
     std::mt19937_64 rng(seed);
     std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -85,9 +92,10 @@ TEST_CASE("simulate's output matches the controller field by field on random tra
     p.maxMultiplier = 20;
     p.overloadThreshold = 3;
     p.idleEpsilon = 0.01;
-    const auto r = runCommand(kNicer + " simulate --trace " + path.string() +
-                              " --reserve-band 0.03 --min-multiplier 2 --max-multiplier 20 --overload-threshold 3 "
-                              "--idle-epsilon 0.01");
+    const auto r =
+        runCommand(kNicer + " simulate --trace " + path.string() +
+                   " --reserve-band 0.03 --min-multiplier 2 --max-multiplier 20 --overload-threshold 3 "
+                   "--idle-epsilon 0.01");
     std::filesystem::remove(path);
     REQUIRE(r.exitCode == 0);
     const auto rows = parseCsv(r.out);
@@ -106,16 +114,17 @@ TEST_CASE("simulate's output matches the controller field by field on random tra
     }
 }
 
-TEST_CASE("simulate rejects bad trace files with exit status 2, naming the file and line", "[simulate][errors]") {
+TEST_CASE("simulate rejects bad trace files with exit status 2, naming the file and line",
+          "[simulate][errors]") {
     struct Case {
         const char* file;
         const char* expected;
     };
-    const auto c = GENERATE(Case{"bad-out-of-range.txt", "bad-out-of-range.txt:3: idle fraction 1.5 is outside 0..1"},
-                            Case{"bad-not-a-number.txt", "bad-not-a-number.txt:5: 'half' is not a number"},
-                            Case{"bad-csv-row.txt", "bad-csv-row.txt:3: found 3 comma-separated fields"},
-                            Case{"bad-csv-no-idle.txt", "bad-csv-no-idle.txt:1:"},
-                            Case{"missing.txt", "cannot open trace"});
+    const auto c = GENERATE(
+        Case{"bad-out-of-range.txt", "bad-out-of-range.txt:3: idle fraction 1.5 is outside 0..1"},
+        Case{"bad-not-a-number.txt", "bad-not-a-number.txt:5: 'half' is not a number"},
+        Case{"bad-csv-row.txt", "bad-csv-row.txt:3: found 3 comma-separated fields"},
+        Case{"bad-csv-no-idle.txt", "bad-csv-no-idle.txt:1:"}, Case{"missing.txt", "cannot open trace"});
     CAPTURE(c.file);
     const auto r = runCommand(kNicer + " simulate --trace " + trace(c.file));
     CHECK(r.exitCode == 2);
@@ -123,21 +132,21 @@ TEST_CASE("simulate rejects bad trace files with exit status 2, naming the file 
     CHECK_THAT(r.err, Catch::Contains(c.expected));
 }
 
-TEST_CASE("simulate rejects bad parameter values with exit status 2, naming the parameter", "[simulate][errors]") {
+TEST_CASE("simulate rejects bad parameter values with exit status 2, naming the parameter",
+          "[simulate][errors]") {
     struct Case {
         const char* args;
         const char* expected;
     };
-    const auto c = GENERATE(Case{"--reserve-band 0", "reserve-band = 0 is out of range"},
-                            Case{"--reserve-band 0.6", "reserve-band = 0.6"},
-                            Case{"--reserve-band abc", "--reserve-band"},
-                            Case{"--min-multiplier 0", "min-multiplier = 0"},
-                            Case{"--min-multiplier 8 --max-multiplier 4", "min-multiplier = 8 is greater than max"},
-                            Case{"--max-multiplier 65", "max-multiplier = 65"},
-                            Case{"--overload-threshold -1", "overload-threshold"},
-                            Case{"--overload-threshold 1.5", "--overload-threshold"},
-                            Case{"--idle-epsilon 0.5", "idle-epsilon = 0.5"},
-                            Case{"--no-such-option 1", "no-such-option"});
+    const auto c = GENERATE(
+        Case{"--reserve-band 0", "reserve-band = 0 is out of range"},
+        Case{"--reserve-band 0.6", "reserve-band = 0.6"}, Case{"--reserve-band abc", "--reserve-band"},
+        Case{"--min-multiplier 0", "min-multiplier = 0"},
+        Case{"--min-multiplier 8 --max-multiplier 4", "min-multiplier = 8 is greater than max"},
+        Case{"--max-multiplier 65", "max-multiplier = 65"},
+        Case{"--overload-threshold -1", "overload-threshold"},
+        Case{"--overload-threshold 1.5", "--overload-threshold"},
+        Case{"--idle-epsilon 0.5", "idle-epsilon = 0.5"}, Case{"--no-such-option 1", "no-such-option"});
     CAPTURE(c.args);
     const auto r = runCommand(kNicer + " simulate --trace " + trace("overload-reset.txt") + " " + c.args);
     CHECK(r.exitCode == 2);

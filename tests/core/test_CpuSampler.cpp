@@ -2,26 +2,29 @@
 
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
+#include <unistd.h>
 
 using namespace nicer::cpu;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(NICER_TEST_DATA) + "/procstat/" + name; }
+std::string fixture(const std::string& name) {
+    return std::string(NICER_TEST_DATA) + "/procstat/" + name;
+}
 
 /// A /proc/stat stand-in whose content the test replaces between samples.
 class FakeProcStat {
 public:
-    FakeProcStat() : m_path(std::filesystem::temp_directory_path() / ("nicer-procstat-" + std::to_string(::getpid()))) {}
+    FakeProcStat()
+        : m_path(std::filesystem::temp_directory_path() / ("nicer-procstat-" + std::to_string(::getpid()))) {}
     ~FakeProcStat() { std::filesystem::remove(m_path); }
     void copyFrom(const std::string& fixtureName) {
-        std::filesystem::copy_file(fixture(fixtureName), m_path, std::filesystem::copy_options::overwrite_existing);
+        std::filesystem::copy_file(fixture(fixtureName), m_path,
+                                   std::filesystem::copy_options::overwrite_existing);
     }
     std::string path() const { return m_path.string(); }
 

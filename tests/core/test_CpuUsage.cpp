@@ -17,8 +17,9 @@ ProcStatSnapshot load(const std::string& name) {
 } // namespace
 
 TEST_CASE("idle fraction is (idle + iowait) over all ticks of the period", "[usage]") {
-    // Per CPU over 100 ticks each: cpu0 30 idle (incl. 5 iowait), cpu1 85, cpu2 0, cpu3 100 (incl. 10 iowait).
-    // cpu0 also ran 20 ticks of guest, already inside its user time: counting it again would give 215/420.
+    // Per CPU over 100 ticks each: cpu0 30 idle (incl. 5 iowait), cpu1 85, cpu2 0, cpu3 100 (incl. 10
+    // iowait). cpu0 also ran 20 ticks of guest, already inside its user time: counting it again would give
+    // 215/420.
     const auto usage = usageBetween(load("four-cpus-t0.txt"), load("four-cpus-t1.txt"));
     CHECK(usage.totalTicks == 400);
     CHECK(usage.idle == Approx(215.0 / 400.0));
@@ -42,7 +43,8 @@ TEST_CASE("a CPU going offline between two reads adds nothing to that period", "
 }
 
 TEST_CASE("a CPU coming back online with restarted counters adds nothing until it has two reads", "[usage]") {
-    // cpu2 is back (counters from zero), cpu1 went away: only cpu0 (90 ticks, 75 idle) and cpu3 (100, 70) count.
+    // cpu2 is back (counters from zero), cpu1 went away: only cpu0 (90 ticks, 75 idle) and cpu3 (100, 70)
+    // count.
     const auto usage = usageBetween(load("hotplug-cpu2-offline-t1.txt"), load("hotplug-cpu2-online-t2.txt"));
     CHECK(usage.totalTicks == 190);
     CHECK(usage.idle == Approx(145.0 / 190.0));

@@ -8,7 +8,9 @@ using namespace nicer::cpu;
 
 namespace {
 
-std::string fixture(const std::string& name) { return std::string(NICER_TEST_DATA) + "/procstat/" + name; }
+std::string fixture(const std::string& name) {
+    return std::string(NICER_TEST_DATA) + "/procstat/" + name;
+}
 
 } // namespace
 
@@ -45,12 +47,13 @@ TEST_CASE("malformed /proc/stat files are rejected with the file, line and what 
         const char* file;
         const char* expected;
     };
-    const auto c = GENERATE(Case{"malformed-non-numeric.txt", "malformed-non-numeric.txt:3: field 2 of 'cpu1' is '1x0'"},
-                            Case{"malformed-missing-fields.txt", ":2: 'cpu0' has 3 fields; at least 4"},
-                            Case{"malformed-negative.txt", ":1: field 3 of 'cpu' is '-300'"},
-                            Case{"malformed-no-aggregate.txt", "has no aggregate 'cpu' line"},
-                            Case{"malformed-duplicate-cpu.txt", ":3: 'cpu0' appears twice"},
-                            Case{"malformed-bad-label.txt", ":2: 'cpuX' is not a cpu line"});
+    const auto c =
+        GENERATE(Case{"malformed-non-numeric.txt", "malformed-non-numeric.txt:3: field 2 of 'cpu1' is '1x0'"},
+                 Case{"malformed-missing-fields.txt", ":2: 'cpu0' has 3 fields; at least 4"},
+                 Case{"malformed-negative.txt", ":1: field 3 of 'cpu' is '-300'"},
+                 Case{"malformed-no-aggregate.txt", "has no aggregate 'cpu' line"},
+                 Case{"malformed-duplicate-cpu.txt", ":3: 'cpu0' appears twice"},
+                 Case{"malformed-bad-label.txt", ":2: 'cpuX' is not a cpu line"});
     CAPTURE(c.file);
     const auto snap = readProcStat(fixture(c.file));
     REQUIRE_FALSE(snap.ok());
