@@ -1,0 +1,41 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <cstdint>
+#include <string>
+
+namespace nicer::actuator {
+
+/**
+ * Applies the controller's quota to the volunteer work. Implementations are chosen at run time (the first
+ * that is supported wins, see ActuatorSelection) and the active one is shown to the user by name().
+ */
+class QuotaActuator {
+public:
+    virtual ~QuotaActuator() = default;
+
+    /// Short name shown by `nicer status` and the GUI, e.g. "systemd-slice".
+    virtual std::string name() const = 0;
+
+    /// Applies @p quota, a share of the whole machine (0..1) on a machine with @p cpuCount CPUs. Quota 0
+    /// stops (freezes) the work; a later quota above 0 lets it run again.
+    virtual Result<void> apply(double quota, int cpuCount) = 0;
+
+    /// CPU time the work has used so far, in ns; the loop takes differences between periods.
+    virtual Result<std::uint64_t> workCpuNSec() = 0;
+
+    /// True while the work is frozen (quota 0 or paused).
+    virtual bool frozen() const = 0;
+
+    /// Lets the work run again (thaws it) so that it can be stopped cleanly.
+    virtual Result<void> release() = 0;
+};
+
+/// CPUQuotaPerSecUSec for a share of the machine: quota x CPUs x 1 s, at least 1% of one CPU, since the
+/// kernel takes no CFS quota under 1 ms per 100 ms period and systemd rejects 0.
+std::uint64_t quotaPerSecUSec(double quota, int cpuCount);
+
+inline constexpr std::uint64_t kMinQuotaPerSecUSec = 10'000;
+
+} // namespace nicer::actuator

@@ -1,0 +1,133 @@
+#include "actuator/SystemdSliceActuator.h"
+
+#include <csignal>
+#include <utility>
+
+namespace nicer::actuator {
+
+using systemd::Properties;
+using systemd::Property;
+
+Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(systemd::UnitManager& units,
+                                                                           systemd::CgroupLayout layout,
+                                                                           std::string slice) {
+    const auto base = [&](std::uint64_t weight) {
+        return Properties{
+            {"Description", std::string("nicer: volunteer work, capped to the machine's spare CPU")},
+            {"CPUAccounting", true},
+            {"CPUWeight", weight},
+            {"CPUQuotaPerSecUSec", kMinQuotaPerSecUSec},
+        };
+    };
+    // A slice left by a crashed run is taken over as it is; its properties are set again below.
+    auto state = units.activeState(slice);
+    if (!state) {
+        return state.error();
+    }
+    if (*state != "active") {
+        // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only takes 1..10000.
+        auto started = units.startTransientUnit(slice, base(0), true);
+        if (!started) {
+            started = units.startTransientUnit(slice, base(1), true);
+        }
+        if (!started) {
+            return started.error();
+        }
+    } else if (auto set = units.setUnitProperties(slice, base(0)); !set) {
+        if (auto retry = units.setUnitProperties(slice, base(1)); !retry) {
+            return retry.error();
+        }
+    }
+
+    auto cgroup = units.controlGroup(slice);
+    if (!cgroup) {
+        return cgroup.error();
+    }
+    if (cgroup->empty() || !layout.cpuQuotaFile(*cgroup)) {
+        (void)units.stopUnit(slice, true);
+        return Error{"the systemd user manager does not delegate the cpu controller (no CPU quota file for " +
+                     slice + "), so it cannot cap the work"};
+    }
+    auto actuator = std::unique_ptr<SystemdSliceActuator>(
+        new SystemdSliceActuator(units, std::move(layout), std::move(slice), std::move(*cgroup)));
+    actuator->m_appliedUSec = kMinQuotaPerSecUSec;
+    return actuator;
+}
+
+SystemdSliceActuator::SystemdSliceActuator(systemd::UnitManager& units, systemd::CgroupLayout layout,
+                                           std::string slice, std::string cgroup)
+    : m_units(units)
+    , m_layout(std::move(layout))
+    , m_slice(std::move(slice))
+    , m_cgroup(std::move(cgroup)) {}
+
+Result<void> SystemdSliceActuator::apply(double quota, int cpuCount) {
+    if (quota <= 0.0) {
+        return freeze();
+    }
+    const std::uint64_t usec = quotaPerSecUSec(quota, cpuCount);
+    if (usec != m_appliedUSec) {
+        // Lower the cap before thawing, so the thawed work never runs above the new quota.
+        if (auto set = m_units.setUnitProperties(m_slice, {{"CPUQuotaPerSecUSec", usec}}); !set) {
+            return set;
+        }
+        m_appliedUSec = usec;
+    }
+    return m_frozen ? thaw() : Result<void>{};
+}
+
+Result<void> SystemdSliceActuator::freeze() {
+    // SIGSTOP is sent every period while frozen, so that processes started since (restarts) stop too; the
+    // other two methods freeze the whole cgroup, new children included.
+    if (m_frozen && m_freezeMethod != "SIGSTOP") {
+        return {};
+    }
+    if (m_freezeMethod.empty() || m_freezeMethod == "systemd") {
+        if (m_units.freezeUnit(m_slice)) {
+            m_freezeMethod = "systemd";
+            m_frozen = true;
+            return {};
+        }
+    }
+    if (m_freezeMethod.empty() || m_freezeMethod == "cgroup.freeze") {
+        if (m_layout.setFrozen(m_cgroup, true)) {
+            m_freezeMethod = "cgroup.freeze";
+            m_frozen = true;
+            return {};
+        }
+    }
+    if (auto stopped = m_units.killUnit(m_slice, SIGSTOP); !stopped) {
+        return Error{"cannot freeze " + m_slice + ": " + stopped.error().message};
+    }
+    m_freezeMethod = "SIGSTOP";
+    m_frozen = true;
+    return {};
+}
+
+Result<void> SystemdSliceActuator::thaw() {
+    Result<void> thawed;
+    if (m_freezeMethod == "systemd") {
+        thawed = m_units.thawUnit(m_slice);
+    } else if (m_freezeMethod == "cgroup.freeze") {
+        thawed = m_layout.setFrozen(m_cgroup, false);
+    } else {
+        thawed = m_units.killUnit(m_slice, SIGCONT);
+    }
+    if (thawed) {
+        m_frozen = false;
+    }
+    return thawed;
+}
+
+Result<std::uint64_t> SystemdSliceActuator::workCpuNSec() {
+    auto usage = m_units.cpuUsageNSec(m_slice);
+    if (usage && *usage != systemd::kNoUsage) {
+        return usage;
+    }
+    // systemd does not account CPU on some cgroup v1 setups: read the kernel's counter directly.
+    return m_layout.readCpuUsageNSec(m_cgroup);
+}
+
+Result<void> SystemdSliceActuator::release() { return m_frozen ? thaw() : Result<void>{}; }
+
+} // namespace nicer::actuator

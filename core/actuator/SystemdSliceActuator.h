@@ -1,0 +1,50 @@
+#pragma once
+
+#include "actuator/QuotaActuator.h"
+#include "systemd/CgroupLayout.h"
+#include "systemd/UnitManager.h"
+
+#include <memory>
+#include <string>
+
+namespace nicer::actuator {
+
+/**
+ * Caps a systemd user slice: CPUQuotaPerSecUSec each period (no D-Bus call when the value is unchanged),
+ * CPUWeight "idle" (or the minimum weight) so that the work also loses every contention with the user's
+ * programs. Quota 0 freezes the slice: FreezeUnit where systemd supports it, else the kernel's cgroup.freeze
+ * on the v2 tree, else SIGSTOP/SIGCONT through KillUnit (cgroup v1 without a v2 tree).
+ */
+class SystemdSliceActuator final : public QuotaActuator {
+public:
+    /// Creates the slice (or takes over one left by a previous run); fails when the user manager does not
+    /// delegate the cpu controller, so the caller can fall back to another actuator.
+    static Result<std::unique_ptr<SystemdSliceActuator>> create(systemd::UnitManager& units,
+                                                                systemd::CgroupLayout layout, std::string slice);
+
+    std::string name() const override { return "systemd-slice"; }
+    Result<void> apply(double quota, int cpuCount) override;
+    Result<std::uint64_t> workCpuNSec() override;
+    bool frozen() const override { return m_frozen; }
+    Result<void> release() override;
+
+    const std::string& cgroup() const { return m_cgroup; }
+    /// How the slice is frozen here: "systemd", "cgroup.freeze" or "SIGSTOP" (known after the first freeze).
+    const std::string& freezeMethod() const { return m_freezeMethod; }
+
+private:
+    SystemdSliceActuator(systemd::UnitManager& units, systemd::CgroupLayout layout, std::string slice,
+                         std::string cgroup);
+    Result<void> freeze();
+    Result<void> thaw();
+
+    systemd::UnitManager& m_units;
+    systemd::CgroupLayout m_layout;
+    std::string m_slice;
+    std::string m_cgroup;
+    std::uint64_t m_appliedUSec = 0;
+    bool m_frozen = false;
+    std::string m_freezeMethod;
+};
+
+} // namespace nicer::actuator

@@ -1,0 +1,127 @@
+#include "control/ParameterText.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace nicer::control {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+template <typename T>
+Result<T> parseValue(std::string_view key, std::string_view text) {
+    T v{};
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size()) {
+        return Error{std::string(key) + " = '" + std::string(text) + "' is not " +
+                     (std::is_integral_v<T> ? "a whole number" : "a number")};
+    }
+    return v;
+}
+
+std::string exact(double v) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
+} // namespace
+
+Result<void> setParameterFromText(ControllerParams& p, std::string_view key, std::string_view value) {
+    value = trim(value);
+    const auto assign = [&](auto& field) -> Result<void> {
+        auto parsed = parseValue<std::remove_reference_t<decltype(field)>>(key, value);
+        if (!parsed) {
+            return parsed.error();
+        }
+        field = *parsed;
+        return {};
+    };
+    if (key == "reserve-band") {
+        return assign(p.reserveBand);
+    }
+    if (key == "min-multiplier") {
+        return assign(p.minMultiplier);
+    }
+    if (key == "max-multiplier") {
+        return assign(p.maxMultiplier);
+    }
+    if (key == "overload-threshold") {
+        return assign(p.overloadThreshold);
+    }
+    if (key == "idle-epsilon") {
+        return assign(p.idleEpsilon);
+    }
+    if (key == "period") {
+        auto seconds = parseValue<double>(key, value);
+        if (!seconds) {
+            return seconds.error();
+        }
+        if (!std::isfinite(*seconds) || *seconds < 0 || *seconds > 3600) {
+            return Error{"period = " + std::string(value) + " s is out of range: it must be between 0.01 and 10"};
+        }
+        p.period = std::chrono::milliseconds(std::llround(*seconds * 1000.0));
+        return {};
+    }
+    std::string known;
+    for (const auto k : kParameterKeys) {
+        known += (known.empty() ? "" : ", ") + std::string(k);
+    }
+    return Error{"unknown parameter '" + std::string(key) + "': the parameters are " + known};
+}
+
+std::vector<std::pair<std::string, std::string>> parametersAsText(const ControllerParams& p) {
+    return {{"reserve-band", exact(p.reserveBand)},
+            {"min-multiplier", exact(p.minMultiplier)},
+            {"max-multiplier", exact(p.maxMultiplier)},
+            {"overload-threshold", std::to_string(p.overloadThreshold)},
+            {"idle-epsilon", exact(p.idleEpsilon)},
+            {"period", exact(static_cast<double>(p.period.count()) / 1000.0)}};
+}
+
+Result<ControllerParams> readParameterFile(const std::string& text, const std::string& source,
+                                           ControllerParams params) {
+    std::istringstream in(text);
+    std::size_t lineNo = 0;
+    for (std::string line; std::getline(in, line);) {
+        ++lineNo;
+        std::string_view view = line;
+        view = trim(view.substr(0, view.find('#')));
+        if (view.empty()) {
+            continue;
+        }
+        const auto eq = view.find('=');
+        if (eq == std::string_view::npos) {
+            return Error{source + ":" + std::to_string(lineNo) + ": expected 'key = value', found '" +
+                         std::string(view) + "'"};
+        }
+        if (auto set = setParameterFromText(params, trim(view.substr(0, eq)), view.substr(eq + 1)); !set) {
+            return Error{source + ":" + std::to_string(lineNo) + ": " + set.error().message};
+        }
+    }
+    if (auto valid = validate(params); !valid) {
+        return Error{source + ": " + valid.error().message};
+    }
+    return params;
+}
+
+std::string writeParameterFile(const ControllerParams& params) {
+    std::string text = "# Controller parameters set at run time (nicer set, the tray). Written by nicerd.\n";
+    for (const auto& [key, value] : parametersAsText(params)) {
+        text += key + " = " + value + "\n";
+    }
+    return text;
+}
+
+} // namespace nicer::control

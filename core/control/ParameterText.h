@@ -1,0 +1,32 @@
+#pragma once
+
+#include "control/ControllerParams.h"
+#include "util/Result.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace nicer::control {
+
+/// The parameters' names in files and on the command line, in display order.
+inline constexpr std::string_view kParameterKeys[] = {"reserve-band", "min-multiplier", "max-multiplier",
+                                                      "overload-threshold", "idle-epsilon", "period"};
+
+/// Sets the parameter @p key from its text form (period in seconds). Does not validate ranges: call
+/// validate() once all are set, so that min/max can be changed together.
+Result<void> setParameterFromText(ControllerParams& params, std::string_view key, std::string_view value);
+
+/// Every parameter as key and text, in kParameterKeys order; setParameterFromText reads them back exactly.
+std::vector<std::pair<std::string, std::string>> parametersAsText(const ControllerParams& params);
+
+/// Reads "key = value" lines (blank lines and # comments ignored) over @p params and validates the result;
+/// errors name @p source and the line. Used for the file where the daemon keeps parameters set at run time.
+Result<ControllerParams> readParameterFile(const std::string& text, const std::string& source,
+                                           ControllerParams params);
+
+/// The text readParameterFile reads.
+std::string writeParameterFile(const ControllerParams& params);
+
+} // namespace nicer::control

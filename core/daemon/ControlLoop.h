@@ -1,0 +1,57 @@
+#pragma once
+
+#include "actuator/QuotaActuator.h"
+#include "control/Controller.h"
+#include "cpu/CpuSampler.h"
+#include "daemon/Sample.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+namespace nicer::daemon {
+
+/**
+ * One period of nicer's closed loop: sample the machine's idle time, step the controller, apply the quota,
+ * and split the busy time into the user's (foreground) and the work's (background).
+ */
+class ControlLoop {
+public:
+    ControlLoop(cpu::CpuSampler sampler, const control::ControllerParams& params, actuator::QuotaActuator& actuator,
+                std::size_t historyCapacity);
+
+    /// Takes the reference read of /proc/stat and of the work's CPU time.
+    Result<void> prime();
+    /// Runs one period; @p timeUSec stamps the sample. An error leaves the work frozen (fail safe).
+    Result<Sample> tick(std::uint64_t timeUSec);
+
+    /// Freezes the work until resume(); the loop keeps sampling so the user still sees the machine.
+    Result<void> pause();
+    /// Lets the controller take over again from its initial state.
+    void resume();
+    bool paused() const { return m_paused; }
+
+    /// Parameters are validated by the caller; the controller keeps its integral.
+    void setParams(const control::ControllerParams& params) { m_controller.setParams(params); }
+    const control::ControllerParams& params() const { return m_controller.params(); }
+    const control::ControllerState& state() const { return m_controller.state(); }
+
+    const std::deque<Sample>& history() const { return m_history; }
+    const std::optional<Sample>& last() const { return m_last; }
+    int cpuCount() const { return m_cpuCount; }
+
+private:
+    cpu::CpuSampler m_sampler;
+    control::Controller m_controller;
+    actuator::QuotaActuator& m_actuator;
+    std::size_t m_historyCapacity;
+    std::deque<Sample> m_history;
+    std::optional<Sample> m_last;
+    std::uint64_t m_workNSec = 0;
+    long m_ticksPerSecond;
+    int m_cpuCount = 1;
+    bool m_paused = false;
+};
+
+} // namespace nicer::daemon

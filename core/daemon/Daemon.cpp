@@ -1,0 +1,319 @@
+#include "daemon/Daemon.h"
+
+#include "actuator/SignalDutyCycleActuator.h"
+#include "actuator/SystemdSliceActuator.h"
+#include "control/ParameterText.h"
+
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-login.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+
+namespace nicer::daemon {
+
+namespace {
+
+std::uint64_t nowUSec(clockid_t clock) {
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000 + static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
+}
+
+std::uint64_t periodUSec(const control::ControllerParams& p) { return static_cast<std::uint64_t>(p.period.count()) * 1000; }
+
+/// Writes @p text to @p path atomically (temporary file, then rename), creating the directory.
+Result<void> writeFileAtomically(const std::filesystem::path& path, const std::string& text) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    const auto tmp = path.string() + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            return Error{"cannot write " + tmp};
+        }
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        return Error{"cannot replace " + path.string() + ": " + ec.message()};
+    }
+    return {};
+}
+
+} // namespace
+
+Result<std::unique_ptr<Daemon>> Daemon::create(DaemonConfig config) {
+    auto daemon = std::unique_ptr<Daemon>(new Daemon(std::move(config)));
+    if (auto started = daemon->start(); !started) {
+        daemon->shutdown();
+        return started.error();
+    }
+    return daemon;
+}
+
+Daemon::~Daemon() { shutdown(); }
+
+Result<void> Daemon::start() {
+    auto& c = m_config;
+
+    // Parameters kept from an earlier run win over the config file's; a bad file stops the start rather than
+    // silently running with other values.
+    if (std::error_code ec; std::filesystem::exists(c.parameterFile, ec)) {
+        std::ifstream in(c.parameterFile);
+        std::stringstream text;
+        text << in.rdbuf();
+        auto saved = control::readParameterFile(text.str(), c.parameterFile.string(), c.params);
+        if (!saved) {
+            return Error{saved.error().message + " (fix or delete the file; it holds parameters set at run time)"};
+        }
+        c.params = *saved;
+    }
+    if (auto valid = control::validate(c.params); !valid) {
+        return valid.error();
+    }
+
+    sd_event* event = nullptr;
+    if (int r = sd_event_new(&event); r < 0) {
+        return systemd::busError("cannot create the event loop", r);
+    }
+    m_event.reset(event);
+    sd_bus* bus = nullptr;
+    if (int r = sd_bus_open_user(&bus); r < 0) {
+        return systemd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
+    }
+    m_bus.reset(bus);
+    if (int r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL); r < 0) {
+        return systemd::busError("cannot attach the session bus to the event loop", r);
+    }
+    // The name first: a second daemon stops here, before it touches any unit.
+    auto service = dbus::DaemonService::publish(bus, *this);
+    if (!service) {
+        return service.error();
+    }
+    m_service = std::move(*service);
+
+    auto units = systemd::SystemdUnitManager::connectUser();
+    if (!units) {
+        return units.error();
+    }
+    m_units = std::move(*units);
+    auto layout = systemd::CgroupLayout::detect();
+    if (!layout) {
+        return layout.error();
+    }
+    m_layout = std::move(*layout);
+
+    auto bindTo = ownUnit();
+    if (!bindTo) {
+        return bindTo.error();
+    }
+    if (auto selected = selectActuator(); !selected) {
+        return selected;
+    }
+    m_supervisor = std::make_unique<workload::WorkloadSupervisor>(*m_units, c.workload, c.slice, *bindTo);
+    const char* path = std::getenv("PATH");
+    if (auto started = m_supervisor->start(std::chrono::steady_clock::now(), path ? path : "/usr/bin:/bin");
+        !started) {
+        return started;
+    }
+    if (!c.adopt.empty()) {
+        if (auto adopted = m_supervisor->adopt(c.adopt); !adopted) {
+            return adopted;
+        }
+    }
+
+    const auto capacity = static_cast<std::size_t>(
+        std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(c.historySpan).count() /
+                                      c.params.period.count()));
+    m_loop = std::make_unique<ControlLoop>(cpu::CpuSampler(c.procStat), c.params, *m_actuator, capacity);
+    if (auto primed = m_loop->prime(); !primed) {
+        return primed;
+    }
+    // Until the first period has measured the machine, the work stays frozen.
+    (void)m_actuator->apply(0.0, 1);
+
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGTERM);
+    sigaddset(&mask, SIGINT);
+    sigprocmask(SIG_BLOCK, &mask, nullptr);
+    sd_event_source* source = nullptr;
+    sd_event_add_signal(event, &source, SIGTERM, &Daemon::onSignal, this);
+    m_sigterm.reset(source);
+    sd_event_add_signal(event, &source, SIGINT, &Daemon::onSignal, this);
+    m_sigint.reset(source);
+    if (int r = sd_event_add_time(event, &source, CLOCK_MONOTONIC, nowUSec(CLOCK_MONOTONIC) + periodUSec(c.params),
+                                  1000, &Daemon::onTimer, this);
+        r < 0) {
+        return systemd::busError("cannot start the period timer", r);
+    }
+    m_timer.reset(source);
+    sd_notify(0, "READY=1\nSTATUS=Capping the volunteer work to the machine's spare CPU");
+    return {};
+}
+
+Result<std::string> Daemon::ownUnit() {
+    // Under its own service (nicerd.service), the work is bound to that service.
+    char* unit = nullptr;
+    if (sd_pid_get_user_unit(0, &unit) >= 0 && unit) {
+        const std::string name = unit;
+        std::free(unit);
+        if (name.ends_with(".service")) {
+            if (auto pid = m_units->mainPid(name); pid && *pid == static_cast<std::uint32_t>(::getpid())) {
+                return name;
+            }
+        }
+    }
+    // Otherwise (a terminal, a test) the daemon moves into a scope of its own: the scope ends when the
+    // daemon's process does, however it ends, and systemd then stops the work bound to it.
+    m_ownScope = "nicerd-" + std::to_string(::getpid()) + ".scope";
+    auto started = m_units->startTransientUnit(
+        m_ownScope,
+        {{"Description", std::string("nicer daemon (started outside its service)")},
+         {"PIDs", std::vector<std::uint32_t>{static_cast<std::uint32_t>(::getpid())}},
+         {"CollectMode", std::string("inactive-or-failed")}},
+        true);
+    if (!started) {
+        return Error{"cannot give nicerd a scope of its own, which keeps the work from outliving it: " +
+                     started.error().message + ". Start nicerd as the nicerd.service user unit instead."};
+    }
+    return m_ownScope;
+}
+
+Result<void> Daemon::selectActuator() {
+    const auto& choice = m_config.actuator;
+    std::string whySliceFailed;
+    if (choice == "auto" || choice == "systemd-slice") {
+        auto slice = actuator::SystemdSliceActuator::create(*m_units, *m_layout, m_config.slice);
+        if (slice) {
+            m_actuator = std::move(*slice);
+            m_sliceStarted = true;
+            return {};
+        }
+        if (choice == "systemd-slice") {
+            return slice.error();
+        }
+        whySliceFailed = slice.error().message;
+    }
+    if (choice != "auto" && choice != "signal-duty-cycle") {
+        return Error{"actuator = '" + choice + "' is unknown: use auto, systemd-slice or signal-duty-cycle"};
+    }
+    // The duty cycle still groups the work in the slice, for its process list and CPU time.
+    if (auto state = m_units->activeState(m_config.slice); !state || *state != "active") {
+        auto started = m_units->startTransientUnit(
+            m_config.slice, {{"Description", std::string("nicer: volunteer work")}, {"CPUAccounting", true}}, true);
+        if (!started) {
+            return started;
+        }
+    }
+    m_sliceStarted = true;
+    auto cgroup = m_units->controlGroup(m_config.slice);
+    if (!cgroup) {
+        return cgroup.error();
+    }
+    auto duty = actuator::SignalDutyCycleActuator::create(m_event.get(), *m_layout, *cgroup,
+                                                          std::chrono::milliseconds(100));
+    if (!duty) {
+        return Error{duty.error().message + (whySliceFailed.empty() ? "" : " (and " + whySliceFailed + ")")};
+    }
+    m_actuator = std::move(*duty);
+    return {};
+}
+
+int Daemon::run() {
+    const int r = sd_event_loop(m_event.get());
+    shutdown();
+    return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void Daemon::shutdown() {
+    if (m_shutDown) {
+        return;
+    }
+    m_shutDown = true;
+    m_timer.reset();
+    // Thaw first: a frozen process cannot act on the stop signal.
+    if (m_actuator) {
+        (void)m_actuator->release();
+    }
+    if (m_supervisor) {
+        (void)m_supervisor->stop();
+    }
+    m_actuator.reset();
+    if (m_sliceStarted && m_units) {
+        (void)m_units->stopUnit(m_config.slice, true);
+    }
+    m_service.reset();
+    if (m_bus) {
+        sd_bus_flush(m_bus.get());
+    }
+}
+
+int Daemon::onTimer(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept {
+    auto* self = static_cast<Daemon*>(userdata);
+    try {
+        self->onTick();
+    } catch (const std::exception& e) {
+        self->m_lastError = e.what();
+    }
+    // A fixed schedule: the next period starts one period after this one was due, not after the work done.
+    const std::uint64_t period = periodUSec(self->m_loop->params());
+    const std::uint64_t now = nowUSec(CLOCK_MONOTONIC);
+    std::uint64_t next = usec + period;
+    if (next <= now) {
+        next = now + period; // fell behind (suspend, overload): skip rather than burst
+    }
+    sd_event_source_set_time(source, next);
+    sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
+    return 0;
+}
+
+void Daemon::onTick() {
+    auto sample = m_loop->tick(nowUSec(CLOCK_REALTIME));
+    if (sample) {
+        m_lastError.clear();
+        m_service->emitSample(*sample);
+    } else {
+        m_lastError = sample.error().message;
+        if (m_loop->last()) {
+            m_service->emitSample(*m_loop->last());
+        }
+    }
+    if (auto polled = m_supervisor->poll(std::chrono::steady_clock::now()); !polled) {
+        m_lastError = "workload: " + polled.error().message;
+    }
+}
+
+int Daemon::onSignal(sd_event_source* source, const struct signalfd_siginfo*, void*) noexcept {
+    sd_event_exit(sd_event_source_get_event(source), 0);
+    return 0;
+}
+
+Result<void> Daemon::setParams(const control::ControllerParams& params) {
+    if (auto valid = control::validate(params); !valid) {
+        return valid;
+    }
+    // Saved first, so that a parameter the daemon runs with is never lost at the next start.
+    if (auto saved = writeFileAtomically(m_config.parameterFile, control::writeParameterFile(params)); !saved) {
+        return Error{"the parameters were not changed: " + saved.error().message};
+    }
+    m_loop->setParams(params);
+    return {};
+}
+
+Result<void> Daemon::pause() { return m_loop->pause(); }
+
+Result<void> Daemon::resume() {
+    m_loop->resume();
+    return {};
+}
+
+} // namespace nicer::daemon

@@ -1,0 +1,77 @@
+#pragma once
+
+#include "actuator/QuotaActuator.h"
+#include "daemon/ControlLoop.h"
+#include "daemon/DaemonConfig.h"
+#include "dbus/DaemonControl.h"
+#include "dbus/DaemonService.h"
+#include "systemd/SdBus.h"
+#include "systemd/CgroupLayout.h"
+#include "systemd/SystemdUnitManager.h"
+#include "workload/WorkloadSupervisor.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace nicer::daemon {
+
+/**
+ * nicerd: runs the volunteer work in a systemd user slice and caps it every period with the controller.
+ *
+ * Start-up order matters for the fail-safe: the D-Bus name first (a second daemon stops there, touching
+ * nothing), then the daemon's own unit that the work BindsTo= (so a crash stops the work), then the slice and
+ * its actuator, and only then the work. On exit the work is thawed, stopped and the slice removed.
+ */
+class Daemon final : public dbus::DaemonControl {
+public:
+    static Result<std::unique_ptr<Daemon>> create(DaemonConfig config);
+    ~Daemon() override;
+
+    /// Runs the event loop until SIGTERM or SIGINT; returns the exit status.
+    int run();
+
+    // dbus::DaemonControl
+    const control::ControllerParams& params() const override { return m_loop->params(); }
+    Result<void> setParams(const control::ControllerParams& params) override;
+    Result<void> pause() override;
+    Result<void> resume() override;
+    bool paused() const override { return m_loop->paused(); }
+    std::string actuatorName() const override { return m_actuator->name(); }
+    const workload::WorkloadSpec& workload() const override { return m_supervisor->spec(); }
+    int cpuCount() const override { return m_loop->cpuCount(); }
+    const control::ControllerState& controllerState() const override { return m_loop->state(); }
+    const std::optional<Sample>& lastSample() const override { return m_loop->last(); }
+    const std::deque<Sample>& history() const override { return m_loop->history(); }
+    const std::string& lastError() const override { return m_lastError; }
+
+private:
+    explicit Daemon(DaemonConfig config) : m_config(std::move(config)) {}
+    Result<void> start();
+    Result<std::string> ownUnit();
+    Result<void> selectActuator();
+    void shutdown();
+    void onTick();
+    void armTimer();
+    static int onTimer(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
+    static int onSignal(sd_event_source* source, const struct signalfd_siginfo* info, void* userdata) noexcept;
+
+    DaemonConfig m_config;
+    systemd::EventPtr m_event;
+    systemd::BusPtr m_bus;
+    std::unique_ptr<systemd::SystemdUnitManager> m_units;
+    std::optional<systemd::CgroupLayout> m_layout;
+    std::unique_ptr<dbus::DaemonService> m_service;
+    std::unique_ptr<actuator::QuotaActuator> m_actuator;
+    std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
+    std::unique_ptr<ControlLoop> m_loop;
+    systemd::EventSourcePtr m_timer;
+    systemd::EventSourcePtr m_sigterm;
+    systemd::EventSourcePtr m_sigint;
+    std::string m_ownScope; ///< the scope this daemon created for itself, if any
+    std::string m_lastError;
+    bool m_sliceStarted = false;
+    bool m_shutDown = false;
+};
+
+} // namespace nicer::daemon

@@ -1,0 +1,32 @@
+#include "daemon/DaemonConfig.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace nicer::daemon {
+
+namespace {
+
+std::filesystem::path xdgDir(const char* variable, const char* fallbackUnderHome) {
+    if (const char* dir = std::getenv(variable); dir && *dir == '/') {
+        return dir;
+    }
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) {
+        const passwd* pw = ::getpwuid(::getuid());
+        home = pw ? pw->pw_dir : "/";
+    }
+    return std::filesystem::path(home) / fallbackUnderHome;
+}
+
+} // namespace
+
+std::filesystem::path defaultParameterFile() {
+    return xdgDir("XDG_STATE_HOME", ".local/state") / "nicer" / "parameters.conf";
+}
+
+std::filesystem::path defaultConfigFile() { return xdgDir("XDG_CONFIG_HOME", ".config") / "nicer" / "nicerd.conf"; }
+
+} // namespace nicer::daemon

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "control/Controller.h"
+#include "daemon/Sample.h"
+#include "util/Result.h"
+#include "workload/WorkloadSpec.h"
+
+#include <deque>
+#include <optional>
+#include <string>
+
+namespace nicer::dbus {
+
+/// What the D-Bus service exposes of the daemon; the daemon implements it, tests can fake it.
+class DaemonControl {
+public:
+    virtual ~DaemonControl() = default;
+
+    virtual const control::ControllerParams& params() const = 0;
+    /// All or nothing: validated first, applied and persisted only when every value is valid.
+    virtual Result<void> setParams(const control::ControllerParams& params) = 0;
+    virtual Result<void> pause() = 0;
+    virtual Result<void> resume() = 0;
+    virtual bool paused() const = 0;
+
+    virtual std::string actuatorName() const = 0;
+    virtual const workload::WorkloadSpec& workload() const = 0;
+    virtual int cpuCount() const = 0;
+    virtual const control::ControllerState& controllerState() const = 0;
+    virtual const std::optional<daemon::Sample>& lastSample() const = 0;
+    virtual const std::deque<daemon::Sample>& history() const = 0;
+    /// The last error of the loop in plain words, empty when all is well.
+    virtual const std::string& lastError() const = 0;
+};
+
+} // namespace nicer::dbus

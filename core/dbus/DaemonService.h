@@ -1,0 +1,42 @@
+#pragma once
+
+#include "daemon/Sample.h"
+#include "dbus/DaemonControl.h"
+#include "systemd/SdBus.h"
+
+namespace nicer::dbus {
+
+/**
+ * nicerd's D-Bus object (org.nicer.Daemon1 at /org/nicer/Daemon, see resources/org.nicer.Daemon1.xml):
+ * parameters and state as properties, a Sample signal every period, Pause, Resume, SetParameters and
+ * GetHistory. Exceptions never cross into sd-bus: handlers turn them into D-Bus errors.
+ */
+class DaemonService {
+public:
+    /// Registers the object on @p bus (not owned) and takes the well-known name; the error says when
+    /// another nicerd already has it.
+    static Result<std::unique_ptr<DaemonService>> publish(sd_bus* bus, DaemonControl& daemon);
+
+    /// Emits the Sample signal.
+    void emitSample(const daemon::Sample& sample);
+    /// Emits PropertiesChanged for the parameters and the pause state.
+    void emitParametersChanged();
+
+private:
+    DaemonService(sd_bus* bus, DaemonControl& daemon) : m_bus(bus), m_daemon(daemon) {}
+
+    static int getProperty(sd_bus* bus, const char* path, const char* interface, const char* property,
+                           sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
+    static int onPause(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    static int onResume(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    static int onSetParameters(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    static int onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+
+    static const sd_bus_vtable s_vtable[];
+
+    sd_bus* m_bus;
+    DaemonControl& m_daemon;
+    systemd::BusSlotPtr m_slot;
+};
+
+} // namespace nicer::dbus

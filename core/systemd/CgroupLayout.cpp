@@ -1,0 +1,420 @@
+#include "systemd/CgroupLayout.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <system_error>
+
+namespace nicer::systemd {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t kUSecPerSec = 1'000'000;
+
+/// Closes a file descriptor when it goes out of scope.
+class UniqueFd {
+public:
+    explicit UniqueFd(int fd)
+        : m_fd(fd) {}
+    ~UniqueFd() {
+        if (m_fd >= 0) {
+            ::close(m_fd);
+        }
+    }
+    UniqueFd(const UniqueFd&) = delete;
+    UniqueFd& operator=(const UniqueFd&) = delete;
+    int get() const { return m_fd; }
+
+private:
+    int m_fd;
+};
+
+std::string errnoText(int error) {
+    return std::generic_category().message(error);
+}
+
+Result<std::string> readFile(const fs::path& path) {
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) {
+        return Error{"cannot read " + path.string() + ": " + errnoText(errno)};
+    }
+    std::string text;
+    char buffer[4096];
+    // Kernel files are small; the bound only guards against reading something that is not one.
+    while (text.size() < (1u << 24)) {
+        const auto n = ::read(fd.get(), buffer, sizeof buffer);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return Error{"cannot read " + path.string() + ": " + errnoText(errno)};
+        }
+        if (n == 0) {
+            break;
+        }
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    return text;
+}
+
+Result<void> writeFile(const fs::path& path, std::string_view text) {
+    const UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+    if (fd.get() < 0) {
+        return Error{"cannot open " + path.string() + " for writing: " + errnoText(errno)};
+    }
+    // Kernel interface files take the whole value in one write; a short write would be an error there.
+    const auto n = ::write(fd.get(), text.data(), text.size());
+    if (n < 0) {
+        return Error{"cannot write '" + std::string(text.substr(0, text.find('\n'))) + "' to " + path.string() +
+                     ": " + errnoText(errno)};
+    }
+    return {};
+}
+
+bool isBlank(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && isBlank(s.front())) {
+        s.remove_prefix(1);
+    }
+    while (!s.empty() && isBlank(s.back())) {
+        s.remove_suffix(1);
+    }
+    return s;
+}
+
+std::vector<std::string_view> split(std::string_view s, char separator) {
+    std::vector<std::string_view> parts;
+    while (true) {
+        const auto at = s.find(separator);
+        parts.push_back(s.substr(0, at));
+        if (at == std::string_view::npos) {
+            return parts;
+        }
+        s.remove_prefix(at + 1);
+    }
+}
+
+std::vector<std::string_view> words(std::string_view s) {
+    std::vector<std::string_view> out;
+    for (auto part : split(s, ' ')) {
+        if (!part.empty()) {
+            out.push_back(part);
+        }
+    }
+    return out;
+}
+
+/// Mount points in mountinfo escape space, tab, newline and backslash as \ooo (octal).
+std::string unescapeOctal(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '\\' && i + 3 < s.size()) {
+            const auto digits = s.substr(i + 1, 3);
+            if (std::all_of(digits.begin(), digits.end(), [](char c) {
+                    return c >= '0' && c <= '7';
+                })) {
+                out += static_cast<char>((digits[0] - '0') * 64 + (digits[1] - '0') * 8 + (digits[2] - '0'));
+                i += 3;
+                continue;
+            }
+        }
+        out += s[i];
+    }
+    return out;
+}
+
+template <typename T>
+bool parseNumber(std::string_view text, T& value) {
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc{} && ptr == text.data() + text.size() && !text.empty();
+}
+
+/// quota/period in µs of CPU per second of wall time, without overflowing for any 64-bit quota.
+std::uint64_t perSecond(std::uint64_t quota, std::uint64_t period) {
+    return quota / period * kUSecPerSec + quota % period * kUSecPerSec / period;
+}
+
+/// Appends the PIDs listed in one cgroup.procs; a cgroup that vanished meanwhile counts as empty.
+Result<void> appendProcs(const fs::path& dir, std::vector<pid_t>& pids, bool mustExist) {
+    const auto file = dir / "cgroup.procs";
+    auto text = readFile(file);
+    if (!text) {
+        std::error_code ec;
+        if (!mustExist && !fs::exists(file, ec)) {
+            return {};
+        }
+        return text.error();
+    }
+    for (auto line : split(*text, '\n')) {
+        line = trim(line);
+        if (line.empty()) {
+            continue;
+        }
+        pid_t pid = 0;
+        if (!parseNumber(line, pid) || pid <= 0) {
+            return Error{file.string() + ": '" + std::string(line) + "' is not a PID"};
+        }
+        pids.push_back(pid);
+    }
+    return {};
+}
+
+} // namespace
+
+Result<CgroupLayout> CgroupLayout::parse(std::string_view mountinfo) {
+    CgroupLayout layout;
+    bool unifiedIsHybrid = false;
+    std::size_t lineNo = 0;
+    for (auto line : split(mountinfo, '\n')) {
+        ++lineNo;
+        if (trim(line).empty()) {
+            continue;
+        }
+        const auto fields = words(line);
+        // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
+        const auto separator = std::find(fields.begin() + std::min<std::size_t>(fields.size(), 6), fields.end(),
+                                         std::string_view("-"));
+        if (fields.size() < 6 || separator == fields.end() || fields.end() - separator < 3) {
+            return Error{"mountinfo line " + std::to_string(lineNo) + " is not 'ID PARENT MAJ:MIN ROOT MOUNTPOINT " +
+                         "OPTIONS... - FSTYPE SOURCE SUPEROPTIONS': '" + std::string(line) + "'"};
+        }
+        const auto fsType = *(separator + 1);
+        const fs::path mountPoint = unescapeOctal(fields[4]);
+        // The first mount of a hierarchy wins: later ones are bind mounts of subtrees (containers).
+        if (fsType == "cgroup2") {
+            if (!layout.m_unified) {
+                layout.m_unified = mountPoint;
+                unifiedIsHybrid = mountPoint.filename() == "unified";
+            }
+        } else if (fsType == "cgroup") {
+            const auto superOptions = separator + 3 < fields.end() ? *(separator + 3) : std::string_view();
+            for (const auto option : split(superOptions, ',')) {
+                if (option == "cpu" && !layout.m_cpu) {
+                    layout.m_cpu = mountPoint;
+                } else if (option == "cpuacct" && !layout.m_cpuacct) {
+                    layout.m_cpuacct = mountPoint;
+                } else if (option == "freezer" && !layout.m_freezer) {
+                    layout.m_freezer = mountPoint;
+                } else if (option == "name=systemd" && !layout.m_systemd) {
+                    layout.m_systemd = mountPoint;
+                }
+            }
+        }
+    }
+    if (!layout.m_unified && !layout.m_cpu && !layout.m_cpuacct && !layout.m_freezer && !layout.m_systemd) {
+        return Error{"no cgroup file system is mounted (mountinfo lists neither cgroup2 nor a cgroup v1 "
+                     "hierarchy nicer uses); mount cgroup2 at /sys/fs/cgroup"};
+    }
+    // A controller lives on one hierarchy only: on v2 unless a v1 hierarchy holds it. The text cannot tell
+    // whether the kernel offers cpu on v2 at all; detect() checks cgroup.controllers for that.
+    layout.m_cpuOnUnified = layout.m_unified && !unifiedIsHybrid && !layout.m_cpu;
+    return layout;
+}
+
+Result<CgroupLayout> CgroupLayout::detect(const std::string& path) {
+    auto text = readFile(path);
+    if (!text) {
+        return text.error();
+    }
+    auto layout = parse(*text);
+    if (!layout || !layout->m_cpuOnUnified) {
+        return layout;
+    }
+    if (auto controllers = readFile(*layout->m_unified / "cgroup.controllers"); controllers) {
+        const auto names = words(trim(*controllers));
+        layout->m_cpuOnUnified = std::find(names.begin(), names.end(), "cpu") != names.end();
+    }
+    return layout;
+}
+
+namespace {
+
+/// "/a/b" relative to a hierarchy's mount point (operator/ would drop the root for an absolute path).
+fs::path under(const fs::path& root, std::string_view cgroup) {
+    while (!cgroup.empty() && cgroup.front() == '/') {
+        cgroup.remove_prefix(1);
+    }
+    return cgroup.empty() ? root : root / cgroup;
+}
+
+std::optional<fs::path> existing(fs::path path) {
+    std::error_code ec;
+    if (fs::exists(path, ec)) {
+        return path;
+    }
+    return std::nullopt;
+}
+
+} // namespace
+
+std::optional<std::filesystem::path> CgroupLayout::cpuQuotaFile(std::string_view cgroup) const {
+    if (m_cpuOnUnified && m_unified) {
+        return existing(under(*m_unified, cgroup) / "cpu.max");
+    }
+    if (m_cpu) {
+        return existing(under(*m_cpu, cgroup) / "cpu.cfs_quota_us");
+    }
+    return std::nullopt;
+}
+
+Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgroup) const {
+    const auto file = cpuQuotaFile(cgroup);
+    if (!file) {
+        std::string where = m_cpuOnUnified && m_unified ? (under(*m_unified, cgroup) / "cpu.max").string()
+                            : m_cpu                     ? (under(*m_cpu, cgroup) / "cpu.cfs_quota_us").string()
+                                                        : std::string("a cpu controller hierarchy");
+        return Error{"no CPU limit for cgroup " + std::string(cgroup) + ": " + where +
+                     " does not exist (is the cgroup gone, or the cpu controller not enabled for it?)"};
+    }
+    auto text = readFile(*file);
+    if (!text) {
+        return text.error();
+    }
+
+    if (file->filename() == "cpu.max") {
+        // "max 100000" or "<quota> <period>", both in µs.
+        const auto fields = words(trim(*text));
+        std::uint64_t period = 0;
+        if (fields.size() != 2 || !parseNumber(fields[1], period) || period == 0) {
+            return Error{file->string() + ": expected '<quota|max> <period>', got '" + std::string(trim(*text)) + "'"};
+        }
+        if (fields[0] == "max") {
+            return UINT64_MAX;
+        }
+        std::uint64_t quota = 0;
+        if (!parseNumber(fields[0], quota)) {
+            return Error{file->string() + ": quota '" + std::string(fields[0]) + "' is neither a number nor 'max'"};
+        }
+        return perSecond(quota, period);
+    }
+
+    // v1: cpu.cfs_quota_us is -1 for no limit; the period is in the file next to it.
+    std::int64_t quota = 0;
+    if (!parseNumber(trim(*text), quota) || quota < -1) {
+        return Error{file->string() + ": expected a number of µs or -1, got '" + std::string(trim(*text)) + "'"};
+    }
+    if (quota == -1) {
+        return UINT64_MAX;
+    }
+    const auto periodFile = file->parent_path() / "cpu.cfs_period_us";
+    auto periodText = readFile(periodFile);
+    if (!periodText) {
+        return periodText.error();
+    }
+    std::uint64_t period = 0;
+    if (!parseNumber(trim(*periodText), period) || period == 0) {
+        return Error{periodFile.string() + ": expected a period in µs, got '" + std::string(trim(*periodText)) +
+                     "'"};
+    }
+    return perSecond(static_cast<std::uint64_t>(quota), period);
+}
+
+Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) const {
+    // cpu.stat's usage_usec exists on the v2 tree even without the cpu controller (and on hybrid).
+    if (m_unified) {
+        if (const auto file = existing(under(*m_unified, cgroup) / "cpu.stat")) {
+            auto text = readFile(*file);
+            if (!text) {
+                return text.error();
+            }
+            for (auto line : split(*text, '\n')) {
+                const auto fields = words(trim(line));
+                if (fields.size() == 2 && fields[0] == "usage_usec") {
+                    std::uint64_t usec = 0;
+                    if (!parseNumber(fields[1], usec)) {
+                        return Error{file->string() + ": usage_usec '" + std::string(fields[1]) +
+                                     "' is not a number"};
+                    }
+                    return usec * 1000;
+                }
+            }
+            return Error{file->string() + " has no usage_usec line"};
+        }
+    }
+    if (m_cpuacct) {
+        if (const auto file = existing(under(*m_cpuacct, cgroup) / "cpuacct.usage")) {
+            auto text = readFile(*file);
+            if (!text) {
+                return text.error();
+            }
+            std::uint64_t nsec = 0;
+            if (!parseNumber(trim(*text), nsec)) {
+                return Error{file->string() + ": expected nanoseconds, got '" + std::string(trim(*text)) + "'"};
+            }
+            return nsec;
+        }
+    }
+    return Error{"no CPU usage for cgroup " + std::string(cgroup) +
+                 ": neither cpu.stat (cgroup v2) nor cpuacct.usage (v1) exists for it (is the cgroup gone?)"};
+}
+
+std::optional<std::filesystem::path> CgroupLayout::freezeFile(std::string_view cgroup) const {
+    if (!m_unified) {
+        return std::nullopt;
+    }
+    return existing(under(*m_unified, cgroup) / "cgroup.freeze");
+}
+
+Result<void> CgroupLayout::setFrozen(std::string_view cgroup, bool frozen) const {
+    const auto file = freezeFile(cgroup);
+    if (!file) {
+        return Error{"cannot " + std::string(frozen ? "freeze" : "thaw") + " cgroup " + std::string(cgroup) +
+                     ": it has no cgroup.freeze (needs a cgroup v2 tree and Linux 5.2 or later)"};
+    }
+    return writeFile(*file, frozen ? "1\n" : "0\n");
+}
+
+Result<std::vector<pid_t>> CgroupLayout::readPids(std::string_view cgroup) const {
+    // The v2 tree holds every process even on hybrid; pure v1 tracks them in name=systemd.
+    std::optional<fs::path> base;
+    std::error_code ec;
+    for (const auto* root : {&m_unified, &m_systemd}) {
+        if (*root && fs::is_directory(under(**root, cgroup), ec)) {
+            base = under(**root, cgroup);
+            break;
+        }
+    }
+    if (!base) {
+        return Error{"cannot list the processes of cgroup " + std::string(cgroup) +
+                     ": no such cgroup in the v2 or name=systemd hierarchy"};
+    }
+
+    std::vector<pid_t> pids;
+    if (auto read = appendProcs(*base, pids, true); !read) {
+        return read.error();
+    }
+    // Explicit stack instead of recursive_directory_iterator: a child cgroup that vanishes mid-walk must
+    // not end the walk for its siblings.
+    std::vector<fs::path> pending{*base};
+    while (!pending.empty()) {
+        const auto dir = std::move(pending.back());
+        pending.pop_back();
+        for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+            std::error_code typeEc;
+            if (!it->is_directory(typeEc) || it->is_symlink(typeEc)) {
+                continue;
+            }
+            if (auto read = appendProcs(it->path(), pids, false); !read) {
+                return read.error();
+            }
+            pending.push_back(it->path());
+        }
+        ec.clear();
+    }
+    // v1's cgroup.procs may repeat a PID.
+    std::sort(pids.begin(), pids.end());
+    pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
+    return pids;
+}
+
+} // namespace nicer::systemd

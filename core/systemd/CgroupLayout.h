@@ -1,0 +1,64 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nicer::systemd {
+
+/**
+ * Where this machine mounts its cgroup hierarchies, and the kernel files of a given cgroup in them.
+ *
+ * Works on pure cgroup v2, on hybrid (v1 controllers + a v2 "unified" tree, as on the CI machines) and on
+ * pure v1. A cgroup is named as systemd's ControlGroup property names it ("/a/b/c"). Pure: parse() takes the
+ * text of /proc/self/mountinfo, so tests feed fixtures; the file accessors then read real files.
+ */
+class CgroupLayout {
+public:
+    /// Parses mountinfo text; the error says what is missing.
+    static Result<CgroupLayout> parse(std::string_view mountinfo);
+    /// Reads and parses /proc/self/mountinfo (or @p path).
+    static Result<CgroupLayout> detect(const std::string& path = "/proc/self/mountinfo");
+
+    /// The v2 tree: the cgroup2 mount (pure v2) or the "unified" one (hybrid); empty on pure v1.
+    const std::optional<std::filesystem::path>& unifiedRoot() const { return m_unified; }
+    /// v1 mounts of the controllers, where present.
+    const std::optional<std::filesystem::path>& cpuRoot() const { return m_cpu; }
+    const std::optional<std::filesystem::path>& cpuacctRoot() const { return m_cpuacct; }
+    const std::optional<std::filesystem::path>& freezerRoot() const { return m_freezer; }
+    /// True when the cpu controller is on the v2 tree (pure v2), false when it is a v1 hierarchy.
+    bool cpuOnUnified() const { return m_cpuOnUnified; }
+
+    /// The file that holds the CPU limit of @p cgroup: cpu.max (v2) or cpu.cfs_quota_us (v1); nullopt if
+    /// that file does not exist (no cpu controller for this cgroup).
+    std::optional<std::filesystem::path> cpuQuotaFile(std::string_view cgroup) const;
+    /// Reads the CPU limit of @p cgroup in microseconds of CPU per second (UINT64_MAX = none).
+    Result<std::uint64_t> readCpuQuotaPerSecUSec(std::string_view cgroup) const;
+    /// CPU time used by @p cgroup and its children, in ns: cpu.stat usage_usec on the v2 tree, else
+    /// cpuacct.usage.
+    Result<std::uint64_t> readCpuUsageNSec(std::string_view cgroup) const;
+    /// cgroup.freeze of @p cgroup on the v2 tree (works on hybrid too), or nullopt where there is none.
+    std::optional<std::filesystem::path> freezeFile(std::string_view cgroup) const;
+    /// Writes 1/0 to cgroup.freeze.
+    Result<void> setFrozen(std::string_view cgroup, bool frozen) const;
+    /// PIDs of every process in @p cgroup and all its descendants (from the v2 tree, else the name=systemd
+    /// v1 tree).
+    Result<std::vector<pid_t>> readPids(std::string_view cgroup) const;
+
+private:
+    std::optional<std::filesystem::path> m_unified;
+    std::optional<std::filesystem::path> m_cpu;
+    std::optional<std::filesystem::path> m_cpuacct;
+    std::optional<std::filesystem::path> m_freezer;
+    std::optional<std::filesystem::path> m_systemd; // v1 name=systemd
+    bool m_cpuOnUnified = false;
+};
+
+} // namespace nicer::systemd

@@ -1,0 +1,54 @@
+#pragma once
+
+#include "systemd/SdBus.h"
+#include "systemd/UnitManager.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace nicer::systemd {
+
+/**
+ * UnitManager over a real systemd user manager (org.freedesktop.systemd1 on the user bus).
+ *
+ * Holds its own bus connection and only makes blocking calls on it; it is never attached to an event loop,
+ * so it can be used from inside another connection's callbacks. Not thread-safe (sd-bus is not).
+ * Waiting for a job polls the job object until systemd drops it (JobRemoved is only sent to subscribers).
+ * Stopping or resetting a unit systemd does not know succeeds: the caller's goal is already met. Reads of
+ * such a unit give the "nothing there" values: "inactive", an empty cgroup, kNoUsage, PID 0.
+ */
+class SystemdUnitManager final : public UnitManager {
+public:
+    /// Connects to the user bus (sd_bus_open_user: $DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus).
+    static Result<std::unique_ptr<SystemdUnitManager>> connectUser();
+    /// Uses an already open connection, e.g. one to another manager in tests.
+    explicit SystemdUnitManager(BusPtr bus);
+
+    Result<void> startTransientUnit(const std::string& name, const Properties& props, bool wait) override;
+    Result<void> setUnitProperties(const std::string& name, const Properties& props) override;
+    Result<void> stopUnit(const std::string& name, bool wait) override;
+    Result<void> freezeUnit(const std::string& name) override;
+    Result<void> thawUnit(const std::string& name) override;
+    Result<void> killUnit(const std::string& name, int signal) override;
+    Result<void> resetFailedUnit(const std::string& name) override;
+
+    Result<std::string> activeState(const std::string& name) override;
+    Result<std::string> controlGroup(const std::string& name) override;
+    Result<std::uint64_t> cpuUsageNSec(const std::string& name) override;
+    Result<std::uint32_t> mainPid(const std::string& name) override;
+
+private:
+    /// The unit's object path from GetUnit; empty when systemd has not loaded the unit.
+    Result<std::string> unitPath(const std::string& name);
+    /// Polls @p jobPath until systemd drops the job (it finished), at most 30 s.
+    Result<void> waitForJob(const std::string& jobPath, std::string_view what);
+    /// A call on the Manager object that takes only the unit name.
+    Result<void> callWithName(const char* method, const std::string& name, bool unknownIsDone);
+    /// Dispatches anything the bus queued between our calls, so nothing piles up unread.
+    void drain();
+
+    BusPtr m_bus;
+};
+
+} // namespace nicer::systemd

@@ -1,0 +1,151 @@
+#include "workload/WorkloadSupervisor.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace nicer::workload {
+
+using systemd::ExecCommand;
+using systemd::Properties;
+
+WorkloadSupervisor::WorkloadSupervisor(systemd::UnitManager& units, WorkloadSpec spec, std::string slice,
+                                       std::string bindTo, std::string unitPrefix)
+    : m_units(units)
+    , m_spec(std::move(spec))
+    , m_slice(std::move(slice))
+    , m_bindTo(std::move(bindTo))
+    , m_unitPrefix(std::move(unitPrefix)) {}
+
+Result<void> WorkloadSupervisor::start(Clock::time_point now, const std::string& pathVariable) {
+    if (m_spec.argv.empty()) {
+        return Error{"no workload command is configured"};
+    }
+    if (m_spec.instances < 1) {
+        return Error{"instances = " + std::to_string(m_spec.instances) + ": at least one instance is needed"};
+    }
+    auto executable = resolveExecutable(m_spec.argv.front(), pathVariable);
+    if (!executable) {
+        return executable.error();
+    }
+    m_executable = std::move(*executable);
+    m_instances.clear();
+    for (int i = 1; i <= m_spec.instances; ++i) {
+        Instance instance;
+        instance.unit = m_unitPrefix + "-" + std::to_string(i) + ".service";
+        m_instances.push_back(std::move(instance));
+    }
+    for (auto& instance : m_instances) {
+        // A unit of the same name left by a crashed run would make the start fail: stop it first.
+        (void)m_units.stopUnit(instance.unit, true);
+        (void)m_units.resetFailedUnit(instance.unit);
+        if (auto started = startInstance(instance, now); !started) {
+            return started;
+        }
+    }
+    return {};
+}
+
+Result<void> WorkloadSupervisor::startInstance(Instance& instance, Clock::time_point now) {
+    Properties props{
+        {"Description", std::string(m_spec.demo ? "nicer demo workload: " : "nicer volunteer work: ") +
+                            m_spec.argv.front()},
+        {"Slice", m_slice},
+        {"ExecStart", std::vector<ExecCommand>{{m_executable, m_spec.argv, false}}},
+        // Dead instances are unloaded at once, so the same name can be started again.
+        {"CollectMode", std::string("inactive-or-failed")},
+        {"Nice", std::int32_t{19}},
+    };
+    if (!m_bindTo.empty()) {
+        props.push_back({"BindsTo", std::vector<std::string>{m_bindTo}});
+        props.push_back({"After", std::vector<std::string>{m_bindTo}});
+    }
+    auto started = m_units.startTransientUnit(instance.unit, props, false);
+    if (!started) {
+        return started;
+    }
+    instance.startedAt = now;
+    instance.restartAt.reset();
+    instance.state = "activating";
+    return {};
+}
+
+Result<void> WorkloadSupervisor::poll(Clock::time_point now) {
+    Result<void> firstError;
+    for (auto& instance : m_instances) {
+        auto state = m_units.activeState(instance.unit);
+        if (!state) {
+            if (firstError) {
+                firstError = state.error();
+            }
+            continue;
+        }
+        instance.state = *state;
+        const bool dead = *state == "inactive" || *state == "failed";
+        if (!dead) {
+            continue;
+        }
+        if (!instance.restartAt) {
+            // It just died: young deaths double the wait, a long run earns a fresh start.
+            instance.backoff = now - instance.startedAt >= kStableRun
+                                   ? kFirstBackoff
+                                   : (instance.restarts == 0 ? kFirstBackoff
+                                                             : std::min(instance.backoff * 2, kMaxBackoff));
+            instance.restartAt = now + instance.backoff;
+        }
+        if (now >= *instance.restartAt) {
+            (void)m_units.resetFailedUnit(instance.unit);
+            if (auto started = startInstance(instance, now); !started && firstError) {
+                firstError = started;
+            }
+            ++instance.restarts;
+        }
+    }
+    return firstError;
+}
+
+Result<void> WorkloadSupervisor::stop() {
+    Result<void> firstError;
+    for (auto& instance : m_instances) {
+        if (auto stopped = m_units.stopUnit(instance.unit, true); !stopped && firstError) {
+            firstError = stopped;
+        }
+        instance.state = "inactive";
+        instance.restartAt.reset();
+    }
+    for (const auto& scope : m_adoptedScopes) {
+        if (auto stopped = m_units.stopUnit(scope, true); !stopped && firstError) {
+            firstError = stopped;
+        }
+    }
+    m_adoptedScopes.clear();
+    return firstError;
+}
+
+Result<void> WorkloadSupervisor::adopt(const std::vector<pid_t>& pids) {
+    if (pids.empty()) {
+        return Error{"no process to adopt"};
+    }
+    std::vector<std::uint32_t> ids(pids.begin(), pids.end());
+    const std::string scope =
+        m_unitPrefix + "-adopted-" + std::to_string(::getpid()) + "-" + std::to_string(m_adoptedScopes.size() + 1) + ".scope";
+    Properties props{
+        {"Description", std::string("nicer: adopted volunteer work")},
+        {"Slice", m_slice},
+        {"PIDs", ids},
+        {"CollectMode", std::string("inactive-or-failed")},
+    };
+    if (!m_bindTo.empty()) {
+        props.push_back({"BindsTo", std::vector<std::string>{m_bindTo}});
+        props.push_back({"After", std::vector<std::string>{m_bindTo}});
+    }
+    if (auto started = m_units.startTransientUnit(scope, props, true); !started) {
+        return Error{"cannot adopt the processes (they must be yours and still running): " +
+                     started.error().message};
+    }
+    m_adoptedScopes.push_back(scope);
+    return {};
+}
+
+} // namespace nicer::workload

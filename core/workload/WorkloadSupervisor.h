@@ -1,0 +1,68 @@
+#pragma once
+
+#include "systemd/UnitManager.h"
+#include "workload/WorkloadSpec.h"
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nicer::workload {
+
+/**
+ * Runs the volunteer work as N transient services in nicer's slice and keeps them running: a dead instance
+ * is started again after a backoff that doubles while it keeps dying young (1 s up to 5 min).
+ *
+ * Every unit it starts BindsTo= the daemon's own unit, so that when the daemon dies (even by kill -9)
+ * systemd stops the work instead of leaving it running uncontrolled.
+ */
+class WorkloadSupervisor {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    static constexpr std::chrono::seconds kFirstBackoff{1};
+    static constexpr std::chrono::seconds kMaxBackoff{300};
+    static constexpr std::chrono::seconds kStableRun{60}; ///< a run this long resets the backoff
+
+    struct Instance {
+        std::string unit;
+        std::string state = "inactive"; ///< systemd's ActiveState at the last poll
+        int restarts = 0;
+        Clock::time_point startedAt{};
+        std::chrono::seconds backoff = kFirstBackoff;
+        std::optional<Clock::time_point> restartAt; ///< set while dead and waiting for its backoff
+    };
+
+    /// @p bindTo is the daemon's own unit (may be empty where there is none: then nothing is bound).
+    WorkloadSupervisor(systemd::UnitManager& units, WorkloadSpec spec, std::string slice, std::string bindTo,
+                       std::string unitPrefix = "nicer-work");
+
+    /// Starts every instance; the command must resolve to an executable (searched in @p pathVariable).
+    Result<void> start(Clock::time_point now, const std::string& pathVariable);
+    /// Looks at each instance and starts the dead ones whose backoff has passed. Returns the first error.
+    Result<void> poll(Clock::time_point now);
+    /// Stops every instance and adopted scope, waiting for systemd to finish.
+    Result<void> stop();
+    /// Moves running processes of this user into a scope in the slice, under the same control.
+    Result<void> adopt(const std::vector<pid_t>& pids);
+
+    const WorkloadSpec& spec() const { return m_spec; }
+    const std::vector<Instance>& instances() const { return m_instances; }
+
+private:
+    Result<void> startInstance(Instance& instance, Clock::time_point now);
+
+    systemd::UnitManager& m_units;
+    WorkloadSpec m_spec;
+    std::string m_slice;
+    std::string m_bindTo;
+    std::string m_unitPrefix;
+    std::string m_executable;
+    std::vector<Instance> m_instances;
+    std::vector<std::string> m_adoptedScopes;
+};
+
+} // namespace nicer::workload
