@@ -13,7 +13,8 @@ build=${NICER_BUILD_DIR:-$root/build}
 # Build and test dependencies, all from Debian's archive.
 packages=(
     g++ cmake ninja-build pkg-config
-    libcli11-dev catch2
+    libcli11-dev catch2 libsystemd-dev nlohmann-json3-dev
+    systemd dbus-user-session procps stress-ng
 )
 
 as_root() {

@@ -1,4 +1,5 @@
 // nicer: command-line client of the nicer core.
+#include "DaemonCommands.h"
 #include "ExitCode.h"
 #include "SampleCommand.h"
 #include "SimulateCommand.h"
@@ -16,6 +17,8 @@ int main(int argc, char** argv) {
     SampleOptions sample;
     auto* simulateCmd = addSimulateCommand(app, simulate);
     auto* sampleCmd = addSampleCommand(app, sample);
+    DaemonCommandOptions daemonOptions;
+    const auto daemonCmds = addDaemonCommands(app, daemonOptions);
 
     try {
         app.parse(argc, argv);
@@ -29,6 +32,9 @@ int main(int argc, char** argv) {
     }
     if (*sampleCmd) {
         return runSample(sample);
+    }
+    if (const int status = runDaemonCommand(daemonCmds, daemonOptions); status >= 0) {
+        return status;
     }
     return kExitBadInput;
 }

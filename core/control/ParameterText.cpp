@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 
 namespace nicer::control {
@@ -30,10 +29,11 @@ Result<T> parseValue(std::string_view key, std::string_view text) {
     return v;
 }
 
+/// The shortest text that reads back as exactly @p v.
 std::string exact(double v) {
     char buf[40];
-    std::snprintf(buf, sizeof buf, "%.17g", v);
-    return buf;
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc{} ? std::string(buf, end) : std::to_string(v);
 }
 
 } // namespace

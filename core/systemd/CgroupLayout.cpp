@@ -1,13 +1,12 @@
 #include "systemd/CgroupLayout.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <fcntl.h>
 #include <system_error>
+#include <unistd.h>
 
 namespace nicer::systemd {
 
@@ -71,8 +70,8 @@ Result<void> writeFile(const fs::path& path, std::string_view text) {
     // Kernel interface files take the whole value in one write; a short write would be an error there.
     const auto n = ::write(fd.get(), text.data(), text.size());
     if (n < 0) {
-        return Error{"cannot write '" + std::string(text.substr(0, text.find('\n'))) + "' to " + path.string() +
-                     ": " + errnoText(errno)};
+        return Error{"cannot write '" + std::string(text.substr(0, text.find('\n'))) + "' to " +
+                     path.string() + ": " + errnoText(errno)};
     }
     return {};
 }
@@ -120,9 +119,7 @@ std::string unescapeOctal(std::string_view s) {
     for (std::size_t i = 0; i < s.size(); ++i) {
         if (s[i] == '\\' && i + 3 < s.size()) {
             const auto digits = s.substr(i + 1, 3);
-            if (std::all_of(digits.begin(), digits.end(), [](char c) {
-                    return c >= '0' && c <= '7';
-                })) {
+            if (std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '7'; })) {
                 out += static_cast<char>((digits[0] - '0') * 64 + (digits[1] - '0') * 8 + (digits[2] - '0'));
                 i += 3;
                 continue;
@@ -182,10 +179,11 @@ Result<CgroupLayout> CgroupLayout::parse(std::string_view mountinfo) {
         }
         const auto fields = words(line);
         // ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTIONS
-        const auto separator = std::find(fields.begin() + std::min<std::size_t>(fields.size(), 6), fields.end(),
-                                         std::string_view("-"));
+        const auto separator = std::find(fields.begin() + std::min<std::size_t>(fields.size(), 6),
+                                         fields.end(), std::string_view("-"));
         if (fields.size() < 6 || separator == fields.end() || fields.end() - separator < 3) {
-            return Error{"mountinfo line " + std::to_string(lineNo) + " is not 'ID PARENT MAJ:MIN ROOT MOUNTPOINT " +
+            return Error{"mountinfo line " + std::to_string(lineNo) +
+                         " is not 'ID PARENT MAJ:MIN ROOT MOUNTPOINT " +
                          "OPTIONS... - FSTYPE SOURCE SUPEROPTIONS': '" + std::string(line) + "'"};
         }
         const auto fsType = *(separator + 1);
@@ -271,8 +269,8 @@ Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgro
     const auto file = cpuQuotaFile(cgroup);
     if (!file) {
         std::string where = m_cpuOnUnified && m_unified ? (under(*m_unified, cgroup) / "cpu.max").string()
-                            : m_cpu                     ? (under(*m_cpu, cgroup) / "cpu.cfs_quota_us").string()
-                                                        : std::string("a cpu controller hierarchy");
+                            : m_cpu ? (under(*m_cpu, cgroup) / "cpu.cfs_quota_us").string()
+                                    : std::string("a cpu controller hierarchy");
         return Error{"no CPU limit for cgroup " + std::string(cgroup) + ": " + where +
                      " does not exist (is the cgroup gone, or the cpu controller not enabled for it?)"};
     }
@@ -286,14 +284,16 @@ Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgro
         const auto fields = words(trim(*text));
         std::uint64_t period = 0;
         if (fields.size() != 2 || !parseNumber(fields[1], period) || period == 0) {
-            return Error{file->string() + ": expected '<quota|max> <period>', got '" + std::string(trim(*text)) + "'"};
+            return Error{file->string() + ": expected '<quota|max> <period>', got '" +
+                         std::string(trim(*text)) + "'"};
         }
         if (fields[0] == "max") {
             return UINT64_MAX;
         }
         std::uint64_t quota = 0;
         if (!parseNumber(fields[0], quota)) {
-            return Error{file->string() + ": quota '" + std::string(fields[0]) + "' is neither a number nor 'max'"};
+            return Error{file->string() + ": quota '" + std::string(fields[0]) +
+                         "' is neither a number nor 'max'"};
         }
         return perSecond(quota, period);
     }
@@ -301,7 +301,8 @@ Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgro
     // v1: cpu.cfs_quota_us is -1 for no limit; the period is in the file next to it.
     std::int64_t quota = 0;
     if (!parseNumber(trim(*text), quota) || quota < -1) {
-        return Error{file->string() + ": expected a number of µs or -1, got '" + std::string(trim(*text)) + "'"};
+        return Error{file->string() + ": expected a number of µs or -1, got '" + std::string(trim(*text)) +
+                     "'"};
     }
     if (quota == -1) {
         return UINT64_MAX;
@@ -313,8 +314,8 @@ Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgro
     }
     std::uint64_t period = 0;
     if (!parseNumber(trim(*periodText), period) || period == 0) {
-        return Error{periodFile.string() + ": expected a period in µs, got '" + std::string(trim(*periodText)) +
-                     "'"};
+        return Error{periodFile.string() + ": expected a period in µs, got '" +
+                     std::string(trim(*periodText)) + "'"};
     }
     return perSecond(static_cast<std::uint64_t>(quota), period);
 }
@@ -349,7 +350,8 @@ Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) co
             }
             std::uint64_t nsec = 0;
             if (!parseNumber(trim(*text), nsec)) {
-                return Error{file->string() + ": expected nanoseconds, got '" + std::string(trim(*text)) + "'"};
+                return Error{file->string() + ": expected nanoseconds, got '" + std::string(trim(*text)) +
+                             "'"};
             }
             return nsec;
         }

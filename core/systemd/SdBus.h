@@ -72,7 +72,8 @@ inline std::string busErrorText(int r, const sd_bus_error* error) {
     return std::generic_category().message(r < 0 ? -r : r);
 }
 
-/// "<what>: <message>" for a failed sd-bus call, e.g. "systemd StopUnit(x.service): Unit x.service not loaded."
+/// "<what>: <message>" for a failed sd-bus call, e.g. "systemd StopUnit(x.service): Unit x.service not
+/// loaded."
 inline Error busError(std::string_view what, int r, const sd_bus_error* error = nullptr) {
     return Error{std::string(what) + ": " + busErrorText(r, error)};
 }

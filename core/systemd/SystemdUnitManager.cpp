@@ -157,11 +157,12 @@ bool isGone(const BusError& error) {
            error.hasName(SD_BUS_ERROR_UNKNOWN_INTERFACE) || error.hasName(SD_BUS_ERROR_UNKNOWN_PROPERTY);
 }
 
-Result<std::string> getString(sd_bus* bus, const std::string& path, const char* interface, const char* property,
-                              std::string_view what) {
+Result<std::string> getString(sd_bus* bus, const std::string& path, const char* interface,
+                              const char* property, std::string_view what) {
     BusError error;
     char* raw = nullptr;
-    const int r = sd_bus_get_property_string(bus, kDestination, path.c_str(), interface, property, error.get(), &raw);
+    const int r =
+        sd_bus_get_property_string(bus, kDestination, path.c_str(), interface, property, error.get(), &raw);
     MallocString value(raw);
     if (r < 0) {
         return busError(what, r, error);
@@ -170,12 +171,12 @@ Result<std::string> getString(sd_bus* bus, const std::string& path, const char* 
 }
 
 template <typename T>
-Result<T> getTrivial(sd_bus* bus, const std::string& path, const char* interface, const char* property, char type,
-                     std::string_view what) {
+Result<T> getTrivial(sd_bus* bus, const std::string& path, const char* interface, const char* property,
+                     char type, std::string_view what) {
     BusError error;
     T value{};
-    const int r = sd_bus_get_property_trivial(bus, kDestination, path.c_str(), interface, property, error.get(), type,
-                                              &value);
+    const int r = sd_bus_get_property_trivial(bus, kDestination, path.c_str(), interface, property,
+                                              error.get(), type, &value);
     if (r < 0) {
         return busError(what, r, error);
     }
@@ -189,8 +190,9 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
     const int r = sd_bus_open_user(&raw);
     BusPtr bus(raw);
     if (r < 0) {
-        return Error{"cannot connect to the user bus (sd_bus_open_user): " + busErrorText(r, nullptr) +
-                     "; nicer needs a systemd user session ($XDG_RUNTIME_DIR/bus or $DBUS_SESSION_BUS_ADDRESS)"};
+        return Error{
+            "cannot connect to the user bus (sd_bus_open_user): " + busErrorText(r, nullptr) +
+            "; nicer needs a systemd user session ($XDG_RUNTIME_DIR/bus or $DBUS_SESSION_BUS_ADDRESS)"};
     }
     sd_bus_set_description(bus.get(), "nicer-units");
 
@@ -242,8 +244,8 @@ Result<void> SystemdUnitManager::waitForJob(const std::string& jobPath, std::str
     for (;;) {
         BusError error;
         char* raw = nullptr;
-        const int r = sd_bus_get_property_string(m_bus.get(), kDestination, jobPath.c_str(), kJobInterface, "State",
-                                                 error.get(), &raw);
+        const int r = sd_bus_get_property_string(m_bus.get(), kDestination, jobPath.c_str(), kJobInterface,
+                                                 "State", error.get(), &raw);
         MallocString state(raw);
         if (r < 0) {
             // systemd drops the job object once the job has finished, whatever its result.
@@ -261,12 +263,13 @@ Result<void> SystemdUnitManager::waitForJob(const std::string& jobPath, std::str
     }
 }
 
-Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, const Properties& props, bool wait) {
+Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, const Properties& props,
+                                                    bool wait) {
     drain();
     const auto what = callName("StartTransientUnit", name);
     sd_bus_message* rawCall = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath, kManagerInterface,
-                                           "StartTransientUnit");
+    int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
+                                           kManagerInterface, "StartTransientUnit");
     BusMessagePtr call(rawCall);
     if (r < 0) {
         return busError(what, r);
@@ -308,16 +311,25 @@ Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, con
     if (!state) {
         return Error{what + ": started, but its state is unknown: " + state.error().message};
     }
+    if (*state == "inactive") {
+        // A unit that failed is "failed" only until systemd collects it, which CollectMode=inactive-or-failed
+        // does before our first look; so a start that ends inactive failed or exited at once.
+        return Error{what +
+                     ": the unit is inactive right after its start job: it failed or exited at once; " +
+                     "see the user manager's log (`journalctl --user -u " + name + "`)"};
+    }
     if (*state == "failed") {
         std::string reason;
-        if (const auto interface = typeInterface(name); interface && *interface == "org.freedesktop.systemd1.Service") {
+        if (const auto interface = typeInterface(name);
+            interface && *interface == "org.freedesktop.systemd1.Service") {
             if (auto path = unitPath(name); path && !path->empty()) {
                 if (auto result = getString(m_bus.get(), *path, interface->c_str(), "Result", what); result) {
                     reason = " (result: " + *result + ")";
                 }
             }
         }
-        return Error{what + ": the unit failed to start" + reason + "; see `systemctl --user status " + name + "`"};
+        return Error{what + ": the unit failed to start" + reason + "; see `systemctl --user status " + name +
+                     "`"};
     }
     return {};
 }
@@ -326,8 +338,8 @@ Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, cons
     drain();
     const auto what = callName("SetUnitProperties", name);
     sd_bus_message* rawCall = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath, kManagerInterface,
-                                           "SetUnitProperties");
+    int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
+                                           kManagerInterface, "SetUnitProperties");
     BusMessagePtr call(rawCall);
     if (r < 0) {
         return busError(what, r);
@@ -353,8 +365,8 @@ Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
     const auto what = callName("StopUnit", name);
     BusError error;
     sd_bus_message* raw = nullptr;
-    int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StopUnit", error.get(),
-                               &raw, "ss", name.c_str(), "replace");
+    int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StopUnit",
+                               error.get(), &raw, "ss", name.c_str(), "replace");
     BusMessagePtr reply(raw);
     if (r < 0) {
         if (error.hasName(kNoSuchUnit)) {
@@ -373,11 +385,12 @@ Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
     return waitForJob(job, what);
 }
 
-Result<void> SystemdUnitManager::callWithName(const char* method, const std::string& name, bool unknownIsDone) {
+Result<void> SystemdUnitManager::callWithName(const char* method, const std::string& name,
+                                              bool unknownIsDone) {
     drain();
     BusError error;
-    const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, method, error.get(),
-                                     nullptr, "s", name.c_str());
+    const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, method,
+                                     error.get(), nullptr, "s", name.c_str());
     if (r < 0) {
         if (unknownIsDone && error.hasName(kNoSuchUnit)) {
             return {};
@@ -451,8 +464,8 @@ Result<std::uint64_t> SystemdUnitManager::cpuUsageNSec(const std::string& name) 
     if (path->empty()) {
         return kNoUsage;
     }
-    return getTrivial<std::uint64_t>(m_bus.get(), *path, interface->c_str(), "CPUUsageNSec", SD_BUS_TYPE_UINT64,
-                                     what);
+    return getTrivial<std::uint64_t>(m_bus.get(), *path, interface->c_str(), "CPUUsageNSec",
+                                     SD_BUS_TYPE_UINT64, what);
 }
 
 Result<std::uint32_t> SystemdUnitManager::mainPid(const std::string& name) {

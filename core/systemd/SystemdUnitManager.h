@@ -15,6 +15,9 @@ namespace nicer::systemd {
  * Holds its own bus connection and only makes blocking calls on it; it is never attached to an event loop,
  * so it can be used from inside another connection's callbacks. Not thread-safe (sd-bus is not).
  * Waiting for a job polls the job object until systemd drops it (JobRemoved is only sent to subscribers).
+ * A waited-for start fails when the unit then is "failed" or "inactive": with CollectMode=inactive-or-failed
+ * systemd forgets a failed unit before we can look, so a start that ends inactive (a service that failed or
+ * exited at once, e.g. a missing binary) is an error too. Do not wait for oneshot services.
  * Stopping or resetting a unit systemd does not know succeeds: the caller's goal is already met. Reads of
  * such a unit give the "nothing there" values: "inactive", an empty cgroup, kNoUsage, PID 0.
  */

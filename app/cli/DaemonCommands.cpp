@@ -1,0 +1,118 @@
+#include "DaemonCommands.h"
+
+#include "ExitCode.h"
+#include "control/ParameterText.h"
+#include "dbus/DaemonClient.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace nicer::cli {
+
+namespace {
+
+void printStatus(const dbus::DaemonStatus& s) {
+    const auto pct = [](double v) { return 100.0 * v; };
+    std::printf("nicerd: %s, %s\n", s.paused ? "paused" : (s.quota > 0 ? "running" : "work stopped (no spare CPU)"),
+                s.lastError.empty() ? "no errors" : ("last error: " + s.lastError).c_str());
+    std::string command;
+    for (const auto& arg : s.workload) {
+        command += (command.empty() ? "" : " ") + arg;
+    }
+    std::printf("  workload     %s%s, %u instance%s\n", command.c_str(), s.demo ? " (demo)" : "", s.instances,
+                s.instances == 1 ? "" : "s");
+    std::printf("  actuator     %s\n", s.actuator.c_str());
+    std::printf("  machine      %u CPUs: %.1f%% yours, %.1f%% volunteer work, %.1f%% idle\n", s.cpuCount,
+                pct(s.foreground), pct(s.background), pct(s.idle));
+    std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
+    std::printf("  reserve      %.1f%% idle kept (band %.3g x multiplier %g), overload count %u\n",
+                pct(std::min(1.0, s.params.reserveBand * s.multiplier)), s.params.reserveBand, s.multiplier, s.overloadCount);
+    std::printf("  parameters  ");
+    for (const auto& [key, value] : control::parametersAsText(s.params)) {
+        std::printf(" %s=%s", key.c_str(), value.c_str());
+    }
+    std::printf("\n");
+}
+
+nlohmann::json statusJson(const dbus::DaemonStatus& s) {
+    nlohmann::json params;
+    params["reserve_band"] = s.params.reserveBand;
+    params["min_multiplier"] = s.params.minMultiplier;
+    params["max_multiplier"] = s.params.maxMultiplier;
+    params["overload_threshold"] = s.params.overloadThreshold;
+    params["idle_epsilon"] = s.params.idleEpsilon;
+    params["period_s"] = static_cast<double>(s.params.period.count()) / 1000.0;
+    return {{"paused", s.paused},       {"actuator", s.actuator},     {"workload", s.workload},
+            {"demo", s.demo},           {"instances", s.instances},   {"cpus", s.cpuCount},
+            {"idle", s.idle},           {"foreground", s.foreground}, {"background", s.background},
+            {"quota", s.quota},         {"multiplier", s.multiplier}, {"overload_count", s.overloadCount},
+            {"last_error", s.lastError}, {"parameters", params}};
+}
+
+} // namespace
+
+DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o) {
+    DaemonCommands c;
+    c.status = parent.add_subcommand("status", "Show what nicerd is doing");
+    c.status->add_flag("--json", o.json, "Print JSON");
+    c.pause = parent.add_subcommand("pause", "Freeze the volunteer work until `nicer resume`");
+    c.resume = parent.add_subcommand("resume", "Let the controller run the volunteer work again");
+    c.set = parent.add_subcommand("set", "Change controller parameters (kept across restarts)");
+    c.set->add_option("assignments", o.assignments, "KEY=VALUE: reserve-band, min-multiplier, max-multiplier, "
+                                                     "overload-threshold, idle-epsilon, period (seconds)")
+        ->required();
+    return c;
+}
+
+int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
+    const bool any = *c.status || *c.pause || *c.resume || *c.set;
+    if (!any) {
+        return -1;
+    }
+    std::vector<std::pair<std::string, std::string>> assignments;
+    for (const auto& a : o.assignments) {
+        const auto eq = a.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            std::cerr << "nicer set: '" << a << "' is not KEY=VALUE (for example reserve-band=0.05)\n";
+            return kExitBadInput;
+        }
+        assignments.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+    }
+    auto client = dbus::DaemonClient::connect();
+    if (!client) {
+        std::cerr << "nicer: " << client.error().message << '\n';
+        return kExitFailure;
+    }
+    if (*c.status) {
+        auto status = client->status();
+        if (!status) {
+            std::cerr << "nicer status: " << status.error().message << '\n';
+            return kExitFailure;
+        }
+        if (o.json) {
+            std::cout << statusJson(*status).dump(2) << '\n';
+        } else {
+            printStatus(*status);
+        }
+        return kExitOk;
+    }
+    if (*c.set) {
+        if (auto set = client->setParameters(assignments); !set) {
+            std::cerr << "nicer set: " << set.error().message << '\n';
+            // A value the daemon could not take is bad input; an unreachable daemon is a failure.
+            return set.error().message.starts_with("nicerd") ? kExitFailure : kExitBadInput;
+        }
+        return kExitOk;
+    }
+    auto done = *c.pause ? client->pause() : client->resume();
+    if (!done) {
+        std::cerr << "nicer " << (*c.pause ? "pause" : "resume") << ": " << done.error().message << '\n';
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+} // namespace nicer::cli

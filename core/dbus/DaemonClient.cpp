@@ -1,0 +1,188 @@
+#include "dbus/DaemonClient.h"
+
+#include "control/ParameterText.h"
+#include "dbus/BusNames.h"
+
+#include <cstring>
+#include <string_view>
+
+namespace nicer::dbus {
+
+namespace {
+
+/// The failure of a call to nicerd in plain words, with what to do when it is not running.
+Error callError(const char* method, int r, const systemd::BusError& error) {
+    if (error.hasName("org.freedesktop.DBus.Error.ServiceUnknown") ||
+        error.hasName("org.freedesktop.DBus.Error.NameHasNoOwner")) {
+        return Error{"nicerd is not running: start it with `systemctl --user start nicerd` or run `nicerd`"};
+    }
+    return systemd::busError(std::string("nicerd ") + method, r, error);
+}
+
+} // namespace
+
+Result<DaemonClient> DaemonClient::connect() {
+    sd_bus* bus = nullptr;
+    if (int r = sd_bus_open_user(&bus); r < 0) {
+        return systemd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
+    }
+    return DaemonClient(systemd::BusPtr(bus));
+}
+
+Result<void> DaemonClient::callNoArgs(const char* method) {
+    systemd::BusError error;
+    // No auto-start: `nicer pause` must not start a daemon just to pause it.
+    sd_bus_message* m = nullptr;
+    int r = sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface, method);
+    systemd::BusMessagePtr call(m);
+    if (r >= 0) {
+        r = sd_bus_message_set_auto_start(m, 0);
+    }
+    if (r >= 0) {
+        r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
+    }
+    if (r < 0) {
+        return callError(method, r, error);
+    }
+    return {};
+}
+
+Result<void> DaemonClient::pause() { return callNoArgs("Pause"); }
+Result<void> DaemonClient::resume() { return callNoArgs("Resume"); }
+
+Result<DaemonStatus> DaemonClient::status() {
+    systemd::BusError error;
+    sd_bus_message* reply = nullptr;
+    int r = sd_bus_call_method(m_bus.get(), kBusName, kObjectPath, "org.freedesktop.DBus.Properties", "GetAll",
+                               error.get(), &reply, "s", kInterface);
+    systemd::BusMessagePtr owned(reply);
+    if (r < 0) {
+        return callError("GetAll", r, error);
+    }
+    DaemonStatus s;
+    r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+    while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+        const char* name = nullptr;
+        if ((r = sd_bus_message_read(reply, "s", &name)) < 0) {
+            break;
+        }
+        const std::string_view key = name;
+        const auto readDouble = [&](double& out) { return sd_bus_message_read(reply, "v", "d", &out); };
+        const auto readU32 = [&](std::uint32_t& out) { return sd_bus_message_read(reply, "v", "u", &out); };
+        const auto readBool = [&](bool& out) {
+            int b = 0;
+            const int rr = sd_bus_message_read(reply, "v", "b", &b);
+            out = b != 0;
+            return rr;
+        };
+        std::uint32_t u = 0;
+        if (key == "ReserveBand") r = readDouble(s.params.reserveBand);
+        else if (key == "MinMultiplier") r = readDouble(s.params.minMultiplier);
+        else if (key == "MaxMultiplier") r = readDouble(s.params.maxMultiplier);
+        else if (key == "IdleEpsilon") r = readDouble(s.params.idleEpsilon);
+        else if (key == "OverloadThreshold") { r = readU32(u); s.params.overloadThreshold = static_cast<int>(u); }
+        else if (key == "PeriodUSec") {
+            std::uint64_t t = 0;
+            r = sd_bus_message_read(reply, "v", "t", &t);
+            s.params.period = std::chrono::milliseconds(t / 1000);
+        }
+        else if (key == "Paused") r = readBool(s.paused);
+        else if (key == "DemoWorkload") r = readBool(s.demo);
+        else if (key == "Instances") r = readU32(s.instances);
+        else if (key == "CpuCount") r = readU32(s.cpuCount);
+        else if (key == "OverloadCount") r = readU32(s.overloadCount);
+        else if (key == "Quota") r = readDouble(s.quota);
+        else if (key == "Multiplier") r = readDouble(s.multiplier);
+        else if (key == "Idle") r = readDouble(s.idle);
+        else if (key == "Foreground") r = readDouble(s.foreground);
+        else if (key == "Background") r = readDouble(s.background);
+        else if (key == "Actuator" || key == "LastError") {
+            const char* text = nullptr;
+            r = sd_bus_message_read(reply, "v", "s", &text);
+            (key == "Actuator" ? s.actuator : s.lastError) = text ? text : "";
+        } else if (key == "Workload") {
+            char** strv = nullptr;
+            r = sd_bus_message_enter_container(reply, 'v', "as");
+            if (r >= 0) r = sd_bus_message_read_strv(reply, &strv);
+            for (char** p = strv; p && *p; ++p) {
+                s.workload.emplace_back(*p);
+                std::free(*p);
+            }
+            std::free(strv);
+            if (r >= 0) r = sd_bus_message_exit_container(reply);
+        } else {
+            r = sd_bus_message_skip(reply, "v"); // a newer daemon's property: ignore
+        }
+        if (r >= 0) {
+            r = sd_bus_message_exit_container(reply);
+        }
+    }
+    if (r < 0) {
+        return systemd::busError("cannot read nicerd's status", r);
+    }
+    return s;
+}
+
+Result<void> DaemonClient::setParameters(const std::vector<std::pair<std::string, std::string>>& assignments) {
+    // Parse the text with the same rules as the files, over the daemon's current values, so that the error
+    // for a bad value is the same everywhere; the daemon validates the whole set again.
+    auto current = status();
+    if (!current) {
+        return current.error();
+    }
+    control::ControllerParams p = current->params;
+    for (const auto& [key, value] : assignments) {
+        if (auto set = control::setParameterFromText(p, key, value); !set) {
+            return set;
+        }
+    }
+    if (auto valid = control::validate(p); !valid) {
+        return valid;
+    }
+    sd_bus_message* m = nullptr;
+    int r = sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface, "SetParameters");
+    systemd::BusMessagePtr call(m);
+    if (r >= 0) {
+        r = sd_bus_message_append(m, "a{sv}", 6, "ReserveBand", "d", p.reserveBand, "MinMultiplier", "d",
+                                  p.minMultiplier, "MaxMultiplier", "d", p.maxMultiplier, "OverloadThreshold", "u",
+                                  static_cast<std::uint32_t>(p.overloadThreshold), "IdleEpsilon", "d", p.idleEpsilon,
+                                  "PeriodUSec", "t", static_cast<std::uint64_t>(p.period.count()) * 1000);
+    }
+    systemd::BusError error;
+    if (r >= 0) {
+        r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
+    }
+    if (r < 0) {
+        return callError("SetParameters", r, error);
+    }
+    return {};
+}
+
+Result<std::vector<daemon::Sample>> DaemonClient::history() {
+    systemd::BusError error;
+    sd_bus_message* reply = nullptr;
+    int r = sd_bus_call_method(m_bus.get(), kBusName, kObjectPath, kInterface, "GetHistory", error.get(), &reply, "");
+    systemd::BusMessagePtr owned(reply);
+    if (r < 0) {
+        return callError("GetHistory", r, error);
+    }
+    std::vector<daemon::Sample> samples;
+    r = sd_bus_message_enter_container(reply, 'a', "(tdddddub)");
+    while (r >= 0) {
+        daemon::Sample s;
+        int paused = 0;
+        r = sd_bus_message_read(reply, "(tdddddub)", &s.timeUSec, &s.idle, &s.foreground, &s.background, &s.quota,
+                                &s.multiplier, &s.overloadCount, &paused);
+        if (r <= 0) {
+            break;
+        }
+        s.paused = paused != 0;
+        samples.push_back(s);
+    }
+    if (r < 0) {
+        return systemd::busError("cannot read nicerd's history", r);
+    }
+    return samples;
+}
+
+} // namespace nicer::dbus
