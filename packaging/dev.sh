@@ -2,7 +2,7 @@
 # One entry point for a fresh Debian 12 machine: installs what nicer needs from Debian's archive, builds it,
 # and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
 #
-#   packaging/dev.sh run     install, build, start the main job
+#   packaging/dev.sh run     install, build, start nicerd on the demo workload and show its status
 #   packaging/dev.sh test    install, build, run every test (what CI runs)
 #   packaging/dev.sh build   install and build only
 set -euo pipefail
@@ -49,8 +49,19 @@ case "${1:-}" in
 run)
     install_packages
     build_nicer
-    echo "dev.sh: sampling this machine's CPU once a second (Ctrl-C to stop)" >&2
-    exec "$build/app/cli/nicer" sample
+    # nicerd needs a systemd user manager; the harness reuses the session's or starts a private one.
+    eval "$("$root/tests/harness/user-manager.sh" start)"
+    "$build/app/daemon/nicerd" &
+    nicerd_pid=$!
+    trap 'kill "$nicerd_pid" 2>/dev/null; wait "$nicerd_pid"' EXIT INT TERM
+    echo "dev.sh: nicerd runs the demo workload; its status every 2 s (Ctrl-C stops it). Elsewhere try:" >&2
+    echo "  XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR $build/app/cli/nicer status|pause|resume|set reserve-band=0.1" >&2
+    sleep 2
+    while kill -0 "$nicerd_pid" 2>/dev/null; do
+        "$build/app/cli/nicer" status || true
+        echo
+        sleep 2
+    done
     ;;
 test)
     install_packages

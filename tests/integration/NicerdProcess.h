@@ -1,0 +1,116 @@
+#pragma once
+
+#include "dbus/DaemonClient.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <signal.h>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace nicer::test {
+
+/// A real nicerd child process with its own state directory; stopped (SIGTERM) when destroyed.
+class NicerdProcess {
+public:
+    NicerdProcess(const std::vector<std::string>& args, const std::filesystem::path& stateDir)
+        : m_log(stateDir / "nicerd.log") {
+        std::filesystem::create_directories(stateDir);
+        m_pid = ::fork();
+        if (m_pid == 0) {
+            ::setenv("XDG_STATE_HOME", stateDir.c_str(), 1);
+            ::setenv("XDG_CONFIG_HOME", stateDir.c_str(), 1);
+            const int fd = ::open(m_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+            ::dup2(fd, STDERR_FILENO);
+            ::dup2(fd, STDOUT_FILENO);
+            std::vector<char*> argv{const_cast<char*>(NICERD)};
+            for (const auto& a : args) {
+                argv.push_back(const_cast<char*>(a.c_str()));
+            }
+            argv.push_back(nullptr);
+            ::execv(NICERD, argv.data());
+            ::_exit(127);
+        }
+    }
+    ~NicerdProcess() { stop(); }
+    NicerdProcess(const NicerdProcess&) = delete;
+    NicerdProcess& operator=(const NicerdProcess&) = delete;
+
+    pid_t pid() const { return m_pid; }
+
+    /// Polls nicerd's D-Bus status until it answers (true) or the process has exited (false).
+    bool waitReady() {
+        for (int i = 0; i < 300; ++i) {
+            if (exited()) {
+                return false;
+            }
+            if (auto client = dbus::DaemonClient::connect(); client && client->status()) {
+                return true;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        return false;
+    }
+
+    bool exited() {
+        if (m_status) {
+            return true;
+        }
+        int status = 0;
+        if (::waitpid(m_pid, &status, WNOHANG) == m_pid) {
+            m_status = status;
+            return true;
+        }
+        return false;
+    }
+
+    /// SIGTERM, then waits for the exit; returns the exit status (-1 if it had to be killed).
+    int stop() {
+        if (m_pid <= 0 || exited()) {
+            return exitCode();
+        }
+        ::kill(m_pid, SIGTERM);
+        for (int i = 0; i < 600 && !exited(); ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        if (!exited()) {
+            ::kill(m_pid, SIGKILL);
+            int status = 0;
+            ::waitpid(m_pid, &status, 0);
+            m_status = status;
+            return -1;
+        }
+        return exitCode();
+    }
+
+    void kill9() {
+        ::kill(m_pid, SIGKILL);
+        int status = 0;
+        ::waitpid(m_pid, &status, 0);
+        m_status = status;
+    }
+
+    int exitCode() const { return m_status && WIFEXITED(*m_status) ? WEXITSTATUS(*m_status) : -1; }
+
+    std::string log() const {
+        std::ifstream in(m_log);
+        std::stringstream s;
+        s << in.rdbuf();
+        return s.str();
+    }
+
+private:
+    std::filesystem::path m_log;
+    pid_t m_pid = -1;
+    std::optional<int> m_status;
+};
+
+} // namespace nicer::test

@@ -1,0 +1,235 @@
+// nicerd against a real systemd user manager: the closed loop measured from /proc, freeze and thaw, the
+// fail-safe after kill -9, clean exit, a second daemon, bad configuration and persisted parameters.
+#include "CpuMeter.h"
+#include "NicerdProcess.h"
+#include "cli/RunCommand.h"
+#include "dbus/DaemonClient.h"
+#include "systemd/CgroupLayout.h"
+#include "systemd/SystemdUnitManager.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <signal.h>
+
+using namespace nicer;
+using namespace std::chrono_literals;
+using test::NicerdProcess;
+
+namespace {
+
+const std::string kSlice = "nicer.slice";
+
+std::filesystem::path freshStateDir(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("nicer-it-" + std::to_string(::getpid())) / name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+systemd::SystemdUnitManager& units() {
+    static auto manager = systemd::SystemdUnitManager::connectUser();
+    REQUIRE(manager.ok());
+    return **manager;
+}
+
+/// The processes in nicer's slice right now (the volunteer work).
+std::vector<pid_t> workPids() {
+    static const auto layout = systemd::CgroupLayout::detect();
+    auto cgroup = units().controlGroup(kSlice);
+    if (!cgroup || cgroup->empty()) {
+        return {};
+    }
+    auto pids = layout->readPids(*cgroup);
+    return pids ? *pids : std::vector<pid_t>{};
+}
+
+double workShare(std::chrono::milliseconds window) {
+    return test::machineShare(workPids, window);
+}
+
+dbus::DaemonStatus status() {
+    auto client = dbus::DaemonClient::connect();
+    REQUIRE(client.ok());
+    auto s = client->status();
+    REQUIRE(s.ok());
+    return *s;
+}
+
+std::string nicerCli(const std::string& args) {
+    return std::string(NICER_CLI) + " " + args;
+}
+
+} // namespace
+
+TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, and recovers",
+          "[nicerd][loop]") {
+    // stress-ng: a workload nobody here wrote. The actuators are checked one after the other.
+    const auto actuator = GENERATE(std::string("systemd-slice"), std::string("signal-duty-cycle"));
+    CAPTURE(actuator);
+    NicerdProcess daemon(
+        {"--period", "0.25", "--actuator", actuator, "--", "stress-ng", "--cpu", "1", "--quiet"},
+        freshStateDir("loop-" + actuator));
+    REQUIRE(daemon.waitReady());
+    INFO(daemon.log());
+    CHECK(status().actuator == actuator);
+
+    std::this_thread::sleep_for(3s); // let the quota ramp up
+    const double idleMachineShare = workShare(3000ms);
+
+    double hogShare = 0.0;
+    double underHogShare = 0.0;
+    {
+        test::ForegroundHog hog;
+        std::this_thread::sleep_for(3s); // a few periods for the band to widen and the work to stop
+        const auto hogPids = hog.pids();
+        underHogShare = workShare(3000ms);
+        hogShare = test::machineShare([&] { return hogPids; }, 1000ms);
+        const auto s = status();
+        CHECK(s.foreground > 0.7);
+        CHECK(s.background < 0.2);
+    }
+    std::this_thread::sleep_for(3s); // the band decays and the quota rises again
+    const double recoveredShare = workShare(3000ms);
+
+    INFO("work share: idle machine " << idleMachineShare << ", under hog " << underHogShare << ", recovered "
+                                     << recoveredShare << "; hog share " << hogShare);
+    CHECK(idleMachineShare > 0.5);
+    CHECK(underHogShare < 0.1);
+    CHECK(hogShare > 0.8);
+    CHECK(recoveredShare > 0.5);
+    CHECK(daemon.stop() == 0);
+}
+
+TEST_CASE("the quota reaches the kernel and pause freezes the work until resume", "[nicerd]") {
+    NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, freshStateDir("pause"));
+    REQUIRE(daemon.waitReady());
+    INFO(daemon.log());
+    std::this_thread::sleep_for(2s);
+
+    // A long period holds the quota still, so the property and the kernel's file can be compared.
+    REQUIRE(test::runCommand(nicerCli("set period=10")).exitCode == 0);
+    std::this_thread::sleep_for(11s);
+    const auto s = status();
+    const auto layout = systemd::CgroupLayout::detect();
+    REQUIRE(layout.ok());
+    const auto cgroup = units().controlGroup(kSlice);
+    REQUIRE(cgroup.ok());
+    const auto kernel = layout->readCpuQuotaPerSecUSec(*cgroup);
+    REQUIRE(kernel.ok());
+    CHECK(s.quota > 0.0);
+    CHECK(static_cast<double>(*kernel) ==
+          Approx(std::max(10000.0, std::round(s.quota * s.cpuCount * 1e6))).margin(s.cpuCount * 1000.0));
+    REQUIRE(test::runCommand(nicerCli("set period=0.25")).exitCode == 0);
+
+    REQUIRE(test::runCommand(nicerCli("pause")).exitCode == 0);
+    std::this_thread::sleep_for(1s);
+    CHECK(status().paused);
+    CHECK(workShare(2000ms) < 0.02);
+    REQUIRE(test::runCommand(nicerCli("resume")).exitCode == 0);
+    std::this_thread::sleep_for(2s);
+    CHECK_FALSE(status().paused);
+    CHECK(workShare(2000ms) > 0.3);
+    CHECK(daemon.stop() == 0);
+}
+
+TEST_CASE("kill -9 of nicerd leaves no work running", "[nicerd][failsafe]") {
+    NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, freshStateDir("kill9"));
+    REQUIRE(daemon.waitReady());
+    std::this_thread::sleep_for(2s);
+    const auto pids = workPids();
+    REQUIRE(pids.size() >= 2);
+
+    daemon.kill9();
+    // systemd stops the work bound to the dead daemon's scope; give it a bounded while.
+    bool allGone = false;
+    for (int i = 0; i < 100 && !allGone; ++i) {
+        std::this_thread::sleep_for(100ms);
+        allGone = std::all_of(pids.begin(), pids.end(), [](pid_t p) { return ::kill(p, 0) != 0; });
+    }
+    CHECK(allGone);
+    CHECK(units().activeState("nicer-work-1.service").value() == "inactive");
+
+    // A new daemon takes over the slice the dead one left.
+    NicerdProcess again({"--period", "0.25", "--instances", "1"}, freshStateDir("kill9-again"));
+    REQUIRE(again.waitReady());
+    CHECK(again.stop() == 0);
+}
+
+TEST_CASE("a clean exit leaves no transient unit behind", "[nicerd]") {
+    NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, freshStateDir("clean"));
+    REQUIRE(daemon.waitReady());
+    const std::string scope = "nicerd-" + std::to_string(daemon.pid()) + ".scope";
+    CHECK(units().activeState(scope).value() == "active");
+    CHECK(units().activeState("nicer-work-2.service").value() == "active");
+    CHECK(daemon.stop() == 0);
+    for (const auto& unit :
+         {kSlice, std::string("nicer-work-1.service"), std::string("nicer-work-2.service"), scope}) {
+        CAPTURE(unit);
+        CHECK(units().activeState(unit).value() == "inactive");
+    }
+    CHECK(workPids().empty());
+}
+
+TEST_CASE("a second nicerd refuses to start and leaves the first alone", "[nicerd]") {
+    NicerdProcess first({"--period", "0.25", "--instances", "1"}, freshStateDir("first"));
+    REQUIRE(first.waitReady());
+    const auto second = test::runCommand(std::string(NICERD) + " --instances 1");
+    CHECK(second.exitCode == 1);
+    CHECK_THAT(second.err, Catch::Contains("another nicerd is already running"));
+    CHECK(units().activeState("nicer-work-1.service").value() == "active");
+    CHECK(first.stop() == 0);
+}
+
+TEST_CASE("a bad config file is rejected with what is wrong, and nothing starts", "[nicerd][config]") {
+    const auto dir = freshStateDir("bad-config");
+    struct Case {
+        const char* content;
+        const char* expected;
+    };
+    const auto c = GENERATE(Case{"reserve-band = 0.7\n", "reserve-band = 0.7 is out of range"},
+                            Case{"reserve-bnad = 0.1\n", "reserve-bnad"},
+                            Case{"min-multiplier = 9\nmax-multiplier = 4\n", "min-multiplier = 9 is greater"},
+                            Case{"period = 0.001\n", "period = 1 ms is out of range"},
+                            Case{"instances = 0\n", "instances"}, Case{"actuator = magic\n", "magic"});
+    CAPTURE(c.content);
+    std::ofstream(dir / "nicerd.conf") << c.content;
+    const auto r = test::runCommand(std::string(NICERD) + " --config " + (dir / "nicerd.conf").string());
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.expected));
+    CHECK(units().activeState(kSlice).value() == "inactive");
+}
+
+TEST_CASE("parameters set at run time persist across restarts; a corrupt file stops the start",
+          "[nicerd][config]") {
+    const auto dir = freshStateDir("persist");
+    {
+        NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, dir);
+        REQUIRE(daemon.waitReady());
+        REQUIRE(test::runCommand(nicerCli("set reserve-band=0.2 max-multiplier=4")).exitCode == 0);
+        const auto bad = test::runCommand(nicerCli("set reserve-band=0.3 max-multiplier=99"));
+        CHECK(bad.exitCode == 2); // all or nothing: reserve-band stays 0.2
+        CHECK_THAT(bad.err, Catch::Contains("max-multiplier = 99"));
+        CHECK(daemon.stop() == 0);
+    }
+    {
+        NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, dir);
+        REQUIRE(daemon.waitReady());
+        const auto s = status();
+        CHECK(s.params.reserveBand == 0.2);
+        CHECK(s.params.maxMultiplier == 4);
+        CHECK(daemon.stop() == 0);
+    }
+    std::ofstream(dir / "nicer" / "parameters.conf") << "reserve-band = lots\n";
+    NicerdProcess broken({"--period", "0.25", "--instances", "1"}, dir);
+    CHECK_FALSE(broken.waitReady());
+    CHECK(broken.exitCode() == 1);
+    CHECK_THAT(broken.log(), Catch::Contains("parameters.conf:1: reserve-band = 'lots' is not a number"));
+}
+
+TEST_CASE("the CLI says plainly when nicerd is not running", "[nicerd]") {
+    const auto r = test::runCommand(nicerCli("status"));
+    CHECK(r.exitCode == 1);
+    CHECK_THAT(r.err, Catch::Contains("nicerd is not running"));
+}

@@ -1,0 +1,270 @@
+#include "systemd/CgroupLayout.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+
+using nicer::systemd::CgroupLayout;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string readFixture(const std::string& name) {
+    std::ifstream in(std::string(NICER_TEST_DATA) + "/mountinfo/" + name);
+    REQUIRE(in.good());
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+CgroupLayout parseFixture(const std::string& name) {
+    auto layout = CgroupLayout::parse(readFixture(name));
+    INFO((layout ? std::string() : layout.error().message));
+    REQUIRE(layout.ok());
+    return *layout;
+}
+
+/// A scratch directory that mimics cgroup mounts; removed again even when a test fails.
+class TempTree {
+public:
+    TempTree() {
+        static int counter = 0;
+        // The space checks that \040 in mountinfo reaches the file system as a space.
+        m_root = fs::temp_directory_path() /
+                 ("nicer cgroup test " + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+        fs::remove_all(m_root);
+        fs::create_directories(m_root);
+    }
+    ~TempTree() {
+        std::error_code ec;
+        fs::remove_all(m_root, ec);
+    }
+    TempTree(const TempTree&) = delete;
+    TempTree& operator=(const TempTree&) = delete;
+
+    const fs::path& root() const { return m_root; }
+
+    /// Writes @p text to root/relative, creating the directories on the way.
+    void write(const std::string& relative, const std::string& text) const {
+        const auto path = m_root / relative;
+        fs::create_directories(path.parent_path());
+        std::ofstream(path) << text;
+    }
+
+    std::string read(const std::string& relative) const {
+        std::ifstream in(m_root / relative);
+        std::ostringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+
+    /// A mountinfo line for a mount of @p fsType at root/relative, escaped as the kernel does.
+    std::string mountLine(const std::string& relative, const std::string& fsType,
+                          const std::string& superOptions) const {
+        std::string escaped;
+        for (const char c : (m_root / relative).string()) {
+            escaped += c == ' ' ? std::string("\\040") : std::string(1, c);
+        }
+        return "41 31 0:38 / " + escaped + " rw,relatime - " + fsType + " " + fsType + " " + superOptions +
+               "\n";
+    }
+
+private:
+    fs::path m_root;
+};
+
+CgroupLayout parseText(const std::string& text) {
+    auto layout = CgroupLayout::parse(text);
+    INFO((layout ? std::string() : layout.error().message));
+    REQUIRE(layout.ok());
+    return *layout;
+}
+
+} // namespace
+
+TEST_CASE("CgroupLayout parses the hybrid layout of the CI machines", "[CgroupLayout]") {
+    const auto layout = parseFixture("hybrid-debian12-ci.txt");
+    CHECK(layout.unifiedRoot() == fs::path("/sys/fs/cgroup/unified"));
+    CHECK(layout.cpuRoot() == fs::path("/sys/fs/cgroup/cpu"));
+    CHECK(layout.cpuacctRoot() == fs::path("/sys/fs/cgroup/cpuacct"));
+    CHECK(layout.freezerRoot() == fs::path("/sys/fs/cgroup/freezer"));
+    CHECK_FALSE(layout.cpuOnUnified());
+}
+
+TEST_CASE("CgroupLayout parses a pure cgroup v2 layout", "[CgroupLayout]") {
+    const auto layout = parseFixture("pure-v2.txt");
+    CHECK(layout.unifiedRoot() == fs::path("/sys/fs/cgroup"));
+    CHECK_FALSE(layout.cpuRoot());
+    CHECK_FALSE(layout.cpuacctRoot());
+    CHECK_FALSE(layout.freezerRoot());
+    CHECK(layout.cpuOnUnified());
+}
+
+TEST_CASE("CgroupLayout parses pure v1 with cpu and cpuacct co-mounted", "[CgroupLayout]") {
+    const auto layout = parseFixture("pure-v1-cpu-cpuacct.txt");
+    CHECK_FALSE(layout.unifiedRoot());
+    CHECK(layout.cpuRoot() == fs::path("/sys/fs/cgroup/cpu,cpuacct"));
+    CHECK(layout.cpuacctRoot() == fs::path("/sys/fs/cgroup/cpu,cpuacct"));
+    CHECK(layout.freezerRoot() == fs::path("/sys/fs/cgroup/freezer"));
+    CHECK_FALSE(layout.cpuOnUnified());
+}
+
+TEST_CASE("CgroupLayout says so when no cgroup is mounted", "[CgroupLayout]") {
+    const auto layout = CgroupLayout::parse(readFixture("broken-no-cgroup.txt"));
+    REQUIRE_FALSE(layout.ok());
+    CHECK_THAT(layout.error().message, Catch::Contains("no cgroup file system is mounted"));
+    CHECK_THAT(layout.error().message, Catch::Contains("cgroup2"));
+}
+
+TEST_CASE("CgroupLayout rejects a line that is not mountinfo", "[CgroupLayout]") {
+    const auto layout = CgroupLayout::parse("41 31 0:38 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n"
+                                            "this is not mountinfo\n");
+    REQUIRE_FALSE(layout.ok());
+    CHECK_THAT(layout.error().message, Catch::Contains("line 2"));
+}
+
+TEST_CASE("CgroupLayout unescapes mount points and skips optional fields", "[CgroupLayout]") {
+    const auto layout =
+        parseText("41 31 0:38 / /mnt/my\\040cgroups\\134x rw shared:4 master:1 - cgroup2 cgroup2 rw\n");
+    CHECK(layout.unifiedRoot() == fs::path("/mnt/my cgroups\\x"));
+}
+
+TEST_CASE("CgroupLayout detects the running machine", "[CgroupLayout]") {
+    const auto layout = CgroupLayout::detect();
+    INFO((layout ? std::string() : layout.error().message));
+    REQUIRE(layout.ok());
+    CHECK((layout->unifiedRoot() || layout->cpuRoot()));
+}
+
+TEST_CASE("CgroupLayout reads a cgroup v2 tree", "[CgroupLayout]") {
+    const TempTree tree;
+    const auto layout = parseText(tree.mountLine("v2", "cgroup2", "rw,nsdelegate"));
+    REQUIRE(layout.cpuOnUnified());
+
+    SECTION("cpu.max in µs per second") {
+        REQUIRE(layout.cpuQuotaFile("/nicer.slice") == std::nullopt);
+        const auto missing = layout.readCpuQuotaPerSecUSec("/nicer.slice");
+        REQUIRE_FALSE(missing.ok());
+        CHECK_THAT(missing.error().message, Catch::Contains("nicer.slice/cpu.max"));
+
+        tree.write("v2/nicer.slice/cpu.max", "max 100000\n");
+        CHECK(layout.cpuQuotaFile("/nicer.slice") == tree.root() / "v2/nicer.slice/cpu.max");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == UINT64_MAX);
+        tree.write("v2/nicer.slice/cpu.max", "50000 100000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 500'000);
+        tree.write("v2/nicer.slice/cpu.max", "25000 50000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("nicer.slice") == 500'000);
+        tree.write("v2/nicer.slice/cpu.max", "150000 100000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 1'500'000);
+        tree.write("v2/nicer.slice/cpu.max", "1000 3000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 333'333);
+
+        tree.write("v2/nicer.slice/cpu.max", "lots 100000\n");
+        const auto bad = layout.readCpuQuotaPerSecUSec("/nicer.slice");
+        REQUIRE_FALSE(bad.ok());
+        CHECK_THAT(bad.error().message, Catch::Contains("cpu.max") && Catch::Contains("lots"));
+        tree.write("v2/nicer.slice/cpu.max", "max 0\n");
+        CHECK_FALSE(layout.readCpuQuotaPerSecUSec("/nicer.slice").ok());
+    }
+
+    SECTION("cpu.stat usage_usec in ns") {
+        tree.write("v2/nicer.slice/cpu.stat", "usage_usec 12345\nuser_usec 10000\nsystem_usec 2345\n");
+        CHECK(*layout.readCpuUsageNSec("/nicer.slice") == 12'345'000);
+        tree.write("v2/nicer.slice/cpu.stat", "user_usec 10000\n");
+        CHECK_FALSE(layout.readCpuUsageNSec("/nicer.slice").ok());
+        const auto missing = layout.readCpuUsageNSec("/gone.slice");
+        REQUIRE_FALSE(missing.ok());
+        CHECK_THAT(missing.error().message, Catch::Contains("/gone.slice"));
+    }
+
+    SECTION("cgroup.freeze") {
+        CHECK_FALSE(layout.freezeFile("/nicer.slice"));
+        const auto missing = layout.setFrozen("/nicer.slice", true);
+        REQUIRE_FALSE(missing.ok());
+        CHECK_THAT(missing.error().message, Catch::Contains("cgroup.freeze"));
+
+        tree.write("v2/nicer.slice/cgroup.freeze", "0\n");
+        REQUIRE(layout.freezeFile("/nicer.slice"));
+        REQUIRE(layout.setFrozen("/nicer.slice", true).ok());
+        CHECK(tree.read("v2/nicer.slice/cgroup.freeze") == "1\n");
+        REQUIRE(layout.setFrozen("/nicer.slice", false).ok());
+        CHECK(tree.read("v2/nicer.slice/cgroup.freeze") == "0\n");
+    }
+
+    SECTION("cgroup.procs of a subtree") {
+        tree.write("v2/nicer.slice/cgroup.procs", "");
+        tree.write("v2/nicer.slice/a.service/cgroup.procs", "10\n11\n");
+        tree.write("v2/nicer.slice/a.service/sub/cgroup.procs", "12\n");
+        tree.write("v2/nicer.slice/a.service/sub/deeper/cgroup.procs", "");
+        tree.write("v2/nicer.slice/b.service/cgroup.procs", "13\n");
+        tree.write("v2/other.slice/cgroup.procs", "99\n");
+        const auto pids = layout.readPids("/nicer.slice");
+        INFO((pids ? std::string() : pids.error().message));
+        REQUIRE(pids.ok());
+        CHECK(*pids == std::vector<pid_t>{10, 11, 12, 13});
+
+        tree.write("v2/nicer.slice/b.service/cgroup.procs", "13\nfourteen\n");
+        const auto bad = layout.readPids("/nicer.slice");
+        REQUIRE_FALSE(bad.ok());
+        CHECK_THAT(bad.error().message,
+                   Catch::Contains("b.service/cgroup.procs") && Catch::Contains("fourteen"));
+
+        CHECK_FALSE(layout.readPids("/gone.slice").ok());
+    }
+}
+
+TEST_CASE("CgroupLayout reads cgroup v1 files, with the v2 tree for usage on hybrid", "[CgroupLayout]") {
+    const TempTree tree;
+
+    SECTION("pure v1, cpu and cpuacct co-mounted") {
+        const auto layout = parseText(tree.mountLine("cpu,cpuacct", "cgroup", "rw,cpu,cpuacct") +
+                                      tree.mountLine("systemd", "cgroup", "rw,xattr,name=systemd"));
+        REQUIRE_FALSE(layout.cpuOnUnified());
+
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_quota_us", "-1\n");
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_period_us", "100000\n");
+        CHECK(layout.cpuQuotaFile("/nicer.slice") ==
+              tree.root() / "cpu,cpuacct/nicer.slice/cpu.cfs_quota_us");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == UINT64_MAX);
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_quota_us", "20000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 200'000);
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_period_us", "50000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 400'000);
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_quota_us", "-5\n");
+        CHECK_FALSE(layout.readCpuQuotaPerSecUSec("/nicer.slice").ok());
+
+        tree.write("cpu,cpuacct/nicer.slice/cpuacct.usage", "987654321\n");
+        CHECK(*layout.readCpuUsageNSec("/nicer.slice") == 987'654'321);
+
+        CHECK_FALSE(layout.freezeFile("/nicer.slice"));
+        CHECK_FALSE(layout.setFrozen("/nicer.slice", true).ok());
+
+        tree.write("systemd/nicer.slice/cgroup.procs", "7\n");
+        tree.write("systemd/nicer.slice/w.service/cgroup.procs", "8\n8\n");
+        const auto pids = layout.readPids("/nicer.slice");
+        REQUIRE(pids.ok());
+        CHECK(*pids == std::vector<pid_t>{7, 8});
+    }
+
+    SECTION("hybrid: quota on v1, usage and freezing on the unified tree") {
+        const auto layout = parseText(tree.mountLine("cpu", "cgroup", "rw,cpu") +
+                                      tree.mountLine("cpuacct", "cgroup", "rw,cpuacct") +
+                                      tree.mountLine("unified", "cgroup2", "rw"));
+        REQUIRE_FALSE(layout.cpuOnUnified());
+        tree.write("cpu/nicer.slice/cpu.cfs_quota_us", "60000\n");
+        tree.write("cpu/nicer.slice/cpu.cfs_period_us", "100000\n");
+        tree.write("unified/nicer.slice/cpu.max", "max 100000\n"); // not the controlling file on hybrid
+        tree.write("unified/nicer.slice/cpu.stat", "usage_usec 5\n");
+        tree.write("cpuacct/nicer.slice/cpuacct.usage", "1\n");
+        tree.write("unified/nicer.slice/cgroup.freeze", "0\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 600'000);
+        CHECK(*layout.readCpuUsageNSec("/nicer.slice") == 5000);
+        CHECK(layout.freezeFile("/nicer.slice") == tree.root() / "unified/nicer.slice/cgroup.freeze");
+    }
+}
