@@ -8,9 +8,8 @@ namespace nicer::actuator {
 using systemd::Properties;
 using systemd::Property;
 
-Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(systemd::UnitManager& units,
-                                                                           systemd::CgroupLayout layout,
-                                                                           std::string slice) {
+Result<std::unique_ptr<SystemdSliceActuator>>
+SystemdSliceActuator::create(systemd::UnitManager& units, systemd::CgroupLayout layout, std::string slice) {
     const auto base = [&](std::uint64_t weight) {
         return Properties{
             {"Description", std::string("nicer: volunteer work, capped to the machine's spare CPU")},
@@ -25,7 +24,8 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
         return state.error();
     }
     if (*state != "active") {
-        // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only takes 1..10000.
+        // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only
+        // takes 1..10000.
         auto started = units.startTransientUnit(slice, base(0), true);
         if (!started) {
             started = units.startTransientUnit(slice, base(1), true);
@@ -38,6 +38,7 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
             return retry.error();
         }
     }
+    const bool takenOver = *state == "active";
 
     auto cgroup = units.controlGroup(slice);
     if (!cgroup) {
@@ -47,6 +48,13 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
         (void)units.stopUnit(slice, true);
         return Error{"the systemd user manager does not delegate the cpu controller (no CPU quota file for " +
                      slice + "), so it cannot cap the work"};
+    }
+    if (takenOver) {
+        // A daemon that died while the work was frozen left it frozen: thaw by every method, or the work
+        // (and any unit started in the slice) would never run again.
+        (void)units.thawUnit(slice);
+        (void)layout.setFrozen(*cgroup, false);
+        (void)units.killUnit(slice, SIGCONT);
     }
     auto actuator = std::unique_ptr<SystemdSliceActuator>(
         new SystemdSliceActuator(units, std::move(layout), std::move(slice), std::move(*cgroup)));
@@ -128,6 +136,8 @@ Result<std::uint64_t> SystemdSliceActuator::workCpuNSec() {
     return m_layout.readCpuUsageNSec(m_cgroup);
 }
 
-Result<void> SystemdSliceActuator::release() { return m_frozen ? thaw() : Result<void>{}; }
+Result<void> SystemdSliceActuator::release() {
+    return m_frozen ? thaw() : Result<void>{};
+}
 
 } // namespace nicer::actuator

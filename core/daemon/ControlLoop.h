@@ -18,12 +18,13 @@ namespace nicer::daemon {
  */
 class ControlLoop {
 public:
-    ControlLoop(cpu::CpuSampler sampler, const control::ControllerParams& params, actuator::QuotaActuator& actuator,
-                std::size_t historyCapacity);
+    ControlLoop(cpu::CpuSampler sampler, const control::ControllerParams& params,
+                actuator::QuotaActuator& actuator, std::size_t historyCapacity);
 
     /// Takes the reference read of /proc/stat and of the work's CPU time.
     Result<void> prime();
-    /// Runs one period; @p timeUSec stamps the sample. An error leaves the work frozen (fail safe).
+    /// Runs one period; @p timeUSec stamps the sample. When /proc/stat cannot be read the loop is blind and
+    /// freezes the work (fail safe); other errors are reported while the controller's quota stays applied.
     Result<Sample> tick(std::uint64_t timeUSec);
 
     /// Freezes the work until resume(); the loop keeps sampling so the user still sees the machine.

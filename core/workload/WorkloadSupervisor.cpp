@@ -1,8 +1,7 @@
 #include "workload/WorkloadSupervisor.h"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <unistd.h>
 #include <utility>
 
 namespace nicer::workload {
@@ -49,8 +48,8 @@ Result<void> WorkloadSupervisor::start(Clock::time_point now, const std::string&
 
 Result<void> WorkloadSupervisor::startInstance(Instance& instance, Clock::time_point now) {
     Properties props{
-        {"Description", std::string(m_spec.demo ? "nicer demo workload: " : "nicer volunteer work: ") +
-                            m_spec.argv.front()},
+        {"Description",
+         std::string(m_spec.demo ? "nicer demo workload: " : "nicer volunteer work: ") + m_spec.argv.front()},
         {"Slice", m_slice},
         {"ExecStart", std::vector<ExecCommand>{{m_executable, m_spec.argv, false}}},
         // Dead instances are unloaded at once, so the same name can be started again.
@@ -88,16 +87,21 @@ Result<void> WorkloadSupervisor::poll(Clock::time_point now) {
         }
         if (!instance.restartAt) {
             // It just died: young deaths double the wait, a long run earns a fresh start.
-            instance.backoff = now - instance.startedAt >= kStableRun
-                                   ? kFirstBackoff
-                                   : (instance.restarts == 0 ? kFirstBackoff
-                                                             : std::min(instance.backoff * 2, kMaxBackoff));
+            instance.backoff =
+                now - instance.startedAt >= kStableRun
+                    ? kFirstBackoff
+                    : (instance.restarts == 0 ? kFirstBackoff : std::min(instance.backoff * 2, kMaxBackoff));
             instance.restartAt = now + instance.backoff;
         }
         if (now >= *instance.restartAt) {
             (void)m_units.resetFailedUnit(instance.unit);
-            if (auto started = startInstance(instance, now); !started && firstError) {
-                firstError = started;
+            if (auto started = startInstance(instance, now); !started) {
+                // Try again after the backoff, not every period.
+                instance.restartAt = now + instance.backoff;
+                if (firstError) {
+                    firstError = started;
+                }
+                continue;
             }
             ++instance.restarts;
         }
@@ -128,8 +132,8 @@ Result<void> WorkloadSupervisor::adopt(const std::vector<pid_t>& pids) {
         return Error{"no process to adopt"};
     }
     std::vector<std::uint32_t> ids(pids.begin(), pids.end());
-    const std::string scope =
-        m_unitPrefix + "-adopted-" + std::to_string(::getpid()) + "-" + std::to_string(m_adoptedScopes.size() + 1) + ".scope";
+    const std::string scope = m_unitPrefix + "-adopted-" + std::to_string(::getpid()) + "-" +
+                              std::to_string(m_adoptedScopes.size() + 1) + ".scope";
     Properties props{
         {"Description", std::string("nicer: adopted volunteer work")},
         {"Slice", m_slice},

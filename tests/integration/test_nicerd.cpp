@@ -9,6 +9,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <signal.h>
@@ -232,4 +235,111 @@ TEST_CASE("the CLI says plainly when nicerd is not running", "[nicerd]") {
     const auto r = test::runCommand(nicerCli("status"));
     CHECK(r.exitCode == 1);
     CHECK_THAT(r.err, Catch::Contains("nicerd is not running"));
+}
+
+TEST_CASE("nicerd emits a Sample every period and GetHistory returns the ones before", "[nicerd][dbus]") {
+    NicerdProcess daemon({"--period", "0.2", "--instances", "1"}, freshStateDir("signals"));
+    REQUIRE(daemon.waitReady());
+    sd_bus* raw = nullptr;
+    REQUIRE(sd_bus_open_user(&raw) >= 0);
+    systemd::BusPtr bus(raw);
+    struct Seen {
+        int count = 0;
+        bool consistent = true;
+    } seen;
+    const auto onSample = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
+        auto* s = static_cast<Seen*>(userdata);
+        daemon::Sample x;
+        int paused = 0;
+        if (sd_bus_message_read(m, "tdddddub", &x.timeUSec, &x.idle, &x.foreground, &x.background, &x.quota,
+                                &x.multiplier, &x.overloadCount, &paused) < 0) {
+            s->consistent = false;
+        }
+        s->consistent = s->consistent && std::abs(x.idle + x.foreground + x.background - 1.0) < 1e-6 &&
+                        x.quota >= 0.0 && x.quota <= 1.0 && x.multiplier >= 1.0;
+        ++s->count;
+        return 0;
+    };
+    REQUIRE(sd_bus_match_signal(bus.get(), nullptr, nullptr, "/org/nicer/Daemon", "org.nicer.Daemon1",
+                                "Sample", onSample, &seen) >= 0);
+    const auto until = std::chrono::steady_clock::now() + 2s;
+    while (std::chrono::steady_clock::now() < until) {
+        while (sd_bus_process(bus.get(), nullptr) > 0) {
+        }
+        sd_bus_wait(bus.get(), 50'000);
+    }
+    CHECK(seen.count >= 5); // about ten in two seconds at 0.2 s
+    CHECK(seen.count <= 15);
+    CHECK(seen.consistent);
+
+    auto client = dbus::DaemonClient::connect();
+    REQUIRE(client.ok());
+    const auto history = client->history();
+    REQUIRE(history.ok());
+    CHECK(history->size() >= 10);
+    for (std::size_t i = 1; i < history->size(); ++i) {
+        CHECK((*history)[i].timeUSec > (*history)[i - 1].timeUSec);
+    }
+    CHECK(daemon.stop() == 0);
+}
+
+TEST_CASE("nicerd adopts running processes of the user into its slice", "[nicerd]") {
+    const pid_t sleeper = ::fork();
+    if (sleeper == 0) {
+        ::execl("/bin/sleep", "sleep", "300", nullptr);
+        ::_exit(127);
+    }
+    {
+        NicerdProcess daemon({"--period", "0.25", "--instances", "1", "--adopt", std::to_string(sleeper)},
+                             freshStateDir("adopt"));
+        REQUIRE(daemon.waitReady());
+        const auto pids = workPids();
+        CHECK(std::find(pids.begin(), pids.end(), sleeper) != pids.end());
+        CHECK(daemon.stop() == 0);
+    }
+    ::kill(sleeper, SIGKILL);
+    ::waitpid(sleeper, nullptr, 0);
+}
+
+TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemon1.xml", "[nicerd][dbus]") {
+    NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, freshStateDir("introspect"));
+    REQUIRE(daemon.waitReady());
+    sd_bus* raw = nullptr;
+    REQUIRE(sd_bus_open_user(&raw) >= 0);
+    systemd::BusPtr bus(raw);
+    sd_bus_message* reply = nullptr;
+    REQUIRE(sd_bus_call_method(bus.get(), "org.nicer.Daemon", "/org/nicer/Daemon",
+                               "org.freedesktop.DBus.Introspectable", "Introspect", nullptr, &reply,
+                               "") >= 0);
+    systemd::BusMessagePtr owned(reply);
+    const char* xml = nullptr;
+    REQUIRE(sd_bus_message_read(reply, "s", &xml) >= 0);
+    const std::string live = xml;
+
+    std::ifstream in(NICER_RESOURCES "/org.nicer.Daemon1.xml");
+    const std::string documented((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Every member documented (with its type for properties) is what the daemon publishes, and vice versa.
+    const auto members = [](const std::string& text) {
+        std::vector<std::string> found;
+        for (const char* kind : {"<property name=\"", "<method name=\"", "<signal name=\""}) {
+            for (auto pos = text.find(kind); pos != std::string::npos; pos = text.find(kind, pos + 1)) {
+                const auto start = pos + std::strlen(kind);
+                std::string member =
+                    std::string(kind).substr(1, 4) + " " + text.substr(start, text.find('"', start) - start);
+                if (kind[1] == 'p') {
+                    const auto type = text.find("type=\"", start) + 6;
+                    member += " " + text.substr(type, text.find('"', type) - type);
+                }
+                found.push_back(member);
+            }
+        }
+        std::sort(found.begin(), found.end());
+        return found;
+    };
+    const auto iface = live.find("<interface name=\"org.nicer.Daemon1\">");
+    REQUIRE(iface != std::string::npos);
+    const std::string liveInterface = live.substr(iface, live.find("</interface>", iface) - iface);
+    CHECK(members(liveInterface) == members(documented));
+    CHECK(members(documented).size() == 24);
+    CHECK(daemon.stop() == 0);
 }

@@ -1,0 +1,182 @@
+#include "control/ParameterText.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <string>
+
+using namespace nicer::control;
+using namespace std::chrono_literals;
+
+namespace {
+
+ControllerParams set(std::string_view key, std::string_view value) {
+    ControllerParams p;
+    const auto done = setParameterFromText(p, key, value);
+    INFO((done ? std::string() : done.error().message));
+    REQUIRE(done.ok());
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("setParameterFromText sets every parameter from its text", "[ParameterText]") {
+    CHECK(set("reserve-band", "0.1").reserveBand == 0.1);
+    CHECK(set("min-multiplier", "2").minMultiplier == 2.0);
+    CHECK(set("max-multiplier", "32.5").maxMultiplier == 32.5);
+    CHECK(set("overload-threshold", "7").overloadThreshold == 7);
+    CHECK(set("idle-epsilon", "0.05").idleEpsilon == 0.05);
+    CHECK(set("reserve-band", "  0.2\t").reserveBand == 0.2);
+
+    // The period is given in seconds and kept in milliseconds.
+    CHECK(set("period", "1").period == 1000ms);
+    CHECK(set("period", "0.25").period == 250ms);
+    CHECK(set("period", "2.5").period == 2500ms);
+    CHECK(set("period", "0.01").period == 10ms);
+
+    // Only the named parameter changes.
+    const auto p = set("overload-threshold", "9");
+    ControllerParams expected;
+    expected.overloadThreshold = 9;
+    CHECK(p == expected);
+}
+
+TEST_CASE("setParameterFromText does not check ranges, so min and max can move together", "[ParameterText]") {
+    ControllerParams p;
+    REQUIRE(setParameterFromText(p, "min-multiplier", "40").ok());
+    CHECK_FALSE(validate(p).ok()); // 40 > max 16 for now
+    REQUIRE(setParameterFromText(p, "max-multiplier", "50").ok());
+    CHECK(validate(p).ok());
+}
+
+TEST_CASE("setParameterFromText rejects an unknown key, listing the known ones", "[ParameterText]") {
+    ControllerParams p;
+    const auto unknown = setParameterFromText(p, "reserve_band", "0.1");
+    REQUIRE_FALSE(unknown.ok());
+    CHECK_THAT(unknown.error().message, Catch::Contains("'reserve_band'"));
+    for (const auto key : kParameterKeys) {
+        CHECK_THAT(unknown.error().message, Catch::Contains(std::string(key)));
+    }
+    CHECK(p == ControllerParams{});
+}
+
+TEST_CASE("setParameterFromText rejects a value that is not a number, naming the key", "[ParameterText]") {
+    const auto key = GENERATE(as<std::string>{}, "reserve-band", "min-multiplier", "max-multiplier",
+                              "overload-threshold", "idle-epsilon", "period");
+    const auto value = GENERATE(as<std::string>{}, "abc", "", "0.1x", "1 2");
+    ControllerParams p;
+    const auto bad = setParameterFromText(p, key, value);
+    INFO(key << " = '" << value << "'");
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.error().message, Catch::Contains(key));
+    CHECK(p == ControllerParams{});
+}
+
+TEST_CASE("setParameterFromText wants a whole number of periods and a sane period", "[ParameterText]") {
+    ControllerParams p;
+    const auto fraction = setParameterFromText(p, "overload-threshold", "2.5");
+    REQUIRE_FALSE(fraction.ok());
+    CHECK_THAT(fraction.error().message, Catch::Contains("overload-threshold") && Catch::Contains("whole"));
+    const auto negative = setParameterFromText(p, "period", "-1");
+    REQUIRE_FALSE(negative.ok());
+    CHECK_THAT(negative.error().message, Catch::Contains("period"));
+    CHECK_FALSE(setParameterFromText(p, "period", "inf").ok());
+    CHECK_FALSE(setParameterFromText(p, "period", "nan").ok());
+    CHECK(p == ControllerParams{});
+}
+
+TEST_CASE("writeParameterFile and readParameterFile round-trip exactly", "[ParameterText]") {
+    ControllerParams p;
+    SECTION("defaults") {}
+    SECTION("values without an exact binary form") {
+        p.reserveBand = 0.1;
+        p.idleEpsilon = 0.05;
+        p.minMultiplier = 1.1;
+        p.maxMultiplier = 33.3;
+        p.overloadThreshold = 0;
+        p.period = 250ms;
+    }
+    SECTION("values whose shortest text is long") {
+        p.reserveBand = 0.1 + 0.2; // 0.30000000000000004
+        p.idleEpsilon = 1.0 / 3.0;
+        p.minMultiplier = 1.0 + 1e-15;
+        p.maxMultiplier = 64.0;
+        p.overloadThreshold = 123;
+        p.period = 10ms;
+    }
+    SECTION("the slowest period") {
+        p.period = 10'000ms;
+        p.idleEpsilon = 0.0;
+    }
+    REQUIRE(validate(p).ok());
+    const std::string text = writeParameterFile(p);
+    // Read over parameters that differ everywhere, so that each value must come from the text.
+    ControllerParams other;
+    other.reserveBand = 0.5;
+    other.minMultiplier = 3;
+    other.maxMultiplier = 5;
+    other.overloadThreshold = 99;
+    other.idleEpsilon = 0.4;
+    other.period = 7ms;
+    const auto read = readParameterFile(text, "params.conf", other);
+    INFO(text);
+    INFO((read ? std::string() : read.error().message));
+    REQUIRE(read.ok());
+    CHECK(*read == p);
+    CHECK(writeParameterFile(*read) == text);
+}
+
+TEST_CASE("parametersAsText lists every key in order", "[ParameterText]") {
+    const auto pairs = parametersAsText(ControllerParams{});
+    REQUIRE(pairs.size() == std::size(kParameterKeys));
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        CHECK(pairs[i].first == kParameterKeys[i]);
+    }
+    CHECK(pairs.back().second == "1"); // the period, in seconds
+}
+
+TEST_CASE("readParameterFile skips comments and blank lines and keeps unset parameters", "[ParameterText]") {
+    ControllerParams base;
+    base.overloadThreshold = 6;
+    const auto read = readParameterFile("# saved by nicerd\n\n  reserve-band = 0.1  # trailing note\r\n"
+                                        "period=0.5\n\t\n",
+                                        "params.conf", base);
+    INFO((read ? std::string() : read.error().message));
+    REQUIRE(read.ok());
+    CHECK(read->reserveBand == 0.1);
+    CHECK(read->period == 500ms);
+    CHECK(read->overloadThreshold == 6);
+    CHECK(read->maxMultiplier == ControllerParams{}.maxMultiplier);
+}
+
+TEST_CASE("readParameterFile errors name the source and the line", "[ParameterText]") {
+    const std::string source = "/home/u/.local/state/nicer/params.conf";
+
+    const auto noEquals = readParameterFile("# header\nreserve-band 0.1\n", source, {});
+    REQUIRE_FALSE(noEquals.ok());
+    CHECK_THAT(noEquals.error().message, Catch::StartsWith(source + ":2:") && Catch::Contains("key = value"));
+
+    const auto unknown = readParameterFile("period = 1\n\nspeed = 3\n", source, {});
+    REQUIRE_FALSE(unknown.ok());
+    CHECK_THAT(unknown.error().message, Catch::StartsWith(source + ":3:") && Catch::Contains("'speed'"));
+
+    const auto notNumber = readParameterFile("idle-epsilon = lots\n", source, {});
+    REQUIRE_FALSE(notNumber.ok());
+    CHECK_THAT(notNumber.error().message,
+               Catch::StartsWith(source + ":1:") && Catch::Contains("idle-epsilon"));
+
+    // Each line is fine on its own; together they are out of range, which only the file as a whole shows.
+    const auto outOfRange = readParameterFile("reserve-band = 0.9\n", source, {});
+    REQUIRE_FALSE(outOfRange.ok());
+    CHECK_THAT(outOfRange.error().message,
+               Catch::StartsWith(source + ": ") && Catch::Contains("reserve-band"));
+
+    const auto crossed = readParameterFile("min-multiplier = 20\nmax-multiplier = 10\n", source, {});
+    REQUIRE_FALSE(crossed.ok());
+    CHECK_THAT(crossed.error().message,
+               Catch::StartsWith(source + ": ") && Catch::Contains("min-multiplier"));
+
+    const auto slowPeriod = readParameterFile("period = 60\n", source, {});
+    REQUIRE_FALSE(slowPeriod.ok());
+    CHECK_THAT(slowPeriod.error().message, Catch::StartsWith(source + ": ") && Catch::Contains("period"));
+}

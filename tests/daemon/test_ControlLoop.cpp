@@ -1,0 +1,331 @@
+#include "control/Controller.h"
+#include "daemon/ControlLoop.h"
+#include "fakes/FakeActuator.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+using nicer::control::Controller;
+using nicer::control::ControllerParams;
+using nicer::cpu::CpuSampler;
+using nicer::daemon::ControlLoop;
+using nicer::daemon::Sample;
+using nicer::test::FakeActuator;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// A /proc/stat stand-in that the test rewrites between ticks.
+class StatFile {
+public:
+    StatFile() {
+        static int counter = 0;
+        m_path = fs::temp_directory_path() /
+                 ("nicer-loop-procstat-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+    }
+    ~StatFile() {
+        std::error_code ec;
+        fs::remove(m_path, ec);
+    }
+    StatFile(const StatFile&) = delete;
+    StatFile& operator=(const StatFile&) = delete;
+
+    void copyFixture(const std::string& name) const {
+        fs::copy_file(std::string(NICER_TEST_DATA) + "/procstat/" + name, m_path,
+                      fs::copy_options::overwrite_existing);
+    }
+    void write(const std::string& text) const { std::ofstream(m_path, std::ios::trunc) << text; }
+    void remove() const { fs::remove(m_path); }
+    std::string path() const { return m_path.string(); }
+
+private:
+    fs::path m_path;
+};
+
+/// A two-CPU machine whose counters advance by 100 ticks per CPU each period.
+class TwoCpuMachine {
+public:
+    explicit TwoCpuMachine(const StatFile& file)
+        : m_file(file) {
+        write();
+    }
+    /// One period in which each CPU was idle for @p idleTicks of its 100 ticks.
+    void advance(std::uint64_t idleTicks) {
+        m_idle += idleTicks;
+        m_user += 100 - idleTicks;
+        write();
+    }
+
+private:
+    void write() const {
+        const auto line = [&](const std::string& label, std::uint64_t factor) {
+            return label + " " + std::to_string(factor * m_user) + " 0 0 " + std::to_string(factor * m_idle) +
+                   " 0 0 0 0 0 0\n";
+        };
+        m_file.write(line("cpu ", 2) + line("cpu0", 1) + line("cpu1", 1));
+    }
+
+    const StatFile& m_file;
+    std::uint64_t m_user = 1000;
+    std::uint64_t m_idle = 5000;
+};
+
+double nsPerTick() {
+    return 1e9 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+Sample tickOk(ControlLoop& loop, std::uint64_t timeUSec) {
+    auto sample = loop.tick(timeUSec);
+    INFO((sample ? std::string() : sample.error().message));
+    REQUIRE(sample.ok());
+    return *sample;
+}
+
+} // namespace
+
+TEST_CASE("the loop splits busy time into the user's and the work's", "[ControlLoop]") {
+    StatFile stat;
+    stat.copyFixture("four-cpus-t0.txt");
+    FakeActuator actuator;
+    actuator.setWorkCpuNSec(5'000'000'000);
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 10);
+    REQUIRE(loop.prime().ok());
+
+    // t0 -> t1: 400 ticks over four CPUs, 215 of them idle.
+    stat.copyFixture("four-cpus-t1.txt");
+    const double machineNSec = 400 * nsPerTick();
+    const double idle = 215.0 / 400.0;
+    const double busy = 1.0 - idle;
+
+    SECTION("the work's share comes from its CPU time over the same span") {
+        actuator.addWorkCpuNSec(static_cast<std::uint64_t>(std::llround(0.2 * machineNSec)));
+        const auto s = tickOk(loop, 17);
+        CHECK(s.timeUSec == 17);
+        CHECK(s.idle == Approx(idle));
+        CHECK(s.background == Approx(0.2));
+        CHECK(s.foreground == Approx(busy - 0.2));
+        CHECK(s.idle + s.foreground + s.background == Approx(1.0));
+        CHECK(loop.cpuCount() == 4);
+        REQUIRE(actuator.applied().size() == 1);
+        CHECK(actuator.applied().back().cpuCount == 4);
+    }
+    SECTION("the work cannot have used more than the busy time") {
+        actuator.addWorkCpuNSec(static_cast<std::uint64_t>(std::llround(3.0 * machineNSec)));
+        const auto s = tickOk(loop, 17);
+        CHECK(s.background == Approx(busy));
+        CHECK(s.foreground == Approx(0.0).margin(1e-12));
+        CHECK(s.idle + s.foreground + s.background == Approx(1.0));
+    }
+    SECTION("a work counter that went backwards (slice recreated) counts as no work") {
+        actuator.setWorkCpuNSec(1'000'000'000);
+        const auto s = tickOk(loop, 17);
+        CHECK(s.background == 0.0);
+        CHECK(s.foreground == Approx(busy));
+        CHECK(s.idle + s.foreground + s.background == Approx(1.0));
+    }
+    SECTION("an idle work adds nothing") {
+        const auto s = tickOk(loop, 17);
+        CHECK(s.background == 0.0);
+        CHECK(s.foreground == Approx(busy));
+    }
+}
+
+TEST_CASE("the work's share is measured from the previous tick, not from the start", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 10);
+    REQUIRE(loop.prime().ok());
+
+    const double machineNSec = 200 * nsPerTick();
+    machine.advance(50);
+    actuator.addWorkCpuNSec(static_cast<std::uint64_t>(std::llround(0.3 * machineNSec)));
+    CHECK(tickOk(loop, 1).background == Approx(0.3));
+    machine.advance(50);
+    actuator.addWorkCpuNSec(static_cast<std::uint64_t>(std::llround(0.1 * machineNSec)));
+    const auto second = tickOk(loop, 2);
+    CHECK(second.background == Approx(0.1));
+    CHECK(second.foreground == Approx(0.4));
+}
+
+TEST_CASE("the loop applies the controller's quota every tick", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    ControllerParams params;
+    params.overloadThreshold = 2;
+    ControlLoop loop(CpuSampler(stat.path()), params, actuator, 100);
+    REQUIRE(loop.prime().ok());
+
+    // Idle, then the user takes the machine (the work must stop), then it is idle again.
+    const std::vector<std::uint64_t> idleTicks{80, 75, 60, 40, 20, 0, 0, 0, 0, 0, 30, 90, 95, 100};
+    Controller byHand(params);
+    bool sawPositiveQuota = false;
+    bool sawStop = false;
+    for (std::size_t i = 0; i < idleTicks.size(); ++i) {
+        INFO("tick " << i);
+        machine.advance(idleTicks[i]);
+        const auto s = tickOk(loop, i);
+        CHECK(s.idle == Approx(static_cast<double>(idleTicks[i]) / 100.0));
+        const auto& expected = byHand.step(s.idle);
+        REQUIRE(actuator.applied().size() == i + 1);
+        CHECK(actuator.applied().back().quota == expected.quota);
+        CHECK(actuator.applied().back().cpuCount == 2);
+        CHECK(s.quota == expected.quota);
+        CHECK(s.multiplier == expected.multiplier);
+        CHECK(s.overloadCount == static_cast<std::uint32_t>(expected.overloadCount));
+        CHECK_FALSE(s.paused);
+        sawPositiveQuota = sawPositiveQuota || expected.quota > 0.0;
+        sawStop = sawStop || (i > 0 && actuator.applied()[i - 1].quota > 0.0 && expected.quota == 0.0);
+    }
+    // The trace must exercise both a running and a stopped work for the comparison to mean anything.
+    CHECK(sawPositiveQuota);
+    CHECK(sawStop);
+    CHECK(loop.state().quota == byHand.state().quota);
+}
+
+TEST_CASE("pause() holds the work at quota 0 while the loop keeps sampling", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    const ControllerParams params;
+    ControlLoop loop(CpuSampler(stat.path()), params, actuator, 100);
+    REQUIRE(loop.prime().ok());
+    machine.advance(80);
+    (void)tickOk(loop, 1);
+    machine.advance(70);
+    (void)tickOk(loop, 2);
+    const auto running = loop.state();
+    REQUIRE(running.quota > 0.0);
+
+    REQUIRE(loop.pause().ok());
+    CHECK(loop.paused());
+    REQUIRE(actuator.applied().size() == 3);
+    CHECK(actuator.applied().back().quota == 0.0);
+
+    for (const std::uint64_t idle : {90, 0, 0, 0, 0, 0, 0}) {
+        machine.advance(idle);
+        const auto s = tickOk(loop, 3);
+        CHECK(s.paused);
+        CHECK(s.quota == 0.0);
+        CHECK(s.idle == Approx(static_cast<double>(idle) / 100.0));
+        CHECK(actuator.applied().back().quota == 0.0);
+        // The controller does not see the paused periods: neither the idle nor the overloads.
+        CHECK(loop.state().quota == running.quota);
+        CHECK(loop.state().multiplier == running.multiplier);
+        CHECK(loop.state().overloadCount == running.overloadCount);
+    }
+
+    loop.resume();
+    CHECK_FALSE(loop.paused());
+    CHECK(loop.state().quota == 0.0);
+    CHECK(loop.state().multiplier == params.minMultiplier);
+    CHECK(loop.state().overloadCount == 0);
+
+    machine.advance(60);
+    const auto s = tickOk(loop, 4);
+    Controller fresh(params);
+    fresh.step(s.idle);
+    CHECK_FALSE(s.paused);
+    CHECK(s.quota == fresh.state().quota);
+    CHECK(actuator.applied().back().quota == fresh.state().quota);
+    CHECK(s.quota > 0.0);
+}
+
+TEST_CASE("resume() without pause() keeps the controller's state", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 100);
+    REQUIRE(loop.prime().ok());
+    machine.advance(80);
+    (void)tickOk(loop, 1);
+    const double quota = loop.state().quota;
+    REQUIRE(quota > 0.0);
+    loop.resume();
+    CHECK(loop.state().quota == quota);
+}
+
+TEST_CASE("the history keeps the newest samples up to its capacity", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 3);
+    REQUIRE(loop.prime().ok());
+    CHECK(loop.history().empty());
+    CHECK_FALSE(loop.last().has_value());
+
+    for (std::uint64_t t = 1; t <= 5; ++t) {
+        machine.advance(50);
+        (void)tickOk(loop, t);
+        CHECK(loop.history().size() == std::min<std::size_t>(t, 3));
+    }
+    REQUIRE(loop.history().size() == 3);
+    CHECK(loop.history()[0].timeUSec == 3);
+    CHECK(loop.history()[1].timeUSec == 4);
+    CHECK(loop.history()[2].timeUSec == 5);
+    REQUIRE(loop.last().has_value());
+    CHECK(loop.last()->timeUSec == 5);
+}
+
+TEST_CASE("a sampler read error fails the tick and stops the work", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 10);
+    REQUIRE(loop.prime().ok());
+    machine.advance(90);
+    (void)tickOk(loop, 1);
+    REQUIRE(actuator.applied().back().quota > 0.0);
+
+    SECTION("the file is gone") {
+        stat.remove();
+    }
+    SECTION("the file is not /proc/stat") {
+        stat.write("cpu  1 2 x 4\n");
+    }
+    const auto failed = loop.tick(2);
+    REQUIRE_FALSE(failed.ok());
+    CHECK_THAT(failed.error().message, Catch::Contains(stat.path()));
+    REQUIRE(actuator.applied().size() == 2);
+    CHECK(actuator.applied().back().quota == 0.0);
+    CHECK(actuator.applied().back().cpuCount == 2);
+    CHECK(actuator.frozen());
+}
+
+TEST_CASE("a failed read of the work's CPU time is reported, with the quota still applied", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 10);
+    REQUIRE(loop.prime().ok());
+    machine.advance(90);
+    actuator.setWorkError("cpu.stat: no such file");
+    const auto failed = loop.tick(1);
+    REQUIRE_FALSE(failed.ok());
+    CHECK_THAT(failed.error().message, Catch::Contains("work's CPU time") && Catch::Contains("cpu.stat"));
+    // The quota comes from the idle time alone, so the controller still acts; the sample is kept.
+    REQUIRE(actuator.applied().size() == 1);
+    Controller byHand(ControllerParams{});
+    CHECK(actuator.applied().back().quota == byHand.step(0.9).quota);
+    REQUIRE(loop.last().has_value());
+    CHECK(loop.last()->background == 0.0);
+}
+
+TEST_CASE("prime() fails when the work's CPU time cannot be read", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    actuator.setWorkError("no CPU usage for cgroup /nicer.slice");
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 10);
+    const auto primed = loop.prime();
+    REQUIRE_FALSE(primed.ok());
+    CHECK_THAT(primed.error().message, Catch::Contains("/nicer.slice"));
+}

@@ -1,0 +1,465 @@
+#include "actuator/SystemdSliceActuator.h"
+#include "fakes/FakeUnitManager.h"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <utility>
+
+using nicer::actuator::kMinQuotaPerSecUSec;
+using nicer::actuator::SystemdSliceActuator;
+using nicer::systemd::CgroupLayout;
+using nicer::test::FakeUnitManager;
+using nicer::test::propertyValue;
+using nicer::test::UnitCall;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSlice = "nicer.slice";
+
+/// A scratch directory standing in for the cgroup mounts; removed again even when a test fails.
+class TempTree {
+public:
+    TempTree() {
+        static int counter = 0;
+        m_root = fs::temp_directory_path() /
+                 ("nicer-actuator-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+        fs::remove_all(m_root);
+        fs::create_directories(m_root);
+    }
+    ~TempTree() {
+        std::error_code ec;
+        fs::remove_all(m_root, ec);
+    }
+    TempTree(const TempTree&) = delete;
+    TempTree& operator=(const TempTree&) = delete;
+
+    void write(const std::string& relative, const std::string& text) const {
+        const auto path = m_root / relative;
+        fs::create_directories(path.parent_path());
+        std::ofstream(path) << text;
+    }
+    std::string read(const std::string& relative) const {
+        std::ifstream in(m_root / relative);
+        std::ostringstream text;
+        text << in.rdbuf();
+        return text.str();
+    }
+
+    /// A mountinfo line for a mount of @p fsType at root/relative, escaped as the kernel does.
+    std::string mountLine(const std::string& relative, const std::string& fsType,
+                          const std::string& superOptions) const {
+        std::string escaped;
+        for (const char c : (m_root / relative).string()) {
+            escaped += c == ' ' ? std::string("\\040") : std::string(1, c);
+        }
+        return "41 31 0:38 / " + escaped + " rw,relatime - " + fsType + " " + fsType + " " + superOptions +
+               "\n";
+    }
+
+private:
+    fs::path m_root;
+};
+
+CgroupLayout parseLayout(const std::string& mountinfo) {
+    auto layout = CgroupLayout::parse(mountinfo);
+    INFO((layout ? std::string() : layout.error().message));
+    REQUIRE(layout.ok());
+    return *layout;
+}
+
+/// The CI machines' shape: v1 cpu hierarchy plus a v2 "unified" tree that has cgroup.freeze and cpu.stat.
+CgroupLayout hybridLayout(const TempTree& tree, bool withFreezeFile = true) {
+    tree.write("cpu/nicer.slice/cpu.cfs_quota_us", "-1\n");
+    tree.write("cpu/nicer.slice/cpu.cfs_period_us", "100000\n");
+    tree.write("unified/nicer.slice/cgroup.procs", "");
+    if (withFreezeFile) {
+        tree.write("unified/nicer.slice/cgroup.freeze", "0\n");
+    }
+    return parseLayout(tree.mountLine("cpu", "cgroup", "rw,cpu") +
+                       tree.mountLine("unified", "cgroup2", "rw,nsdelegate"));
+}
+
+/// Pure cgroup v1 with the cpu controller only: neither cgroup.freeze nor a v2 cpu.stat exists.
+CgroupLayout v1OnlyLayout(const TempTree& tree) {
+    tree.write("cpu/nicer.slice/cpu.cfs_quota_us", "-1\n");
+    tree.write("cpu/nicer.slice/cpu.cfs_period_us", "100000\n");
+    return parseLayout(tree.mountLine("cpu", "cgroup", "rw,cpu"));
+}
+
+std::unique_ptr<SystemdSliceActuator> createActuator(FakeUnitManager& units, CgroupLayout layout) {
+    auto created = SystemdSliceActuator::create(units, std::move(layout), kSlice);
+    INFO((created ? std::string() : created.error().message));
+    REQUIRE(created.ok());
+    return std::move(created).value();
+}
+
+/// The CPUQuotaPerSecUSec values sent so far, in order.
+std::vector<std::uint64_t> quotasSent(const FakeUnitManager& units) {
+    std::vector<std::uint64_t> out;
+    for (const auto& call : units.callsTo("setUnitProperties")) {
+        if (const auto usec = propertyValue<std::uint64_t>(call.props, "CPUQuotaPerSecUSec")) {
+            out.push_back(*usec);
+        }
+    }
+    return out;
+}
+
+/// The actions since index @p from of actions(), as "method" or "method:signal" for killUnit.
+std::vector<std::string> actionNames(const FakeUnitManager& units, std::size_t from = 0) {
+    std::vector<std::string> out;
+    const auto actions = units.actions();
+    for (std::size_t i = from; i < actions.size(); ++i) {
+        const auto& c = actions[i];
+        out.push_back(c.method == "killUnit" ? c.method + ":" + std::to_string(c.signal) : c.method);
+    }
+    return out;
+}
+
+bool cpuWeightIs(const UnitCall& call, std::uint64_t weight) {
+    return propertyValue<std::uint64_t>(call.props, "CPUWeight") == weight;
+}
+
+} // namespace
+
+TEST_CASE("create() starts the slice with CPU accounting and the idle weight", "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    const auto actuator = createActuator(units, hybridLayout(tree));
+
+    const auto starts = units.callsTo("startTransientUnit");
+    REQUIRE(starts.size() == 1);
+    CHECK(starts[0].unit == kSlice);
+    CHECK(starts[0].wait);
+    CHECK(propertyValue<bool>(starts[0].props, "CPUAccounting") == true);
+    CHECK(cpuWeightIs(starts[0], 0));
+    // The slice starts at the smallest cap, so nothing runs uncapped before the first period.
+    CHECK(propertyValue<std::uint64_t>(starts[0].props, "CPUQuotaPerSecUSec") == kMinQuotaPerSecUSec);
+    CHECK(actuator->cgroup() == "/nicer.slice");
+    CHECK(actuator->name() == "systemd-slice");
+    CHECK_FALSE(actuator->frozen());
+    CHECK(units.callsTo("stopUnit").empty());
+}
+
+TEST_CASE("create() falls back to CPUWeight 1 where systemd rejects 0", "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    units.fail("startTransientUnit", "Value specified in CPUWeight is out of range",
+               [](const UnitCall& c) { return cpuWeightIs(c, 0); });
+
+    const auto actuator = createActuator(units, hybridLayout(tree));
+    const auto starts = units.callsTo("startTransientUnit");
+    REQUIRE(starts.size() == 2);
+    CHECK(cpuWeightIs(starts[0], 0));
+    CHECK(cpuWeightIs(starts[1], 1));
+    CHECK(propertyValue<bool>(starts[1].props, "CPUAccounting") == true);
+    CHECK(units.unit(kSlice).activeState == "active");
+}
+
+TEST_CASE("create() reports systemd's error when the slice cannot be started at all",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    units.fail("startTransientUnit", "Access denied");
+    const auto created = SystemdSliceActuator::create(units, hybridLayout(tree), kSlice);
+    REQUIRE_FALSE(created.ok());
+    CHECK_THAT(created.error().message, Catch::Contains("Access denied"));
+}
+
+TEST_CASE("create() takes over a slice left active by a previous run", "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    const std::string cgroup = "/user.slice/user-1000.slice/user@1000.service/nicer.slice";
+    tree.write("v2" + cgroup + "/cpu.max", "10000 100000\n");
+    units.unit(kSlice).activeState = "active";
+    units.unit(kSlice).controlGroup = cgroup;
+
+    // Pure cgroup v2: cpu.max on the one tree.
+    const auto actuator = createActuator(units, parseLayout(tree.mountLine("v2", "cgroup2", "rw")));
+    CHECK(units.callsTo("startTransientUnit").empty());
+    const auto sets = units.callsTo("setUnitProperties");
+    REQUIRE(sets.size() == 1);
+    CHECK(sets[0].unit == kSlice);
+    CHECK(cpuWeightIs(sets[0], 0));
+    CHECK(propertyValue<bool>(sets[0].props, "CPUAccounting") == true);
+    CHECK(actuator->cgroup() == cgroup);
+}
+
+TEST_CASE("create() thaws a slice that a daemon which died while frozen left behind",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    units.unit(kSlice).activeState = "active";
+    units.unit(kSlice).controlGroup = "/nicer.slice";
+    const auto layout = hybridLayout(tree);
+    tree.write("unified/nicer.slice/cgroup.freeze", "1\n");
+    const auto actuator = createActuator(units, layout);
+    CHECK(tree.read("unified/nicer.slice/cgroup.freeze") == "0\n");
+    CHECK(units.callsTo("thawUnit").size() == 1);
+    const auto kills = units.callsTo("killUnit");
+    REQUIRE(kills.size() == 1);
+    CHECK(kills[0].signal == SIGCONT);
+    CHECK_FALSE(actuator->frozen());
+}
+
+TEST_CASE("create() fails, naming the cpu controller, when the slice's cgroup has no quota file",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    CgroupLayout layout = parseLayout(tree.mountLine("v2", "cgroup2", "rw"));
+    SECTION("cgroup v2 without cpu.max") {
+        tree.write("v2/nicer.slice/cgroup.procs", "");
+    }
+    SECTION("cgroup v1 without cpu.cfs_quota_us") {
+        tree.write("cpu/nicer.slice/tasks", "");
+        layout = parseLayout(tree.mountLine("cpu", "cgroup", "rw,cpu"));
+    }
+    const auto created = SystemdSliceActuator::create(units, layout, kSlice);
+    REQUIRE_FALSE(created.ok());
+    CHECK_THAT(created.error().message, Catch::Contains("cpu controller") && Catch::Contains(kSlice));
+    // The slice it started is not left behind for the next actuator to trip over.
+    const auto stops = units.callsTo("stopUnit");
+    REQUIRE(stops.size() == 1);
+    CHECK(stops[0].unit == kSlice);
+    CHECK(units.unit(kSlice).activeState == "inactive");
+}
+
+TEST_CASE("apply() sends CPUQuotaPerSecUSec = quota x CPUs x 1 s, only when it changes",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    const auto actuator = createActuator(units, hybridLayout(tree));
+
+    SECTION("a new value is sent once, an equal one not at all") {
+        REQUIRE(actuator->apply(0.5, 2).ok());
+        const auto sets = units.callsTo("setUnitProperties");
+        REQUIRE(sets.size() == 1);
+        CHECK(sets[0].unit == kSlice);
+        REQUIRE(sets[0].props.size() == 1);
+        CHECK(propertyValue<std::uint64_t>(sets[0].props, "CPUQuotaPerSecUSec") == 1'000'000);
+
+        REQUIRE(actuator->apply(0.25, 4).ok()); // the same 1 s of CPU per second
+        REQUIRE(actuator->apply(0.5, 2).ok());
+        CHECK(quotasSent(units) == std::vector<std::uint64_t>{1'000'000});
+
+        REQUIRE(actuator->apply(0.3, 4).ok());
+        REQUIRE(actuator->apply(1.0, 4).ok());
+        CHECK(quotasSent(units) == std::vector<std::uint64_t>{1'000'000, 1'200'000, 4'000'000});
+        CHECK(units.callsTo("freezeUnit").empty());
+        CHECK_FALSE(actuator->frozen());
+    }
+    SECTION("tiny quotas are floored at the smallest quota the kernel takes") {
+        REQUIRE(actuator->apply(0.5, 2).ok());
+        REQUIRE(actuator->apply(0.001, 2).ok()); // 2000 µs
+        CHECK(quotasSent(units) == std::vector<std::uint64_t>{1'000'000, kMinQuotaPerSecUSec});
+        REQUIRE(actuator->apply(0.0001, 4).ok()); // 400 µs: still the floor, so nothing to send
+        CHECK(quotasSent(units).size() == 2);
+        CHECK(units.callsTo("freezeUnit").empty());
+    }
+    SECTION("the slice starts at the floor, so a tiny first quota sends nothing") {
+        REQUIRE(actuator->apply(0.001, 1).ok());
+        CHECK(quotasSent(units).empty());
+    }
+    SECTION("a failed D-Bus call is reported and retried in the next period") {
+        units.fail("setUnitProperties", "Connection timed out");
+        const auto failed = actuator->apply(0.5, 2);
+        REQUIRE_FALSE(failed.ok());
+        CHECK_THAT(failed.error().message, Catch::Contains("Connection timed out"));
+        units.clearFailure("setUnitProperties");
+        REQUIRE(actuator->apply(0.5, 2).ok());
+        CHECK(quotasSent(units) == std::vector<std::uint64_t>{1'000'000, 1'000'000});
+    }
+}
+
+TEST_CASE("quota 0 freezes the slice through systemd's FreezeUnit first", "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    const auto actuator = createActuator(units, hybridLayout(tree));
+    REQUIRE(actuator->apply(0.5, 2).ok());
+
+    REQUIRE(actuator->apply(0.0, 2).ok());
+    CHECK(actuator->frozen());
+    CHECK(actuator->freezeMethod() == "systemd");
+    CHECK(units.unit(kSlice).frozen);
+    CHECK(tree.read("unified/nicer.slice/cgroup.freeze") == "0\n"); // systemd did it, not nicer
+    CHECK(units.callsTo("killUnit").empty());
+
+    // systemd's freeze holds new children too: no further call while it stays frozen.
+    REQUIRE(actuator->apply(0.0, 2).ok());
+    REQUIRE(actuator->apply(-0.1, 2).ok());
+    CHECK(units.callsTo("freezeUnit").size() == 1);
+
+    SECTION("a lower quota is set BEFORE the thaw, so the work never runs above it") {
+        const auto before = units.actions().size();
+        REQUIRE(actuator->apply(0.25, 2).ok());
+        CHECK(actionNames(units, before) == std::vector<std::string>{"setUnitProperties", "thawUnit"});
+        CHECK(quotasSent(units).back() == 500'000);
+        CHECK_FALSE(actuator->frozen());
+        CHECK_FALSE(units.unit(kSlice).frozen);
+    }
+    SECTION("the same quota as before the freeze only thaws") {
+        const auto before = units.actions().size();
+        REQUIRE(actuator->apply(0.5, 2).ok());
+        CHECK(actionNames(units, before) == std::vector<std::string>{"thawUnit"});
+        CHECK_FALSE(actuator->frozen());
+    }
+    SECTION("a failed thaw leaves it frozen, and the next period tries again") {
+        units.fail("thawUnit", "Connection timed out");
+        CHECK_FALSE(actuator->apply(0.5, 2).ok());
+        CHECK(actuator->frozen());
+        units.clearFailure("thawUnit");
+        REQUIRE(actuator->apply(0.5, 2).ok());
+        CHECK_FALSE(actuator->frozen());
+        CHECK(units.callsTo("thawUnit").size() == 2);
+    }
+}
+
+TEST_CASE("quota 0 falls back to cgroup.freeze when FreezeUnit fails", "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    units.fail("freezeUnit", "Unit 'nicer.slice' does not support freezing");
+    const auto actuator = createActuator(units, hybridLayout(tree));
+    REQUIRE(actuator->apply(0.5, 2).ok());
+
+    REQUIRE(actuator->apply(0.0, 2).ok());
+    CHECK(actuator->frozen());
+    CHECK(actuator->freezeMethod() == "cgroup.freeze");
+    CHECK(tree.read("unified/nicer.slice/cgroup.freeze") == "1\n");
+    CHECK(units.callsTo("killUnit").empty());
+
+    // The kernel's freeze holds new children too, and systemd is not asked again once it said no.
+    REQUIRE(actuator->apply(0.0, 2).ok());
+    CHECK(units.callsTo("freezeUnit").size() == 1);
+
+    REQUIRE(actuator->apply(0.3, 2).ok());
+    CHECK(tree.read("unified/nicer.slice/cgroup.freeze") == "0\n");
+    CHECK_FALSE(actuator->frozen());
+    CHECK(quotasSent(units).back() == 600'000);
+    CHECK(units.callsTo("thawUnit").empty());
+    CHECK(units.callsTo("killUnit").empty());
+
+    // Freezing again goes straight to cgroup.freeze.
+    REQUIRE(actuator->apply(0.0, 2).ok());
+    CHECK(tree.read("unified/nicer.slice/cgroup.freeze") == "1\n");
+    CHECK(units.callsTo("freezeUnit").size() == 1);
+}
+
+TEST_CASE("without FreezeUnit and cgroup.freeze, the slice is stopped with SIGSTOP through KillUnit",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    units.fail("freezeUnit", "Unit 'nicer.slice' does not support freezing");
+    CgroupLayout layout = v1OnlyLayout(tree);
+    SECTION("pure cgroup v1: no v2 tree at all") {}
+    SECTION("hybrid on a kernel without cgroup.freeze") {
+        layout = hybridLayout(tree, false);
+    }
+    const auto actuator = createActuator(units, layout);
+    REQUIRE(actuator->apply(0.5, 2).ok());
+
+    const auto before = units.actions().size();
+    REQUIRE(actuator->apply(0.0, 2).ok());
+    CHECK(actuator->frozen());
+    CHECK(actuator->freezeMethod() == "SIGSTOP");
+    CHECK(actionNames(units, before) ==
+          std::vector<std::string>{"freezeUnit", "killUnit:" + std::to_string(SIGSTOP)});
+    CHECK(units.callsTo("killUnit").back().unit == kSlice);
+
+    // SIGSTOP only stops the processes there are: it is sent again every period, so restarts stop too.
+    REQUIRE(actuator->apply(0.0, 2).ok());
+    REQUIRE(actuator->apply(0.0, 2).ok());
+    const auto kills = units.callsTo("killUnit");
+    REQUIRE(kills.size() == 3);
+    for (const auto& kill : kills) {
+        CHECK(kill.signal == SIGSTOP);
+    }
+    CHECK(units.callsTo("freezeUnit").size() == 1);
+
+    const auto beforeThaw = units.actions().size();
+    REQUIRE(actuator->apply(0.25, 2).ok());
+    CHECK(actionNames(units, beforeThaw) ==
+          std::vector<std::string>{"setUnitProperties", "killUnit:" + std::to_string(SIGCONT)});
+    CHECK(quotasSent(units).back() == 500'000);
+    CHECK_FALSE(actuator->frozen());
+    CHECK(units.callsTo("thawUnit").empty());
+}
+
+TEST_CASE("a freeze that no method manages is an error and the slice counts as running",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    units.fail("freezeUnit", "Unit 'nicer.slice' does not support freezing");
+    units.fail("killUnit", "Access denied");
+    const auto actuator = createActuator(units, v1OnlyLayout(tree));
+
+    const auto frozen = actuator->apply(0.0, 2);
+    REQUIRE_FALSE(frozen.ok());
+    CHECK_THAT(frozen.error().message, Catch::Contains("cannot freeze") && Catch::Contains(kSlice) &&
+                                           Catch::Contains("Access denied"));
+    CHECK_FALSE(actuator->frozen());
+}
+
+TEST_CASE("workCpuNSec uses CPUUsageNSec and falls back to the v2 tree's cpu.stat",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    const auto actuator = createActuator(units, hybridLayout(tree));
+    tree.write("unified/nicer.slice/cpu.stat", "usage_usec 1234567\nuser_usec 1000000\nsystem_usec 234567\n");
+
+    units.unit(kSlice).cpuUsageNSec = 42'000'000'123;
+    auto usage = actuator->workCpuNSec();
+    REQUIRE(usage.ok());
+    CHECK(*usage == 42'000'000'123);
+
+    SECTION("systemd does not account it") {
+        units.unit(kSlice).cpuUsageNSec = nicer::systemd::kNoUsage;
+    }
+    SECTION("systemd cannot be asked") {
+        units.fail("cpuUsageNSec", "Connection timed out");
+    }
+    usage = actuator->workCpuNSec();
+    REQUIRE(usage.ok());
+    CHECK(*usage == 1'234'567'000);
+
+    tree.write("unified/nicer.slice/cpu.stat", "user_usec 1000000\n");
+    const auto broken = actuator->workCpuNSec();
+    REQUIRE_FALSE(broken.ok());
+    CHECK_THAT(broken.error().message, Catch::Contains("usage_usec"));
+}
+
+TEST_CASE("release() thaws a frozen slice and does nothing to a running one", "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+
+    SECTION("frozen by systemd") {
+        const auto actuator = createActuator(units, hybridLayout(tree));
+        REQUIRE(actuator->release().ok());
+        CHECK(units.callsTo("thawUnit").empty());
+
+        REQUIRE(actuator->apply(0.0, 2).ok());
+        REQUIRE(actuator->release().ok());
+        CHECK(units.callsTo("thawUnit").size() == 1);
+        CHECK_FALSE(actuator->frozen());
+        CHECK_FALSE(units.unit(kSlice).frozen);
+        REQUIRE(actuator->release().ok());
+        CHECK(units.callsTo("thawUnit").size() == 1);
+    }
+    SECTION("stopped with SIGSTOP") {
+        units.fail("freezeUnit", "Unit 'nicer.slice' does not support freezing");
+        const auto actuator = createActuator(units, v1OnlyLayout(tree));
+        REQUIRE(actuator->apply(0.0, 2).ok());
+        REQUIRE(actuator->release().ok());
+        const auto kills = units.callsTo("killUnit");
+        REQUIRE(kills.size() == 2);
+        CHECK(kills.back().signal == SIGCONT);
+        CHECK_FALSE(actuator->frozen());
+    }
+}

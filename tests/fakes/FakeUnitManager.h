@@ -1,0 +1,183 @@
+#pragma once
+
+#include "systemd/UnitManager.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace nicer::test {
+
+/// One call made to the FakeUnitManager, in the order the code under test made it.
+struct UnitCall {
+    std::string method; ///< the UnitManager method's name, e.g. "startTransientUnit"
+    std::string unit;
+    systemd::Properties props; ///< startTransientUnit and setUnitProperties only
+    bool wait = false;         ///< startTransientUnit and stopUnit only
+    int signal = 0;            ///< killUnit only
+};
+
+/// What the fake knows about one unit; tests set these to stage what systemd would report.
+struct FakeUnit {
+    std::string activeState = "inactive";
+    std::string controlGroup;
+    std::uint64_t cpuUsageNSec = systemd::kNoUsage;
+    std::uint32_t mainPid = 0;
+    bool frozen = false;
+};
+
+/// The value of property @p name in @p props, if present and of type T.
+template <typename T>
+std::optional<T> propertyValue(const systemd::Properties& props, const std::string& name) {
+    for (const auto& property : props) {
+        if (property.name == name) {
+            if (const auto* value = std::get_if<T>(&property.value)) {
+                return *value;
+            }
+            return std::nullopt;
+        }
+    }
+    return std::nullopt;
+}
+
+inline bool hasProperty(const systemd::Properties& props, const std::string& name) {
+    return std::any_of(props.begin(), props.end(), [&](const auto& p) { return p.name == name; });
+}
+
+/**
+ * A systemd user manager in memory: records every call, keeps per-unit state that tests stage, and fails a
+ * method on request, so that the daemon's logic can be tested without a real systemd.
+ */
+class FakeUnitManager final : public systemd::UnitManager {
+public:
+    /// Decides whether a call fails; an empty rule fails every call of the method.
+    using FailRule = std::function<bool(const UnitCall&)>;
+
+    /// Makes @p method fail with @p message (for the calls @p when matches) until clearFailure().
+    void fail(const std::string& method, std::string message, FailRule when = {}) {
+        m_failures[method] = Failure{std::move(message), std::move(when)};
+    }
+    void clearFailure(const std::string& method) { m_failures.erase(method); }
+
+    /// The unit's staged state, created as systemd reports an unknown unit ("inactive", no cgroup).
+    FakeUnit& unit(const std::string& name) { return m_units[name]; }
+
+    const std::vector<UnitCall>& calls() const { return m_calls; }
+    void clearCalls() { m_calls.clear(); }
+    std::vector<UnitCall> callsTo(const std::string& method) const {
+        std::vector<UnitCall> out;
+        std::copy_if(m_calls.begin(), m_calls.end(), std::back_inserter(out),
+                     [&](const UnitCall& c) { return c.method == method; });
+        return out;
+    }
+    /// The calls that change something, without the state queries, to check the order of actions.
+    std::vector<UnitCall> actions() const {
+        static const std::vector<std::string> queries{"activeState", "controlGroup", "cpuUsageNSec",
+                                                      "mainPid"};
+        std::vector<UnitCall> out;
+        std::copy_if(m_calls.begin(), m_calls.end(), std::back_inserter(out), [](const UnitCall& c) {
+            return std::find(queries.begin(), queries.end(), c.method) == queries.end();
+        });
+        return out;
+    }
+
+    Result<void> startTransientUnit(const std::string& name, const systemd::Properties& props,
+                                    bool wait) override {
+        if (auto failed = record({"startTransientUnit", name, props, wait, 0}); !failed) {
+            return failed;
+        }
+        auto& u = unit(name);
+        u.activeState = "active";
+        // Like systemd, a slice gets a cgroup named after it; a test may stage another one beforehand.
+        if (u.controlGroup.empty() && name.size() > 6 && name.compare(name.size() - 6, 6, ".slice") == 0) {
+            u.controlGroup = "/" + name;
+        }
+        return {};
+    }
+    Result<void> setUnitProperties(const std::string& name, const systemd::Properties& props) override {
+        return record({"setUnitProperties", name, props, false, 0});
+    }
+    Result<void> stopUnit(const std::string& name, bool wait) override {
+        if (auto failed = record({"stopUnit", name, {}, wait, 0}); !failed) {
+            return failed;
+        }
+        unit(name).activeState = "inactive";
+        unit(name).frozen = false;
+        return {};
+    }
+    Result<void> freezeUnit(const std::string& name) override {
+        if (auto failed = record({"freezeUnit", name, {}, false, 0}); !failed) {
+            return failed;
+        }
+        unit(name).frozen = true;
+        return {};
+    }
+    Result<void> thawUnit(const std::string& name) override {
+        if (auto failed = record({"thawUnit", name, {}, false, 0}); !failed) {
+            return failed;
+        }
+        unit(name).frozen = false;
+        return {};
+    }
+    Result<void> killUnit(const std::string& name, int signal) override {
+        return record({"killUnit", name, {}, false, signal});
+    }
+    Result<void> resetFailedUnit(const std::string& name) override {
+        return record({"resetFailedUnit", name, {}, false, 0});
+    }
+
+    Result<std::string> activeState(const std::string& name) override {
+        if (auto failed = record({"activeState", name, {}, false, 0}); !failed) {
+            return failed.error();
+        }
+        return unit(name).activeState;
+    }
+    Result<std::string> controlGroup(const std::string& name) override {
+        if (auto failed = record({"controlGroup", name, {}, false, 0}); !failed) {
+            return failed.error();
+        }
+        return unit(name).controlGroup;
+    }
+    Result<std::uint64_t> cpuUsageNSec(const std::string& name) override {
+        if (auto failed = record({"cpuUsageNSec", name, {}, false, 0}); !failed) {
+            return failed.error();
+        }
+        return unit(name).cpuUsageNSec;
+    }
+    Result<std::uint32_t> mainPid(const std::string& name) override {
+        if (auto failed = record({"mainPid", name, {}, false, 0}); !failed) {
+            return failed.error();
+        }
+        return unit(name).mainPid;
+    }
+
+private:
+    struct Failure {
+        std::string message;
+        FailRule when;
+    };
+
+    /// Records the call (failed ones too: the attempt is what tests check) and says whether it fails.
+    Result<void> record(UnitCall call) {
+        m_calls.push_back(std::move(call));
+        const auto& recorded = m_calls.back();
+        const auto it = m_failures.find(recorded.method);
+        if (it != m_failures.end() && (!it->second.when || it->second.when(recorded))) {
+            return Error{it->second.message};
+        }
+        return {};
+    }
+
+    std::vector<UnitCall> m_calls;
+    std::map<std::string, FakeUnit> m_units;
+    std::map<std::string, Failure> m_failures;
+};
+
+} // namespace nicer::test
