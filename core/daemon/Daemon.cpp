@@ -305,7 +305,12 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
     if (auto saved = writeFileAtomically(m_config.parameterFile, control::writeParameterFile(params)); !saved) {
         return Error{"the parameters were not changed: " + saved.error().message};
     }
+    const bool periodChanged = params.period != m_loop->params().period;
     m_loop->setParams(params);
+    if (periodChanged && m_timer) {
+        // The next tick was armed with the old period: re-arm it, or a shorter period would wait for it.
+        sd_event_source_set_time(m_timer.get(), nowUSec(CLOCK_MONOTONIC) + periodUSec(params));
+    }
     return {};
 }
 
