@@ -1,3 +1,4 @@
+#include "fakes/FakeCgroupTree.h"
 #include "systemd/CgroupLayout.h"
 
 #include <catch2/catch.hpp>
@@ -30,54 +31,7 @@ CgroupLayout parseFixture(const std::string& name) {
     return *layout;
 }
 
-/// A scratch directory that mimics cgroup mounts; removed again even when a test fails.
-class TempTree {
-public:
-    TempTree() {
-        static int counter = 0;
-        // The space checks that \040 in mountinfo reaches the file system as a space.
-        m_root = fs::temp_directory_path() /
-                 ("nicer cgroup test " + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-        fs::remove_all(m_root);
-        fs::create_directories(m_root);
-    }
-    ~TempTree() {
-        std::error_code ec;
-        fs::remove_all(m_root, ec);
-    }
-    TempTree(const TempTree&) = delete;
-    TempTree& operator=(const TempTree&) = delete;
-
-    const fs::path& root() const { return m_root; }
-
-    /// Writes @p text to root/relative, creating the directories on the way.
-    void write(const std::string& relative, const std::string& text) const {
-        const auto path = m_root / relative;
-        fs::create_directories(path.parent_path());
-        std::ofstream(path) << text;
-    }
-
-    std::string read(const std::string& relative) const {
-        std::ifstream in(m_root / relative);
-        std::ostringstream text;
-        text << in.rdbuf();
-        return text.str();
-    }
-
-    /// A mountinfo line for a mount of @p fsType at root/relative, escaped as the kernel does.
-    std::string mountLine(const std::string& relative, const std::string& fsType,
-                          const std::string& superOptions) const {
-        std::string escaped;
-        for (const char c : (m_root / relative).string()) {
-            escaped += c == ' ' ? std::string("\\040") : std::string(1, c);
-        }
-        return "41 31 0:38 / " + escaped + " rw,relatime - " + fsType + " " + fsType + " " + superOptions +
-               "\n";
-    }
-
-private:
-    fs::path m_root;
-};
+using TempTree = nicer::test::FakeCgroupTree;
 
 CgroupLayout parseText(const std::string& text) {
     auto layout = CgroupLayout::parse(text);
