@@ -4,11 +4,10 @@
 #include "control/ParameterText.h"
 #include "dbus/DaemonClient.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 namespace nicer::cli {
 
@@ -16,7 +15,8 @@ namespace {
 
 void printStatus(const dbus::DaemonStatus& s) {
     const auto pct = [](double v) { return 100.0 * v; };
-    std::printf("nicerd: %s, %s\n", s.paused ? "paused" : (s.quota > 0 ? "running" : "work stopped (no spare CPU)"),
+    std::printf("nicerd: %s, %s\n",
+                s.paused ? "paused" : (s.quota > 0 ? "running" : "work stopped (no spare CPU)"),
                 s.lastError.empty() ? "no errors" : ("last error: " + s.lastError).c_str());
     std::string command;
     for (const auto& arg : s.workload) {
@@ -29,7 +29,8 @@ void printStatus(const dbus::DaemonStatus& s) {
                 pct(s.foreground), pct(s.background), pct(s.idle));
     std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
     std::printf("  reserve      %.1f%% idle kept (band %.3g x multiplier %g), overload count %u\n",
-                pct(std::min(1.0, s.params.reserveBand * s.multiplier)), s.params.reserveBand, s.multiplier, s.overloadCount);
+                pct(std::min(1.0, s.params.reserveBand * s.multiplier)), s.params.reserveBand, s.multiplier,
+                s.overloadCount);
     std::printf("  parameters  ");
     for (const auto& [key, value] : control::parametersAsText(s.params)) {
         std::printf(" %s=%s", key.c_str(), value.c_str());
@@ -45,11 +46,20 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
     params["overload_threshold"] = s.params.overloadThreshold;
     params["idle_epsilon"] = s.params.idleEpsilon;
     params["period_s"] = static_cast<double>(s.params.period.count()) / 1000.0;
-    return {{"paused", s.paused},       {"actuator", s.actuator},     {"workload", s.workload},
-            {"demo", s.demo},           {"instances", s.instances},   {"cpus", s.cpuCount},
-            {"idle", s.idle},           {"foreground", s.foreground}, {"background", s.background},
-            {"quota", s.quota},         {"multiplier", s.multiplier}, {"overload_count", s.overloadCount},
-            {"last_error", s.lastError}, {"parameters", params}};
+    return {{"paused", s.paused},
+            {"actuator", s.actuator},
+            {"workload", s.workload},
+            {"demo", s.demo},
+            {"instances", s.instances},
+            {"cpus", s.cpuCount},
+            {"idle", s.idle},
+            {"foreground", s.foreground},
+            {"background", s.background},
+            {"quota", s.quota},
+            {"multiplier", s.multiplier},
+            {"overload_count", s.overloadCount},
+            {"last_error", s.lastError},
+            {"parameters", params}};
 }
 
 } // namespace
@@ -61,8 +71,10 @@ DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o) {
     c.pause = parent.add_subcommand("pause", "Freeze the volunteer work until `nicer resume`");
     c.resume = parent.add_subcommand("resume", "Let the controller run the volunteer work again");
     c.set = parent.add_subcommand("set", "Change controller parameters (kept across restarts)");
-    c.set->add_option("assignments", o.assignments, "KEY=VALUE: reserve-band, min-multiplier, max-multiplier, "
-                                                     "overload-threshold, idle-epsilon, period (seconds)")
+    c.set
+        ->add_option("assignments", o.assignments,
+                     "KEY=VALUE: reserve-band, min-multiplier, max-multiplier, "
+                     "overload-threshold, idle-epsilon, period (seconds)")
         ->required();
     return c;
 }

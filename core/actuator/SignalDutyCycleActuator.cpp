@@ -9,7 +9,9 @@ namespace nicer::actuator {
 
 namespace {
 
-std::uint64_t usec(std::chrono::microseconds d) { return static_cast<std::uint64_t>(d.count()); }
+std::uint64_t usec(std::chrono::microseconds d) {
+    return static_cast<std::uint64_t>(d.count());
+}
 
 } // namespace
 
@@ -26,7 +28,8 @@ SignalDutyCycleActuator::create(sd_event* event, systemd::CgroupLayout layout, s
     int r = sd_event_add_time_relative(event, &slotTimer, CLOCK_MONOTONIC, 0, 1000, &onSlot, self.get());
     if (r >= 0) {
         self->m_slotTimer.reset(slotTimer);
-        r = sd_event_add_time_relative(event, &stopTimer, CLOCK_MONOTONIC, usec(slot), 1000, &onStop, self.get());
+        r = sd_event_add_time_relative(event, &stopTimer, CLOCK_MONOTONIC, usec(slot), 1000, &onStop,
+                                       self.get());
     }
     if (r < 0) {
         return Error{std::string("cannot set up the duty-cycle timers: ") + std::strerror(-r)};
@@ -42,7 +45,9 @@ SignalDutyCycleActuator::SignalDutyCycleActuator(systemd::CgroupLayout layout, s
     , m_cgroup(std::move(cgroup))
     , m_slot(slot) {}
 
-SignalDutyCycleActuator::~SignalDutyCycleActuator() { (void)release(); }
+SignalDutyCycleActuator::~SignalDutyCycleActuator() {
+    (void)release();
+}
 
 Result<void> SignalDutyCycleActuator::apply(double quota, int cpuCount) {
     m_quota = std::clamp(quota, 0.0, 1.0);
@@ -71,7 +76,8 @@ int SignalDutyCycleActuator::onSlot(sd_event_source* source, std::uint64_t, void
     if (self->m_duty <= 0.0) {
         self->signalAll(SIGSTOP);
     } else if (self->m_duty < 1.0) {
-        const auto runFor = std::chrono::duration_cast<std::chrono::microseconds>(self->m_slot * self->m_duty);
+        const auto runFor =
+            std::chrono::duration_cast<std::chrono::microseconds>(self->m_slot * self->m_duty);
         sd_event_source_set_time_relative(self->m_stopTimer.get(), usec(runFor));
         sd_event_source_set_enabled(self->m_stopTimer.get(), SD_EVENT_ONESHOT);
     }
@@ -85,7 +91,9 @@ int SignalDutyCycleActuator::onStop(sd_event_source*, std::uint64_t, void* userd
     return 0;
 }
 
-Result<std::uint64_t> SignalDutyCycleActuator::workCpuNSec() { return m_layout.readCpuUsageNSec(m_cgroup); }
+Result<std::uint64_t> SignalDutyCycleActuator::workCpuNSec() {
+    return m_layout.readCpuUsageNSec(m_cgroup);
+}
 
 Result<void> SignalDutyCycleActuator::release() {
     if (m_slotTimer) {

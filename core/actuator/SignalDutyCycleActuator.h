@@ -19,9 +19,8 @@ namespace nicer::actuator {
  */
 class SignalDutyCycleActuator final : public QuotaActuator {
 public:
-    static Result<std::unique_ptr<SignalDutyCycleActuator>> create(sd_event* event, systemd::CgroupLayout layout,
-                                                                   std::string cgroup,
-                                                                   std::chrono::milliseconds slot);
+    static Result<std::unique_ptr<SignalDutyCycleActuator>>
+    create(sd_event* event, systemd::CgroupLayout layout, std::string cgroup, std::chrono::milliseconds slot);
     ~SignalDutyCycleActuator() override;
 
     std::string name() const override { return "signal-duty-cycle"; }

@@ -19,8 +19,8 @@ class SystemdSliceActuator final : public QuotaActuator {
 public:
     /// Creates the slice (or takes over one left by a previous run); fails when the user manager does not
     /// delegate the cpu controller, so the caller can fall back to another actuator.
-    static Result<std::unique_ptr<SystemdSliceActuator>> create(systemd::UnitManager& units,
-                                                                systemd::CgroupLayout layout, std::string slice);
+    static Result<std::unique_ptr<SystemdSliceActuator>>
+    create(systemd::UnitManager& units, systemd::CgroupLayout layout, std::string slice);
 
     std::string name() const override { return "systemd-slice"; }
     Result<void> apply(double quota, int cpuCount) override;

@@ -11,8 +11,8 @@
 namespace nicer::control {
 
 /// The parameters' names in files and on the command line, in display order.
-inline constexpr std::string_view kParameterKeys[] = {"reserve-band", "min-multiplier", "max-multiplier",
-                                                      "overload-threshold", "idle-epsilon", "period"};
+inline constexpr std::string_view kParameterKeys[] = {
+    "reserve-band", "min-multiplier", "max-multiplier", "overload-threshold", "idle-epsilon", "period"};
 
 /// Sets the parameter @p key from its text form (period in seconds). Does not validate ranges: call
 /// validate() once all are set, so that min/max can be changed together.

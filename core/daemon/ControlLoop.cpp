@@ -1,8 +1,7 @@
 #include "daemon/ControlLoop.h"
 
-#include <unistd.h>
-
 #include <algorithm>
+#include <unistd.h>
 #include <utility>
 
 namespace nicer::daemon {
@@ -42,7 +41,8 @@ Result<Sample> ControlLoop::tick(std::uint64_t timeUSec) {
     const auto work = m_actuator.workCpuNSec();
     double background = 0.0;
     if (work) {
-        const double machineNSec = static_cast<double>(usage->totalTicks) * 1e9 / static_cast<double>(m_ticksPerSecond);
+        const double machineNSec =
+            static_cast<double>(usage->totalTicks) * 1e9 / static_cast<double>(m_ticksPerSecond);
         const std::uint64_t delta = *work >= m_workNSec ? *work - m_workNSec : 0;
         background = std::clamp(static_cast<double>(delta) / machineNSec, 0.0, usage->busy);
         m_workNSec = *work;

@@ -7,14 +7,13 @@
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-login.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace nicer::daemon {
 
@@ -26,7 +25,9 @@ std::uint64_t nowUSec(clockid_t clock) {
     return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000 + static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
 }
 
-std::uint64_t periodUSec(const control::ControllerParams& p) { return static_cast<std::uint64_t>(p.period.count()) * 1000; }
+std::uint64_t periodUSec(const control::ControllerParams& p) {
+    return static_cast<std::uint64_t>(p.period.count()) * 1000;
+}
 
 /// Writes @p text to @p path atomically (temporary file, then rename), creating the directory.
 Result<void> writeFileAtomically(const std::filesystem::path& path, const std::string& text) {
@@ -59,7 +60,9 @@ Result<std::unique_ptr<Daemon>> Daemon::create(DaemonConfig config) {
     return daemon;
 }
 
-Daemon::~Daemon() { shutdown(); }
+Daemon::~Daemon() {
+    shutdown();
+}
 
 Result<void> Daemon::start() {
     auto& c = m_config;
@@ -72,7 +75,8 @@ Result<void> Daemon::start() {
         text << in.rdbuf();
         auto saved = control::readParameterFile(text.str(), c.parameterFile.string(), c.params);
         if (!saved) {
-            return Error{saved.error().message + " (fix or delete the file; it holds parameters set at run time)"};
+            return Error{saved.error().message +
+                         " (fix or delete the file; it holds parameters set at run time)"};
         }
         c.params = *saved;
     }
@@ -130,9 +134,9 @@ Result<void> Daemon::start() {
         }
     }
 
-    const auto capacity = static_cast<std::size_t>(
-        std::max<std::int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(c.historySpan).count() /
-                                      c.params.period.count()));
+    const auto capacity = static_cast<std::size_t>(std::max<std::int64_t>(
+        1, std::chrono::duration_cast<std::chrono::milliseconds>(c.historySpan).count() /
+               c.params.period.count()));
     m_loop = std::make_unique<ControlLoop>(cpu::CpuSampler(c.procStat), c.params, *m_actuator, capacity);
     if (auto primed = m_loop->prime(); !primed) {
         return primed;
@@ -150,8 +154,9 @@ Result<void> Daemon::start() {
     m_sigterm.reset(source);
     sd_event_add_signal(event, &source, SIGINT, &Daemon::onSignal, this);
     m_sigint.reset(source);
-    if (int r = sd_event_add_time(event, &source, CLOCK_MONOTONIC, nowUSec(CLOCK_MONOTONIC) + periodUSec(c.params),
-                                  1000, &Daemon::onTimer, this);
+    if (int r =
+            sd_event_add_time(event, &source, CLOCK_MONOTONIC,
+                              nowUSec(CLOCK_MONOTONIC) + periodUSec(c.params), 1000, &Daemon::onTimer, this);
         r < 0) {
         return systemd::busError("cannot start the period timer", r);
     }
@@ -209,7 +214,8 @@ Result<void> Daemon::selectActuator() {
     // The duty cycle still groups the work in the slice, for its process list and CPU time.
     if (auto state = m_units->activeState(m_config.slice); !state || *state != "active") {
         auto started = m_units->startTransientUnit(
-            m_config.slice, {{"Description", std::string("nicer: volunteer work")}, {"CPUAccounting", true}}, true);
+            m_config.slice, {{"Description", std::string("nicer: volunteer work")}, {"CPUAccounting", true}},
+            true);
         if (!started) {
             return started;
         }
@@ -302,7 +308,8 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
         return valid;
     }
     // Saved first, so that a parameter the daemon runs with is never lost at the next start.
-    if (auto saved = writeFileAtomically(m_config.parameterFile, control::writeParameterFile(params)); !saved) {
+    if (auto saved = writeFileAtomically(m_config.parameterFile, control::writeParameterFile(params));
+        !saved) {
         return Error{"the parameters were not changed: " + saved.error().message};
     }
     const bool periodChanged = params.period != m_loop->params().period;
@@ -314,7 +321,9 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
     return {};
 }
 
-Result<void> Daemon::pause() { return m_loop->pause(); }
+Result<void> Daemon::pause() {
+    return m_loop->pause();
+}
 
 Result<void> Daemon::resume() {
     m_loop->resume();

@@ -5,8 +5,8 @@
 #include "daemon/DaemonConfig.h"
 #include "dbus/DaemonControl.h"
 #include "dbus/DaemonService.h"
-#include "systemd/SdBus.h"
 #include "systemd/CgroupLayout.h"
+#include "systemd/SdBus.h"
 #include "systemd/SystemdUnitManager.h"
 #include "workload/WorkloadSupervisor.h"
 
@@ -46,7 +46,8 @@ public:
     const std::string& lastError() const override { return m_lastError; }
 
 private:
-    explicit Daemon(DaemonConfig config) : m_config(std::move(config)) {}
+    explicit Daemon(DaemonConfig config)
+        : m_config(std::move(config)) {}
     Result<void> start();
     Result<std::string> ownUnit();
     Result<void> selectActuator();
@@ -54,7 +55,8 @@ private:
     void onTick();
     void armTimer();
     static int onTimer(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
-    static int onSignal(sd_event_source* source, const struct signalfd_siginfo* info, void* userdata) noexcept;
+    static int onSignal(sd_event_source* source, const struct signalfd_siginfo* info,
+                        void* userdata) noexcept;
 
     DaemonConfig m_config;
     systemd::EventPtr m_event;

@@ -1,9 +1,8 @@
 #include "daemon/DaemonConfig.h"
 
+#include <cstdlib>
 #include <pwd.h>
 #include <unistd.h>
-
-#include <cstdlib>
 
 namespace nicer::daemon {
 
@@ -27,6 +26,8 @@ std::filesystem::path defaultParameterFile() {
     return xdgDir("XDG_STATE_HOME", ".local/state") / "nicer" / "parameters.conf";
 }
 
-std::filesystem::path defaultConfigFile() { return xdgDir("XDG_CONFIG_HOME", ".config") / "nicer" / "nicerd.conf"; }
+std::filesystem::path defaultConfigFile() {
+    return xdgDir("XDG_CONFIG_HOME", ".config") / "nicer" / "nicerd.conf";
+}
 
 } // namespace nicer::daemon

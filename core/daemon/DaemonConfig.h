@@ -3,11 +3,10 @@
 #include "control/ControllerParams.h"
 #include "workload/WorkloadSpec.h"
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace nicer::daemon {

@@ -10,7 +10,7 @@ struct Sample {
     double idle = 0.0;          ///< shares of the whole machine, 0..1: idle + foreground + background = 1
     double foreground = 0.0;
     double background = 0.0;
-    double quota = 0.0;         ///< the work's cap as applied (0 while paused or stopped)
+    double quota = 0.0; ///< the work's cap as applied (0 while paused or stopped)
     double multiplier = 1.0;
     std::uint32_t overloadCount = 0;
     bool paused = false;

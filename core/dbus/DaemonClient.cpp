@@ -47,14 +47,18 @@ Result<void> DaemonClient::callNoArgs(const char* method) {
     return {};
 }
 
-Result<void> DaemonClient::pause() { return callNoArgs("Pause"); }
-Result<void> DaemonClient::resume() { return callNoArgs("Resume"); }
+Result<void> DaemonClient::pause() {
+    return callNoArgs("Pause");
+}
+Result<void> DaemonClient::resume() {
+    return callNoArgs("Resume");
+}
 
 Result<DaemonStatus> DaemonClient::status() {
     systemd::BusError error;
     sd_bus_message* reply = nullptr;
-    int r = sd_bus_call_method(m_bus.get(), kBusName, kObjectPath, "org.freedesktop.DBus.Properties", "GetAll",
-                               error.get(), &reply, "s", kInterface);
+    int r = sd_bus_call_method(m_bus.get(), kBusName, kObjectPath, "org.freedesktop.DBus.Properties",
+                               "GetAll", error.get(), &reply, "s", kInterface);
     systemd::BusMessagePtr owned(reply);
     if (r < 0) {
         return callError("GetAll", r, error);
@@ -76,26 +80,41 @@ Result<DaemonStatus> DaemonClient::status() {
             return rr;
         };
         std::uint32_t u = 0;
-        if (key == "ReserveBand") r = readDouble(s.params.reserveBand);
-        else if (key == "MinMultiplier") r = readDouble(s.params.minMultiplier);
-        else if (key == "MaxMultiplier") r = readDouble(s.params.maxMultiplier);
-        else if (key == "IdleEpsilon") r = readDouble(s.params.idleEpsilon);
-        else if (key == "OverloadThreshold") { r = readU32(u); s.params.overloadThreshold = static_cast<int>(u); }
-        else if (key == "PeriodUSec") {
+        if (key == "ReserveBand")
+            r = readDouble(s.params.reserveBand);
+        else if (key == "MinMultiplier")
+            r = readDouble(s.params.minMultiplier);
+        else if (key == "MaxMultiplier")
+            r = readDouble(s.params.maxMultiplier);
+        else if (key == "IdleEpsilon")
+            r = readDouble(s.params.idleEpsilon);
+        else if (key == "OverloadThreshold") {
+            r = readU32(u);
+            s.params.overloadThreshold = static_cast<int>(u);
+        } else if (key == "PeriodUSec") {
             std::uint64_t t = 0;
             r = sd_bus_message_read(reply, "v", "t", &t);
             s.params.period = std::chrono::milliseconds(t / 1000);
-        }
-        else if (key == "Paused") r = readBool(s.paused);
-        else if (key == "DemoWorkload") r = readBool(s.demo);
-        else if (key == "Instances") r = readU32(s.instances);
-        else if (key == "CpuCount") r = readU32(s.cpuCount);
-        else if (key == "OverloadCount") r = readU32(s.overloadCount);
-        else if (key == "Quota") r = readDouble(s.quota);
-        else if (key == "Multiplier") r = readDouble(s.multiplier);
-        else if (key == "Idle") r = readDouble(s.idle);
-        else if (key == "Foreground") r = readDouble(s.foreground);
-        else if (key == "Background") r = readDouble(s.background);
+        } else if (key == "Paused")
+            r = readBool(s.paused);
+        else if (key == "DemoWorkload")
+            r = readBool(s.demo);
+        else if (key == "Instances")
+            r = readU32(s.instances);
+        else if (key == "CpuCount")
+            r = readU32(s.cpuCount);
+        else if (key == "OverloadCount")
+            r = readU32(s.overloadCount);
+        else if (key == "Quota")
+            r = readDouble(s.quota);
+        else if (key == "Multiplier")
+            r = readDouble(s.multiplier);
+        else if (key == "Idle")
+            r = readDouble(s.idle);
+        else if (key == "Foreground")
+            r = readDouble(s.foreground);
+        else if (key == "Background")
+            r = readDouble(s.background);
         else if (key == "Actuator" || key == "LastError") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
@@ -103,13 +122,15 @@ Result<DaemonStatus> DaemonClient::status() {
         } else if (key == "Workload") {
             char** strv = nullptr;
             r = sd_bus_message_enter_container(reply, 'v', "as");
-            if (r >= 0) r = sd_bus_message_read_strv(reply, &strv);
+            if (r >= 0)
+                r = sd_bus_message_read_strv(reply, &strv);
             for (char** p = strv; p && *p; ++p) {
                 s.workload.emplace_back(*p);
                 std::free(*p);
             }
             std::free(strv);
-            if (r >= 0) r = sd_bus_message_exit_container(reply);
+            if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
         } else {
             r = sd_bus_message_skip(reply, "v"); // a newer daemon's property: ignore
         }
@@ -123,7 +144,8 @@ Result<DaemonStatus> DaemonClient::status() {
     return s;
 }
 
-Result<void> DaemonClient::setParameters(const std::vector<std::pair<std::string, std::string>>& assignments) {
+Result<void>
+DaemonClient::setParameters(const std::vector<std::pair<std::string, std::string>>& assignments) {
     // Parse the text with the same rules as the files, over the daemon's current values, so that the error
     // for a bad value is the same everywhere; the daemon validates the whole set again.
     auto current = status();
@@ -140,13 +162,15 @@ Result<void> DaemonClient::setParameters(const std::vector<std::pair<std::string
         return valid;
     }
     sd_bus_message* m = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface, "SetParameters");
+    int r =
+        sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface, "SetParameters");
     systemd::BusMessagePtr call(m);
     if (r >= 0) {
         r = sd_bus_message_append(m, "a{sv}", 6, "ReserveBand", "d", p.reserveBand, "MinMultiplier", "d",
-                                  p.minMultiplier, "MaxMultiplier", "d", p.maxMultiplier, "OverloadThreshold", "u",
-                                  static_cast<std::uint32_t>(p.overloadThreshold), "IdleEpsilon", "d", p.idleEpsilon,
-                                  "PeriodUSec", "t", static_cast<std::uint64_t>(p.period.count()) * 1000);
+                                  p.minMultiplier, "MaxMultiplier", "d", p.maxMultiplier, "OverloadThreshold",
+                                  "u", static_cast<std::uint32_t>(p.overloadThreshold), "IdleEpsilon", "d",
+                                  p.idleEpsilon, "PeriodUSec", "t",
+                                  static_cast<std::uint64_t>(p.period.count()) * 1000);
     }
     systemd::BusError error;
     if (r >= 0) {
@@ -161,7 +185,8 @@ Result<void> DaemonClient::setParameters(const std::vector<std::pair<std::string
 Result<std::vector<daemon::Sample>> DaemonClient::history() {
     systemd::BusError error;
     sd_bus_message* reply = nullptr;
-    int r = sd_bus_call_method(m_bus.get(), kBusName, kObjectPath, kInterface, "GetHistory", error.get(), &reply, "");
+    int r = sd_bus_call_method(m_bus.get(), kBusName, kObjectPath, kInterface, "GetHistory", error.get(),
+                               &reply, "");
     systemd::BusMessagePtr owned(reply);
     if (r < 0) {
         return callError("GetHistory", r, error);
@@ -171,8 +196,8 @@ Result<std::vector<daemon::Sample>> DaemonClient::history() {
     while (r >= 0) {
         daemon::Sample s;
         int paused = 0;
-        r = sd_bus_message_read(reply, "(tdddddub)", &s.timeUSec, &s.idle, &s.foreground, &s.background, &s.quota,
-                                &s.multiplier, &s.overloadCount, &paused);
+        r = sd_bus_message_read(reply, "(tdddddub)", &s.timeUSec, &s.idle, &s.foreground, &s.background,
+                                &s.quota, &s.multiplier, &s.overloadCount, &paused);
         if (r <= 0) {
             break;
         }

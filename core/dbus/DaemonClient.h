@@ -40,7 +40,8 @@ public:
     Result<std::vector<daemon::Sample>> history();
 
 private:
-    explicit DaemonClient(systemd::BusPtr bus) : m_bus(std::move(bus)) {}
+    explicit DaemonClient(systemd::BusPtr bus)
+        : m_bus(std::move(bus)) {}
     Result<void> callNoArgs(const char* method);
 
     systemd::BusPtr m_bus;

@@ -34,7 +34,8 @@ int appendSample(sd_bus_message* m, const daemon::Sample& s) {
 }
 
 /// Reads one a{sv} entry's value into @p params by its D-Bus name.
-int readParameter(sd_bus_message* m, std::string_view key, control::ControllerParams& p, sd_bus_error* error) {
+int readParameter(sd_bus_message* m, std::string_view key, control::ControllerParams& p,
+                  sd_bus_error* error) {
     int r = 0;
     if (key == "ReserveBand" || key == "MinMultiplier" || key == "MaxMultiplier" || key == "IdleEpsilon") {
         double v = 0;
@@ -78,9 +79,12 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_VTABLE_START(0),
     // Parameters.
     SD_BUS_PROPERTY("ReserveBand", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("MinMultiplier", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("MaxMultiplier", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("OverloadThreshold", "u", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("MinMultiplier", "d", &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("MaxMultiplier", "d", &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("OverloadThreshold", "u", &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("IdleEpsilon", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("PeriodUSec", "t", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     // State; these change every period and are announced by the Sample signal instead.
@@ -132,32 +136,52 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         const auto& st = d.controllerState();
         const auto& last = d.lastSample();
         const std::string_view name = property;
-        if (name == "ReserveBand") return sd_bus_message_append(reply, "d", p.reserveBand);
-        if (name == "MinMultiplier") return sd_bus_message_append(reply, "d", p.minMultiplier);
-        if (name == "MaxMultiplier") return sd_bus_message_append(reply, "d", p.maxMultiplier);
-        if (name == "OverloadThreshold") return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(p.overloadThreshold));
-        if (name == "IdleEpsilon") return sd_bus_message_append(reply, "d", p.idleEpsilon);
-        if (name == "PeriodUSec") return sd_bus_message_append(reply, "t", static_cast<std::uint64_t>(p.period.count()) * 1000);
-        if (name == "Paused") return sd_bus_message_append(reply, "b", static_cast<int>(d.paused()));
-        if (name == "Actuator") return sd_bus_message_append(reply, "s", d.actuatorName().c_str());
-        if (name == "DemoWorkload") return sd_bus_message_append(reply, "b", static_cast<int>(d.workload().demo));
-        if (name == "Instances") return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(d.workload().instances));
-        if (name == "CpuCount") return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(d.cpuCount()));
-        if (name == "Quota") return sd_bus_message_append(reply, "d", last ? last->quota : 0.0);
-        if (name == "Multiplier") return sd_bus_message_append(reply, "d", st.multiplier);
-        if (name == "OverloadCount") return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(st.overloadCount));
-        if (name == "Idle") return sd_bus_message_append(reply, "d", last ? last->idle : 0.0);
-        if (name == "Foreground") return sd_bus_message_append(reply, "d", last ? last->foreground : 0.0);
-        if (name == "Background") return sd_bus_message_append(reply, "d", last ? last->background : 0.0);
-        if (name == "LastError") return sd_bus_message_append(reply, "s", d.lastError().c_str());
+        if (name == "ReserveBand")
+            return sd_bus_message_append(reply, "d", p.reserveBand);
+        if (name == "MinMultiplier")
+            return sd_bus_message_append(reply, "d", p.minMultiplier);
+        if (name == "MaxMultiplier")
+            return sd_bus_message_append(reply, "d", p.maxMultiplier);
+        if (name == "OverloadThreshold")
+            return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(p.overloadThreshold));
+        if (name == "IdleEpsilon")
+            return sd_bus_message_append(reply, "d", p.idleEpsilon);
+        if (name == "PeriodUSec")
+            return sd_bus_message_append(reply, "t", static_cast<std::uint64_t>(p.period.count()) * 1000);
+        if (name == "Paused")
+            return sd_bus_message_append(reply, "b", static_cast<int>(d.paused()));
+        if (name == "Actuator")
+            return sd_bus_message_append(reply, "s", d.actuatorName().c_str());
+        if (name == "DemoWorkload")
+            return sd_bus_message_append(reply, "b", static_cast<int>(d.workload().demo));
+        if (name == "Instances")
+            return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(d.workload().instances));
+        if (name == "CpuCount")
+            return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(d.cpuCount()));
+        if (name == "Quota")
+            return sd_bus_message_append(reply, "d", last ? last->quota : 0.0);
+        if (name == "Multiplier")
+            return sd_bus_message_append(reply, "d", st.multiplier);
+        if (name == "OverloadCount")
+            return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(st.overloadCount));
+        if (name == "Idle")
+            return sd_bus_message_append(reply, "d", last ? last->idle : 0.0);
+        if (name == "Foreground")
+            return sd_bus_message_append(reply, "d", last ? last->foreground : 0.0);
+        if (name == "Background")
+            return sd_bus_message_append(reply, "d", last ? last->background : 0.0);
+        if (name == "LastError")
+            return sd_bus_message_append(reply, "s", d.lastError().c_str());
         if (name == "Workload") {
             int r = sd_bus_message_open_container(reply, 'a', "s");
             for (const auto& arg : d.workload().argv) {
-                if (r >= 0) r = sd_bus_message_append(reply, "s", arg.c_str());
+                if (r >= 0)
+                    r = sd_bus_message_append(reply, "s", arg.c_str());
             }
             return r < 0 ? r : sd_bus_message_close_container(reply);
         }
-        return sd_bus_error_setf(error, "org.freedesktop.DBus.Error.UnknownProperty", "no property %s", property);
+        return sd_bus_error_setf(error, "org.freedesktop.DBus.Error.UnknownProperty", "no property %s",
+                                 property);
     });
 }
 
@@ -219,14 +243,20 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
         sd_bus_message* reply = nullptr;
         int r = sd_bus_message_new_method_return(m, &reply);
         systemd::BusMessagePtr owned(reply);
-        if (r >= 0) r = sd_bus_message_open_container(reply, 'a', "(tdddddub)");
+        if (r >= 0)
+            r = sd_bus_message_open_container(reply, 'a', "(tdddddub)");
         for (const auto& s : self->m_daemon.history()) {
-            if (r >= 0) r = sd_bus_message_open_container(reply, 'r', kSampleSignature);
-            if (r >= 0) r = appendSample(reply, s);
-            if (r >= 0) r = sd_bus_message_close_container(reply);
+            if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'r', kSampleSignature);
+            if (r >= 0)
+                r = appendSample(reply, s);
+            if (r >= 0)
+                r = sd_bus_message_close_container(reply);
         }
-        if (r >= 0) r = sd_bus_message_close_container(reply);
-        if (r >= 0) r = sd_bus_send(nullptr, reply, nullptr);
+        if (r >= 0)
+            r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+            r = sd_bus_send(nullptr, reply, nullptr);
         return r;
     });
 }
@@ -243,8 +273,9 @@ void DaemonService::emitSample(const daemon::Sample& s) {
 }
 
 void DaemonService::emitParametersChanged() {
-    sd_bus_emit_properties_changed(m_bus, kObjectPath, kInterface, "ReserveBand", "MinMultiplier", "MaxMultiplier",
-                                   "OverloadThreshold", "IdleEpsilon", "PeriodUSec", "Paused", nullptr);
+    sd_bus_emit_properties_changed(m_bus, kObjectPath, kInterface, "ReserveBand", "MinMultiplier",
+                                   "MaxMultiplier", "OverloadThreshold", "IdleEpsilon", "PeriodUSec",
+                                   "Paused", nullptr);
 }
 
 } // namespace nicer::dbus

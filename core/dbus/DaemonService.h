@@ -23,7 +23,9 @@ public:
     void emitParametersChanged();
 
 private:
-    DaemonService(sd_bus* bus, DaemonControl& daemon) : m_bus(bus), m_daemon(daemon) {}
+    DaemonService(sd_bus* bus, DaemonControl& daemon)
+        : m_bus(bus)
+        , m_daemon(daemon) {}
 
     static int getProperty(sd_bus* bus, const char* path, const char* interface, const char* property,
                            sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;

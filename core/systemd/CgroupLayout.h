@@ -2,13 +2,12 @@
 
 #include "util/Result.h"
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 namespace nicer::systemd {

@@ -17,8 +17,9 @@ struct ExecCommand {
 };
 
 /// The D-Bus types systemd's unit properties use here: b, i, u, t, s, as, au, a(sasb).
-using PropertyValue = std::variant<bool, std::int32_t, std::uint32_t, std::uint64_t, std::string,
-                                   std::vector<std::string>, std::vector<std::uint32_t>, std::vector<ExecCommand>>;
+using PropertyValue =
+    std::variant<bool, std::int32_t, std::uint32_t, std::uint64_t, std::string, std::vector<std::string>,
+                 std::vector<std::uint32_t>, std::vector<ExecCommand>>;
 
 /// A unit property by its D-Bus name, e.g. {"CPUQuotaPerSecUSec", uint64_t{500000}}.
 struct Property {

@@ -1,12 +1,13 @@
 #include "workload/WorkloadSpec.h"
 
-#include <unistd.h>
-
 #include <filesystem>
+#include <unistd.h>
 
 namespace nicer::workload {
 
-WorkloadSpec demoWorkload(int cpuCount) { return WorkloadSpec{{"md5sum", "/dev/zero"}, cpuCount, true}; }
+WorkloadSpec demoWorkload(int cpuCount) {
+    return WorkloadSpec{{"md5sum", "/dev/zero"}, cpuCount, true};
+}
 
 Result<std::string> resolveExecutable(const std::string& command, const std::string& pathVariable) {
     namespace fs = std::filesystem;

@@ -3,11 +3,10 @@
 #include "systemd/UnitManager.h"
 #include "workload/WorkloadSpec.h"
 
-#include <sys/types.h>
-
 #include <chrono>
 #include <optional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace nicer::workload {
