@@ -1,8 +1,9 @@
 #include "control/IdleTrace.h"
 
+#include "util/Text.h"
+
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cmath>
 #include <optional>
 #include <string_view>
@@ -11,35 +12,20 @@ namespace nicer::control {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    const auto isBlank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
-    while (!s.empty() && isBlank(s.front())) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && isBlank(s.back())) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
 std::string_view unquote(std::string_view s) {
-    s = trim(s);
+    s = text::trim(s);
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') {
-        s = trim(s.substr(1, s.size() - 2));
+        s = text::trim(s.substr(1, s.size() - 2));
     }
     return s;
 }
 
 std::vector<std::string_view> splitFields(std::string_view line) {
-    std::vector<std::string_view> fields;
-    for (;;) {
-        const auto comma = line.find(',');
-        fields.push_back(unquote(line.substr(0, comma)));
-        if (comma == std::string_view::npos) {
-            return fields;
-        }
-        line.remove_prefix(comma + 1);
+    auto fields = text::split(line, ',');
+    for (auto& field : fields) {
+        field = unquote(field);
     }
+    return fields;
 }
 
 std::optional<double> parseNumber(std::string_view s) {
@@ -47,11 +33,7 @@ std::optional<double> parseNumber(std::string_view s) {
         s.remove_prefix(1);
     }
     double v = 0.0;
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc{} || ptr != s.data() + s.size()) {
-        return std::nullopt;
-    }
-    return v;
+    return text::parseNumber(s, v) ? std::optional<double>(v) : std::nullopt;
 }
 
 bool equalsIgnoreCase(std::string_view a, std::string_view b) {
@@ -69,7 +51,7 @@ public:
         if (const auto hash = text.find('#'); hash != std::string_view::npos) {
             text = text.substr(0, hash);
         }
-        text = trim(text);
+        text = text::trim(text);
         if (text.empty()) {
             return {};
         }

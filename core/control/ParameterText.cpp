@@ -1,5 +1,7 @@
 #include "control/ParameterText.h"
 
+#include "util/Text.h"
+
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -8,22 +10,11 @@ namespace nicer::control {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
 template <typename T>
-Result<T> parseValue(std::string_view key, std::string_view text) {
+Result<T> parseValue(std::string_view key, std::string_view value) {
     T v{};
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size()) {
-        return Error{std::string(key) + " = '" + std::string(text) + "' is not " +
+    if (!text::parseNumber(value, v)) {
+        return Error{std::string(key) + " = '" + std::string(value) + "' is not " +
                      (std::is_integral_v<T> ? "a whole number" : "a number")};
     }
     return v;
@@ -39,7 +30,7 @@ std::string exact(double v) {
 } // namespace
 
 Result<void> setParameterFromText(ControllerParams& p, std::string_view key, std::string_view value) {
-    value = trim(value);
+    value = text::trim(value);
     const auto assign = [&](auto& field) -> Result<void> {
         auto parsed = parseValue<std::remove_reference_t<decltype(field)>>(key, value);
         if (!parsed) {
@@ -97,7 +88,7 @@ Result<ControllerParams> readParameterFile(const std::string& text, const std::s
     for (std::string line; std::getline(in, line);) {
         ++lineNo;
         std::string_view view = line;
-        view = trim(view.substr(0, view.find('#')));
+        view = text::trim(view.substr(0, view.find('#')));
         if (view.empty()) {
             continue;
         }
@@ -106,7 +97,8 @@ Result<ControllerParams> readParameterFile(const std::string& text, const std::s
             return Error{source + ":" + std::to_string(lineNo) + ": expected 'key = value', found '" +
                          std::string(view) + "'"};
         }
-        if (auto set = setParameterFromText(params, trim(view.substr(0, eq)), view.substr(eq + 1)); !set) {
+        if (auto set = setParameterFromText(params, text::trim(view.substr(0, eq)), view.substr(eq + 1));
+            !set) {
             return Error{source + ":" + std::to_string(lineNo) + ": " + set.error().message};
         }
     }

@@ -1,11 +1,9 @@
 #include "cpu/ProcStat.h"
 
+#include "util/Text.h"
+#include "util/TextFile.h"
+
 #include <array>
-#include <cerrno>
-#include <charconv>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace nicer::cpu {
 
@@ -47,8 +45,7 @@ Result<CpuTimes> parseCounters(std::string_view rest, std::string_view label, co
     std::size_t count = 0;
     for (auto token = nextToken(rest); !token.empty(); token = nextToken(rest)) {
         std::uint64_t v = 0;
-        const auto [ptr, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
-        if (ec != std::errc{} || ptr != token.data() + token.size()) {
+        if (!text::parseNumber(token, v)) {
             return at.error("field " + std::to_string(count + 1) + " of '" + std::string(label) + "' is '" +
                             std::string(token) + "', not a tick count");
         }
@@ -95,9 +92,7 @@ Result<ProcStatSnapshot> parseProcStat(std::string_view text, std::string_view s
             continue;
         }
         int id = -1;
-        const auto digits = label.substr(3);
-        const auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
-        if (digits.empty() || ec != std::errc{} || ptr != digits.data() + digits.size() || id < 0) {
+        if (!text::parseNumber(label.substr(3), id) || id < 0) {
             return at.error("'" + std::string(label) + "' is not a cpu line (expected cpu or cpuN)");
         }
         if (!snap.perCpu.emplace(id, *counters).second) {
@@ -111,13 +106,11 @@ Result<ProcStatSnapshot> parseProcStat(std::string_view text, std::string_view s
 }
 
 Result<ProcStatSnapshot> readProcStat(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return Error{"cannot open " + path + ": " + std::strerror(errno)};
+    auto text = readTextFile(path);
+    if (!text) {
+        return text.error();
     }
-    std::ostringstream buffer;
-    buffer << in.rdbuf();
-    return parseProcStat(buffer.str(), path);
+    return parseProcStat(*text, path);
 }
 
 } // namespace nicer::cpu

@@ -3,6 +3,7 @@
 #include "actuator/SignalDutyCycleActuator.h"
 #include "actuator/SystemdSliceActuator.h"
 #include "control/ParameterText.h"
+#include "util/TextFile.h"
 
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-login.h>
@@ -12,7 +13,6 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
-#include <sstream>
 #include <unistd.h>
 
 namespace nicer::daemon {
@@ -70,10 +70,11 @@ Result<void> Daemon::start() {
     // Parameters kept from an earlier run win over the config file's; a bad file stops the start rather than
     // silently running with other values.
     if (std::error_code ec; std::filesystem::exists(c.parameterFile, ec)) {
-        std::ifstream in(c.parameterFile);
-        std::stringstream text;
-        text << in.rdbuf();
-        auto saved = control::readParameterFile(text.str(), c.parameterFile.string(), c.params);
+        auto text = readTextFile(c.parameterFile);
+        if (!text) {
+            return text.error();
+        }
+        auto saved = control::readParameterFile(*text, c.parameterFile.string(), c.params);
         if (!saved) {
             return Error{saved.error().message +
                          " (fix or delete the file; it holds parameters set at run time)"};

@@ -1,9 +1,10 @@
 #include "systemd/CgroupLayout.h"
 
+#include "util/Text.h"
+#include "util/TextFile.h"
+
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
-#include <cstring>
 #include <fcntl.h>
 #include <system_error>
 #include <unistd.h>
@@ -13,6 +14,9 @@ namespace nicer::systemd {
 namespace {
 
 namespace fs = std::filesystem;
+using text::parseNumber;
+using text::split;
+using text::trim;
 
 constexpr std::uint64_t kUSecPerSec = 1'000'000;
 
@@ -38,30 +42,6 @@ std::string errnoText(int error) {
     return std::generic_category().message(error);
 }
 
-Result<std::string> readFile(const fs::path& path) {
-    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (fd.get() < 0) {
-        return Error{"cannot read " + path.string() + ": " + errnoText(errno)};
-    }
-    std::string text;
-    char buffer[4096];
-    // Kernel files are small; the bound only guards against reading something that is not one.
-    while (text.size() < (1u << 24)) {
-        const auto n = ::read(fd.get(), buffer, sizeof buffer);
-        if (n < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            return Error{"cannot read " + path.string() + ": " + errnoText(errno)};
-        }
-        if (n == 0) {
-            break;
-        }
-        text.append(buffer, static_cast<std::size_t>(n));
-    }
-    return text;
-}
-
 Result<void> writeFile(const fs::path& path, std::string_view text) {
     const UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
     if (fd.get() < 0) {
@@ -74,32 +54,6 @@ Result<void> writeFile(const fs::path& path, std::string_view text) {
                      path.string() + ": " + errnoText(errno)};
     }
     return {};
-}
-
-bool isBlank(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && isBlank(s.front())) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && isBlank(s.back())) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
-
-std::vector<std::string_view> split(std::string_view s, char separator) {
-    std::vector<std::string_view> parts;
-    while (true) {
-        const auto at = s.find(separator);
-        parts.push_back(s.substr(0, at));
-        if (at == std::string_view::npos) {
-            return parts;
-        }
-        s.remove_prefix(at + 1);
-    }
 }
 
 std::vector<std::string_view> words(std::string_view s) {
@@ -130,12 +84,6 @@ std::string unescapeOctal(std::string_view s) {
     return out;
 }
 
-template <typename T>
-bool parseNumber(std::string_view text, T& value) {
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    return ec == std::errc{} && ptr == text.data() + text.size() && !text.empty();
-}
-
 /// quota/period in µs of CPU per second of wall time, without overflowing for any 64-bit quota.
 std::uint64_t perSecond(std::uint64_t quota, std::uint64_t period) {
     return quota / period * kUSecPerSec + quota % period * kUSecPerSec / period;
@@ -144,7 +92,7 @@ std::uint64_t perSecond(std::uint64_t quota, std::uint64_t period) {
 /// Appends the PIDs listed in one cgroup.procs; a cgroup that vanished meanwhile counts as empty.
 Result<void> appendProcs(const fs::path& dir, std::vector<pid_t>& pids, bool mustExist) {
     const auto file = dir / "cgroup.procs";
-    auto text = readFile(file);
+    auto text = readTextFile(file);
     if (!text) {
         std::error_code ec;
         if (!mustExist && !fs::exists(file, ec)) {
@@ -220,7 +168,7 @@ Result<CgroupLayout> CgroupLayout::parse(std::string_view mountinfo) {
 }
 
 Result<CgroupLayout> CgroupLayout::detect(const std::string& path) {
-    auto text = readFile(path);
+    auto text = readTextFile(path);
     if (!text) {
         return text.error();
     }
@@ -228,7 +176,7 @@ Result<CgroupLayout> CgroupLayout::detect(const std::string& path) {
     if (!layout || !layout->m_cpuOnUnified) {
         return layout;
     }
-    if (auto controllers = readFile(*layout->m_unified / "cgroup.controllers"); controllers) {
+    if (auto controllers = readTextFile(*layout->m_unified / "cgroup.controllers"); controllers) {
         const auto names = words(trim(*controllers));
         layout->m_cpuOnUnified = std::find(names.begin(), names.end(), "cpu") != names.end();
     }
@@ -274,7 +222,7 @@ Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgro
         return Error{"no CPU limit for cgroup " + std::string(cgroup) + ": " + where +
                      " does not exist (is the cgroup gone, or the cpu controller not enabled for it?)"};
     }
-    auto text = readFile(*file);
+    auto text = readTextFile(*file);
     if (!text) {
         return text.error();
     }
@@ -308,7 +256,7 @@ Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgro
         return UINT64_MAX;
     }
     const auto periodFile = file->parent_path() / "cpu.cfs_period_us";
-    auto periodText = readFile(periodFile);
+    auto periodText = readTextFile(periodFile);
     if (!periodText) {
         return periodText.error();
     }
@@ -324,7 +272,7 @@ Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) co
     // cpu.stat's usage_usec exists on the v2 tree even without the cpu controller (and on hybrid).
     if (m_unified) {
         if (const auto file = existing(under(*m_unified, cgroup) / "cpu.stat")) {
-            auto text = readFile(*file);
+            auto text = readTextFile(*file);
             if (!text) {
                 return text.error();
             }
@@ -344,7 +292,7 @@ Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) co
     }
     if (m_cpuacct) {
         if (const auto file = existing(under(*m_cpuacct, cgroup) / "cpuacct.usage")) {
-            auto text = readFile(*file);
+            auto text = readTextFile(*file);
             if (!text) {
                 return text.error();
             }

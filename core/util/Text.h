@@ -1,0 +1,24 @@
+#pragma once
+
+#include <charconv>
+#include <string_view>
+#include <vector>
+
+/// Small text helpers shared by the core's parsers (/proc, cgroup files, traces, parameter files).
+namespace nicer::text {
+
+/// @p s without leading and trailing spaces, tabs, CRs and LFs.
+std::string_view trim(std::string_view s);
+
+/// The parts of @p s between @p separator, empty ones included ("a,,b" gives three).
+std::vector<std::string_view> split(std::string_view s, char separator);
+
+/// Parses all of @p text as a number (no sign for unsigned types, no surrounding space); false when any of it
+/// is not part of the number or it does not fit in T.
+template <typename T>
+bool parseNumber(std::string_view text, T& value) {
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return !text.empty() && ec == std::errc{} && ptr == text.data() + text.size();
+}
+
+} // namespace nicer::text
