@@ -320,12 +320,11 @@ Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, con
     }
     if (*state == "failed") {
         std::string reason;
-        if (const auto interface = typeInterface(name);
-            interface && *interface == "org.freedesktop.systemd1.Service") {
-            if (auto path = unitPath(name); path && !path->empty()) {
-                if (auto result = getString(m_bus.get(), *path, interface->c_str(), "Result", what); result) {
-                    reason = " (result: " + *result + ")";
-                }
+        if (auto unit = typedUnit(name, what);
+            unit && !unit->path.empty() && unit->interface == "org.freedesktop.systemd1.Service") {
+            if (auto result = getString(m_bus.get(), unit->path, unit->interface.c_str(), "Result", what);
+                result) {
+                reason = " (result: " + *result + ")";
             }
         }
         return Error{what + ": the unit failed to start" + reason + "; see `systemctl --user status " + name +
@@ -435,36 +434,42 @@ Result<std::string> SystemdUnitManager::activeState(const std::string& name) {
     return getString(m_bus.get(), *path, kUnitInterface, "ActiveState", callName("Get ActiveState", name));
 }
 
-Result<std::string> SystemdUnitManager::controlGroup(const std::string& name) {
-    const auto what = callName("Get ControlGroup", name);
-    const auto interface = typeInterface(name);
+Result<SystemdUnitManager::TypedUnit> SystemdUnitManager::typedUnit(const std::string& name,
+                                                                    std::string_view what) {
+    auto interface = typeInterface(name);
     if (!interface) {
-        return Error{what + ": only services, slices, scopes, sockets, mounts and swaps have a cgroup"};
+        return Error{std::string(what) +
+                     ": only services, slices, scopes, sockets, mounts and swaps have one"};
     }
     auto path = unitPath(name);
     if (!path) {
         return path.error();
     }
-    if (path->empty()) {
+    return TypedUnit{std::move(*path), std::move(*interface)};
+}
+
+Result<std::string> SystemdUnitManager::controlGroup(const std::string& name) {
+    const auto what = callName("Get ControlGroup", name);
+    auto unit = typedUnit(name, what);
+    if (!unit) {
+        return unit.error();
+    }
+    if (unit->path.empty()) {
         return std::string();
     }
-    return getString(m_bus.get(), *path, interface->c_str(), "ControlGroup", what);
+    return getString(m_bus.get(), unit->path, unit->interface.c_str(), "ControlGroup", what);
 }
 
 Result<std::uint64_t> SystemdUnitManager::cpuUsageNSec(const std::string& name) {
     const auto what = callName("Get CPUUsageNSec", name);
-    const auto interface = typeInterface(name);
-    if (!interface) {
-        return Error{what + ": only services, slices, scopes, sockets, mounts and swaps account CPU"};
+    auto unit = typedUnit(name, what);
+    if (!unit) {
+        return unit.error();
     }
-    auto path = unitPath(name);
-    if (!path) {
-        return path.error();
-    }
-    if (path->empty()) {
+    if (unit->path.empty()) {
         return kNoUsage;
     }
-    return getTrivial<std::uint64_t>(m_bus.get(), *path, interface->c_str(), "CPUUsageNSec",
+    return getTrivial<std::uint64_t>(m_bus.get(), unit->path, unit->interface.c_str(), "CPUUsageNSec",
                                      SD_BUS_TYPE_UINT64, what);
 }
 
@@ -473,14 +478,14 @@ Result<std::uint32_t> SystemdUnitManager::mainPid(const std::string& name) {
     if (typeInterface(name) != "org.freedesktop.systemd1.Service") {
         return Error{what + ": only services have a main PID"};
     }
-    auto path = unitPath(name);
-    if (!path) {
-        return path.error();
+    auto unit = typedUnit(name, what);
+    if (!unit) {
+        return unit.error();
     }
-    if (path->empty()) {
+    if (unit->path.empty()) {
         return std::uint32_t{0};
     }
-    return getTrivial<std::uint32_t>(m_bus.get(), *path, "org.freedesktop.systemd1.Service", "MainPID",
+    return getTrivial<std::uint32_t>(m_bus.get(), unit->path, unit->interface.c_str(), "MainPID",
                                      SD_BUS_TYPE_UINT32, what);
 }
 

@@ -44,6 +44,13 @@ public:
 private:
     /// The unit's object path from GetUnit; empty when systemd has not loaded the unit.
     Result<std::string> unitPath(const std::string& name);
+    /// For reading a per-type property (ControlGroup, CPUUsageNSec, MainPID): the unit's object path (empty
+    /// when systemd does not know the unit) and its type's interface, e.g. org.freedesktop.systemd1.Slice.
+    struct TypedUnit {
+        std::string path;
+        std::string interface;
+    };
+    Result<TypedUnit> typedUnit(const std::string& name, std::string_view what);
     /// Polls @p jobPath until systemd drops the job (it finished), at most 30 s.
     Result<void> waitForJob(const std::string& jobPath, std::string_view what);
     /// A call on the Manager object that takes only the unit name.
