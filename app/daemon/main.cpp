@@ -1,11 +1,11 @@
 // nicerd: the nicer daemon. Parses options and the config file, then hands over to nicer::daemon::Daemon.
 #include "control/ControllerParams.h"
+#include "control/ParameterText.h"
 #include "daemon/Daemon.h"
 #include "daemon/DaemonConfig.h"
 
 #include <CLI/CLI.hpp>
 
-#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <unistd.h>
@@ -68,11 +68,12 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    if (!std::isfinite(periodSeconds) || periodSeconds < 0 || periodSeconds > 1e6) {
-        std::cerr << "nicerd: period = " << periodSeconds << " is not a duration in seconds\n";
+    auto period = control::periodFromSeconds(periodSeconds);
+    if (!period) {
+        std::cerr << "nicerd: " << period.error().message << '\n';
         return 2;
     }
-    p.period = std::chrono::milliseconds(std::llround(periodSeconds * 1000.0));
+    p.period = *period;
     if (auto valid = control::validate(p); !valid) {
         std::cerr << "nicerd: " << valid.error().message << '\n';
         return 2;

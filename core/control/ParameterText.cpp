@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace nicer::control {
@@ -28,6 +29,15 @@ std::string exact(double v) {
 }
 
 } // namespace
+
+Result<std::chrono::milliseconds> periodFromSeconds(double seconds) {
+    if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e6) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%g", seconds);
+        return Error{"period = " + std::string(text) + " is not a duration in seconds"};
+    }
+    return std::chrono::milliseconds(std::llround(seconds * 1000.0));
+}
 
 Result<void> setParameterFromText(ControllerParams& p, std::string_view key, std::string_view value) {
     value = text::trim(value);
@@ -59,10 +69,11 @@ Result<void> setParameterFromText(ControllerParams& p, std::string_view key, std
         if (!seconds) {
             return seconds.error();
         }
-        if (!std::isfinite(*seconds) || *seconds < 0 || *seconds > 1e6) {
-            return Error{"period = " + std::string(value) + " is not a duration in seconds"};
+        auto period = periodFromSeconds(*seconds);
+        if (!period) {
+            return period.error();
         }
-        p.period = std::chrono::milliseconds(std::llround(*seconds * 1000.0));
+        p.period = *period;
         return {};
     }
     std::string known;

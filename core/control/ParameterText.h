@@ -18,6 +18,10 @@ inline constexpr std::string_view kParameterKeys[] = {
 /// validate() once all are set, so that min/max can be changed together.
 Result<void> setParameterFromText(ControllerParams& params, std::string_view key, std::string_view value);
 
+/// The period for a duration in seconds, rounded to whole milliseconds; an error for a negative, infinite or
+/// absurdly long one. The range itself is checked by validate().
+Result<std::chrono::milliseconds> periodFromSeconds(double seconds);
+
 /// Every parameter as key and text, in kParameterKeys order; setParameterFromText reads them back exactly.
 std::vector<std::pair<std::string, std::string>> parametersAsText(const ControllerParams& params);
 
