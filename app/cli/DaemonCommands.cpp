@@ -112,10 +112,27 @@ int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
         return kExitOk;
     }
     if (*c.set) {
-        if (auto set = client->setParameters(assignments); !set) {
+        auto status = client->status();
+        if (!status) {
+            std::cerr << "nicer set: " << status.error().message << '\n';
+            return kExitFailure;
+        }
+        // The new values over the daemon's current ones, parsed and checked here with the same rules as the
+        // files: a bad value is bad input (2), a daemon that cannot be reached or refuses is a failure (1).
+        control::ControllerParams params = status->params;
+        for (const auto& [key, value] : assignments) {
+            if (auto parsed = control::setParameterFromText(params, key, value); !parsed) {
+                std::cerr << "nicer set: " << parsed.error().message << '\n';
+                return kExitBadInput;
+            }
+        }
+        if (auto valid = control::validate(params); !valid) {
+            std::cerr << "nicer set: " << valid.error().message << '\n';
+            return kExitBadInput;
+        }
+        if (auto set = client->setParameters(params); !set) {
             std::cerr << "nicer set: " << set.error().message << '\n';
-            // A value the daemon could not take is bad input; an unreachable daemon is a failure.
-            return set.error().message.starts_with("nicerd") ? kExitFailure : kExitBadInput;
+            return kExitFailure;
         }
         return kExitOk;
     }

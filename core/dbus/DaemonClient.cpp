@@ -1,6 +1,5 @@
 #include "dbus/DaemonClient.h"
 
-#include "control/ParameterText.h"
 #include "dbus/BusNames.h"
 
 #include <cstring>
@@ -144,23 +143,7 @@ Result<DaemonStatus> DaemonClient::status() {
     return s;
 }
 
-Result<void>
-DaemonClient::setParameters(const std::vector<std::pair<std::string, std::string>>& assignments) {
-    // Parse the text with the same rules as the files, over the daemon's current values, so that the error
-    // for a bad value is the same everywhere; the daemon validates the whole set again.
-    auto current = status();
-    if (!current) {
-        return current.error();
-    }
-    control::ControllerParams p = current->params;
-    for (const auto& [key, value] : assignments) {
-        if (auto set = control::setParameterFromText(p, key, value); !set) {
-            return set;
-        }
-    }
-    if (auto valid = control::validate(p); !valid) {
-        return valid;
-    }
+Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
     sd_bus_message* m = nullptr;
     int r =
         sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface, "SetParameters");

@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace nicer::dbus {
@@ -35,8 +34,8 @@ public:
     Result<DaemonStatus> status();
     Result<void> pause();
     Result<void> resume();
-    /// Sets parameters by their text names (reserve-band, period, ... as in nicer set); all or nothing.
-    Result<void> setParameters(const std::vector<std::pair<std::string, std::string>>& assignments);
+    /// Replaces all parameters at once; nicerd validates them again and keeps them across restarts.
+    Result<void> setParameters(const control::ControllerParams& params);
     Result<std::vector<daemon::Sample>> history();
 
 private:
