@@ -17,6 +17,13 @@ struct CommandResult {
     std::string err;
 };
 
+inline std::string readFile(const std::string& path) {
+    std::ifstream in(path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
 /// Runs @p command through /bin/sh and captures its exit status, stdout and stderr.
 inline CommandResult runCommand(const std::string& command) {
     const auto dir = std::filesystem::temp_directory_path();
@@ -24,26 +31,13 @@ inline CommandResult runCommand(const std::string& command) {
     const auto outPath = dir / ("nicer-test-" + tag + ".out");
     const auto errPath = dir / ("nicer-test-" + tag + ".err");
     const int status = std::system((command + " >" + outPath.string() + " 2>" + errPath.string()).c_str());
-    const auto slurp = [](const std::filesystem::path& p) {
-        std::ifstream in(p);
-        std::ostringstream s;
-        s << in.rdbuf();
-        return s.str();
-    };
     CommandResult r;
     r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(outPath);
-    r.err = slurp(errPath);
+    r.out = readFile(outPath);
+    r.err = readFile(errPath);
     std::filesystem::remove(outPath);
     std::filesystem::remove(errPath);
     return r;
-}
-
-inline std::string readFile(const std::string& path) {
-    std::ifstream in(path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
 }
 
 } // namespace nicer::test

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cli/RunCommand.h"
 #include "dbus/DaemonClient.h"
 
 #include <chrono>
@@ -100,12 +101,7 @@ public:
 
     int exitCode() const { return m_status && WIFEXITED(*m_status) ? WEXITSTATUS(*m_status) : -1; }
 
-    std::string log() const {
-        std::ifstream in(m_log);
-        std::stringstream s;
-        s << in.rdbuf();
-        return s.str();
-    }
+    std::string log() const { return readFile(m_log); }
 
 private:
     std::filesystem::path m_log;
