@@ -29,9 +29,6 @@ public:
     bool frozen() const override { return m_duty <= 0.0; }
     Result<void> release() override;
 
-    /// Share of each slot the work runs, 0..1.
-    double duty() const { return m_duty; }
-
 private:
     SignalDutyCycleActuator(systemd::CgroupLayout layout, std::string cgroup, std::chrono::milliseconds slot);
     static int onSlot(sd_event_source* source, std::uint64_t usec, void* self) noexcept;

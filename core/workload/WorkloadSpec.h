@@ -12,8 +12,6 @@ struct WorkloadSpec {
     std::vector<std::string> argv;
     int instances = 1;
     bool demo = false; ///< the built-in demo, shown as such to the user
-
-    bool operator==(const WorkloadSpec&) const = default;
 };
 
 /// The built-in demo: the thesis's CPU-bound `md5sum /dev/zero`, one per CPU.
