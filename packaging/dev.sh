@@ -14,7 +14,11 @@ build=${NICER_BUILD_DIR:-$root/build}
 packages=(
     g++ cmake ninja-build pkg-config
     libcli11-dev catch2 libsystemd-dev nlohmann-json3-dev
+    libnghttp2-dev libssl-dev libpugixml-dev
+    qt6-base-dev qt6-charts-dev
     systemd dbus-user-session procps stress-ng
+    nghttp2-server nghttp2-client nginx-light openssl
+    xvfb xauth trayer
 )
 
 as_root() {
