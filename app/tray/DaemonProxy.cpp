@@ -1,0 +1,286 @@
+#include "tray/DaemonProxy.h"
+
+#include "dbus/BusNames.h"
+
+#include <QDBusArgument>
+#include <QDBusConnectionInterface>
+#include <QDBusPendingCallWatcher>
+#include <QDBusServiceWatcher>
+#include <QTimer>
+
+#include <chrono>
+
+namespace nicer::tray {
+
+namespace {
+
+constexpr auto kDbusService = "org.freedesktop.DBus";
+constexpr auto kSystemdService = "org.freedesktop.systemd1";
+constexpr auto kSystemdPath = "/org/freedesktop/systemd1";
+constexpr auto kSystemdManager = "org.freedesktop.systemd1.Manager";
+constexpr auto kUnitName = "nicerd.service";
+// nicerd is Type=notify and takes its name only when ready; give a slow machine time before saying so.
+constexpr int kStartTimeoutMs = 20000;
+
+void readSample(const QDBusArgument& arg, daemon::Sample& s) {
+    qulonglong time = 0;
+    uint overloads = 0;
+    arg.beginStructure();
+    arg >> time >> s.idle >> s.foreground >> s.background >> s.quota >> s.multiplier >> overloads >> s.paused;
+    arg.endStructure();
+    s.timeUSec = time;
+    s.overloadCount = overloads;
+}
+
+} // namespace
+
+DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
+    : QObject(parent)
+    , m_bus(bus)
+    , m_watcher(new QDBusServiceWatcher(dbus::kBusName, bus, QDBusServiceWatcher::WatchForOwnerChange, this))
+    , m_startTimeout(new QTimer(this)) {
+    connect(m_watcher, &QDBusServiceWatcher::serviceOwnerChanged, this,
+            [this](const QString&, const QString&, const QString& newOwner) { onOwnerChanged(newOwner); });
+    m_startTimeout->setSingleShot(true);
+    m_startTimeout->setInterval(kStartTimeoutMs);
+    connect(m_startTimeout, &QTimer::timeout, this, [this] {
+        if (m_starting && !m_connected) {
+            m_starting = false;
+            emit errorOccurred(tr("Starting nicerd"),
+                               tr("nicerd was started but did not come up. See `systemctl --user status "
+                                  "nicerd` or run `nicerd` in a terminal to read why."));
+            emit connectedChanged(false);
+        }
+    });
+    // Signals are matched by the well-known name, so they keep arriving from a restarted nicerd.
+    m_bus.connect(dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "Sample", this,
+                  SLOT(onSample(QDBusMessage)));
+    m_bus.connect(dbus::kBusName, dbus::kObjectPath, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                  this, SLOT(onPropertiesChanged(QDBusMessage)));
+}
+
+void DaemonProxy::start(bool launch) {
+    if (!m_bus.isConnected()) {
+        emit errorOccurred(tr("Session bus"),
+                           tr("There is no D-Bus session bus, so nicer-tray cannot reach nicerd. Start "
+                              "nicer-tray from your desktop session."));
+        return;
+    }
+    auto call =
+        QDBusMessage::createMethodCall(kDbusService, "/org/freedesktop/DBus", kDbusService, "GetNameOwner");
+    call << QString(dbus::kBusName);
+    watchReply(
+        call, [this](const QDBusMessage& reply) { onOwnerChanged(reply.arguments().value(0).toString()); },
+        [this, launch](const QDBusMessage&) {
+            if (launch) {
+                launchDaemon();
+            } else {
+                setConnected(false);
+            }
+        });
+}
+
+void DaemonProxy::launchDaemon() {
+    if (m_connected || m_starting) {
+        return;
+    }
+    m_starting = true;
+    m_startTimeout->start();
+    emit connectedChanged(false);
+    auto call = QDBusMessage::createMethodCall(kDbusService, "/org/freedesktop/DBus", kDbusService,
+                                               "StartServiceByName");
+    call << QString(dbus::kBusName) << 0u;
+    // Success needs no action: the name watcher sees nicerd arrive.
+    watchReply(call, {}, [this](const QDBusMessage& error) { startUnitFallback(error.errorMessage()); });
+}
+
+void DaemonProxy::startUnitFallback(const QString& activationError) {
+    auto call = QDBusMessage::createMethodCall(kSystemdService, kSystemdPath, kSystemdManager, "StartUnit");
+    call << QString(kUnitName) << QStringLiteral("replace");
+    watchReply(call, {}, [this, activationError](const QDBusMessage& error) {
+        m_starting = false;
+        m_startTimeout->stop();
+        emit errorOccurred(tr("Starting nicerd"),
+                           tr("nicerd is not running and could not be started (D-Bus activation: %1; "
+                              "systemd user unit: %2). Install nicer's user service, or run `nicerd` in "
+                              "a terminal.")
+                               .arg(activationError, error.errorMessage()));
+        emit connectedChanged(false);
+    });
+}
+
+DaemonView DaemonProxy::view() const {
+    DaemonView v;
+    v.connected = m_connected;
+    v.paused = m_properties.paused;
+    v.lastError = m_properties.lastError;
+    v.params = m_properties.params;
+    v.sample = m_lastSample;
+    return v;
+}
+
+void DaemonProxy::onOwnerChanged(const QString& newOwner) {
+    setConnected(!newOwner.isEmpty());
+}
+
+void DaemonProxy::setConnected(bool connected) {
+    if (connected) {
+        m_starting = false;
+        m_startTimeout->stop();
+    }
+    const bool changed = connected != m_connected;
+    m_connected = connected;
+    if (connected) {
+        // A (re)started nicerd: nothing we knew still holds.
+        m_lastSample.reset();
+        refreshProperties();
+        fetchHistory();
+    }
+    if (changed || !connected) {
+        emit connectedChanged(connected);
+    }
+}
+
+QDBusMessage DaemonProxy::methodCall(const char* method) const {
+    return QDBusMessage::createMethodCall(dbus::kBusName, dbus::kObjectPath, dbus::kInterface, method);
+}
+
+void DaemonProxy::watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,
+                             std::function<void(const QDBusMessage&)> onError) {
+    auto* watcher = new QDBusPendingCallWatcher(m_bus.asyncCall(call), this);
+    connect(watcher, &QDBusPendingCallWatcher::finished, this,
+            [onReply = std::move(onReply), onError = std::move(onError)](QDBusPendingCallWatcher* w) {
+                w->deleteLater();
+                const QDBusMessage reply = w->reply();
+                if (reply.type() == QDBusMessage::ErrorMessage) {
+                    if (onError) {
+                        onError(reply);
+                    }
+                } else if (onReply) {
+                    onReply(reply);
+                }
+            });
+}
+
+void DaemonProxy::refreshProperties() {
+    auto call = QDBusMessage::createMethodCall(dbus::kBusName, dbus::kObjectPath,
+                                               "org.freedesktop.DBus.Properties", "GetAll");
+    call << QString(dbus::kInterface);
+    watchReply(
+        call,
+        [this](const QDBusMessage& reply) {
+            const QVariantMap map = qdbus_cast<QVariantMap>(reply.arguments().value(0));
+            auto& p = m_properties;
+            p.params.reserveBand = map.value("ReserveBand").toDouble();
+            p.params.minMultiplier = map.value("MinMultiplier").toDouble();
+            p.params.maxMultiplier = map.value("MaxMultiplier").toDouble();
+            p.params.overloadThreshold = static_cast<int>(map.value("OverloadThreshold").toUInt());
+            p.params.idleEpsilon = map.value("IdleEpsilon").toDouble();
+            p.params.period = std::chrono::duration_cast<std::chrono::milliseconds>(
+                std::chrono::microseconds(map.value("PeriodUSec").toULongLong()));
+            p.paused = map.value("Paused").toBool();
+            p.actuator = map.value("Actuator").toString();
+            p.workload = map.value("Workload").toStringList();
+            p.demoWorkload = map.value("DemoWorkload").toBool();
+            p.instances = map.value("Instances").toUInt();
+            p.cpuCount = map.value("CpuCount").toUInt();
+            p.lastError = map.value("LastError").toString();
+            emit propertiesChanged();
+        },
+        [this](const QDBusMessage& error) {
+            if (m_connected) {
+                emit errorOccurred(tr("Reading nicerd's state"), error.errorMessage());
+            }
+        });
+}
+
+void DaemonProxy::fetchHistory() {
+    watchReply(
+        methodCall("GetHistory"),
+        [this](const QDBusMessage& reply) {
+            std::vector<daemon::Sample> samples;
+            const auto arg = qvariant_cast<QDBusArgument>(reply.arguments().value(0));
+            arg.beginArray();
+            while (!arg.atEnd()) {
+                daemon::Sample s;
+                readSample(arg, s);
+                samples.push_back(s);
+            }
+            arg.endArray();
+            if (!samples.empty()) {
+                m_lastSample = samples.back();
+            }
+            emit historyReceived(samples);
+        },
+        [this](const QDBusMessage& error) {
+            emit errorOccurred(tr("Reading history"), error.errorMessage());
+        });
+}
+
+void DaemonProxy::onSample(const QDBusMessage& message) {
+    const auto args = message.arguments();
+    if (args.size() != 8) {
+        return;
+    }
+    daemon::Sample s;
+    s.timeUSec = args[0].toULongLong();
+    s.idle = args[1].toDouble();
+    s.foreground = args[2].toDouble();
+    s.background = args[3].toDouble();
+    s.quota = args[4].toDouble();
+    s.multiplier = args[5].toDouble();
+    s.overloadCount = args[6].toUInt();
+    s.paused = args[7].toBool();
+    if (!m_connected) {
+        // The signal can beat the name-owner notice after a restart.
+        setConnected(true);
+    }
+    if (s.paused != m_properties.paused) {
+        refreshProperties();
+    }
+    m_lastSample = s;
+    emit sampleReceived(s);
+}
+
+void DaemonProxy::onPropertiesChanged(const QDBusMessage&) {
+    refreshProperties();
+}
+
+void DaemonProxy::callSimple(const char* method, const QString& context) {
+    watchReply(
+        methodCall(method), [this](const QDBusMessage&) { refreshProperties(); },
+        [this, context](const QDBusMessage& error) { emit errorOccurred(context, error.errorMessage()); });
+}
+
+void DaemonProxy::pause() {
+    callSimple("Pause", tr("Pausing the work"));
+}
+
+void DaemonProxy::resume() {
+    callSimple("Resume", tr("Resuming the work"));
+}
+
+void DaemonProxy::setParameters(const control::ControllerParams& params) {
+    QVariantMap map;
+    map.insert("ReserveBand", params.reserveBand);
+    map.insert("MinMultiplier", params.minMultiplier);
+    map.insert("MaxMultiplier", params.maxMultiplier);
+    map.insert("OverloadThreshold", static_cast<uint>(params.overloadThreshold));
+    map.insert("IdleEpsilon", params.idleEpsilon);
+    map.insert("PeriodUSec",
+               static_cast<qulonglong>(
+                   std::chrono::duration_cast<std::chrono::microseconds>(params.period).count()));
+    auto call = methodCall("SetParameters");
+    call << map;
+    watchReply(
+        call,
+        [this](const QDBusMessage&) {
+            refreshProperties();
+            emit parametersApplied();
+        },
+        [this](const QDBusMessage& error) {
+            emit errorOccurred(tr("Applying the controller settings"), error.errorMessage());
+        });
+}
+
+} // namespace nicer::tray

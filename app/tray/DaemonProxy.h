@@ -1,0 +1,98 @@
+#pragma once
+
+#include "control/ControllerParams.h"
+#include "daemon/Sample.h"
+#include "tray/TrayState.h"
+
+#include <QDBusConnection>
+#include <QDBusMessage>
+#include <QObject>
+#include <QStringList>
+
+#include <optional>
+#include <vector>
+
+class QDBusPendingCallWatcher;
+class QDBusServiceWatcher;
+class QTimer;
+
+namespace nicer::tray {
+
+/// Properties of nicerd that do not change every period.
+struct DaemonProperties {
+    control::ControllerParams params;
+    bool paused = false;
+    QString actuator;
+    QStringList workload;
+    bool demoWorkload = false;
+    unsigned instances = 0;
+    unsigned cpuCount = 0;
+    QString lastError;
+};
+
+/**
+ * nicerd as the GUI sees it: an asynchronous client of org.nicer.Daemon1 on the session bus.
+ *
+ * It never blocks the GUI: every call is asynchronous and every failure becomes errorOccurred() in plain
+ * words. It follows the bus name, so it reconnects by itself when nicerd restarts (history and properties
+ * are fetched again), and it can start nicerd: D-Bus activation first, then the systemd user unit.
+ */
+class DaemonProxy : public QObject {
+    Q_OBJECT
+
+public:
+    explicit DaemonProxy(const QDBusConnection& bus, QObject* parent = nullptr);
+
+    /// Begins following nicerd; when @p launch is set and nicerd is not running, starts it.
+    void start(bool launch);
+    /// Starts nicerd: D-Bus activation, else `nicerd.service` of the systemd user manager.
+    void launchDaemon();
+
+    bool isConnected() const { return m_connected; }
+    bool isStarting() const { return m_starting; }
+    const DaemonProperties& properties() const { return m_properties; }
+    const std::optional<daemon::Sample>& lastSample() const { return m_lastSample; }
+    /// The state of the tray icon, from all of the above.
+    DaemonView view() const;
+
+    void pause();
+    void resume();
+    /// Sends all parameters at once; nicerd validates them again and keeps them across restarts.
+    void setParameters(const control::ControllerParams& params);
+    /// Re-reads the properties (the slow-changing ones; samples arrive by signal).
+    void refreshProperties();
+
+signals:
+    void connectedChanged(bool connected);
+    void propertiesChanged();
+    /// The whole history, oldest first, after (re)connecting.
+    void historyReceived(const std::vector<nicer::daemon::Sample>& samples);
+    void sampleReceived(const nicer::daemon::Sample& sample);
+    void parametersApplied();
+    /// Something failed; @p message says what and what to do.
+    void errorOccurred(const QString& context, const QString& message);
+
+private slots:
+    void onSample(const QDBusMessage& message);
+    void onPropertiesChanged(const QDBusMessage& message);
+
+private:
+    void onOwnerChanged(const QString& newOwner);
+    void setConnected(bool connected);
+    void fetchHistory();
+    void callSimple(const char* method, const QString& context);
+    void startUnitFallback(const QString& activationError);
+    QDBusMessage methodCall(const char* method) const;
+    void watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,
+                    std::function<void(const QDBusMessage&)> onError);
+
+    QDBusConnection m_bus;
+    QDBusServiceWatcher* m_watcher = nullptr;
+    QTimer* m_startTimeout = nullptr;
+    bool m_connected = false;
+    bool m_starting = false;
+    DaemonProperties m_properties;
+    std::optional<daemon::Sample> m_lastSample;
+};
+
+} // namespace nicer::tray

@@ -1,0 +1,222 @@
+#include "tray/MainWindow.h"
+
+#include "tray/CpuChart.h"
+#include "tray/DaemonProxy.h"
+#include "tray/ParametersPanel.h"
+#include "tray/StateIcon.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+namespace nicer::tray {
+
+namespace {
+
+constexpr std::chrono::seconds kChartSpan{300};
+
+QString percent(double share) {
+    return QString::number(100.0 * share, 'f', 1) + QStringLiteral(" %");
+}
+
+} // namespace
+
+MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
+    : QWidget(parent)
+    , m_daemon(daemon)
+    , m_quitOnClose(quitOnClose)
+    , m_history(kChartSpan) {
+    setWindowTitle(tr("nicer: spare CPU for volunteer computing"));
+    setWindowIcon(stateIcon(TrayState::Running));
+
+    // Errors: what failed and what to do, with the one action that usually fixes it.
+    m_errorBar = new QWidget(this);
+    m_errorBar->setAutoFillBackground(true);
+    QPalette bar = m_errorBar->palette();
+    bar.setColor(QPalette::Window, QColor(0xd0, 0x3b, 0x3b));
+    bar.setColor(QPalette::WindowText, Qt::white);
+    m_errorBar->setPalette(bar);
+    m_error = new QLabel(m_errorBar);
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->setAccessibleName(tr("Error"));
+    m_startDaemon = new QPushButton(tr("Start nicerd"), m_errorBar);
+    m_startDaemon->setAccessibleName(tr("Start the nicer daemon"));
+    auto* barLayout = new QHBoxLayout(m_errorBar);
+    barLayout->addWidget(m_error, 1);
+    barLayout->addWidget(m_startDaemon);
+    m_errorBar->hide();
+    connect(m_startDaemon, &QPushButton::clicked, &m_daemon, &DaemonProxy::launchDaemon);
+
+    m_chart = new CpuChart(m_history, this);
+
+    auto* now = new QWidget(this);
+    auto* form = new QFormLayout(now);
+    m_status = new QLabel(now);
+    m_status->setAccessibleName(tr("State"));
+    form->addRow(m_status);
+    m_user = addValue(form, tr("Your programs"), tr("CPU used by everything except the volunteer work"));
+    m_work = addValue(form, tr("Volunteer work"), tr("CPU used by the volunteer work"));
+    m_idle = addValue(form, tr("Idle"), tr("CPU nobody used"));
+    m_reserve = addValue(form, tr("Reserve band"),
+                         tr("Idle CPU the controller keeps free for you: multiplier x band"));
+    m_cap = addValue(form, tr("Work cap"), tr("The most CPU the work may use now"));
+    m_overloads = addValue(form, tr("Overloads"), tr("Periods in a row with no idle CPU, and the limit"));
+    m_actuator = addValue(form, tr("Limited by"), tr("How nicerd holds the work back"));
+    m_workload = addValue(form, tr("Workload"), tr("The volunteer program nicerd runs"));
+    m_workload->setWordWrap(true);
+    m_pause = new QPushButton(tr("Pause"), now);
+    m_pause->setCheckable(true);
+    m_pause->setAccessibleName(tr("Pause the volunteer work"));
+    form->addRow(m_pause);
+    connect(m_pause, &QPushButton::clicked, this, [this](bool checked) {
+        if (checked) {
+            m_daemon.pause();
+        } else {
+            m_daemon.resume();
+        }
+    });
+
+    m_parameters = new ParametersPanel(this);
+    connect(m_parameters, &ParametersPanel::applyRequested, &m_daemon, &DaemonProxy::setParameters);
+
+    auto* top = new QHBoxLayout();
+    top->addWidget(m_chart, 1);
+    top->addWidget(now);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_errorBar);
+    layout->addLayout(top, 1);
+    layout->addWidget(m_parameters);
+
+    connect(&m_daemon, &DaemonProxy::sampleReceived, this, &MainWindow::onSample);
+    connect(&m_daemon, &DaemonProxy::historyReceived, this, &MainWindow::onHistory);
+    connect(&m_daemon, &DaemonProxy::propertiesChanged, this, &MainWindow::onProperties);
+    connect(&m_daemon, &DaemonProxy::connectedChanged, this, &MainWindow::onConnection);
+    connect(&m_daemon, &DaemonProxy::errorOccurred, this, &MainWindow::showError);
+    connect(&m_daemon, &DaemonProxy::parametersApplied, this, [this] { m_errorBar->hide(); });
+    onConnection(m_daemon.isConnected());
+    resize(960, 640);
+}
+
+QLabel* MainWindow::addValue(QFormLayout* form, const QString& label, const QString& help) {
+    auto* value = new QLabel(QStringLiteral("-"), this);
+    value->setAccessibleName(label);
+    value->setToolTip(help);
+    auto* name = new QLabel(label, this);
+    name->setToolTip(help);
+    form->addRow(name, value);
+    return value;
+}
+
+QString MainWindow::errorText() const {
+    return m_errorBar->isVisibleTo(this) ? m_error->text() : QString();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (m_quitOnClose) {
+        QApplication::quit();
+    }
+    event->accept();
+}
+
+void MainWindow::onSample(const daemon::Sample& sample) {
+    m_history.append(sample, m_daemon.properties().params.reserveBand);
+    m_chart->refresh();
+    if (isVisible()) {
+        updateValues();
+    }
+}
+
+void MainWindow::onHistory(const std::vector<daemon::Sample>& samples) {
+    m_history.reset(samples, m_daemon.properties().params.reserveBand);
+    m_chart->refresh();
+    updateValues();
+}
+
+void MainWindow::onProperties() {
+    const auto& p = m_daemon.properties();
+    m_parameters->setParams(p.params);
+    {
+        const QSignalBlocker block(m_pause);
+        m_pause->setChecked(p.paused);
+    }
+    m_pause->setText(p.paused ? tr("Resume") : tr("Pause"));
+    m_pause->setAccessibleName(p.paused ? tr("Resume the volunteer work") : tr("Pause the volunteer work"));
+    if (p.actuator == QLatin1String("systemd-slice")) {
+        m_actuator->setText(tr("CPU quota of a systemd slice"));
+    } else if (p.actuator == QLatin1String("signal-duty-cycle")) {
+        m_actuator->setText(tr("stop/continue in short bursts"));
+        m_actuator->setToolTip(tr("Your system gives user services no cpu controller, so nicerd stops and "
+                                  "continues the work many times a second. It works, but less smoothly; an "
+                                  "administrator can delegate the cpu controller to user managers."));
+    } else {
+        m_actuator->setText(p.actuator);
+    }
+    QString workload = p.workload.join(' ');
+    if (p.demoWorkload) {
+        workload = tr("%1 (built-in demo)").arg(workload);
+    }
+    if (p.instances > 1) {
+        workload += tr(", %n copies", nullptr, static_cast<int>(p.instances));
+    }
+    m_workload->setText(workload);
+    if (!p.lastError.isEmpty()) {
+        QString what = p.lastError;
+        if (what.contains(QLatin1String("quota"))) {
+            what += tr(" nicerd keeps trying every period; if it persists, restart nicerd or choose "
+                       "another actuator in its configuration.");
+        }
+        showError(tr("nicerd reports"), what);
+    }
+    updateValues();
+}
+
+void MainWindow::onConnection(bool connected) {
+    if (connected) {
+        m_errorBar->hide();
+    } else if (!m_daemon.isStarting() && !m_errorBar->isVisible()) {
+        showError(tr("nicerd"),
+                  tr("nicerd is not running, so no volunteer work is being done. Start it here, or with "
+                     "`systemctl --user start nicerd`."));
+    }
+    m_pause->setEnabled(connected);
+    m_parameters->setEnabled(connected);
+    updateStatus();
+}
+
+void MainWindow::showError(const QString& context, const QString& message) {
+    m_error->setText(QStringLiteral("<b>%1:</b> %2").arg(context.toHtmlEscaped(), message.toHtmlEscaped()));
+    m_startDaemon->setVisible(!m_daemon.isConnected());
+    m_errorBar->show();
+    updateStatus();
+}
+
+void MainWindow::updateStatus() {
+    const TrayState state = trayStateFor(m_daemon.view(), m_daemon.isStarting());
+    m_status->setText(QStringLiteral("<b><font color=\"%1\">\u25cf</font> %2</b>")
+                          .arg(stateColor(state).name(), trayStateName(state).toHtmlEscaped()));
+}
+
+void MainWindow::updateValues() {
+    updateStatus();
+    const auto& sample = m_daemon.lastSample();
+    if (!sample) {
+        return;
+    }
+    const auto& p = m_daemon.properties();
+    const double kept = std::min(1.0, sample->multiplier * p.params.reserveBand);
+    m_user->setText(percent(sample->foreground));
+    m_work->setText(percent(sample->background));
+    m_idle->setText(percent(sample->idle));
+    m_reserve->setText(
+        tr("%1 (%2 x %3)")
+            .arg(percent(kept), QString::number(sample->multiplier, 'f', 1), percent(p.params.reserveBand)));
+    m_cap->setText(sample->paused ? tr("paused") : percent(sample->quota));
+    m_overloads->setText(tr("%1 of %2").arg(sample->overloadCount).arg(p.params.overloadThreshold));
+}
+
+} // namespace nicer::tray

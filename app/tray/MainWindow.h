@@ -1,0 +1,67 @@
+#pragma once
+
+#include "tray/SampleHistory.h"
+#include "tray/TrayState.h"
+
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QFormLayout;
+
+namespace nicer::tray {
+
+class CpuChart;
+class DaemonProxy;
+class ParametersPanel;
+
+/// The window: the CPU chart, the values now, the pause toggle, the controller's settings, and errors in
+/// plain words with what to do.
+class MainWindow : public QWidget {
+    Q_OBJECT
+
+public:
+    /// @p quitOnClose: no tray host, so closing the window ends the program (nicerd keeps running).
+    MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent = nullptr);
+
+    CpuChart* chart() const { return m_chart; }
+    ParametersPanel* parameters() const { return m_parameters; }
+    QPushButton* pauseButton() const { return m_pause; }
+    /// The error shown at the top, empty when none.
+    QString errorText() const;
+    const SampleHistory& history() const { return m_history; }
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void onSample(const daemon::Sample& sample);
+    void onHistory(const std::vector<daemon::Sample>& samples);
+    void onProperties();
+    void onConnection(bool connected);
+    void showError(const QString& context, const QString& message);
+    void updateValues();
+    void updateStatus();
+    QLabel* addValue(QFormLayout* form, const QString& label, const QString& help);
+
+    DaemonProxy& m_daemon;
+    bool m_quitOnClose;
+    SampleHistory m_history;
+    CpuChart* m_chart = nullptr;
+    ParametersPanel* m_parameters = nullptr;
+    QLabel* m_error = nullptr;
+    QPushButton* m_startDaemon = nullptr;
+    QWidget* m_errorBar = nullptr;
+    QLabel* m_status = nullptr;
+    QLabel* m_user = nullptr;
+    QLabel* m_work = nullptr;
+    QLabel* m_idle = nullptr;
+    QLabel* m_reserve = nullptr;
+    QLabel* m_cap = nullptr;
+    QLabel* m_overloads = nullptr;
+    QLabel* m_actuator = nullptr;
+    QLabel* m_workload = nullptr;
+    QPushButton* m_pause = nullptr;
+};
+
+} // namespace nicer::tray

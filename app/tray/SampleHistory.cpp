@@ -1,0 +1,34 @@
+#include "tray/SampleHistory.h"
+
+#include <algorithm>
+
+namespace nicer::tray {
+
+double ChartPoint::reserveKept() const {
+    return std::min(1.0, sample.multiplier * reserveBand);
+}
+
+void SampleHistory::reset(std::span<const daemon::Sample> samples, double reserveBand) {
+    m_points.clear();
+    for (const auto& s : samples) {
+        append(s, reserveBand);
+    }
+}
+
+void SampleHistory::append(const daemon::Sample& sample, double reserveBand) {
+    if (!m_points.empty() && sample.timeUSec < m_points.back().sample.timeUSec) {
+        return;
+    }
+    m_points.push_back({sample, reserveBand});
+    trim();
+}
+
+void SampleHistory::trim() {
+    const auto spanUSec = static_cast<std::uint64_t>(std::chrono::microseconds(m_span).count());
+    const std::uint64_t newest = m_points.back().sample.timeUSec;
+    while (newest - m_points.front().sample.timeUSec > spanUSec) {
+        m_points.pop_front();
+    }
+}
+
+} // namespace nicer::tray

@@ -1,0 +1,44 @@
+#pragma once
+
+#include "daemon/Sample.h"
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <span>
+
+namespace nicer::tray {
+
+/// One point of the chart: a sample and the reserve band in force when it arrived (the band line is m x b).
+struct ChartPoint {
+    daemon::Sample sample;
+    double reserveBand = 0.0;
+
+    /// The idle share the controller keeps free: multiplier x band, at most the whole machine.
+    double reserveKept() const;
+};
+
+/// The last few minutes of samples, oldest first; what the chart draws. Time is the samples' own clock.
+class SampleHistory {
+public:
+    explicit SampleHistory(std::chrono::seconds span)
+        : m_span(span) {}
+
+    /// Replaces everything, e.g. with GetHistory's answer after (re)connecting.
+    void reset(std::span<const daemon::Sample> samples, double reserveBand);
+    /// Adds one sample; ones older than the span (before the newest) fall out. An out-of-order sample (older
+    /// than the newest, e.g. a stale signal after a reset) is dropped.
+    void append(const daemon::Sample& sample, double reserveBand);
+
+    const std::deque<ChartPoint>& points() const { return m_points; }
+    std::chrono::seconds span() const { return m_span; }
+    bool empty() const { return m_points.empty(); }
+
+private:
+    void trim();
+
+    std::chrono::seconds m_span;
+    std::deque<ChartPoint> m_points;
+};
+
+} // namespace nicer::tray

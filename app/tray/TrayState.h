@@ -1,0 +1,36 @@
+#pragma once
+
+#include "control/ControllerParams.h"
+#include "daemon/Sample.h"
+
+#include <QString>
+
+#include <optional>
+
+namespace nicer::tray {
+
+/// What the tray icon shows at a glance.
+enum class TrayState {
+    Connecting, ///< looking for nicerd or starting it
+    Running,    ///< the work gets the spare CPU
+    Throttled,  ///< the controller holds the work back because the user needs the CPU
+    Paused,     ///< the user paused the work
+    Error,      ///< nicerd is unreachable or reports an error
+};
+
+/// The daemon's state as the tray needs it: properties plus the latest sample.
+struct DaemonView {
+    bool connected = false;
+    bool paused = false;
+    QString lastError;
+    control::ControllerParams params;
+    std::optional<daemon::Sample> sample;
+};
+
+/// Pure: the icon's state for what the daemon reports.
+TrayState trayStateFor(const DaemonView& view, bool starting);
+
+/// A short, translated name of the state, e.g. for the tooltip.
+QString trayStateName(TrayState state);
+
+} // namespace nicer::tray

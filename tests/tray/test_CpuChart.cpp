@@ -1,0 +1,85 @@
+#include "tray/CpuChart.h"
+
+#include <QAreaSeries>
+#include <QLineSeries>
+#include <catch2/catch.hpp>
+
+using nicer::daemon::Sample;
+using nicer::tray::CpuChart;
+using nicer::tray::SampleHistory;
+
+namespace {
+
+void fill(SampleHistory& h, int count) {
+    for (int i = 0; i < count; ++i) {
+        Sample s;
+        s.timeUSec = 1'000'000ull * static_cast<unsigned>(1000 + i);
+        s.foreground = 0.2;
+        s.background = 0.7;
+        s.idle = 0.1;
+        s.quota = 0.75;
+        s.multiplier = 2;
+        h.append(s, 0.05);
+    }
+}
+
+QLineSeries* lineNamed(CpuChart& chart, const QString& name) {
+    for (auto* s : chart.chart()->series()) {
+        if (s->name() == name) {
+            return qobject_cast<QLineSeries*>(s);
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("the chart draws the history as stacked shares with the cap and band lines", "[tray]") {
+    SampleHistory history(std::chrono::seconds(300));
+    CpuChart chart(history);
+    chart.show();
+    fill(history, 30);
+    chart.refresh();
+    REQUIRE(chart.pointCount() == 30);
+
+    QAreaSeries* work = nullptr;
+    QAreaSeries* user = nullptr;
+    for (auto* s : chart.chart()->series()) {
+        if (s->name() == "Volunteer work") {
+            work = qobject_cast<QAreaSeries*>(s);
+        } else if (s->name() == "Your programs") {
+            user = qobject_cast<QAreaSeries*>(s);
+        }
+    }
+    REQUIRE(work);
+    REQUIRE(user);
+    // Work at the bottom, the user's programs stacked on it, in percent of the machine.
+    CHECK(work->upperSeries()->at(0).y() == Approx(70));
+    CHECK(user->lowerSeries()->at(0).y() == Approx(70));
+    CHECK(user->upperSeries()->at(0).y() == Approx(90));
+    auto* cap = lineNamed(chart, "Work cap");
+    auto* band = lineNamed(chart, "Reserve band");
+    REQUIRE(cap);
+    REQUIRE(band);
+    CHECK(cap->at(29).y() == Approx(75));
+    CHECK(band->at(29).y() == Approx(90)); // 100 - 2 x 5 %
+}
+
+TEST_CASE("the chart does no work while hidden and catches up when shown", "[tray]") {
+    SampleHistory history(std::chrono::seconds(300));
+    CpuChart chart(history);
+    chart.show();
+    fill(history, 5);
+    chart.refresh();
+    const int drawn = chart.redrawCount();
+    chart.hide();
+    fill(history, 20);
+    for (int i = 0; i < 20; ++i) {
+        chart.refresh();
+    }
+    CHECK(chart.redrawCount() == drawn);
+    CHECK(chart.pointCount() == 5);
+    chart.show();
+    CHECK(chart.redrawCount() == drawn + 1);
+    CHECK(chart.pointCount() == static_cast<qsizetype>(history.points().size()));
+}

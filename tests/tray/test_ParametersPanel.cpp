@@ -1,0 +1,113 @@
+#include "tray/ParametersPanel.h"
+
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTest>
+#include <catch2/catch.hpp>
+
+using nicer::control::ControllerParams;
+using nicer::tray::ParametersPanel;
+
+Q_DECLARE_METATYPE(nicer::control::ControllerParams)
+
+TEST_CASE("the panel shows nicerd's parameters with their units", "[tray]") {
+    ParametersPanel panel;
+    ControllerParams p;
+    p.reserveBand = 0.08;
+    p.maxMultiplier = 8;
+    p.overloadThreshold = 6;
+    p.period = std::chrono::milliseconds(250);
+    panel.setParams(p);
+    CHECK(panel.spinBox("reserve-band")->value() == Approx(8.0));
+    CHECK(panel.spinBox("reserve-band")->suffix().contains("%"));
+    CHECK(panel.spinBox("max-multiplier")->value() == Approx(8.0));
+    CHECK(panel.spinBox("overload-threshold")->value() == Approx(6.0));
+    CHECK(panel.spinBox("period")->value() == Approx(250.0));
+    CHECK(panel.spinBox("period")->suffix().contains("ms"));
+    CHECK(panel.editedParams() == p);
+    CHECK_FALSE(panel.hasPendingEdits());
+    CHECK_FALSE(panel.applyButton()->isEnabled());
+}
+
+TEST_CASE("moving a slider edits the value, and Apply sends every parameter at once", "[tray]") {
+    ParametersPanel panel;
+    panel.setParams(ControllerParams{});
+    QSignalSpy applied(&panel, &ParametersPanel::applyRequested);
+
+    QSlider* band = panel.slider("reserve-band");
+    band->setValue(band->maximum() / 5); // about a fifth of (0.5 .. 50) %
+    const double shown = panel.spinBox("reserve-band")->value();
+    CHECK(shown == Approx(0.5 + 49.5 / 5).margin(0.1));
+    CHECK(panel.hasPendingEdits());
+    REQUIRE(panel.applyButton()->isEnabled());
+
+    QTest::mouseClick(panel.applyButton(), Qt::LeftButton);
+    REQUIRE(applied.count() == 1);
+    const auto sent = applied.at(0).at(0).value<ControllerParams>();
+    CHECK(sent.reserveBand == Approx(shown / 100));
+    CHECK(sent.maxMultiplier == ControllerParams{}.maxMultiplier);
+    CHECK(sent.period == ControllerParams{}.period);
+
+    // nicerd answers with the applied values: nothing is pending any more.
+    panel.setParams(sent);
+    CHECK_FALSE(panel.hasPendingEdits());
+}
+
+TEST_CASE("the period slider is logarithmic over 10 ms .. 10 s", "[tray]") {
+    ParametersPanel panel;
+    QSlider* period = panel.slider("period");
+    period->setValue(period->minimum());
+    CHECK(panel.spinBox("period")->value() == Approx(10));
+    period->setValue((period->minimum() + period->maximum()) / 2);
+    CHECK(panel.spinBox("period")->value() == Approx(316).margin(2)); // sqrt(10 * 10000)
+    period->setValue(period->maximum());
+    CHECK(panel.spinBox("period")->value() == Approx(10000));
+}
+
+TEST_CASE("an invalid combination is explained and cannot be applied", "[tray]") {
+    ParametersPanel panel;
+    panel.setParams(ControllerParams{});
+    panel.spinBox("min-multiplier")->setValue(20);
+    panel.spinBox("max-multiplier")->setValue(10);
+    CHECK_FALSE(panel.applyButton()->isEnabled());
+    bool explained = false;
+    for (auto* label : panel.findChildren<QLabel*>()) {
+        explained = explained || (label->isVisibleTo(&panel) && label->text().contains("min-multiplier"));
+    }
+    CHECK(explained);
+}
+
+TEST_CASE("reset to defaults applies the controller's defaults", "[tray]") {
+    ParametersPanel panel;
+    ControllerParams p;
+    p.reserveBand = 0.2;
+    p.overloadThreshold = 9;
+    panel.setParams(p);
+    QSignalSpy applied(&panel, &ParametersPanel::applyRequested);
+    QTest::mouseClick(panel.resetButton(), Qt::LeftButton);
+    REQUIRE(applied.count() == 1);
+    CHECK(applied.at(0).at(0).value<ControllerParams>() == ControllerParams{});
+    CHECK(panel.spinBox("reserve-band")->value() == Approx(100 * ControllerParams{}.reserveBand));
+}
+
+TEST_CASE("a value from nicerd finer than a control shows is not an edit", "[tray]") {
+    ParametersPanel panel;
+    ControllerParams p;
+    p.reserveBand = 0.0333; // shown as 3.3 %
+    panel.setParams(p);
+    CHECK_FALSE(panel.hasPendingEdits());
+}
+
+TEST_CASE("every control has an accessible name", "[tray]") {
+    ParametersPanel panel;
+    for (const char* key : {"reserve-band", "min-multiplier", "max-multiplier", "overload-threshold",
+                            "idle-epsilon", "period"}) {
+        CHECK_FALSE(panel.slider(key)->accessibleName().isEmpty());
+        CHECK_FALSE(panel.spinBox(key)->accessibleName().isEmpty());
+    }
+    CHECK_FALSE(panel.applyButton()->accessibleName().isEmpty());
+    CHECK_FALSE(panel.resetButton()->accessibleName().isEmpty());
+}

@@ -1,0 +1,87 @@
+#include "tray/StateIcon.h"
+#include "tray/TrayState.h"
+
+#include <catch2/catch.hpp>
+
+using nicer::daemon::Sample;
+using nicer::tray::DaemonView;
+using nicer::tray::TrayState;
+using nicer::tray::trayStateFor;
+
+namespace {
+
+DaemonView connectedWith(Sample s) {
+    DaemonView v;
+    v.connected = true;
+    v.sample = s;
+    return v;
+}
+
+Sample running() {
+    Sample s;
+    s.quota = 0.95;
+    s.multiplier = 1.0;
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("the tray state says whether the work runs, gives way, is paused or needs attention", "[tray]") {
+    SECTION("not connected: connecting while nicerd starts, an error otherwise") {
+        DaemonView v;
+        CHECK(trayStateFor(v, true) == TrayState::Connecting);
+        CHECK(trayStateFor(v, false) == TrayState::Error);
+    }
+    SECTION("connected but no sample yet") {
+        DaemonView v;
+        v.connected = true;
+        CHECK(trayStateFor(v, false) == TrayState::Connecting);
+    }
+    SECTION("the work has its full share") {
+        CHECK(trayStateFor(connectedWith(running()), false) == TrayState::Running);
+    }
+    SECTION("a widened band, an overload or a stopped work all mean it gives way") {
+        auto s = running();
+        s.multiplier = 2.0;
+        CHECK(trayStateFor(connectedWith(s), false) == TrayState::Throttled);
+        s = running();
+        s.overloadCount = 1;
+        CHECK(trayStateFor(connectedWith(s), false) == TrayState::Throttled);
+        s = running();
+        s.quota = 0.0;
+        CHECK(trayStateFor(connectedWith(s), false) == TrayState::Throttled);
+    }
+    SECTION("the band counts as widened only above the configured minimum") {
+        auto s = running();
+        s.multiplier = 2.0;
+        auto v = connectedWith(s);
+        v.params.minMultiplier = 2.0;
+        CHECK(trayStateFor(v, false) == TrayState::Running);
+    }
+    SECTION("paused wins over throttled; an error wins over everything") {
+        auto s = running();
+        s.quota = 0;
+        s.paused = true;
+        auto v = connectedWith(s);
+        CHECK(trayStateFor(v, false) == TrayState::Paused);
+        v.lastError = "cannot apply the quota";
+        CHECK(trayStateFor(v, false) == TrayState::Error);
+    }
+}
+
+TEST_CASE("each state has its own icon, colour and name", "[tray]") {
+    const TrayState states[] = {TrayState::Connecting, TrayState::Running, TrayState::Throttled,
+                                TrayState::Paused, TrayState::Error};
+    for (auto a : states) {
+        const QIcon icon = nicer::tray::stateIcon(a);
+        REQUIRE_FALSE(icon.isNull());
+        CHECK(icon.availableSizes().contains(QSize(22, 22)));
+        CHECK_FALSE(nicer::tray::trayStateName(a).isEmpty());
+        for (auto b : states) {
+            if (a != b) {
+                CHECK(nicer::tray::stateColor(a) != nicer::tray::stateColor(b));
+                CHECK(icon.pixmap(32).toImage() != nicer::tray::stateIcon(b).pixmap(32).toImage());
+            }
+        }
+    }
+}
