@@ -2,7 +2,7 @@
 # One entry point for a fresh Debian 12 machine: installs what nicer needs from Debian's archive, builds it,
 # and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
 #
-#   packaging/dev.sh run     install, build, start nicerd on the demo workload and show its status
+#   packaging/dev.sh run     install, build, start the tray and nicerd on the demo workload
 #   packaging/dev.sh test    install, build, run every test (what CI runs)
 #   packaging/dev.sh build   install and build only
 set -euo pipefail
@@ -55,13 +55,22 @@ run)
     build_nicer
     # nicerd needs a systemd user manager; the harness reuses the session's or starts a private one.
     eval "$("$root/tests/harness/user-manager.sh" start)"
-    "$build/app/daemon/nicerd" &
-    nicerd_pid=$!
-    trap 'kill "$nicerd_pid" 2>/dev/null; wait "$nicerd_pid"' EXIT INT TERM
-    echo "dev.sh: nicerd runs the demo workload; its status every 2 s (Ctrl-C stops it). Elsewhere try:" >&2
-    echo "  XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR $build/app/cli/nicer status|pause|resume|set reserve-band=0.1" >&2
-    sleep 2
-    while kill -0 "$nicerd_pid" 2>/dev/null; do
+    # This build's nicerd.service among the manager's runtime units: the tray starts nicerd through it,
+    # as it does an installed nicer.
+    "$root/tests/harness/runtime-unit.sh" install "$build"
+    tray=("$build/app/tray/nicer-tray" --show)
+    if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+        echo "dev.sh: no display: the tray runs on a private X server (Xvfb) with a tray host" >&2
+        tray=("$root/tests/harness/xvfb-tray-host.sh" "${tray[@]}")
+    fi
+    "${tray[@]}" &
+    tray_pid=$!
+    trap 'kill "$tray_pid" 2>/dev/null; wait "$tray_pid" 2>/dev/null; "$root/tests/harness/runtime-unit.sh" remove' \
+        EXIT INT TERM
+    echo "dev.sh: nicer-tray and nicerd run the demo workload; nicerd's status every 2 s (Ctrl-C stops both)." >&2
+    echo "  Elsewhere try: XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR $build/app/cli/nicer status|pause|resume|set reserve-band=0.1" >&2
+    sleep 3
+    while kill -0 "$tray_pid" 2>/dev/null; do
         "$build/app/cli/nicer" status || true
         echo
         sleep 2

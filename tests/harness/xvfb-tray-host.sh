@@ -9,6 +9,10 @@ set -euo pipefail
 
 [ $# -gt 0 ] || { sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
+for tool in Xvfb trayer; do
+    command -v "$tool" >/dev/null || { echo "xvfb-tray-host: $tool is missing: install xvfb and trayer (packaging/dev.sh does)" >&2; exit 1; }
+done
+
 work=$(mktemp -d)
 pids=()
 cleanup() {
