@@ -1,0 +1,32 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace nicer::net {
+
+/// An absolute http:// or https:// URL, split into the parts an HTTP/2 request needs.
+struct Url {
+    std::string scheme;     ///< "http" or "https", lower case
+    std::string host;       ///< lower case; an IPv6 literal without its brackets
+    std::uint16_t port = 0; ///< always set: 80 or 443 when the URL names none
+    std::string path = "/"; ///< path and query, at least "/"; the fragment is dropped
+
+    /// host[:port] as sent in :authority: brackets around an IPv6 literal, the port only when not the
+    /// default.
+    std::string authority() const;
+    /// The URL written back: scheme://authority path.
+    std::string toString() const;
+
+    bool operator==(const Url&) const = default;
+};
+
+/// Parses an absolute http:// or https:// URL. Rejects other schemes, user names and passwords in the URL,
+/// empty hosts, bad ports, and spaces or control characters anywhere. Bytes outside ASCII in the path or
+/// query are percent-encoded; everything else is kept as written (nothing is decoded).
+Result<Url> parseUrl(std::string_view text);
+
+} // namespace nicer::net

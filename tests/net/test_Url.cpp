@@ -1,0 +1,145 @@
+#include "net/Url.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace nicer::net;
+
+namespace {
+
+Url parsed(std::string_view text) {
+    auto url = parseUrl(text);
+    INFO(text << ": " << (url ? std::string() : url.error().message));
+    REQUIRE(url.ok());
+    return std::move(url).value();
+}
+
+std::string failure(std::string_view text) {
+    const auto url = parseUrl(text);
+    INFO(text);
+    REQUIRE_FALSE(url.ok());
+    return url.error().message;
+}
+
+} // namespace
+
+TEST_CASE("parseUrl splits an https URL and fills in the default port", "[Url]") {
+    const auto url = parsed("https://example.org/work/unit1.bin?x=1&y=2#top");
+    CHECK(url.scheme == "https");
+    CHECK(url.host == "example.org");
+    CHECK(url.port == 443);
+    CHECK(url.path == "/work/unit1.bin?x=1&y=2");
+    CHECK(url.authority() == "example.org");
+    CHECK(url.toString() == "https://example.org/work/unit1.bin?x=1&y=2");
+
+    const auto http = parsed("http://example.org/a");
+    CHECK(http.scheme == "http");
+    CHECK(http.port == 80);
+}
+
+TEST_CASE("parseUrl keeps an explicit port and shows it in the authority unless it is the default", "[Url]") {
+    const auto custom = parsed("http://localhost:8080/f");
+    CHECK(custom.port == 8080);
+    CHECK(custom.authority() == "localhost:8080");
+    CHECK(custom.toString() == "http://localhost:8080/f");
+
+    const auto explicitDefault = parsed("https://example.org:443/f");
+    CHECK(explicitDefault.port == 443);
+    CHECK(explicitDefault.authority() == "example.org");
+
+    // 443 is not the default for http, so it stays.
+    CHECK(parsed("http://example.org:443/").authority() == "example.org:443");
+    CHECK(parsed("http://h:65535/").port == 65535);
+    CHECK(parsed("http://h:1/").port == 1);
+
+    // An empty port means the default (RFC 3986 3.2.3).
+    CHECK(parsed("https://example.org:/f").port == 443);
+}
+
+TEST_CASE("parseUrl lower-cases scheme and host but leaves the path alone", "[Url]") {
+    const auto url = parsed("HTTPS://Example.ORG/Some/Path?Q=A");
+    CHECK(url.scheme == "https");
+    CHECK(url.host == "example.org");
+    CHECK(url.path == "/Some/Path?Q=A");
+}
+
+TEST_CASE("parseUrl gives at least / as the path", "[Url]") {
+    CHECK(parsed("http://example.org").path == "/");
+    CHECK(parsed("http://example.org#frag").path == "/");
+    CHECK(parsed("http://example.org?q=1").path == "/?q=1");
+    CHECK(parsed("http://example.org:81?q=1").path == "/?q=1");
+    CHECK(parsed("http://example.org/").path == "/");
+}
+
+TEST_CASE("parseUrl takes IPv4 and bracketed IPv6 literals", "[Url]") {
+    const auto v4 = parsed("http://192.0.2.7:8000/x");
+    CHECK(v4.host == "192.0.2.7");
+    CHECK(v4.authority() == "192.0.2.7:8000");
+
+    const auto v6 = parsed("https://[2001:DB8::1]:8443/x");
+    CHECK(v6.host == "2001:db8::1");
+    CHECK(v6.port == 8443);
+    CHECK(v6.authority() == "[2001:db8::1]:8443");
+    CHECK(v6.toString() == "https://[2001:db8::1]:8443/x");
+
+    const auto loopback = parsed("http://[::1]/");
+    CHECK(loopback.host == "::1");
+    CHECK(loopback.port == 80);
+    CHECK(loopback.authority() == "[::1]");
+    CHECK(parsed("http://[::ffff:192.0.2.1]/").host == "::ffff:192.0.2.1");
+}
+
+TEST_CASE("parseUrl percent-encodes bytes outside ASCII in the path and keeps escapes as written", "[Url]") {
+    CHECK(parsed("http://h/caf\xc3\xa9?q=\xff").path == "/caf%C3%A9?q=%FF");
+    CHECK(parsed("http://h/a%20b/%2e%2e/c").path == "/a%20b/%2e%2e/c");
+}
+
+TEST_CASE("parseUrl refuses user names and passwords and says why", "[Url]") {
+    for (const auto* text : {"https://user:secret@example.org/f", "http://user@example.org/", "http://@h/"}) {
+        const auto message = failure(text);
+        CHECK_THAT(message, Catch::Contains("password") && Catch::Contains("'@'"));
+    }
+}
+
+TEST_CASE("parseUrl refuses schemes other than http and https, naming the scheme", "[Url]") {
+    const auto scheme = GENERATE(as<std::string>{}, "ftp", "file", "magnet", "ws", "h2", "httpx");
+    const auto message = failure(scheme + "://example.org/f");
+    CHECK_THAT(message, Catch::Contains("'" + scheme + "'") && Catch::Contains("http://"));
+}
+
+TEST_CASE("parseUrl refuses text that is not an absolute URL", "[Url]") {
+    for (const auto* text :
+         {"", "example.org/f", "/f", "http:/example.org/f", "http:example.org", "mailto:x@y"}) {
+        CHECK_THAT(failure(text), Catch::Contains("absolute"));
+    }
+}
+
+TEST_CASE("parseUrl refuses an empty or malformed host", "[Url]") {
+    CHECK_THAT(failure("http:///f"), Catch::Contains("no host"));
+    CHECK_THAT(failure("http://:80/f"), Catch::Contains("no host"));
+    CHECK_THAT(failure("https://"), Catch::Contains("no host"));
+    CHECK_THAT(failure("http://exa%6dple.org/"), Catch::Contains("host"));
+    CHECK_THAT(failure("http://b\xc3\xbc"
+                       "cher.example/"),
+               Catch::Contains("punycode"));
+    CHECK_THAT(failure("http://[::1/"), Catch::Contains("']'"));
+    CHECK_THAT(failure("http://[]/"), Catch::Contains("IPv6"));
+    CHECK_THAT(failure("http://[fe80::1%25eth0]/"), Catch::Contains("IPv6"));
+    CHECK_THAT(failure("http://[example.org]/"), Catch::Contains("IPv6"));
+    CHECK_THAT(failure("http://[::1]x/"), Catch::Contains("after the IPv6"));
+}
+
+TEST_CASE("parseUrl refuses a bad port, naming it", "[Url]") {
+    const auto port = GENERATE(as<std::string>{}, "0", "65536", "99999999999", "-1", "+80", "8o", "80:81");
+    CHECK_THAT(failure("http://example.org:" + port + "/f"), Catch::Contains("'" + port + "'"));
+    CHECK_THAT(failure("http://[::1]:" + port + "/f"), Catch::Contains("'" + port + "'"));
+}
+
+TEST_CASE("parseUrl refuses spaces and control characters anywhere", "[Url]") {
+    for (const std::string text : {"http://example.org/a b", " http://example.org/", "http://example.org/\t",
+                                   "http://exa mple.org/", "http://example.org/a\nb", "http://h/\x7f"}) {
+        CHECK_THAT(failure(text), Catch::Contains("%20"));
+    }
+    CHECK_FALSE(parseUrl(std::string("http://h/a\0b", 12)).ok());
+}
