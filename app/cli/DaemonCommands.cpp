@@ -3,6 +3,8 @@
 #include "ExitCode.h"
 #include "control/ParameterText.h"
 #include "dbus/DaemonClient.h"
+#include "workload/WorkloadChooser.h"
+#include "workload/WorkloadPresets.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -22,8 +24,8 @@ void printStatus(const dbus::DaemonStatus& s) {
     for (const auto& arg : s.workload) {
         command += (command.empty() ? "" : " ") + arg;
     }
-    std::printf("  workload     %s%s, %u instance%s\n", command.c_str(), s.demo ? " (demo)" : "", s.instances,
-                s.instances == 1 ? "" : "s");
+    std::printf("  workload     %s: %s%s, %u instance%s\n", s.preset.c_str(), command.c_str(),
+                s.demo ? " (burns CPU, does no science)" : "", s.instances, s.instances == 1 ? "" : "s");
     std::printf("  actuator     %s\n", s.actuator.c_str());
     std::printf("  machine      %u CPUs: %.1f%% yours, %.1f%% volunteer work, %.1f%% idle\n", s.cpuCount,
                 pct(s.foreground), pct(s.background), pct(s.idle));
@@ -50,6 +52,7 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
             {"actuator", s.actuator},
             {"workload", s.workload},
             {"demo", s.demo},
+            {"preset", s.preset},
             {"instances", s.instances},
             {"cpus", s.cpuCount},
             {"idle", s.idle},
@@ -60,6 +63,27 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
             {"overload_count", s.overloadCount},
             {"last_error", s.lastError},
             {"parameters", params}};
+}
+
+/// Why a choice cannot run, from this client's own list of presets (nicerd says only whether it can).
+std::string unavailableReason(const std::string& id) {
+    if (id == workload::kCustomPreset) {
+        return workload::customUnavailableMessage();
+    }
+    if (const auto* preset = workload::findPreset(id)) {
+        return "not installed: " + workload::installAdvice(*preset);
+    }
+    return "not available in nicerd";
+}
+
+void printPresets(const dbus::DaemonStatus& s) {
+    std::printf("Workloads (* = running; choose one with `nicer workload ID`):\n");
+    for (const auto& preset : s.presets) {
+        std::printf("%c %-9s %s%s\n", preset.id == s.preset ? '*' : ' ', preset.id.c_str(),
+                    preset.name.c_str(),
+                    preset.available ? "" : (" -- " + unavailableReason(preset.id)).c_str());
+        std::printf("            %s\n", preset.description.c_str());
+    }
 }
 
 } // namespace
@@ -76,11 +100,15 @@ DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o) {
                      "KEY=VALUE: reserve-band, min-multiplier, max-multiplier, "
                      "overload-threshold, idle-epsilon, period (seconds)")
         ->required();
+    c.workload = parent.add_subcommand(
+        "workload", "List the workloads nicerd can run, or switch to one (kept across restarts)");
+    c.workload->add_option("preset", o.workloadPreset,
+                           "demo, boinc (BOINC client), folding (Folding@home) or custom (nicerd's command)");
     return c;
 }
 
 int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
-    const bool any = *c.status || *c.pause || *c.resume || *c.set;
+    const bool any = *c.status || *c.pause || *c.resume || *c.set || *c.workload;
     if (!any) {
         return -1;
     }
@@ -92,6 +120,11 @@ int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
             return kExitBadInput;
         }
         assignments.emplace_back(a.substr(0, eq), a.substr(eq + 1));
+    }
+    if (*c.workload && !o.workloadPreset.empty() && !workload::WorkloadChooser::known(o.workloadPreset)) {
+        std::cerr << "nicer workload: unknown workload preset '" << o.workloadPreset << "': choose "
+                  << workload::presetIdList() << '\n';
+        return kExitBadInput;
     }
     auto client = dbus::DaemonClient::connect();
     if (!client) {
@@ -132,6 +165,22 @@ int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
         }
         if (auto set = client->setParameters(params); !set) {
             std::cerr << "nicer set: " << set.error().message << '\n';
+            return kExitFailure;
+        }
+        return kExitOk;
+    }
+    if (*c.workload) {
+        if (o.workloadPreset.empty()) {
+            auto status = client->status();
+            if (!status) {
+                std::cerr << "nicer workload: " << status.error().message << '\n';
+                return kExitFailure;
+            }
+            printPresets(*status);
+            return kExitOk;
+        }
+        if (auto set = client->setWorkloadPreset(o.workloadPreset); !set) {
+            std::cerr << "nicer workload: " << set.error().message << '\n';
             return kExitFailure;
         }
         return kExitOk;

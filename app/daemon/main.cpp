@@ -3,9 +3,11 @@
 #include "control/ParameterText.h"
 #include "daemon/Daemon.h"
 #include "daemon/DaemonConfig.h"
+#include "workload/WorkloadChooser.h"
 
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <unistd.h>
@@ -19,7 +21,10 @@ int main(int argc, char** argv) {
     app.footer(
         "Options can also be set in the config file, as `key = value` lines with the long option names\n"
         "(for example `reserve-band = 0.05` or `workload = [\"boinc\", \"--dir\", \"/var/lib/boinc\"]`).\n"
-        "Without a workload, nicerd runs a labelled demo: `md5sum /dev/zero` on every CPU.");
+        "The workload: a command (after --, or `workload` in the config file) or --workload-preset wins;\n"
+        "else the preset last chosen at run time (`nicer workload ID`, kept in --workload-file); else a\n"
+        "labelled demo, `md5sum /dev/zero` on every CPU. Presets: demo, boinc (BOINC client), folding\n"
+        "(Folding@home v7 client), custom (the command given to nicerd).");
 
     const auto configPath = daemon::defaultConfigFile();
     app.set_config("--config", configPath.string(), "Config file (read when it exists)");
@@ -29,8 +34,8 @@ int main(int argc, char** argv) {
     auto& p = config.params;
     double periodSeconds = std::chrono::duration<double>(p.period).count();
     int instances = 0;
-    std::vector<std::string> workload;
     std::string parameterFile = daemon::defaultParameterFile().string();
+    std::string workloadFile = daemon::defaultWorkloadFile().string();
 
     app.add_option("--reserve-band", p.reserveBand, "Idle share of the machine kept in reserve, (0, 0.5]")
         ->capture_default_str();
@@ -44,8 +49,12 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--period", periodSeconds, "Seconds between two steps of the loop, 0.01..10")
         ->capture_default_str();
-    app.add_option("--instances", instances, "Copies of the workload to run (default: one per CPU)")
+    app.add_option("--instances", instances,
+                   "Copies of a command or of the demo to run (default: one per CPU); the BOINC and "
+                   "Folding@home clients run once and use every CPU themselves")
         ->check(CLI::Range(1, 1024));
+    app.add_option("--workload-preset", config.workloadPreset,
+                   "Run a preset: demo, boinc, folding, or custom (the command after --)");
     app.add_option("--actuator", config.actuator, "How the work is capped")
         ->check(CLI::IsMember({"auto", "systemd-slice", "signal-duty-cycle"}))
         ->capture_default_str();
@@ -53,8 +62,10 @@ int main(int argc, char** argv) {
     app.add_option("--adopt", config.adopt, "PIDs of running processes of yours to bring under control too");
     app.add_option("--parameter-file", parameterFile, "Where parameters set at run time are kept")
         ->capture_default_str();
+    app.add_option("--workload-file", workloadFile, "Where the workload chosen at run time is kept")
+        ->capture_default_str();
     app.add_option("--proc-stat", config.procStat, "Where to read the CPU counters")->capture_default_str();
-    app.add_option("workload", workload, "The volunteer work's command and arguments, after --");
+    app.add_option("workload", config.command, "The volunteer work's command and arguments, after --");
 
     try {
         app.parse(argc, argv);
@@ -78,13 +89,19 @@ int main(int argc, char** argv) {
         std::cerr << "nicerd: " << valid.error().message << '\n';
         return 2;
     }
-    const int cpus = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-    if (workload.empty()) {
-        config.workload = workload::demoWorkload(instances > 0 ? instances : cpus);
-    } else {
-        config.workload = workload::WorkloadSpec{workload, instances > 0 ? instances : cpus, false};
+    if (auto checked = workload::checkExplicitWorkload(config.workloadPreset, !config.command.empty());
+        !checked) {
+        std::cerr << "nicerd: " << checked.error().message << '\n';
+        return 2;
     }
+    const int cpus = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+    config.instances = instances > 0 ? instances : cpus;
     config.parameterFile = parameterFile;
+    config.workloadFile = workloadFile;
+    config.dataDir = daemon::defaultDataDir();
+    if (const char* path = std::getenv("PATH"); path && *path) {
+        config.pathVariable = path;
+    }
 
     auto daemon = daemon::Daemon::create(std::move(config));
     if (!daemon) {
@@ -92,7 +109,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::cerr << "nicerd: running " << ((*daemon)->workload().demo ? "the demo workload" : "the workload")
-              << " (" << (*daemon)->workload().instances << " instances) with the "
-              << (*daemon)->actuatorName() << " actuator\n";
+              << " '" << (*daemon)->workload().preset << "' (" << (*daemon)->workload().instances
+              << " instances) with the " << (*daemon)->actuatorName() << " actuator\n";
     return (*daemon)->run();
 }

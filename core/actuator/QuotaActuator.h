@@ -28,7 +28,8 @@ public:
     /// True while the work is frozen (quota 0 or paused).
     virtual bool frozen() const = 0;
 
-    /// Lets the work run again (thaws it) so that it can be stopped cleanly.
+    /// Lets the work run again (thaws it) so that it can be stopped cleanly; the next apply() takes control
+    /// again (of the new work, when the workload is switched).
     virtual Result<void> release() = 0;
 };
 

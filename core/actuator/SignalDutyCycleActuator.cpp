@@ -52,6 +52,12 @@ SignalDutyCycleActuator::~SignalDutyCycleActuator() {
 Result<void> SignalDutyCycleActuator::apply(double quota, int cpuCount) {
     m_quota = std::clamp(quota, 0.0, 1.0);
     m_cpuCount = std::max(cpuCount, 1);
+    if (m_released && m_slotTimer) {
+        // Released to stop the work for a switch: the new work is under the cycle again from the next slot.
+        m_released = false;
+        sd_event_source_set_time_relative(m_slotTimer.get(), 0);
+        sd_event_source_set_enabled(m_slotTimer.get(), SD_EVENT_ONESHOT);
+    }
     return {};
 }
 
@@ -100,6 +106,7 @@ Result<void> SignalDutyCycleActuator::release() {
         sd_event_source_set_enabled(m_slotTimer.get(), SD_EVENT_OFF);
         sd_event_source_set_enabled(m_stopTimer.get(), SD_EVENT_OFF);
     }
+    m_released = true;
     m_duty = 1.0;
     signalAll(SIGCONT);
     return {};

@@ -41,6 +41,7 @@ private:
     double m_quota = 0.0;
     int m_cpuCount = 1;
     double m_duty = 0.0;
+    bool m_released = false;
     systemd::EventSourcePtr m_slotTimer;
     systemd::EventSourcePtr m_stopTimer;
 };

@@ -89,4 +89,9 @@ void ControlLoop::resume() {
     }
 }
 
+Result<void> ControlLoop::restart() {
+    m_controller.reset();
+    return m_actuator.apply(0.0, m_cpuCount);
+}
+
 } // namespace nicer::daemon

@@ -32,6 +32,9 @@ public:
     /// Lets the controller take over again from its initial state.
     void resume();
     bool paused() const { return m_paused; }
+    /// Starts over for new work: the controller from its initial state, and the work frozen until the next
+    /// period has measured the machine with it. A pause stays in force.
+    Result<void> restart();
 
     /// Parameters are validated by the caller; the controller keeps its integral.
     void setParams(const control::ControllerParams& params) { m_controller.setParams(params); }

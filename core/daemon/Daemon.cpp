@@ -4,6 +4,7 @@
 #include "actuator/SystemdSliceActuator.h"
 #include "control/ParameterText.h"
 #include "util/TextFile.h"
+#include "workload/PresetFile.h"
 
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-login.h>
@@ -84,6 +85,10 @@ Result<void> Daemon::start() {
     if (auto valid = control::validate(c.params); !valid) {
         return valid.error();
     }
+    auto workload = startupWorkload();
+    if (!workload) {
+        return workload.error();
+    }
 
     sd_event* event = nullptr;
     if (int r = sd_event_new(&event); r < 0) {
@@ -123,10 +128,9 @@ Result<void> Daemon::start() {
     if (auto selected = selectActuator(); !selected) {
         return selected;
     }
-    m_supervisor = std::make_unique<workload::WorkloadSupervisor>(*m_units, c.workload, c.slice, *bindTo);
-    const char* path = std::getenv("PATH");
-    if (auto started = m_supervisor->start(std::chrono::steady_clock::now(), path ? path : "/usr/bin:/bin");
-        !started) {
+    m_supervisor =
+        std::make_unique<workload::WorkloadSupervisor>(*m_units, std::move(*workload), c.slice, *bindTo);
+    if (auto started = m_supervisor->start(std::chrono::steady_clock::now(), c.pathVariable); !started) {
         return started;
     }
     if (!c.adopt.empty()) {
@@ -164,6 +168,36 @@ Result<void> Daemon::start() {
     m_timer.reset(source);
     sd_notify(0, "READY=1\nSTATUS=Capping the volunteer work to the machine's spare CPU");
     return {};
+}
+
+Result<workload::WorkloadSpec> Daemon::startupWorkload() {
+    const auto& c = m_config;
+    m_chooser =
+        std::make_unique<workload::WorkloadChooser>(c.command, c.instances, c.dataDir, c.pathVariable);
+    const bool hasCommand = !c.command.empty();
+    // The workload chosen at run time counts only where none is given explicitly, so a bad file is no
+    // obstacle then; otherwise it stops the start rather than silently running something else.
+    std::optional<std::string> persisted;
+    if (std::error_code ec;
+        c.workloadPreset.empty() && !hasCommand && std::filesystem::exists(c.workloadFile, ec)) {
+        auto text = readTextFile(c.workloadFile);
+        if (!text) {
+            return text.error();
+        }
+        auto id = workload::readPresetFile(*text, c.workloadFile.string());
+        if (!id) {
+            return Error{id.error().message +
+                         " (fix or delete the file; it holds the workload chosen at run time)"};
+        }
+        persisted = *id;
+    }
+    const auto id = workload::startupPreset(c.workloadPreset, hasCommand, persisted);
+    auto spec = m_chooser->resolve(id);
+    if (!spec && persisted) {
+        return Error{spec.error().message + " (" + id + " was chosen at run time and is kept in " +
+                     c.workloadFile.string() + ": delete that file to start with the demo)"};
+    }
+    return spec;
 }
 
 Result<std::string> Daemon::ownUnit() {
@@ -318,6 +352,40 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
     if (periodChanged && m_timer) {
         // The next tick was armed with the old period: re-arm it, or a shorter period would wait for it.
         sd_event_source_set_time(m_timer.get(), nowUSec(CLOCK_MONOTONIC) + periodUSec(params));
+    }
+    return {};
+}
+
+Result<void> Daemon::setWorkloadPreset(const std::string& id) {
+    // Resolved first: an unknown id or a program that is not installed changes nothing.
+    auto spec = m_chooser->resolve(id);
+    if (!spec) {
+        return spec.error();
+    }
+    const std::string previous = m_supervisor->spec().preset;
+    // Saved first, like the parameters, so that the work nicerd runs is the work it starts with next time.
+    if (auto saved = writeFileAtomically(m_config.workloadFile, workload::writePresetFile(id)); !saved) {
+        return Error{"the workload was not changed: " + saved.error().message};
+    }
+    if (spec->argv == m_supervisor->spec().argv && spec->instances == m_supervisor->spec().instances) {
+        return {};
+    }
+    // Thawed first: a frozen process cannot act on the stop signal.
+    (void)m_actuator->release();
+    auto switched =
+        m_supervisor->switchTo(std::move(*spec), std::chrono::steady_clock::now(), m_chooser->pathVariable());
+    if (!switched) {
+        (void)writeFileAtomically(m_config.workloadFile, workload::writePresetFile(previous));
+    }
+    // Whichever work runs now starts from the controller's initial state, frozen until the next period.
+    auto restarted = m_loop->restart();
+    if (!switched) {
+        return switched;
+    }
+    if (!restarted) {
+        return Error{"the workload was changed, but the new work could not be frozen until the next period "
+                     "measures it: " +
+                     restarted.error().message};
     }
     return {};
 }

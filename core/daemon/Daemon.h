@@ -8,6 +8,7 @@
 #include "systemd/CgroupLayout.h"
 #include "systemd/SdBus.h"
 #include "systemd/SystemdUnitManager.h"
+#include "workload/WorkloadChooser.h"
 #include "workload/WorkloadSupervisor.h"
 
 #include <memory>
@@ -39,6 +40,8 @@ public:
     bool paused() const override { return m_loop->paused(); }
     std::string actuatorName() const override { return m_actuator->name(); }
     const workload::WorkloadSpec& workload() const override { return m_supervisor->spec(); }
+    std::vector<workload::PresetInfo> presets() const override { return m_chooser->choices(); }
+    Result<void> setWorkloadPreset(const std::string& id) override;
     int cpuCount() const override { return m_loop->cpuCount(); }
     const control::ControllerState& controllerState() const override { return m_loop->state(); }
     const std::optional<Sample>& lastSample() const override { return m_loop->last(); }
@@ -49,6 +52,7 @@ private:
     explicit Daemon(DaemonConfig config)
         : m_config(std::move(config)) {}
     Result<void> start();
+    Result<workload::WorkloadSpec> startupWorkload();
     Result<std::string> ownUnit();
     Result<void> selectActuator();
     void shutdown();
@@ -65,6 +69,7 @@ private:
     std::optional<systemd::CgroupLayout> m_layout;
     std::unique_ptr<dbus::DaemonService> m_service;
     std::unique_ptr<actuator::QuotaActuator> m_actuator;
+    std::unique_ptr<workload::WorkloadChooser> m_chooser;
     std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
     std::unique_ptr<ControlLoop> m_loop;
     systemd::EventSourcePtr m_timer;

@@ -26,6 +26,14 @@ std::filesystem::path defaultParameterFile() {
     return xdgDir("XDG_STATE_HOME", ".local/state") / "nicer" / "parameters.conf";
 }
 
+std::filesystem::path defaultWorkloadFile() {
+    return xdgDir("XDG_STATE_HOME", ".local/state") / "nicer" / "workload.conf";
+}
+
+std::filesystem::path defaultDataDir() {
+    return xdgDir("XDG_DATA_HOME", ".local/share") / "nicer";
+}
+
 std::filesystem::path defaultConfigFile() {
     return xdgDir("XDG_CONFIG_HOME", ".config") / "nicer" / "nicerd.conf";
 }

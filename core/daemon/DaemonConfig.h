@@ -1,7 +1,6 @@
 #pragma once
 
 #include "control/ControllerParams.h"
-#include "workload/WorkloadSpec.h"
 
 #include <chrono>
 #include <filesystem>
@@ -14,7 +13,18 @@ namespace nicer::daemon {
 /// Everything nicerd needs to start, already parsed and validated by its front end.
 struct DaemonConfig {
     control::ControllerParams params;
-    workload::WorkloadSpec workload;
+    /// The workload's command from the command line or nicerd.conf (the "custom" workload); empty when none.
+    std::vector<std::string> command;
+    /// --workload-preset: a preset's id or "custom"; empty when not given (checked by checkExplicitWorkload).
+    std::string workloadPreset;
+    /// Copies of the custom command and of the presets that run one per CPU.
+    int instances = 1;
+    /// Where the workload chosen at run time is kept; read at start-up when no workload is given explicitly.
+    std::filesystem::path workloadFile;
+    /// Where presets keep their files, one directory each.
+    std::filesystem::path dataDir;
+    /// The PATH in which the workload's programs are found.
+    std::string pathVariable = "/usr/bin:/bin";
     /// "auto" (the first supported), "systemd-slice" or "signal-duty-cycle".
     std::string actuator = "auto";
     std::string slice = "nicer.slice";
@@ -29,6 +39,10 @@ struct DaemonConfig {
 
 /// $XDG_STATE_HOME/nicer/parameters.conf (default ~/.local/state/nicer/parameters.conf).
 std::filesystem::path defaultParameterFile();
+/// $XDG_STATE_HOME/nicer/workload.conf (default ~/.local/state/nicer/workload.conf).
+std::filesystem::path defaultWorkloadFile();
+/// $XDG_DATA_HOME/nicer (default ~/.local/share/nicer).
+std::filesystem::path defaultDataDir();
 /// $XDG_CONFIG_HOME/nicer/nicerd.conf (default ~/.config/nicer/nicerd.conf).
 std::filesystem::path defaultConfigFile();
 

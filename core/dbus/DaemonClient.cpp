@@ -114,10 +114,27 @@ Result<DaemonStatus> DaemonClient::status() {
             r = readDouble(s.foreground);
         else if (key == "Background")
             r = readDouble(s.background);
-        else if (key == "Actuator" || key == "LastError") {
+        else if (key == "Actuator" || key == "LastError" || key == "WorkloadPreset") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
-            (key == "Actuator" ? s.actuator : s.lastError) = text ? text : "";
+            (key == "Actuator" ? s.actuator : key == "LastError" ? s.lastError : s.preset) = text ? text : "";
+        } else if (key == "WorkloadPresets") {
+            r = sd_bus_message_enter_container(reply, 'v', "a(sssb)");
+            if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sssb)");
+            while (r >= 0) {
+                const char *id = nullptr, *title = nullptr, *description = nullptr;
+                int available = 0;
+                r = sd_bus_message_read(reply, "(sssb)", &id, &title, &description, &available);
+                if (r <= 0) {
+                    break;
+                }
+                s.presets.push_back({id, title, description, available != 0});
+            }
+            if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+            if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
         } else if (key == "Workload") {
             char** strv = nullptr;
             r = sd_bus_message_enter_container(reply, 'v', "as");
@@ -161,6 +178,24 @@ Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
     }
     if (r < 0) {
         return callError("SetParameters", r, error);
+    }
+    return {};
+}
+
+Result<void> DaemonClient::setWorkloadPreset(const std::string& id) {
+    sd_bus_message* m = nullptr;
+    int r = sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface,
+                                           "SetWorkloadPreset");
+    systemd::BusMessagePtr call(m);
+    if (r >= 0) {
+        r = sd_bus_message_append(m, "s", id.c_str());
+    }
+    systemd::BusError error;
+    if (r >= 0) {
+        r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
+    }
+    if (r < 0) {
+        return callError("SetWorkloadPreset", r, error);
     }
     return {};
 }

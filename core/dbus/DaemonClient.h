@@ -4,6 +4,7 @@
 #include "daemon/Sample.h"
 #include "systemd/SdBus.h"
 #include "util/Result.h"
+#include "workload/WorkloadPresets.h"
 
 #include <cstdint>
 #include <string>
@@ -17,12 +18,14 @@ struct DaemonStatus {
     std::string actuator;
     std::vector<std::string> workload;
     bool demo = false;
+    std::string preset; ///< the running workload's preset id, or "custom"
     std::uint32_t instances = 0;
     std::uint32_t cpuCount = 0;
     bool paused = false;
     double quota = 0, multiplier = 0, idle = 0, foreground = 0, background = 0;
     std::uint32_t overloadCount = 0;
     std::string lastError;
+    std::vector<workload::PresetInfo> presets; ///< what setWorkloadPreset can choose
 };
 
 /// A blocking client of nicerd on the session bus, for the CLI and tests.
@@ -36,6 +39,9 @@ public:
     Result<void> resume();
     /// Replaces all parameters at once; nicerd validates them again and keeps them across restarts.
     Result<void> setParameters(const control::ControllerParams& params);
+    /// Replaces the running work by the preset @p id (or "custom"); kept across restarts. The error holds
+    /// nicerd's reason, e.g. that the preset's program is not installed.
+    Result<void> setWorkloadPreset(const std::string& id);
     Result<std::vector<daemon::Sample>> history();
 
 private:

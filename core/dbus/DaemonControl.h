@@ -3,11 +3,13 @@
 #include "control/Controller.h"
 #include "daemon/Sample.h"
 #include "util/Result.h"
+#include "workload/WorkloadPresets.h"
 #include "workload/WorkloadSpec.h"
 
 #include <deque>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace nicer::dbus {
 
@@ -25,6 +27,11 @@ public:
 
     virtual std::string actuatorName() const = 0;
     virtual const workload::WorkloadSpec& workload() const = 0;
+    /// The workloads that can be chosen (the presets, then "custom"), with whether each can run now.
+    virtual std::vector<workload::PresetInfo> presets() const = 0;
+    /// Replaces the running work by the preset @p id (or "custom") and keeps the choice across restarts.
+    /// Nothing changes when the id is unknown or its program is not installed; the error says which.
+    virtual Result<void> setWorkloadPreset(const std::string& id) = 0;
     virtual int cpuCount() const = 0;
     virtual const control::ControllerState& controllerState() const = 0;
     virtual const std::optional<daemon::Sample>& lastSample() const = 0;

@@ -2,6 +2,7 @@
 
 #include "control/ControllerParams.h"
 #include "dbus/BusNames.h"
+#include "workload/WorkloadChooser.h"
 
 #include <cerrno>
 #include <cstring>
@@ -90,9 +91,13 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     // State; these change every period and are announced by the Sample signal instead.
     SD_BUS_PROPERTY("Paused", "b", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Actuator", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-    SD_BUS_PROPERTY("Workload", "as", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-    SD_BUS_PROPERTY("DemoWorkload", "b", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-    SD_BUS_PROPERTY("Instances", "u", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("Workload", "as", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("DemoWorkload", "b", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Instances", "u", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("WorkloadPreset", "s", &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    // Whether a preset's program is installed can change at any time, unannounced: read it when needed.
+    SD_BUS_PROPERTY("WorkloadPresets", "a(sssb)", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("CpuCount", "u", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Quota", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Multiplier", "d", &DaemonService::getProperty, 0, 0),
@@ -104,6 +109,8 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_METHOD("Pause", "", "", &DaemonService::onPause, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Resume", "", "", &DaemonService::onResume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetParameters", "a{sv}", "", &DaemonService::onSetParameters, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("SetWorkloadPreset", "s", "", &DaemonService::onSetWorkloadPreset,
+                  SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("GetHistory", "", "a(tdddddub)", &DaemonService::onGetHistory, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL("Sample", "tdddddub", 0),
     SD_BUS_VTABLE_END,
@@ -156,6 +163,8 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
             return sd_bus_message_append(reply, "b", static_cast<int>(d.workload().demo));
         if (name == "Instances")
             return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(d.workload().instances));
+        if (name == "WorkloadPreset")
+            return sd_bus_message_append(reply, "s", d.workload().preset.c_str());
         if (name == "CpuCount")
             return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(d.cpuCount()));
         if (name == "Quota")
@@ -177,6 +186,15 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
             for (const auto& arg : d.workload().argv) {
                 if (r >= 0)
                     r = sd_bus_message_append(reply, "s", arg.c_str());
+            }
+            return r < 0 ? r : sd_bus_message_close_container(reply);
+        }
+        if (name == "WorkloadPresets") {
+            int r = sd_bus_message_open_container(reply, 'a', "(sssb)");
+            for (const auto& preset : d.presets()) {
+                if (r >= 0)
+                    r = sd_bus_message_append(reply, "(sssb)", preset.id.c_str(), preset.name.c_str(),
+                                              preset.description.c_str(), static_cast<int>(preset.available));
             }
             return r < 0 ? r : sd_bus_message_close_container(reply);
         }
@@ -237,6 +255,32 @@ int DaemonService::onSetParameters(sd_bus_message* m, void* userdata, sd_bus_err
     });
 }
 
+int DaemonService::onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
+    return guarded(error, [&]() -> int {
+        auto* self = static_cast<DaemonService*>(userdata);
+        const char* id = nullptr;
+        if (int r = sd_bus_message_read(m, "s", &id); r < 0) {
+            return sd_bus_error_setf(error, kInvalidArgs, "SetWorkloadPreset takes s: %s", std::strerror(-r));
+        }
+        if (auto set = self->m_daemon.setWorkloadPreset(id); !set) {
+            // The daemon's message says what is wrong; the error's name lets a client tell the cases apart.
+            const char* name = kFailed;
+            if (!workload::WorkloadChooser::known(id)) {
+                name = kInvalidArgs;
+            } else {
+                for (const auto& preset : self->m_daemon.presets()) {
+                    if (preset.id == id && !preset.available) {
+                        name = kWorkloadUnavailableError;
+                    }
+                }
+            }
+            return sd_bus_error_set(error, name, set.error().message.c_str());
+        }
+        self->emitWorkloadChanged();
+        return sd_bus_reply_method_return(m, "");
+    });
+}
+
 int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
     return guarded(error, [&]() -> int {
         auto* self = static_cast<DaemonService*>(userdata);
@@ -276,6 +320,11 @@ void DaemonService::emitParametersChanged() {
     sd_bus_emit_properties_changed(m_bus, kObjectPath, kInterface, "ReserveBand", "MinMultiplier",
                                    "MaxMultiplier", "OverloadThreshold", "IdleEpsilon", "PeriodUSec",
                                    "Paused", nullptr);
+}
+
+void DaemonService::emitWorkloadChanged() {
+    sd_bus_emit_properties_changed(m_bus, kObjectPath, kInterface, "Workload", "DemoWorkload", "Instances",
+                                   "WorkloadPreset", nullptr);
 }
 
 } // namespace nicer::dbus

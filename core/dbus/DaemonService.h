@@ -8,8 +8,8 @@ namespace nicer::dbus {
 
 /**
  * nicerd's D-Bus object (org.nicer.Daemon1 at /org/nicer/Daemon, see resources/org.nicer.Daemon1.xml):
- * parameters and state as properties, a Sample signal every period, Pause, Resume, SetParameters and
- * GetHistory. Exceptions never cross into sd-bus: handlers turn them into D-Bus errors.
+ * parameters and state as properties, a Sample signal every period, Pause, Resume, SetParameters,
+ * SetWorkloadPreset and GetHistory. Exceptions never cross into sd-bus: handlers turn them into D-Bus errors.
  */
 class DaemonService {
 public:
@@ -21,6 +21,8 @@ public:
     void emitSample(const daemon::Sample& sample);
     /// Emits PropertiesChanged for the parameters and the pause state.
     void emitParametersChanged();
+    /// Emits PropertiesChanged for the workload: Workload, DemoWorkload, Instances and WorkloadPreset.
+    void emitWorkloadChanged();
 
 private:
     DaemonService(sd_bus* bus, DaemonControl& daemon)
@@ -32,6 +34,7 @@ private:
     static int onPause(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onResume(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onSetParameters(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    static int onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
 
     static const sd_bus_vtable s_vtable[];

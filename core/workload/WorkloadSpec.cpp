@@ -6,7 +6,7 @@
 namespace nicer::workload {
 
 WorkloadSpec demoWorkload(int cpuCount) {
-    return WorkloadSpec{{"md5sum", "/dev/zero"}, cpuCount, true};
+    return WorkloadSpec{{"md5sum", "/dev/zero"}, cpuCount, true, "demo"};
 }
 
 Result<std::string> resolveExecutable(const std::string& command, const std::string& pathVariable) {

@@ -11,7 +11,10 @@ namespace nicer::workload {
 struct WorkloadSpec {
     std::vector<std::string> argv;
     int instances = 1;
-    bool demo = false; ///< the built-in demo, shown as such to the user
+    bool demo = false; ///< the built-in demo, shown as such to the user; true exactly when preset is "demo"
+    /// Where it came from: a preset's id ("demo", "boinc", "folding") or "custom" for a command given to
+    /// nicerd.
+    std::string preset = "custom";
 };
 
 /// The built-in demo: the thesis's CPU-bound `md5sum /dev/zero`, one per CPU.

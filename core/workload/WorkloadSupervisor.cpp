@@ -17,18 +17,27 @@ WorkloadSupervisor::WorkloadSupervisor(systemd::UnitManager& units, WorkloadSpec
     , m_bindTo(std::move(bindTo))
     , m_unitPrefix(std::move(unitPrefix)) {}
 
-Result<void> WorkloadSupervisor::start(Clock::time_point now, const std::string& pathVariable) {
-    if (m_spec.argv.empty()) {
+Result<std::string> WorkloadSupervisor::executableFor(const WorkloadSpec& spec,
+                                                      const std::string& pathVariable) {
+    if (spec.argv.empty()) {
         return Error{"no workload command is configured"};
     }
-    if (m_spec.instances < 1) {
-        return Error{"instances = " + std::to_string(m_spec.instances) + ": at least one instance is needed"};
+    if (spec.instances < 1) {
+        return Error{"instances = " + std::to_string(spec.instances) + ": at least one instance is needed"};
     }
-    auto executable = resolveExecutable(m_spec.argv.front(), pathVariable);
+    return resolveExecutable(spec.argv.front(), pathVariable);
+}
+
+Result<void> WorkloadSupervisor::start(Clock::time_point now, const std::string& pathVariable) {
+    auto executable = executableFor(m_spec, pathVariable);
     if (!executable) {
         return executable.error();
     }
     m_executable = std::move(*executable);
+    return startInstances(now);
+}
+
+Result<void> WorkloadSupervisor::startInstances(Clock::time_point now) {
     m_instances.clear();
     for (int i = 1; i <= m_spec.instances; ++i) {
         Instance instance;
@@ -44,6 +53,33 @@ Result<void> WorkloadSupervisor::start(Clock::time_point now, const std::string&
         }
     }
     return {};
+}
+
+Result<void> WorkloadSupervisor::switchTo(WorkloadSpec spec, Clock::time_point now,
+                                          const std::string& pathVariable) {
+    auto executable = executableFor(spec, pathVariable);
+    if (!executable) {
+        return executable.error();
+    }
+    if (auto stopped = stopInstances(); !stopped) {
+        // The instances that did stop are restarted by poll(), as after any death.
+        return Error{"cannot stop the running workload, so it stays: " + stopped.error().message};
+    }
+    const std::string wanted = spec.argv.front();
+    WorkloadSpec previous = std::exchange(m_spec, std::move(spec));
+    std::string previousExecutable = std::exchange(m_executable, std::move(*executable));
+    auto started = startInstances(now);
+    if (started) {
+        return {};
+    }
+    (void)stopInstances();
+    m_spec = std::move(previous);
+    m_executable = std::move(previousExecutable);
+    auto restored = startInstances(now);
+    return Error{"cannot start " + wanted + ": " + started.error().message +
+                 (restored ? "; the previous workload runs again"
+                           : "; the previous workload did not start again either (" +
+                                 restored.error().message + "); nicerd keeps trying to restart it")};
 }
 
 Result<void> WorkloadSupervisor::startInstance(Instance& instance, Clock::time_point now) {
@@ -109,7 +145,7 @@ Result<void> WorkloadSupervisor::poll(Clock::time_point now) {
     return firstError;
 }
 
-Result<void> WorkloadSupervisor::stop() {
+Result<void> WorkloadSupervisor::stopInstances() {
     Result<void> firstError;
     for (auto& instance : m_instances) {
         if (auto stopped = m_units.stopUnit(instance.unit, true); !stopped && firstError) {
@@ -118,6 +154,11 @@ Result<void> WorkloadSupervisor::stop() {
         instance.state = "inactive";
         instance.restartAt.reset();
     }
+    return firstError;
+}
+
+Result<void> WorkloadSupervisor::stop() {
+    Result<void> firstError = stopInstances();
     for (const auto& scope : m_adoptedScopes) {
         if (auto stopped = m_units.stopUnit(scope, true); !stopped && firstError) {
             firstError = stopped;

@@ -43,6 +43,12 @@ public:
     Result<void> start(Clock::time_point now, const std::string& pathVariable);
     /// Looks at each instance and starts the dead ones whose backoff has passed. Returns the first error.
     Result<void> poll(Clock::time_point now);
+    /**
+     * Replaces the running instances by those of @p spec, in the same slice and bound to the same unit;
+     * adopted scopes are not the workload and stay. The new command is found first, so that nothing changes
+     * when it is missing; when the new instances do not start, the previous workload is started again.
+     */
+    Result<void> switchTo(WorkloadSpec spec, Clock::time_point now, const std::string& pathVariable);
     /// Stops every instance and adopted scope, waiting for systemd to finish.
     Result<void> stop();
     /// Moves running processes of this user into a scope in the slice, under the same control.
@@ -52,7 +58,10 @@ public:
     const std::vector<Instance>& instances() const { return m_instances; }
 
 private:
+    static Result<std::string> executableFor(const WorkloadSpec& spec, const std::string& pathVariable);
+    Result<void> startInstances(Clock::time_point now);
     Result<void> startInstance(Instance& instance, Clock::time_point now);
+    Result<void> stopInstances();
 
     systemd::UnitManager& m_units;
     WorkloadSpec m_spec;

@@ -253,6 +253,53 @@ TEST_CASE("resume() without pause() keeps the controller's state", "[ControlLoop
     CHECK(loop.state().quota == quota);
 }
 
+TEST_CASE("restart() starts the controller over with the work frozen, and keeps a pause", "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    const ControllerParams params;
+    ControlLoop loop(CpuSampler(stat.path()), params, actuator, 100);
+    REQUIRE(loop.prime().ok());
+    machine.advance(0); // two overloads raise the multiplier to 4; one idle period takes it to 3
+    (void)tickOk(loop, 1);
+    machine.advance(0);
+    (void)tickOk(loop, 1);
+    machine.advance(90);
+    (void)tickOk(loop, 2);
+    REQUIRE(loop.state().quota > 0.0);
+    REQUIRE(loop.state().multiplier > params.minMultiplier);
+
+    REQUIRE(loop.restart().ok());
+    CHECK_FALSE(loop.paused());
+    CHECK(loop.state().quota == 0.0);
+    CHECK(loop.state().multiplier == params.minMultiplier);
+    CHECK(loop.state().overloadCount == 0);
+    CHECK(actuator.applied().back().quota == 0.0);
+    CHECK(actuator.frozen());
+
+    machine.advance(60);
+    const auto s = tickOk(loop, 3);
+    Controller fresh(params);
+    fresh.step(s.idle);
+    CHECK(s.quota == fresh.state().quota);
+    CHECK(s.quota > 0.0);
+
+    SECTION("a paused loop stays paused") {
+        REQUIRE(loop.pause().ok());
+        REQUIRE(loop.restart().ok());
+        CHECK(loop.paused());
+        machine.advance(90);
+        CHECK(tickOk(loop, 4).quota == 0.0);
+        CHECK(actuator.applied().back().quota == 0.0);
+    }
+    SECTION("a failure to freeze the work is reported") {
+        actuator.setApplyError("cgroup.freeze: Permission denied");
+        const auto restarted = loop.restart();
+        REQUIRE_FALSE(restarted.ok());
+        CHECK_THAT(restarted.error().message, Catch::Contains("Permission denied"));
+    }
+}
+
 TEST_CASE("the history keeps the newest samples up to its capacity", "[ControlLoop]") {
     StatFile stat;
     TwoCpuMachine machine(stat);

@@ -1,3 +1,4 @@
+#include "fakes/FakeBinDir.h"
 #include "fakes/FakeUnitManager.h"
 #include "workload/WorkloadSupervisor.h"
 
@@ -12,6 +13,7 @@
 #include <vector>
 
 using nicer::systemd::ExecCommand;
+using nicer::test::FakeBinDir;
 using nicer::test::FakeUnitManager;
 using nicer::test::hasProperty;
 using nicer::test::propertyValue;
@@ -28,36 +30,13 @@ using TimePoint = WorkloadSupervisor::Clock::time_point;
 /// An arbitrary fixed origin: the supervisor only ever compares time points it was given.
 const TimePoint t0 = TimePoint{} + 1000h;
 
-/// A directory standing in for PATH, with one executable and one plain file in it.
-class FakeBinDir {
+/// PATH for the supervisor: "fake-work" is a program, "not-executable" a plain file.
+class SupervisorBin : public FakeBinDir {
 public:
-    FakeBinDir() {
-        static int counter = 0;
-        m_dir = fs::temp_directory_path() /
-                ("nicer-supervisor-test-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-        std::ofstream(m_dir / "fake-work") << "#!/bin/sh\nexit 0\n";
-        fs::permissions(m_dir / "fake-work", fs::perms::owner_all | fs::perms::group_read |
-                                                 fs::perms::group_exec | fs::perms::others_read |
-                                                 fs::perms::others_exec);
-        std::ofstream(m_dir / "not-executable") << "#!/bin/sh\nexit 0\n";
-        fs::permissions(m_dir / "not-executable",
-                        fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
+    SupervisorBin() {
+        add("fake-work");
+        add("not-executable", "#!/bin/sh\nexit 0\n", false);
     }
-    ~FakeBinDir() {
-        std::error_code ec;
-        fs::remove_all(m_dir, ec);
-    }
-    FakeBinDir(const FakeBinDir&) = delete;
-    FakeBinDir& operator=(const FakeBinDir&) = delete;
-
-    const fs::path& dir() const { return m_dir; }
-    /// A PATH whose first entry does not exist, so that the search has to go on.
-    std::string pathVariable() const { return "/nonexistent/nicer-bin::" + m_dir.string(); }
-
-private:
-    fs::path m_dir;
 };
 
 std::vector<UnitCall> startsOf(const FakeUnitManager& units, const std::string& unit) {
@@ -78,7 +57,7 @@ const WorkloadSupervisor::Instance& instance(const WorkloadSupervisor& superviso
 } // namespace
 
 TEST_CASE("start() fails with a message naming a command that is not in PATH", "[WorkloadSupervisor]") {
-    const FakeBinDir bin;
+    const SupervisorBin bin;
     FakeUnitManager units;
     WorkloadSupervisor supervisor(units, WorkloadSpec{{"nicer-no-such-command", "-x"}, 2, false},
                                   "nicer.slice", "nicerd.service");
@@ -90,7 +69,7 @@ TEST_CASE("start() fails with a message naming a command that is not in PATH", "
 }
 
 TEST_CASE("start() fails for a relative path to a file that is not executable", "[WorkloadSupervisor]") {
-    const FakeBinDir bin;
+    const SupervisorBin bin;
     FakeUnitManager units;
     std::string relative = fs::relative(bin.dir() / "not-executable").string();
     if (relative.find('/') == std::string::npos) {
@@ -105,7 +84,7 @@ TEST_CASE("start() fails for a relative path to a file that is not executable", 
 }
 
 TEST_CASE("start() refuses an empty command and fewer than one instance", "[WorkloadSupervisor]") {
-    const FakeBinDir bin;
+    const SupervisorBin bin;
     FakeUnitManager units;
     WorkloadSupervisor noCommand(units, WorkloadSpec{{}, 1, false}, "nicer.slice", "");
     CHECK_FALSE(noCommand.start(t0, bin.pathVariable()).ok());
@@ -117,7 +96,7 @@ TEST_CASE("start() refuses an empty command and fewer than one instance", "[Work
 }
 
 TEST_CASE("start() runs N services in the slice, bound to the daemon's unit", "[WorkloadSupervisor]") {
-    const FakeBinDir bin;
+    const SupervisorBin bin;
     FakeUnitManager units;
     const std::vector<std::string> argv{"fake-work", "--threads", "1", "a b"};
     WorkloadSupervisor supervisor(units, WorkloadSpec{argv, 3, false}, "nicer.slice", "nicerd.service");
@@ -160,7 +139,7 @@ TEST_CASE("start() runs N services in the slice, bound to the daemon's unit", "[
 
 TEST_CASE("start() binds nothing when the daemon has no unit, and keeps an absolute command",
           "[WorkloadSupervisor]") {
-    const FakeBinDir bin;
+    const SupervisorBin bin;
     FakeUnitManager units;
     const std::string absolute = (bin.dir() / "fake-work").string();
     WorkloadSupervisor supervisor(units, WorkloadSpec{{absolute, "x"}, 1, false}, "nicer.slice", "", "demo");
@@ -177,7 +156,7 @@ TEST_CASE("start() binds nothing when the daemon has no unit, and keeps an absol
 
 TEST_CASE("poll() restarts a dead instance after a backoff that doubles while it dies young",
           "[WorkloadSupervisor]") {
-    const FakeBinDir bin;
+    const SupervisorBin bin;
     FakeUnitManager units;
     WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 2, false}, "nicer.slice",
                                   "nicerd.service");
@@ -244,7 +223,7 @@ TEST_CASE("poll() restarts a dead instance after a backoff that doubles while it
 }
 
 TEST_CASE("poll() reports a failed restart and a failed state query", "[WorkloadSupervisor]") {
-    const FakeBinDir bin;
+    const SupervisorBin bin;
     FakeUnitManager units;
     WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 1, false}, "nicer.slice", "");
     REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
@@ -274,7 +253,7 @@ TEST_CASE("poll() reports a failed restart and a failed state query", "[Workload
 }
 
 TEST_CASE("stop() stops every instance and adopted scope, waiting for systemd", "[WorkloadSupervisor]") {
-    const FakeBinDir bin;
+    const SupervisorBin bin;
     FakeUnitManager units;
     WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 2, false}, "nicer.slice",
                                   "nicerd.service");
@@ -338,4 +317,163 @@ TEST_CASE("adopt() moves PIDs into a scope in the slice", "[WorkloadSupervisor]"
     const auto refused = supervisor.adopt({1});
     REQUIRE_FALSE(refused.ok());
     CHECK_THAT(refused.error().message, Catch::Contains("cannot adopt") && Catch::Contains("Access denied"));
+}
+
+TEST_CASE("switchTo() replaces the instances in the same slice and binding, and keeps adopted scopes",
+          "[WorkloadSupervisor]") {
+    const SupervisorBin bin;
+    bin.add("other-work");
+    FakeUnitManager units;
+    WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 2, true, "demo"}, "nicer.slice",
+                                  "nicerd.service");
+    REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
+    REQUIRE(supervisor.adopt({4242}).ok());
+    const std::string scope = units.callsTo("startTransientUnit").back().unit;
+    units.clearCalls();
+
+    const std::vector<std::string> argv{"other-work", "--dir", "/data/boinc"};
+    REQUIRE(supervisor.switchTo(WorkloadSpec{argv, 1, false, "boinc"}, t0 + 5s, bin.pathVariable()).ok());
+    CHECK(supervisor.spec().preset == "boinc");
+    CHECK(supervisor.spec().argv == argv);
+    REQUIRE(supervisor.instances().size() == 1);
+    CHECK(instance(supervisor, 0).unit == "nicer-work-1.service");
+    CHECK(instance(supervisor, 0).state == "activating");
+
+    // Both old units are stopped (and waited for) before the new one starts; the adopted scope stays.
+    const auto actions = units.actions();
+    REQUIRE(actions.size() >= 3);
+    CHECK(actions[0].method == "stopUnit");
+    CHECK(actions[0].unit == "nicer-work-1.service");
+    CHECK(actions[0].wait);
+    CHECK(actions[1].method == "stopUnit");
+    CHECK(actions[1].unit == "nicer-work-2.service");
+    CHECK(actions[1].wait);
+    CHECK(actions.back().method == "startTransientUnit");
+    for (const auto& stop : units.callsTo("stopUnit")) {
+        CHECK(stop.unit != scope);
+    }
+    const auto starts = units.callsTo("startTransientUnit");
+    REQUIRE(starts.size() == 1);
+    const auto& start = starts[0];
+    CHECK(start.unit == "nicer-work-1.service");
+    CHECK(propertyValue<std::string>(start.props, "Slice") == "nicer.slice");
+    CHECK(propertyValue<std::vector<std::string>>(start.props, "BindsTo") ==
+          std::vector<std::string>{"nicerd.service"});
+    const auto exec = propertyValue<std::vector<ExecCommand>>(start.props, "ExecStart");
+    REQUIRE(exec);
+    CHECK(exec->front().path == (bin.dir() / "other-work").string());
+    CHECK(exec->front().argv == argv);
+    CHECK(units.unit("nicer-work-2.service").activeState == "inactive");
+
+    // The new instance is supervised like the first ones were, and stop() still ends the adopted scope.
+    units.unit("nicer-work-1.service").activeState = "failed";
+    REQUIRE(supervisor.poll(t0 + 10s).ok());
+    REQUIRE(supervisor.poll(t0 + 11s).ok());
+    CHECK(startsOf(units, "nicer-work-1.service").size() == 2);
+    CHECK(instance(supervisor, 0).restarts == 1);
+    units.clearCalls();
+    REQUIRE(supervisor.stop().ok());
+    CHECK(units.callsTo("stopUnit").back().unit == scope);
+}
+
+TEST_CASE("switchTo() changes nothing when the new command cannot be found", "[WorkloadSupervisor]") {
+    const SupervisorBin bin;
+    FakeUnitManager units;
+    WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 2, true, "demo"}, "nicer.slice", "");
+    REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
+    units.clearCalls();
+
+    const auto switched = supervisor.switchTo(WorkloadSpec{{"nicer-no-such-client"}, 1, false, "boinc"}, t0,
+                                              bin.pathVariable());
+    REQUIRE_FALSE(switched.ok());
+    CHECK_THAT(switched.error().message, Catch::Contains("'nicer-no-such-client'"));
+    CHECK(units.actions().empty());
+    CHECK(supervisor.spec().preset == "demo");
+    CHECK(supervisor.instances().size() == 2);
+
+    const auto none =
+        supervisor.switchTo(WorkloadSpec{{"fake-work"}, 0, false, "custom"}, t0, bin.pathVariable());
+    REQUIRE_FALSE(none.ok());
+    CHECK_THAT(none.error().message, Catch::Contains("instances = 0"));
+    CHECK(units.actions().empty());
+}
+
+TEST_CASE("switchTo() keeps the running workload when one of its units does not stop",
+          "[WorkloadSupervisor]") {
+    const SupervisorBin bin;
+    bin.add("other-work");
+    FakeUnitManager units;
+    WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 2, true, "demo"}, "nicer.slice", "");
+    REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
+    units.clearCalls();
+    units.fail("stopUnit", "Access denied",
+               [](const UnitCall& c) { return c.unit == "nicer-work-2.service"; });
+
+    const auto switched =
+        supervisor.switchTo(WorkloadSpec{{"other-work"}, 1, false, "boinc"}, t0 + 1s, bin.pathVariable());
+    REQUIRE_FALSE(switched.ok());
+    CHECK_THAT(switched.error().message,
+               Catch::Contains("cannot stop the running workload") && Catch::Contains("Access denied"));
+    CHECK(supervisor.spec().preset == "demo");
+    CHECK(units.callsTo("startTransientUnit").empty());
+
+    // The unit that did stop comes back through the usual restart.
+    units.clearFailure("stopUnit");
+    REQUIRE(supervisor.poll(t0 + 2s).ok());
+    REQUIRE(supervisor.poll(t0 + 3s).ok());
+    const auto restarts = startsOf(units, "nicer-work-1.service");
+    REQUIRE(restarts.size() == 1);
+    CHECK(propertyValue<std::vector<ExecCommand>>(restarts[0].props, "ExecStart")->front().path ==
+          (bin.dir() / "fake-work").string());
+}
+
+TEST_CASE("switchTo() starts the previous workload again when the new one does not start",
+          "[WorkloadSupervisor]") {
+    const SupervisorBin bin;
+    const auto other = bin.add("other-work").string();
+    FakeUnitManager units;
+    WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work", "-v"}, 2, true, "demo"}, "nicer.slice",
+                                  "nicerd.service");
+    REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
+    units.clearCalls();
+    const auto runsOther = [other](const UnitCall& c) {
+        const auto exec = propertyValue<std::vector<ExecCommand>>(c.props, "ExecStart");
+        return exec && exec->front().path == other;
+    };
+
+    SECTION("the previous workload runs again") {
+        units.fail("startTransientUnit", "Unit nicer-work-1.service already exists", runsOther);
+        const auto switched =
+            supervisor.switchTo(WorkloadSpec{{"other-work"}, 1, false, "boinc"}, t0 + 1s, bin.pathVariable());
+        REQUIRE_FALSE(switched.ok());
+        CHECK_THAT(switched.error().message, Catch::Contains("cannot start other-work") &&
+                                                 Catch::Contains("already exists") &&
+                                                 Catch::Contains("the previous workload runs again"));
+        CHECK(supervisor.spec().preset == "demo");
+        CHECK(supervisor.spec().argv == std::vector<std::string>{"fake-work", "-v"});
+        REQUIRE(supervisor.instances().size() == 2);
+        // The last two starts bring both demo units back.
+        const auto starts = units.callsTo("startTransientUnit");
+        REQUIRE(starts.size() == 3);
+        for (std::size_t i = 1; i < 3; ++i) {
+            CHECK(starts[i].unit == "nicer-work-" + std::to_string(i) + ".service");
+            CHECK(propertyValue<std::vector<ExecCommand>>(starts[i].props, "ExecStart")->front().path ==
+                  (bin.dir() / "fake-work").string());
+        }
+        CHECK(units.unit("nicer-work-1.service").activeState == "active");
+        CHECK(units.unit("nicer-work-2.service").activeState == "active");
+    }
+    SECTION("neither starts: the error says so, and poll() keeps trying the previous one") {
+        units.fail("startTransientUnit", "Access denied");
+        const auto switched =
+            supervisor.switchTo(WorkloadSpec{{"other-work"}, 1, false, "boinc"}, t0 + 1s, bin.pathVariable());
+        REQUIRE_FALSE(switched.ok());
+        CHECK_THAT(switched.error().message, Catch::Contains("did not start again either"));
+        CHECK(supervisor.spec().preset == "demo");
+        units.clearFailure("startTransientUnit");
+        REQUIRE(supervisor.poll(t0 + 2s).ok());
+        REQUIRE(supervisor.poll(t0 + 3s).ok());
+        CHECK(units.unit("nicer-work-1.service").activeState == "active");
+        CHECK(units.unit("nicer-work-2.service").activeState == "active");
+    }
 }

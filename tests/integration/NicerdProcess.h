@@ -15,20 +15,28 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 namespace nicer::test {
 
-/// A real nicerd child process with its own state directory; stopped (SIGTERM) when destroyed.
+/// A real nicerd child process with its own state directory (its config, state and data); stopped (SIGTERM)
+/// when destroyed.
 class NicerdProcess {
 public:
-    NicerdProcess(const std::vector<std::string>& args, const std::filesystem::path& stateDir)
+    /// @p env: further environment variables for nicerd, e.g. a PATH with fake clients.
+    NicerdProcess(const std::vector<std::string>& args, const std::filesystem::path& stateDir,
+                  const std::vector<std::pair<std::string, std::string>>& env = {})
         : m_log(stateDir / "nicerd.log") {
         std::filesystem::create_directories(stateDir);
         m_pid = ::fork();
         if (m_pid == 0) {
             ::setenv("XDG_STATE_HOME", stateDir.c_str(), 1);
             ::setenv("XDG_CONFIG_HOME", stateDir.c_str(), 1);
+            ::setenv("XDG_DATA_HOME", (stateDir / "data").c_str(), 1);
+            for (const auto& [name, value] : env) {
+                ::setenv(name.c_str(), value.c_str(), 1);
+            }
             const int fd = ::open(m_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             ::dup2(fd, STDERR_FILENO);
             ::dup2(fd, STDOUT_FILENO);

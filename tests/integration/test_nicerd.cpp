@@ -1,20 +1,27 @@
 // nicerd against a real systemd user manager: the closed loop measured from /proc, freeze and thaw, the
-// fail-safe after kill -9, clean exit, a second daemon, bad configuration and persisted parameters.
+// fail-safe after kill -9, clean exit, a second daemon, bad configuration, persisted parameters and
+// workload presets switched at run time.
 #include "CpuMeter.h"
 #include "NicerdProcess.h"
 #include "cli/RunCommand.h"
 #include "dbus/DaemonClient.h"
 #include "systemd/CgroupLayout.h"
 #include "systemd/SystemdUnitManager.h"
+#include "workload/WorkloadPresets.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <signal.h>
+#include <sstream>
+#include <thread>
+#include <utility>
 
 using namespace nicer;
 using namespace std::chrono_literals;
@@ -193,11 +200,14 @@ TEST_CASE("a bad config file is rejected with what is wrong, and nothing starts"
         const char* content;
         const char* expected;
     };
-    const auto c = GENERATE(Case{"reserve-band = 0.7\n", "reserve-band = 0.7 is out of range"},
-                            Case{"reserve-bnad = 0.1\n", "reserve-bnad"},
-                            Case{"min-multiplier = 9\nmax-multiplier = 4\n", "min-multiplier = 9 is greater"},
-                            Case{"period = 0.001\n", "period = 1 ms is out of range"},
-                            Case{"instances = 0\n", "instances"}, Case{"actuator = magic\n", "magic"});
+    const auto c =
+        GENERATE(Case{"reserve-band = 0.7\n", "reserve-band = 0.7 is out of range"},
+                 Case{"reserve-bnad = 0.1\n", "reserve-bnad"},
+                 Case{"min-multiplier = 9\nmax-multiplier = 4\n", "min-multiplier = 9 is greater"},
+                 Case{"period = 0.001\n", "period = 1 ms is out of range"},
+                 Case{"instances = 0\n", "instances"}, Case{"actuator = magic\n", "magic"},
+                 Case{"workload-preset = seti\n", "workload-preset = 'seti' is unknown"},
+                 Case{"workload-preset = boinc\nworkload = [\"/bin/sleep\", \"60\"]\n", "keep one"});
     CAPTURE(c.content);
     std::ofstream(dir / "nicerd.conf") << c.content;
     const auto r = test::runCommand(std::string(NICERD) + " --config " + (dir / "nicerd.conf").string());
@@ -342,6 +352,384 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     REQUIRE(iface != std::string::npos);
     const std::string liveInterface = live.substr(iface, live.find("</interface>", iface) - iface);
     CHECK(members(liveInterface) == members(documented));
-    CHECK(members(documented).size() == 24);
+    CHECK(members(documented).size() == 27);
     CHECK(daemon.stop() == 0);
+}
+
+namespace {
+
+using Env = std::vector<std::pair<std::string, std::string>>;
+
+/**
+ * A /proc/stat for nicerd (--proc-stat) showing an idle two-CPU machine, so that the controller thaws the
+ * work whatever else runs here: the tests that use it check which processes run, not their CPU shares.
+ */
+class IdleMachineStat {
+public:
+    explicit IdleMachineStat(std::filesystem::path path)
+        : m_path(std::move(path)) {
+        write();
+        m_thread = std::thread([this] {
+            while (!m_stop) {
+                std::this_thread::sleep_for(50ms);
+                write();
+            }
+        });
+    }
+    ~IdleMachineStat() {
+        m_stop = true;
+        m_thread.join();
+    }
+    IdleMachineStat(const IdleMachineStat&) = delete;
+    IdleMachineStat& operator=(const IdleMachineStat&) = delete;
+
+    std::string path() const { return m_path.string(); }
+
+private:
+    void write() {
+        m_idleTicks += 5;
+        const auto line = [&](const std::string& label, std::uint64_t cpus) {
+            return label + " 100 0 100 " + std::to_string(cpus * m_idleTicks) + " 0 0 0 0 0 0\n";
+        };
+        // Renamed into place, so that nicerd never reads half a file.
+        const auto tmp = m_path.string() + ".tmp";
+        std::ofstream(tmp) << line("cpu ", 2) << line("cpu0", 1) << line("cpu1", 1);
+        std::filesystem::rename(tmp, m_path);
+    }
+
+    std::filesystem::path m_path;
+    std::uint64_t m_idleTicks = 1000;
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
+
+/// Writes an executable `boinc` that runs @p body into @p dir, which the test then puts first in PATH.
+std::filesystem::path writeFakeBoinc(const std::filesystem::path& dir, const std::string& body) {
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "boinc";
+    std::ofstream(path) << "#!/bin/sh\n" << body << "\n";
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path;
+}
+
+/// argv of a process, empty once it is gone.
+std::vector<std::string> commandLine(pid_t pid) {
+    const std::string raw = test::readFile("/proc/" + std::to_string(pid) + "/cmdline");
+    std::vector<std::string> argv;
+    std::istringstream in(raw);
+    for (std::string arg; std::getline(in, arg, '\0');) {
+        argv.push_back(arg);
+    }
+    return argv;
+}
+
+/// The work's processes once @p done holds for them, polled for up to 20 s: units start asynchronously, and
+/// the work runs at the lowest CPU weight on a machine that may be busy.
+template <typename Done>
+std::vector<pid_t> waitForWork(Done done) {
+    std::vector<pid_t> pids;
+    for (int i = 0; i < 200; ++i) {
+        pids = workPids();
+        if (done(pids)) {
+            break;
+        }
+        std::this_thread::sleep_for(100ms);
+    }
+    return pids;
+}
+
+/// @p count processes, each running @p argv.
+auto runningExactly(std::size_t count, std::vector<std::string> argv) {
+    return [count, argv](const std::vector<pid_t>& pids) {
+        return pids.size() == count &&
+               std::all_of(pids.begin(), pids.end(), [&](pid_t p) { return commandLine(p) == argv; });
+    };
+}
+
+/// True while the process is held by one of the actuators: stopped by a signal, or in a frozen cgroup.
+bool held(pid_t pid) {
+    const std::string stat = test::readFile("/proc/" + std::to_string(pid) + "/stat");
+    if (stat.rfind(')') == std::string::npos || stat.size() < stat.rfind(')') + 3) {
+        return false;
+    }
+    const char state = stat[stat.rfind(')') + 2];
+    if (state == 'T' || state == 't') {
+        return true;
+    }
+    static const auto layout = systemd::CgroupLayout::detect();
+    if (!layout || !layout->unifiedRoot()) {
+        return false;
+    }
+    std::istringstream cgroups(test::readFile("/proc/" + std::to_string(pid) + "/cgroup"));
+    for (std::string line; std::getline(cgroups, line);) {
+        if (line.rfind("0::/", 0) == 0) {
+            const auto events =
+                test::readFile((*layout->unifiedRoot() / line.substr(4) / "cgroup.events").string());
+            return events.find("frozen 1") != std::string::npos;
+        }
+    }
+    return false;
+}
+
+/// SetWorkloadPreset over D-Bus directly, for the error's name as well as its message.
+std::pair<std::string, std::string> callSetWorkloadPreset(const std::string& id) {
+    sd_bus* raw = nullptr;
+    REQUIRE(sd_bus_open_user(&raw) >= 0);
+    systemd::BusPtr bus(raw);
+    systemd::BusError error;
+    const int r = sd_bus_call_method(bus.get(), "org.nicer.Daemon", "/org/nicer/Daemon", "org.nicer.Daemon1",
+                                     "SetWorkloadPreset", error.get(), nullptr, "s", id.c_str());
+    if (r >= 0) {
+        return {"", ""};
+    }
+    return {std::string(error.name()), std::string(error.message())};
+}
+
+std::optional<workload::PresetInfo> presetInStatus(const dbus::DaemonStatus& s, const std::string& id) {
+    for (const auto& p : s.presets) {
+        if (p.id == id) {
+            return p;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string systemctlShow(const std::string& unit, const std::string& property) {
+    return test::runCommand("systemctl --user show --value -p " + property + " " + unit).out;
+}
+
+} // namespace
+
+TEST_CASE("switching to a preset that is not installed fails with the plain message and changes nothing",
+          "[nicerd][workload]") {
+    const auto dir = freshStateDir("preset-unavailable");
+    const IdleMachineStat stat(dir / "stat");
+    NicerdProcess daemon({"--period", "0.25", "--instances", "2", "--proc-stat", stat.path()}, dir,
+                         Env{{"PATH", "/usr/bin:/bin"}});
+    REQUIRE(daemon.waitReady());
+    INFO(daemon.log());
+    const std::vector<std::string> demo{"md5sum", "/dev/zero"};
+    const auto before = waitForWork(runningExactly(2, demo));
+    REQUIRE(runningExactly(2, demo)(before));
+    auto s = status();
+    CHECK(s.preset == "demo");
+    REQUIRE(presetInStatus(s, "folding"));
+    CHECK_FALSE(presetInStatus(s, "folding")->available);
+    REQUIRE(presetInStatus(s, "demo"));
+    CHECK(presetInStatus(s, "demo")->available);
+    REQUIRE(presetInStatus(s, "custom"));
+    CHECK_FALSE(presetInStatus(s, "custom")->available);
+
+    const auto [name, message] = callSetWorkloadPreset("folding");
+    CHECK(name == "org.nicer.Daemon1.Error.WorkloadUnavailable");
+    CHECK(message ==
+          workload::notInstalledMessage(*workload::findPreset("folding")) + ", or choose another workload");
+    CHECK(callSetWorkloadPreset("seti").first == "org.freedesktop.DBus.Error.InvalidArgs");
+    CHECK_THAT(callSetWorkloadPreset("seti").second, Catch::Contains("demo, boinc, folding or custom"));
+    const auto custom = callSetWorkloadPreset("custom");
+    CHECK(custom.first == "org.nicer.Daemon1.Error.WorkloadUnavailable");
+    CHECK(custom.second == workload::customUnavailableMessage());
+
+    const auto cli = test::runCommand(nicerCli("workload folding"));
+    CHECK(cli.exitCode == 1);
+    CHECK_THAT(cli.err, Catch::Contains("the Folding@home client (FAHClient) is not installed"));
+    const auto unknown = test::runCommand(nicerCli("workload seti"));
+    CHECK(unknown.exitCode == 2);
+    CHECK_THAT(unknown.err, Catch::Contains("unknown workload preset 'seti'"));
+
+    // Nothing changed: the same two demo processes, the same properties, no choice kept.
+    std::this_thread::sleep_for(500ms);
+    auto after = workPids();
+    auto expected = before;
+    std::sort(after.begin(), after.end());
+    std::sort(expected.begin(), expected.end());
+    CHECK(after == expected);
+    s = status();
+    CHECK(s.preset == "demo");
+    CHECK(s.demo);
+    CHECK(s.workload == demo);
+    CHECK(s.instances == 2);
+    CHECK_FALSE(std::filesystem::exists(dir / "nicer" / "workload.conf"));
+
+    const auto list = test::runCommand(nicerCli("workload"));
+    CHECK(list.exitCode == 0);
+    CHECK_THAT(list.out, Catch::Contains("* demo") && Catch::Contains("  boinc") &&
+                             Catch::Contains("install the Debian package boinc-client") &&
+                             Catch::Contains("foldingathome.org"));
+    CHECK(daemon.stop() == 0);
+}
+
+TEST_CASE("switching to boinc replaces the demo by one client, kept across a restart; back to demo works",
+          "[nicerd][workload]") {
+    const auto dir = freshStateDir("preset-boinc");
+    const IdleMachineStat stat(dir / "stat");
+    const auto argsFile = dir / "boinc-args";
+    const auto fakeBoinc =
+        writeFakeBoinc(dir / "bin", "echo \"$@\" > " + argsFile.string() + "\nexec /bin/sleep 1000");
+    const Env env{{"PATH", (dir / "bin").string() + ":/usr/bin:/bin"}};
+    const std::vector<std::string> args{"--period", "0.25", "--instances", "2", "--proc-stat", stat.path()};
+    const auto boincDir = dir / "data" / "nicer" / "boinc";
+    const std::vector<std::string> demo{"md5sum", "/dev/zero"};
+    const std::vector<std::string> client{"/bin/sleep", "1000"};
+    {
+        NicerdProcess daemon(args, dir, env);
+        REQUIRE(daemon.waitReady());
+        INFO(daemon.log());
+        const auto demoPids = waitForWork(runningExactly(2, demo));
+        REQUIRE(runningExactly(2, demo)(demoPids));
+        REQUIRE(presetInStatus(status(), "boinc"));
+        CHECK(presetInStatus(status(), "boinc")->available);
+
+        // Whoever shows the workload learns of the switch from PropertiesChanged.
+        sd_bus* raw = nullptr;
+        REQUIRE(sd_bus_open_user(&raw) >= 0);
+        systemd::BusPtr bus(raw);
+        std::vector<std::string> changed;
+        const auto onChanged = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
+            auto* names = static_cast<std::vector<std::string>*>(userdata);
+            const char* interface = nullptr;
+            if (sd_bus_message_read(m, "s", &interface) < 0 ||
+                sd_bus_message_enter_container(m, 'a', "{sv}") < 0) {
+                return 0;
+            }
+            while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+                const char* name = nullptr;
+                sd_bus_message_read(m, "s", &name);
+                names->push_back(name);
+                sd_bus_message_skip(m, "v");
+                sd_bus_message_exit_container(m);
+            }
+            return 0;
+        };
+        REQUIRE(sd_bus_match_signal(bus.get(), nullptr, nullptr, "/org/nicer/Daemon",
+                                    "org.freedesktop.DBus.Properties", "PropertiesChanged", onChanged,
+                                    &changed) >= 0);
+        while (sd_bus_process(bus.get(), nullptr) > 0) {
+        }
+
+        const auto switched = test::runCommand(nicerCli("workload boinc"));
+        CHECK(switched.exitCode == 0);
+        CHECK(switched.err.empty());
+        const auto s = status();
+        CHECK(s.preset == "boinc");
+        CHECK(s.workload == std::vector<std::string>{"boinc", "--dir", boincDir.string()});
+        CHECK(s.instances == 1);
+        CHECK_FALSE(s.demo);
+        CHECK(std::filesystem::is_directory(boincDir));
+
+        // One unit, running the fake client with its directory; the demo's processes are gone.
+        const auto pids = waitForWork(runningExactly(1, client));
+        CHECK(runningExactly(1, client)(pids));
+        for (const pid_t old : demoPids) {
+            CHECK(::kill(old, 0) != 0);
+        }
+        CHECK(units().activeState("nicer-work-1.service").value() == "active");
+        CHECK(units().activeState("nicer-work-2.service").value() == "inactive");
+        CHECK_THAT(systemctlShow("nicer-work-1.service", "ExecStart"),
+                   Catch::Contains("path=" + fakeBoinc.string()) &&
+                       Catch::Contains("argv[]=boinc --dir " + boincDir.string()));
+        CHECK(systemctlShow("nicer-work-1.service", "Slice") == kSlice + "\n");
+        CHECK(systemctlShow("nicer-work-1.service", "BindsTo") ==
+              "nicerd-" + std::to_string(daemon.pid()) + ".scope\n");
+        CHECK(test::readFile(argsFile.string()) == "--dir " + boincDir.string() + "\n");
+        CHECK_THAT(test::readFile((dir / "nicer" / "workload.conf").string()),
+                   Catch::Contains("preset = boinc"));
+
+        for (int i = 0;
+             i < 20 && std::find(changed.begin(), changed.end(), "WorkloadPreset") == changed.end(); ++i) {
+            while (sd_bus_process(bus.get(), nullptr) > 0) {
+            }
+            sd_bus_wait(bus.get(), 100'000);
+        }
+        for (const char* property : {"Workload", "DemoWorkload", "Instances", "WorkloadPreset"}) {
+            CAPTURE(property);
+            CHECK(std::find(changed.begin(), changed.end(), property) != changed.end());
+        }
+        CHECK(daemon.stop() == 0);
+    }
+    {
+        // nicerd keeps the choice: started again without a workload, it runs the client.
+        NicerdProcess daemon(args, dir, env);
+        REQUIRE(daemon.waitReady());
+        INFO(daemon.log());
+        CHECK(status().preset == "boinc");
+        CHECK(runningExactly(1, client)(waitForWork(runningExactly(1, client))));
+
+        REQUIRE(test::runCommand(nicerCli("workload demo")).exitCode == 0);
+        const auto s = status();
+        CHECK(s.preset == "demo");
+        CHECK(s.demo);
+        CHECK(s.instances == 2);
+        CHECK(runningExactly(2, demo)(waitForWork(runningExactly(2, demo))));
+        CHECK(units().activeState("nicer-work-2.service").value() == "active");
+        CHECK_THAT(test::readFile((dir / "nicer" / "workload.conf").string()),
+                   Catch::Contains("preset = demo"));
+
+        REQUIRE(test::runCommand(nicerCli("workload boinc")).exitCode == 0);
+        CHECK(daemon.stop() == 0);
+    }
+    {
+        // An explicit workload wins over the kept choice, and leaves it kept.
+        auto explicitArgs = args;
+        explicitArgs.insert(explicitArgs.end(), {"--workload-preset", "demo"});
+        NicerdProcess daemon(explicitArgs, dir, env);
+        REQUIRE(daemon.waitReady());
+        CHECK(status().preset == "demo");
+        CHECK(daemon.stop() == 0);
+        CHECK_THAT(test::readFile((dir / "nicer" / "workload.conf").string()),
+                   Catch::Contains("preset = boinc"));
+    }
+}
+
+TEST_CASE("a switch while paused leaves the new work held", "[nicerd][workload]") {
+    const auto actuator = GENERATE(std::string("systemd-slice"), std::string("signal-duty-cycle"));
+    CAPTURE(actuator);
+    const auto dir = freshStateDir("preset-paused-" + actuator);
+    writeFakeBoinc(dir / "bin", "exec /bin/sleep 1000");
+    NicerdProcess daemon({"--period", "0.25", "--instances", "1", "--actuator", actuator}, dir,
+                         Env{{"PATH", (dir / "bin").string() + ":/usr/bin:/bin"}});
+    REQUIRE(daemon.waitReady());
+    INFO(daemon.log());
+    const auto demoPids = waitForWork([](const std::vector<pid_t>& pids) { return pids.size() == 1; });
+    REQUIRE(demoPids.size() == 1);
+    REQUIRE(test::runCommand(nicerCli("pause")).exitCode == 0);
+    REQUIRE(test::runCommand(nicerCli("workload boinc")).exitCode == 0);
+    const auto s = status();
+    CHECK(s.paused);
+    CHECK(s.preset == "boinc");
+    const auto pids =
+        waitForWork([&](const std::vector<pid_t>& p) { return p.size() == 1 && p != demoPids; });
+    REQUIRE(pids.size() == 1);
+    REQUIRE(pids != demoPids);
+
+    // Sampled over a second: the duty cycle continues its processes for a moment in every slot.
+    std::this_thread::sleep_for(500ms);
+    int heldSamples = 0;
+    for (int i = 0; i < 10; ++i) {
+        heldSamples += held(pids.front()) ? 1 : 0;
+        std::this_thread::sleep_for(100ms);
+    }
+    CHECK(heldSamples >= 8);
+    CHECK(daemon.stop() == 0);
+}
+
+TEST_CASE("a corrupt or unusable kept workload stops the start, naming the file",
+          "[nicerd][workload][config]") {
+    const auto dir = freshStateDir("preset-corrupt");
+    std::filesystem::create_directories(dir / "nicer");
+    struct Case {
+        const char* content;
+        const char* expected;
+    };
+    const auto c = GENERATE(Case{"preset = seti\n", "workload.conf:1: preset = 'seti' is unknown"},
+                            Case{"preset = boinc\n", "the BOINC client (boinc) is not installed"},
+                            Case{"preset = custom\n", "no custom workload was given to nicerd"});
+    CAPTURE(c.content);
+    std::ofstream(dir / "nicer" / "workload.conf") << c.content;
+    NicerdProcess broken({"--period", "0.25", "--instances", "1"}, dir, Env{{"PATH", "/usr/bin:/bin"}});
+    CHECK_FALSE(broken.waitReady());
+    CHECK(broken.exitCode() == 1);
+    CHECK_THAT(broken.log(),
+               Catch::Contains(c.expected) && Catch::Contains((dir / "nicer" / "workload.conf").string()));
+    CHECK(units().activeState(kSlice).value() == "inactive");
 }
