@@ -32,6 +32,21 @@ void readSample(const QDBusArgument& arg, daemon::Sample& s) {
     s.overloadCount = overloads;
 }
 
+std::vector<PresetChoice> readPresets(const QVariant& value) {
+    std::vector<PresetChoice> presets;
+    const auto arg = qvariant_cast<QDBusArgument>(value);
+    arg.beginArray();
+    while (!arg.atEnd()) {
+        PresetChoice p;
+        arg.beginStructure();
+        arg >> p.id >> p.name >> p.description >> p.available;
+        arg.endStructure();
+        presets.push_back(p);
+    }
+    arg.endArray();
+    return presets;
+}
+
 } // namespace
 
 DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
@@ -181,6 +196,8 @@ void DaemonProxy::refreshProperties() {
             p.paused = map.value("Paused").toBool();
             p.actuator = map.value("Actuator").toString();
             p.workload = map.value("Workload").toStringList();
+            p.preset = map.value("WorkloadPreset").toString();
+            p.presets = readPresets(map.value("WorkloadPresets"));
             p.demoWorkload = map.value("DemoWorkload").toBool();
             p.instances = map.value("Instances").toUInt();
             p.cpuCount = map.value("CpuCount").toUInt();
@@ -280,6 +297,22 @@ void DaemonProxy::setParameters(const control::ControllerParams& params) {
         },
         [this](const QDBusMessage& error) {
             emit errorOccurred(tr("Applying the controller settings"), error.errorMessage());
+        });
+}
+
+void DaemonProxy::setWorkloadPreset(const QString& id) {
+    auto call = methodCall("SetWorkloadPreset");
+    call << id;
+    watchReply(
+        call,
+        [this](const QDBusMessage&) {
+            refreshProperties();
+            emit workloadPresetApplied();
+        },
+        [this](const QDBusMessage& error) {
+            // Show nicerd's choice again in the GUI: nothing changed.
+            refreshProperties();
+            emit errorOccurred(tr("Switching the workload"), error.errorMessage());
         });
 }
 

@@ -18,12 +18,22 @@ class QTimer;
 
 namespace nicer::tray {
 
+/// A workload preset as nicerd offers it.
+struct PresetChoice {
+    QString id;
+    QString name;
+    QString description;
+    bool available = false;
+};
+
 /// Properties of nicerd that do not change every period.
 struct DaemonProperties {
     control::ControllerParams params;
     bool paused = false;
     QString actuator;
     QStringList workload;
+    QString preset;
+    std::vector<PresetChoice> presets;
     bool demoWorkload = false;
     unsigned instances = 0;
     unsigned cpuCount = 0;
@@ -59,6 +69,8 @@ public:
     void resume();
     /// Sends all parameters at once; nicerd validates them again and keeps them across restarts.
     void setParameters(const control::ControllerParams& params);
+    /// Switches the volunteer work to another preset ("demo", "boinc", ...); nicerd keeps the choice.
+    void setWorkloadPreset(const QString& id);
     /// Re-reads the properties (the slow-changing ones; samples arrive by signal).
     void refreshProperties();
 
@@ -69,6 +81,7 @@ signals:
     void historyReceived(const std::vector<nicer::daemon::Sample>& samples);
     void sampleReceived(const nicer::daemon::Sample& sample);
     void parametersApplied();
+    void workloadPresetApplied();
     /// Something failed; @p message says what and what to do.
     void errorOccurred(const QString& context, const QString& message);
 

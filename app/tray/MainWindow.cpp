@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -69,6 +70,16 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
     m_actuator = addValue(form, tr("Limited by"), tr("How nicerd holds the work back"));
     m_workload = addValue(form, tr("Workload"), tr("The volunteer program nicerd runs"));
     m_workload->setWordWrap(true);
+    m_preset = new QComboBox(now);
+    m_preset->setAccessibleName(tr("Workload preset"));
+    m_preset->setToolTip(tr("What volunteer work nicerd runs; nicerd keeps the choice."));
+    form->addRow(new QLabel(tr("Preset"), now), m_preset);
+    connect(m_preset, &QComboBox::activated, this, [this](int index) {
+        const QString id = m_preset->itemData(index).toString();
+        if (id != m_daemon.properties().preset) {
+            m_daemon.setWorkloadPreset(id);
+        }
+    });
     m_pause = new QPushButton(tr("Pause"), now);
     m_pause->setCheckable(true);
     m_pause->setAccessibleName(tr("Pause the volunteer work"));
@@ -164,6 +175,7 @@ void MainWindow::onProperties() {
         workload += tr(", %n copies", nullptr, static_cast<int>(p.instances));
     }
     m_workload->setText(workload);
+    updatePresets();
     if (!p.lastError.isEmpty()) {
         QString what = p.lastError;
         if (what.contains(QLatin1String("quota"))) {
@@ -175,6 +187,24 @@ void MainWindow::onProperties() {
     updateValues();
 }
 
+void MainWindow::updatePresets() {
+    const auto& p = m_daemon.properties();
+    const QSignalBlocker block(m_preset);
+    m_preset->clear();
+    for (const auto& preset : p.presets) {
+        // An unavailable preset stays selectable: choosing it brings nicerd's answer, which says how to
+        // install it.
+        m_preset->addItem(preset.available || preset.id == p.preset
+                              ? preset.name
+                              : tr("%1 (not installed)").arg(preset.name),
+                          preset.id);
+        m_preset->setItemData(m_preset->count() - 1, preset.description, Qt::ToolTipRole);
+        if (preset.id == p.preset) {
+            m_preset->setCurrentIndex(m_preset->count() - 1);
+        }
+    }
+}
+
 void MainWindow::onConnection(bool connected) {
     if (connected) {
         m_errorBar->hide();
@@ -184,6 +214,7 @@ void MainWindow::onConnection(bool connected) {
                      "`systemctl --user start nicerd`."));
     }
     m_pause->setEnabled(connected);
+    m_preset->setEnabled(connected);
     m_parameters->setEnabled(connected);
     updateStatus();
 }

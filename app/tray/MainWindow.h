@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QFormLayout;
@@ -27,6 +28,7 @@ public:
     CpuChart* chart() const { return m_chart; }
     ParametersPanel* parameters() const { return m_parameters; }
     QPushButton* pauseButton() const { return m_pause; }
+    QComboBox* presetBox() const { return m_preset; }
     /// The error shown at the top, empty when none.
     QString errorText() const;
     const SampleHistory& history() const { return m_history; }
@@ -42,6 +44,7 @@ private:
     void showError(const QString& context, const QString& message);
     void updateValues();
     void updateStatus();
+    void updatePresets();
     QLabel* addValue(QFormLayout* form, const QString& label, const QString& help);
 
     DaemonProxy& m_daemon;
@@ -61,6 +64,7 @@ private:
     QLabel* m_overloads = nullptr;
     QLabel* m_actuator = nullptr;
     QLabel* m_workload = nullptr;
+    QComboBox* m_preset = nullptr;
     QPushButton* m_pause = nullptr;
 };
 

@@ -8,6 +8,7 @@
 #include "tray/ParametersPanel.h"
 #include "tray/TrayIcon.h"
 
+#include <QComboBox>
 #include <QDBusConnection>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -17,6 +18,7 @@
 #include <QScreen>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStandardPaths>
 #include <QSystemTrayIcon>
 #include <QTest>
 #include <catch2/catch.hpp>
@@ -164,6 +166,33 @@ TEST_CASE("the pause toggle pauses and resumes a real nicerd", "[tray]") {
     REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().paused; }, kWaitMs));
     CHECK_FALSE(statusOfNicerd().paused);
     CHECK_FALSE(window.pauseButton()->isChecked());
+}
+
+TEST_CASE("the workload presets come from nicerd, and a missing program is explained", "[tray]") {
+    RuntimeUnit unit;
+    DaemonProxy daemon(QDBusConnection::sessionBus());
+    MainWindow window(daemon, false);
+    window.show();
+    daemon.start(true);
+    REQUIRE(
+        QTest::qWaitFor([&] { return daemon.isConnected() && window.presetBox()->count() > 0; }, kWaitMs));
+
+    QComboBox* presets = window.presetBox();
+    CHECK(presets->currentData().toString() == "demo");
+    const int boinc = presets->findData("boinc");
+    REQUIRE(boinc >= 0);
+    if (QStandardPaths::findExecutable("boinc").isEmpty()) {
+        CHECK(presets->itemText(boinc).contains("not installed"));
+        QSignalSpy errors(&daemon, &DaemonProxy::errorOccurred);
+        presets->setCurrentIndex(boinc);
+        emit presets->activated(boinc);
+        REQUIRE(QTest::qWaitFor([&] { return errors.count() >= 1; }, kWaitMs));
+        CHECK(window.errorText().contains("boinc-client"));
+        CHECK(statusOfNicerd().preset == "demo");
+        REQUIRE(QTest::qWaitFor([&] { return presets->currentData().toString() == "demo"; }, kWaitMs));
+    } else {
+        WARN("boinc is installed here: the not-installed case is not exercised");
+    }
 }
 
 TEST_CASE("the tray reconnects when nicerd restarts", "[tray]") {
