@@ -53,6 +53,12 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
     m_errorBar->hide();
     connect(m_startDaemon, &QPushButton::clicked, &m_daemon, &DaemonProxy::launchDaemon);
 
+    m_notice = new QLabel(this);
+    m_notice->setWordWrap(true);
+    m_notice->setAccessibleName(tr("Notice"));
+    m_notice->setStyleSheet("QLabel { background: #fff3cd; color: #664d03; padding: 6px; }");
+    m_notice->hide();
+
     m_chart = new CpuChart(m_history, this);
 
     auto* now = new QWidget(this);
@@ -100,6 +106,7 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
     top->addWidget(now);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_errorBar);
+    layout->addWidget(m_notice);
     layout->addLayout(top, 1);
     layout->addWidget(m_parameters);
 
@@ -121,6 +128,10 @@ QLabel* MainWindow::addValue(QFormLayout* form, const QString& label, const QStr
     name->setToolTip(help);
     form->addRow(name, value);
     return value;
+}
+
+QString MainWindow::noticeText() const {
+    return m_notice->isVisibleTo(this) ? m_notice->text() : QString();
 }
 
 QString MainWindow::errorText() const {
@@ -161,11 +172,17 @@ void MainWindow::onProperties() {
         m_actuator->setText(tr("CPU quota of a systemd slice"));
     } else if (p.actuator == QLatin1String("signal-duty-cycle")) {
         m_actuator->setText(tr("stop/continue in short bursts"));
-        m_actuator->setToolTip(tr("Your system gives user services no cpu controller, so nicerd stops and "
-                                  "continues the work many times a second. It works, but less smoothly; an "
-                                  "administrator can delegate the cpu controller to user managers."));
     } else {
         m_actuator->setText(p.actuator);
+    }
+    const bool dutyCycle = p.actuator == QLatin1String("signal-duty-cycle");
+    m_notice->setVisible(dutyCycle);
+    if (dutyCycle) {
+        m_notice->setText(
+            tr("No cpu controller is available to your user services, so nicerd holds the work "
+               "back by stopping and continuing it many times a second. It works, less smoothly. "
+               "To fix it, an administrator can delegate the cpu controller to user managers "
+               "(Delegate=cpu in user@.service)."));
     }
     QString workload = p.workload.join(' ');
     if (p.demoWorkload) {

@@ -31,6 +31,8 @@ public:
     QComboBox* presetBox() const { return m_preset; }
     /// The error shown at the top, empty when none.
     QString errorText() const;
+    /// A notice that is not an error (e.g. no cpu controller, so a less smooth actuator), empty when none.
+    QString noticeText() const;
     const SampleHistory& history() const { return m_history; }
 
 protected:
@@ -55,6 +57,7 @@ private:
     QLabel* m_error = nullptr;
     QPushButton* m_startDaemon = nullptr;
     QWidget* m_errorBar = nullptr;
+    QLabel* m_notice = nullptr;
     QLabel* m_status = nullptr;
     QLabel* m_user = nullptr;
     QLabel* m_work = nullptr;

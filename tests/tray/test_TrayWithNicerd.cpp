@@ -49,12 +49,13 @@ void runChecked(const QString& program, const QStringList& args, const QProcessE
 /// stopped and removed at the end.
 class RuntimeUnit {
 public:
-    RuntimeUnit() {
+    explicit RuntimeUnit(const QStringList& nicerdArgs = {}) {
         m_state = std::filesystem::temp_directory_path() / ("nicer-tray-test-" + std::to_string(::getpid()));
         std::filesystem::remove_all(m_state);
         auto env = QProcessEnvironment::systemEnvironment();
         env.insert("NICER_STATE_DIR", QString::fromStdString(m_state.string()));
-        runChecked(NICER_RUNTIME_UNIT, {"install", NICER_BUILD_DIR, "--period", "0.25"}, env);
+        runChecked(NICER_RUNTIME_UNIT,
+                   QStringList{"install", NICER_BUILD_DIR, "--period", "0.25"} + nicerdArgs, env);
     }
     ~RuntimeUnit() {
         QProcess::execute(NICER_RUNTIME_UNIT, {"remove"});
@@ -111,6 +112,7 @@ TEST_CASE("the tray starts nicerd through its user unit and the chart receives l
     waitForSamples(window, 8);
     CHECK(window.chart()->pointCount() == static_cast<qsizetype>(window.history().points().size()));
     CHECK(window.errorText().isEmpty());
+    CHECK(window.noticeText().isEmpty());
     CHECK(daemon.properties().cpuCount > 0);
     CHECK(daemon.properties().demoWorkload);
     CHECK(statusOfNicerd().params.period == std::chrono::milliseconds(250));
@@ -193,6 +195,18 @@ TEST_CASE("the workload presets come from nicerd, and a missing program is expla
     } else {
         WARN("boinc is installed here: the not-installed case is not exercised");
     }
+}
+
+TEST_CASE("without the cpu controller the window says why the work is held back in bursts", "[tray]") {
+    RuntimeUnit unit({"--actuator", "signal-duty-cycle"});
+    DaemonProxy daemon(QDBusConnection::sessionBus());
+    MainWindow window(daemon, false);
+    window.show();
+    daemon.start(true);
+    REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().actuator.isEmpty(); }, kWaitMs));
+    CHECK(daemon.properties().actuator == "signal-duty-cycle");
+    CHECK(window.noticeText().contains("cpu controller"));
+    CHECK(window.errorText().isEmpty());
 }
 
 TEST_CASE("the tray reconnects when nicerd restarts", "[tray]") {
