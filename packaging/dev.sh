@@ -18,7 +18,7 @@ packages=(
     qt6-base-dev qt6-charts-dev
     systemd dbus-user-session procps stress-ng
     nghttp2-server nghttp2-client nginx-light openssl
-    xvfb xauth trayer
+    xvfb xauth trayer fonts-dejavu-core
 )
 
 as_root() {
