@@ -1,6 +1,7 @@
 // nicer: command-line client of the nicer core.
 #include "DaemonCommands.h"
 #include "ExitCode.h"
+#include "FetchCommand.h"
 #include "SampleCommand.h"
 #include "SimulateCommand.h"
 
@@ -15,8 +16,10 @@ int main(int argc, char** argv) {
 
     SimulateOptions simulate;
     SampleOptions sample;
+    FetchOptions fetch;
     auto* simulateCmd = addSimulateCommand(app, simulate);
     auto* sampleCmd = addSampleCommand(app, sample);
+    auto* fetchCmd = addFetchCommand(app, fetch);
     DaemonCommandOptions daemonOptions;
     const auto daemonCmds = addDaemonCommands(app, daemonOptions);
 
@@ -32,6 +35,9 @@ int main(int argc, char** argv) {
     }
     if (*sampleCmd) {
         return runSample(sample);
+    }
+    if (*fetchCmd) {
+        return runFetch(fetch);
     }
     if (const int status = runDaemonCommand(daemonCmds, daemonOptions); status >= 0) {
         return status;

@@ -101,7 +101,15 @@ server_cmd() { # NAME PORT
   esac
 }
 
-write_nginx_conf() { # TLS_PORT H2C_PORT HTTP1_TLS_PORT
+# 20 response headers of 4000 bytes each: 80 kB, above the fetcher's 64 KiB header limit. (One nginx
+# config token holds at most ~4 kB, hence several headers.)
+big_headers() {
+  local i value
+  value=$(head -c 4000 /dev/zero | tr '\0' x)
+  for ((i = 1; i <= 20; i++)); do printf '            add_header X-Big-%d %s always;\n' "$i" "$value"; done
+}
+
+write_nginx_conf() { # TLS_PORT H2C_PORT HTTP1_TLS_PORT QUIRKS_PORT GOAWAY_PORT
   local n=$DIR/nginx v6=""
   mkdir -p "$n/tmp"
   if have_ipv6; then v6="listen [::1]:$1 ssl http2;"; fi
@@ -144,21 +152,50 @@ http {
         ssl_certificate_key $DIR/tls/localhost.key;
         root $DIR/www;
     }
+    # The fetcher's tests: one line per request with nginx's connection serial number, so a test can count
+    # TCP connections and see the Range each request carried.
+    log_format nicer_fetch '\$connection \$connection_requests "\$request_uri" "\$http_range" \$status \$body_bytes_sent';
+    server {
+        # h2c. /: the document root. /norange/: Range ignored (always 200). /slow/: 1 MB/s per request.
+        # /busy/: 503 with Retry-After: 1. /bigheaders/: a response header block of ~80 kB.
+        listen 127.0.0.1:$4 http2;
+        server_name localhost;
+        access_log $n/quirks.log nicer_fetch;
+        root $DIR/www;
+        location /norange/ { alias $DIR/www/; max_ranges 0; }
+        location /slow/ { alias $DIR/www/; limit_rate 1m; }
+        location /busy/ { add_header Retry-After 1 always; return 503; }
+        location /bigheaders/ {
+            alias $DIR/www/;
+$(big_headers)
+        }
+    }
+    server {
+        # h2c that ends each connection with GOAWAY after 4 requests (keepalive_requests applies to HTTP/2
+        # since nginx 1.19.7): streams above the GOAWAY's last stream id must go to a new connection.
+        listen 127.0.0.1:$5 http2;
+        server_name localhost;
+        keepalive_requests 4;
+        access_log $n/goaway.log nicer_fetch;
+        root $DIR/www;
+    }
 }
 EOF
 }
 
 # Starts server NAME, waits until its ports accept, records its PID. Echoes the port(s) it got.
-PORT_A="" PORT_B="" PORT_C=""
+PORT_A="" PORT_B="" PORT_C="" PORT_D="" PORT_E=""
 start_server() { # NAME
   local name=$1 attempt i pid cmd ok
   for ((attempt = 0; attempt < 5; attempt++)); do
     pick_port; PORT_A=$PICKED
-    PORT_B="" PORT_C=""
+    PORT_B="" PORT_C="" PORT_D="" PORT_E=""
     if [[ $name == nginx ]]; then
       pick_port; PORT_B=$PICKED
       pick_port; PORT_C=$PICKED
-      write_nginx_conf "$PORT_A" "$PORT_B" "$PORT_C"
+      pick_port; PORT_D=$PICKED
+      pick_port; PORT_E=$PICKED
+      write_nginx_conf "$PORT_A" "$PORT_B" "$PORT_C" "$PORT_D" "$PORT_E"
     fi
     cmd=$(server_cmd "$name" "$PORT_A")
     # setsid + all three streams redirected: the server outlives this script without holding the caller's
@@ -171,11 +208,13 @@ start_server() { # NAME
     for ((i = 0; i < 100; i++)); do # bounded: 10 s
       running "$pid" || break
       if accepts 127.0.0.1 "$PORT_A" && { [[ -z $PORT_B ]] || accepts 127.0.0.1 "$PORT_B"; } &&
-        { [[ -z $PORT_C ]] || accepts 127.0.0.1 "$PORT_C"; }; then ok=1; break; fi
+        { [[ -z $PORT_C ]] || accepts 127.0.0.1 "$PORT_C"; } &&
+        { [[ -z $PORT_D ]] || accepts 127.0.0.1 "$PORT_D"; } &&
+        { [[ -z $PORT_E ]] || accepts 127.0.0.1 "$PORT_E"; }; then ok=1; break; fi
       sleep 0.1
     done
     if [[ -n $ok ]]; then
-      log "$name: pid $pid, port(s) $PORT_A${PORT_B:+ $PORT_B}${PORT_C:+ $PORT_C}"
+      log "$name: pid $pid, port(s) $PORT_A${PORT_B:+ $PORT_B}${PORT_C:+ $PORT_C}${PORT_D:+ $PORT_D}${PORT_E:+ $PORT_E}"
       return 0
     fi
     log "$name did not come up on port(s) $PORT_A${PORT_B:+ $PORT_B}${PORT_C:+ $PORT_C} (attempt $((attempt + 1))); log tail:"
@@ -232,7 +271,7 @@ do_start() {
   make_pki
   make_www
 
-  local h2c tls wrong ngx_tls ngx_h2c ngx_http1 closed ipv6=0
+  local h2c tls wrong ngx_tls ngx_h2c ngx_http1 ngx_quirks ngx_goaway closed ipv6=0
   start_server nghttpd-h2c || { do_stop; die "nghttpd (h2c) did not start; see $DIR/logs"; }
   h2c=$PORT_A
   start_server nghttpd-tls || { do_stop; die "nghttpd (TLS) did not start; see $DIR/logs"; }
@@ -243,6 +282,8 @@ do_start() {
   ngx_tls=$PORT_A
   ngx_h2c=$PORT_B
   ngx_http1=$PORT_C
+  ngx_quirks=$PORT_D
+  ngx_goaway=$PORT_E
   if have_ipv6 && accepts ::1 "$ngx_tls"; then ipv6=1; fi
   pick_port; closed=$PICKED # nothing listens here: "connection refused"
 
@@ -260,6 +301,10 @@ do_start() {
     echo "H2_NGINX_H2C_PORT=$ngx_h2c"
     echo "H2_NGINX_HTTP1_TLS_PORT=$ngx_http1"
     echo "H2_CLOSED_PORT=$closed"
+    echo "H2_NGINX_QUIRKS_PORT=$ngx_quirks"
+    echo "H2_NGINX_QUIRKS_LOG=$(q "$DIR/nginx/quirks.log")"
+    echo "H2_NGINX_GOAWAY_PORT=$ngx_goaway"
+    echo "H2_NGINX_GOAWAY_LOG=$(q "$DIR/nginx/goaway.log")"
     echo "H2_IPV6=$ipv6"
   } >"$DIR/env.tmp"
   mv "$DIR/env.tmp" "$DIR/env"

@@ -1,0 +1,440 @@
+#include "FetchCommand.h"
+
+#include "ExitCode.h"
+#include "net/DownloadOrder.h"
+#include "net/FetchObserver.h"
+#include "net/Fetcher.h"
+#include "net/Metalink.h"
+#include "net/NiceRateController.h"
+#include "net/RateLimiter.h"
+#include "net/Url.h"
+#include "systemd/SdBus.h"
+
+#include <systemd/sd-event.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace nicer::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string humanBytes(double bytes) {
+    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    std::size_t unit = 0;
+    while (bytes >= 1024.0 && unit + 1 < std::size(kUnits)) {
+        bytes /= 1024.0;
+        ++unit;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
+    return text;
+}
+
+/// Draws the progress: one line redrawn in place on a terminal, a line per finished file otherwise.
+class ProgressPrinter : public net::FetchObserver {
+public:
+    ProgressPrinter(sd_event* event, bool terminal)
+        : m_event(event)
+        , m_terminal(terminal) {}
+
+    void onProgress(const net::FetchReport& report) override {
+        if (!m_terminal) {
+            return;
+        }
+        const auto now = Clock::now();
+        if (now - m_lastDraw < std::chrono::milliseconds(200)) {
+            return; // at most five redraws a second
+        }
+        m_lastDraw = now;
+        draw(report);
+    }
+
+    void onFileDone(const net::FetchReport& report, std::size_t index) override {
+        const auto& file = report.files[index];
+        clearLine();
+        switch (file.state) {
+        case net::FileState::Ok:
+            std::fprintf(stderr, "ok       %s (%s%s)\n", file.name.c_str(),
+                         humanBytes(double(file.bytesDone)).c_str(),
+                         file.verified ? "" : ", unverified: no hash to check");
+            break;
+        case net::FileState::AlreadyPresent:
+            std::fprintf(stderr, "present  %s\n", file.name.c_str());
+            break;
+        case net::FileState::Failed:
+            std::fprintf(stderr, "FAILED   %s: %s\n", file.name.c_str(), file.error.c_str());
+            break;
+        default:
+            break;
+        }
+        if (m_terminal) {
+            draw(report);
+        }
+    }
+
+    void onFinished(const net::FetchReport& /*report*/) override {
+        clearLine();
+        sd_event_exit(m_event, 0);
+    }
+
+private:
+    void draw(const net::FetchReport& report) {
+        const auto& t = report.totals;
+        const std::size_t done = t.filesOk + t.filesAlreadyPresent + t.filesFailed;
+        std::string line = std::to_string(done) + "/" + std::to_string(t.files) + " files  " +
+                           humanBytes(double(t.bytesDone)) + " / " + humanBytes(double(t.bytesTotal)) + "  " +
+                           humanBytes(t.currentRate) + "/s";
+        if (t.rateLimit) {
+            line += " (limit " + humanBytes(*t.rateLimit) + "/s)";
+        }
+        line += "  " + std::to_string(t.activeStreams) + (t.activeStreams == 1 ? " stream" : " streams");
+        if (t.filesFailed > 0) {
+            line += "  " + std::to_string(t.filesFailed) + " failed";
+        }
+        std::fprintf(stderr, "\r\033[K%s", line.c_str());
+        std::fflush(stderr);
+        m_drawn = true;
+    }
+
+    void clearLine() {
+        if (m_drawn) {
+            std::fprintf(stderr, "\r\033[K");
+            m_drawn = false;
+        }
+    }
+
+    sd_event* m_event;
+    bool m_terminal;
+    bool m_drawn = false;
+    Clock::time_point m_lastDraw{};
+};
+
+/// Stops the fetch in progress on SIGINT/SIGTERM; part files stay for the next run.
+struct Interrupt {
+    net::Fetcher* fetcher = nullptr;
+    bool interrupted = false;
+
+    static int onSignal(sd_event_source*, const struct signalfd_siginfo*, void* userdata) noexcept {
+        auto* self = static_cast<Interrupt*>(userdata);
+        self->interrupted = true;
+        if (self->fetcher) {
+            self->fetcher->cancel();
+        }
+        return 0;
+    }
+};
+
+/// An sd-event loop of its own (one finished loop cannot run again) that cancels the fetch on a signal.
+struct Loop {
+    systemd::EventPtr event;
+    systemd::EventSourcePtr onInterrupt;
+    systemd::EventSourcePtr onTerminate;
+};
+
+Result<Loop> makeLoop(Interrupt& interrupt) {
+    Loop loop;
+    sd_event* event = nullptr;
+    if (const int r = sd_event_new(&event); r < 0) {
+        return Error{std::string("cannot set up an event loop: ") + std::strerror(-r)};
+    }
+    loop.event.reset(event);
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    sigprocmask(SIG_BLOCK, &signals, nullptr);
+    sd_event_source* source = nullptr;
+    if (const int r = sd_event_add_signal(event, &source, SIGINT, &Interrupt::onSignal, &interrupt); r < 0) {
+        return Error{std::string("cannot watch SIGINT: ") + std::strerror(-r)};
+    }
+    loop.onInterrupt.reset(source);
+    if (const int r = sd_event_add_signal(event, &source, SIGTERM, &Interrupt::onSignal, &interrupt); r < 0) {
+        return Error{std::string("cannot watch SIGTERM: ") + std::strerror(-r)};
+    }
+    loop.onTerminate.reset(source);
+    return loop;
+}
+
+bool isUrl(const std::string& text) {
+    return text.starts_with("http://") || text.starts_with("https://");
+}
+
+bool looksLikeManifest(std::string_view path) {
+    const auto query = path.find('?');
+    path = path.substr(0, query);
+    return path.ends_with(".meta4") || path.ends_with(".metalink");
+}
+
+/// The file a plain URL names: the last component of its path, query left out.
+Result<std::string> fileNameOf(const net::Url& url) {
+    std::string_view path = url.path;
+    path = path.substr(0, path.find('?'));
+    const auto slash = path.rfind('/');
+    const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
+    if (name.empty()) {
+        return Error{"the URL " + url.toString() +
+                     " names no file (its path ends with '/'); give the URL of the file itself"};
+    }
+    return name;
+}
+
+int runLoop(sd_event* event, net::Fetcher& fetcher, Interrupt& interrupt) {
+    interrupt.fetcher = &fetcher;
+    const int r = sd_event_loop(event);
+    interrupt.fetcher = nullptr;
+    if (r < 0) {
+        std::cerr << "nicer fetch: the event loop failed: " << std::strerror(-r) << '\n';
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+/// Downloads the manifest at @p url (unverified, nothing to check it against) and parses it.
+Result<std::vector<net::MetalinkFile>> fetchManifest(const net::Url& url, const net::FetcherOptions& base,
+                                                     Interrupt& interrupt, bool& badInput) {
+    auto name = fileNameOf(url);
+    if (!name) {
+        badInput = true;
+        return name.error();
+    }
+    auto loop = makeLoop(interrupt);
+    if (!loop) {
+        return loop.error();
+    }
+    sd_event* event = loop->event.get();
+    std::string pattern = (std::filesystem::temp_directory_path() / "nicer-manifest-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) {
+        return Error{"cannot create a temporary directory for the manifest: " +
+                     std::string(std::strerror(errno))};
+    }
+    const std::filesystem::path temporary = pattern;
+    net::MetalinkFile file;
+    file.name = *name;
+    file.mirrors.push_back(net::Mirror{url.toString(), 1});
+    net::FetcherOptions options = base;
+    options.rateController = nullptr;
+    ProgressPrinter quiet(event, false);
+    auto fetcher = net::Fetcher::create(event, {file}, temporary, options, &quiet);
+    Result<std::vector<net::MetalinkFile>> result = Error{"the manifest download did not finish"};
+    if (!fetcher) {
+        result = fetcher.error();
+    } else if (auto started = (*fetcher)->start(); !started) {
+        result = started.error();
+    } else if (runLoop(event, **fetcher, interrupt) == kExitOk && !interrupt.interrupted) {
+        const auto& report = (*fetcher)->report();
+        if (report.files[0].state != net::FileState::Ok) {
+            result = Error{"cannot download the manifest: " + report.files[0].error};
+        } else {
+            result = net::readMetalink(temporary / *name);
+            badInput = !result.ok();
+        }
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(temporary, ignored);
+    return result;
+}
+
+nlohmann::json summaryJson(const net::FetchReport& report) {
+    nlohmann::json files = nlohmann::json::array();
+    for (const auto& file : report.files) {
+        nlohmann::json f;
+        f["name"] = file.name;
+        f["path"] = file.path.string();
+        f["size"] = file.size ? nlohmann::json(*file.size) : nlohmann::json(nullptr);
+        f["sha256"] = file.sha256;
+        f["verified"] = file.verified;
+        f["state"] = std::string(net::toString(file.state));
+        f["attempts"] = file.attempts;
+        f["resumedFrom"] = file.resumedFrom;
+        f["bytesDownloaded"] = file.bytesDownloaded;
+        f["mirrorUsed"] = file.mirrorUsed;
+        f["error"] = file.error;
+        files.push_back(std::move(f));
+    }
+    const auto& t = report.totals;
+    nlohmann::json totals;
+    totals["files"] = t.files;
+    totals["ok"] = t.filesOk;
+    totals["alreadyPresent"] = t.filesAlreadyPresent;
+    totals["failed"] = t.filesFailed;
+    totals["unverified"] = t.filesUnverified;
+    totals["bytes"] = t.bytesDownloaded;
+    totals["bytesTotal"] = t.bytesTotal;
+    totals["seconds"] = t.elapsed.count();
+    totals["connectionsOpened"] = t.connectionsOpened;
+    totals["streamsOpened"] = t.streamsOpened;
+    totals["retries"] = t.retries;
+    totals["hashMismatches"] = t.hashMismatches;
+    totals["rangeIgnored"] = t.rangeIgnored;
+    return nlohmann::json{{"files", files}, {"totals", totals}, {"cancelled", report.cancelled}};
+}
+
+void printSummary(const net::FetchReport& report) {
+    const auto& t = report.totals;
+    std::string line = std::to_string(t.files) + " files: " + std::to_string(t.filesOk) + " downloaded, " +
+                       std::to_string(t.filesAlreadyPresent) + " already present, " +
+                       std::to_string(t.filesFailed) + " failed; " + humanBytes(double(t.bytesDownloaded)) +
+                       " in " + std::to_string(static_cast<long>(t.elapsed.count() + 0.5)) + " s over " +
+                       std::to_string(t.connectionsOpened) + " connection" +
+                       (t.connectionsOpened == 1 ? "" : "s");
+    if (t.filesUnverified > 0) {
+        line += "; " + std::to_string(t.filesUnverified) +
+                " unverified (no SHA-256 to check: only the length the server announced was checked)";
+    }
+    std::cerr << line << '\n';
+}
+
+} // namespace
+
+CLI::App* addFetchCommand(CLI::App& parent, FetchOptions& o) {
+    auto* cmd = parent.add_subcommand(
+        "fetch", "Download work units over HTTP/2: verified, resumable, gentle on your own traffic");
+    cmd->footer(
+        "MANIFEST_OR_URL is a Metalink 4 file (.meta4), the http(s) URL of one, or the URL of a single "
+        "file.\n"
+        "Files are written to NAME.part and renamed to NAME once their SHA-256 matches; run the same "
+        "command\n"
+        "again after an interruption and every file resumes where it stopped. A plain URL has no hash: its\n"
+        "file is only checked against the length the server announces, and reported as unverified.\n"
+        "Exit status: 0 all files in place, 1 some file failed (or interrupted), 2 bad input.");
+    cmd->add_option("MANIFEST_OR_URL", o.source, "Metalink file, or URL of one or of a single file")
+        ->required();
+    cmd->add_option("--dir", o.dir, "Directory to download into (created if missing)")->required();
+    cmd->add_option("--streams", o.streams, "Concurrent HTTP/2 streams, at most (K)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
+        ->capture_default_str();
+    cmd->add_option("--max-rate", o.maxRate, "Receive rate cap in bytes/s, e.g. 500k, 10M (1024-based)");
+    cmd->add_flag("--nice", o.nice, "Yield the link to your own traffic (and keep under --max-rate)");
+    cmd->add_option("--ca-file", o.caFile, "Extra CA certificates (PEM) to trust for https servers");
+    cmd->add_option("--order", o.order,
+                    "Which file gets a free stream first: srpt (smallest remaining) or fifo")
+        ->capture_default_str();
+    cmd->add_flag("--json", o.json, "Print a machine-readable summary on stdout at the end");
+    cmd->add_option("--attempts", o.attempts, "Attempts per mirror before trying the next one")
+        ->check(CLI::Range(1, 100))
+        ->capture_default_str();
+    cmd->add_option("--retry-wait", o.retryWait, "First wait before a retry, in seconds (doubles up to 60 s)")
+        ->check(CLI::Range(0.001, 3600.0))
+        ->capture_default_str();
+    cmd->add_option("--stall-timeout", o.stallTimeout,
+                    "Seconds without data (while the server may send) before a connection is dropped")
+        ->check(CLI::Range(0.1, 3600.0))
+        ->capture_default_str();
+    return cmd;
+}
+
+int runFetch(const FetchOptions& o) {
+    net::FetcherOptions options;
+    options.streams = o.streams;
+    options.attemptsPerMirror = o.attempts;
+    options.backoffBase = std::chrono::milliseconds(static_cast<long>(o.retryWait * 1000.0));
+    options.backoffCap = std::max(options.backoffBase, std::chrono::milliseconds(60000));
+    options.stallTimeout = std::chrono::milliseconds(static_cast<long>(o.stallTimeout * 1000.0));
+    const auto order = net::parseDownloadOrder(o.order);
+    if (!order) {
+        std::cerr << "nicer fetch: --order: " << order.error().message << '\n';
+        return kExitBadInput;
+    }
+    options.order = *order;
+    if (!o.maxRate.empty()) {
+        const auto rate = net::parseByteRate(o.maxRate);
+        if (!rate) {
+            std::cerr << "nicer fetch: --max-rate: " << rate.error().message << '\n';
+            return kExitBadInput;
+        }
+        options.maxRate = *rate;
+    }
+    if (!o.caFile.empty()) {
+        options.tls.caFile = o.caFile;
+    }
+    std::unique_ptr<net::RateController> nice;
+    if (o.nice) {
+        nice = net::makeNiceRateController();
+        options.rateController = nice.get();
+    }
+
+    Interrupt interrupt;
+    std::vector<net::MetalinkFile> files;
+    if (isUrl(o.source)) {
+        auto url = net::parseUrl(o.source);
+        if (!url) {
+            std::cerr << "nicer fetch: " << url.error().message << '\n';
+            return kExitBadInput;
+        }
+        if (looksLikeManifest(url->path)) {
+            bool badInput = false;
+            auto manifest = fetchManifest(*url, options, interrupt, badInput);
+            if (!manifest) {
+                std::cerr << "nicer fetch: " << manifest.error().message << '\n';
+                return badInput ? kExitBadInput : kExitFailure;
+            }
+            files = std::move(*manifest);
+        } else {
+            auto name = fileNameOf(*url);
+            if (!name) {
+                std::cerr << "nicer fetch: " << name.error().message << '\n';
+                return kExitBadInput;
+            }
+            net::MetalinkFile file;
+            file.name = *name;
+            file.mirrors.push_back(net::Mirror{url->toString(), 1});
+            files.push_back(std::move(file));
+        }
+    } else {
+        auto manifest = net::readMetalink(o.source);
+        if (!manifest) {
+            std::cerr << "nicer fetch: " << manifest.error().message << '\n';
+            return kExitBadInput;
+        }
+        files = std::move(*manifest);
+    }
+    if (interrupt.interrupted) {
+        return kExitFailure;
+    }
+
+    auto loop = makeLoop(interrupt);
+    if (!loop) {
+        std::cerr << "nicer fetch: " << loop.error().message << '\n';
+        return kExitFailure;
+    }
+    sd_event* event = loop->event.get();
+    ProgressPrinter printer(event, ::isatty(STDERR_FILENO) == 1);
+    auto fetcher = net::Fetcher::create(event, std::move(files), o.dir, options, &printer);
+    if (!fetcher) {
+        std::cerr << "nicer fetch: " << fetcher.error().message << '\n';
+        return kExitBadInput;
+    }
+    if (auto started = (*fetcher)->start(); !started) {
+        std::cerr << "nicer fetch: " << started.error().message << '\n';
+        return kExitFailure;
+    }
+    if (const int status = runLoop(event, **fetcher, interrupt); status != kExitOk) {
+        return status;
+    }
+    const auto& report = (*fetcher)->report();
+    printSummary(report);
+    if (report.cancelled) {
+        std::cerr << "nicer fetch: interrupted; part files are kept: run the same command again to resume\n";
+    }
+    if (o.json) {
+        std::cout << summaryJson(report).dump(2) << '\n';
+    }
+    return report.totals.filesFailed > 0 || report.cancelled ? kExitFailure : kExitOk;
+}
+
+} // namespace nicer::cli
