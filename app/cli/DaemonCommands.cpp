@@ -15,6 +15,50 @@ namespace nicer::cli {
 
 namespace {
 
+std::string humanBytes(double bytes) {
+    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    std::size_t unit = 0;
+    while (bytes >= 1024.0 && unit + 1 < std::size(kUnits)) {
+        bytes /= 1024.0;
+        ++unit;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
+    return text;
+}
+
+/// One line over all downloads, then the files that need attention (at most a few: it is a summary).
+void printDownloads(const dbus::DaemonStatus& s) {
+    std::size_t inPlace = 0, active = 0;
+    std::uint64_t done = 0, total = 0;
+    bool totalKnown = true;
+    std::vector<const daemon::DownloadEntry*> failed;
+    for (const auto& e : s.downloads) {
+        inPlace += e.state.starts_with("ok") || e.state.starts_with("present");
+        active += daemon::isDownloadActive(e.state);
+        done += e.bytesDone;
+        total += e.bytesTotal;
+        totalKnown = totalKnown && e.bytesTotal > 0;
+        if (e.state.starts_with("failed")) {
+            failed.push_back(&e);
+        }
+    }
+    std::printf("  downloads    %zu of %zu files in place, %s of %s%s, %s/s now (bandwidth: %s)\n", inPlace,
+                s.downloads.size(), humanBytes(double(done)).c_str(), humanBytes(double(total)).c_str(),
+                totalKnown ? "" : " known", humanBytes(s.downloadRate).c_str(), s.bandwidthMode.c_str());
+    if (active > 0) {
+        std::printf("               %zu downloading or waiting for a stream\n", active);
+    }
+    constexpr std::size_t kShown = 5;
+    for (std::size_t i = 0; i < failed.size() && i < kShown; ++i) {
+        std::printf("               %s: %s\n", failed[i]->name.c_str(), failed[i]->state.c_str());
+    }
+    if (failed.size() > kShown) {
+        std::printf("               and %zu more failed (`nicer status --json` lists them)\n",
+                    failed.size() - kShown);
+    }
+}
+
 void printStatus(const dbus::DaemonStatus& s) {
     const auto pct = [](double v) { return 100.0 * v; };
     std::printf("nicerd: %s, %s\n",
@@ -38,6 +82,9 @@ void printStatus(const dbus::DaemonStatus& s) {
         std::printf(" %s=%s", key.c_str(), value.c_str());
     }
     std::printf("\n");
+    if (!s.downloads.empty()) {
+        printDownloads(s);
+    }
 }
 
 nlohmann::json statusJson(const dbus::DaemonStatus& s) {
@@ -48,6 +95,14 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
     params["overload_threshold"] = s.params.overloadThreshold;
     params["idle_epsilon"] = s.params.idleEpsilon;
     params["period_s"] = static_cast<double>(s.params.period.count()) / 1000.0;
+    nlohmann::json downloads = nlohmann::json::array();
+    for (const auto& e : s.downloads) {
+        downloads.push_back({{"name", e.name},
+                             {"bytes_done", e.bytesDone},
+                             {"bytes_total", e.bytesTotal},
+                             {"rate", e.rate},
+                             {"state", e.state}});
+    }
     return {{"paused", s.paused},
             {"actuator", s.actuator},
             {"workload", s.workload},
@@ -62,7 +117,10 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
             {"multiplier", s.multiplier},
             {"overload_count", s.overloadCount},
             {"last_error", s.lastError},
-            {"parameters", params}};
+            {"parameters", params},
+            {"downloads", downloads},
+            {"download_rate", s.downloadRate},
+            {"bandwidth_mode", s.bandwidthMode}};
 }
 
 /// Why a choice cannot run, from this client's own list of presets (nicerd says only whether it can).

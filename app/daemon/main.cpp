@@ -3,6 +3,8 @@
 #include "control/ParameterText.h"
 #include "daemon/Daemon.h"
 #include "daemon/DaemonConfig.h"
+#include "daemon/ManifestSources.h"
+#include "net/RateLimiter.h"
 #include "workload/WorkloadChooser.h"
 
 #include <CLI/CLI.hpp>
@@ -24,7 +26,10 @@ int main(int argc, char** argv) {
         "The workload: a command (after --, or `workload` in the config file) or --workload-preset wins;\n"
         "else the preset last chosen at run time (`nicer workload ID`, kept in --workload-file); else a\n"
         "labelled demo, `md5sum /dev/zero` on every CPU. Presets: demo, boinc (BOINC client), folding\n"
-        "(Folding@home v7 client), custom (the command given to nicerd).");
+        "(Folding@home v7 client), custom (the command given to nicerd).\n"
+        "Downloads: every --manifest (a Metalink 4 file, or the http(s) URL of one file) is fetched over\n"
+        "HTTP/2 into --download-dir, verified and resumable, yielding the link to your own traffic unless\n"
+        "--no-nice; files that fail are tried again after --download-retry seconds.");
 
     const auto configPath = daemon::defaultConfigFile();
     app.set_config("--config", configPath.string(), "Config file (read when it exists)");
@@ -36,6 +41,12 @@ int main(int argc, char** argv) {
     int instances = 0;
     std::string parameterFile = daemon::defaultParameterFile().string();
     std::string workloadFile = daemon::defaultWorkloadFile().string();
+    auto& downloads = config.downloads;
+    std::vector<std::string> manifests;
+    std::string downloadDir;
+    std::string maxRate;
+    std::string caFile;
+    int retrySeconds = static_cast<int>(downloads.retryDelay.count());
 
     app.add_option("--reserve-band", p.reserveBand, "Idle share of the machine kept in reserve, (0, 0.5]")
         ->capture_default_str();
@@ -65,6 +76,24 @@ int main(int argc, char** argv) {
     app.add_option("--workload-file", workloadFile, "Where the workload chosen at run time is kept")
         ->capture_default_str();
     app.add_option("--proc-stat", config.procStat, "Where to read the CPU counters")->capture_default_str();
+    app.add_option("--manifest", manifests,
+                   "Work units to download: a Metalink 4 file, or the http(s) URL of a single file "
+                   "(unverified: no hash). Repeat it for several");
+    app.add_option("--download-dir", downloadDir,
+                   "Where downloads go (default: the workload preset's directory, e.g. "
+                   "$XDG_DATA_HOME/nicer/boinc, else $XDG_DATA_HOME/nicer/downloads)");
+    app.add_option("--max-rate", maxRate, "Cap on the download rate in bytes/s, e.g. 500k, 10M (1024-based)");
+    app.add_flag("--nice,!--no-nice", downloads.nice,
+                 "Downloads yield the link to your own traffic (on by default; --no-nice or nice = false "
+                 "turns it off)");
+    app.add_option("--streams", downloads.streams, "Concurrent HTTP/2 streams of the downloads, at most")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
+        ->capture_default_str();
+    app.add_option("--ca-file", caFile, "Extra CA certificates (PEM) to trust for https download servers")
+        ->check(CLI::ExistingFile);
+    app.add_option("--download-retry", retrySeconds, "Seconds before files that failed are tried again")
+        ->check(CLI::Range(1, 7 * 24 * 3600))
+        ->capture_default_str();
     app.add_option("workload", config.command, "The volunteer work's command and arguments, after --");
 
     try {
@@ -94,6 +123,27 @@ int main(int argc, char** argv) {
         std::cerr << "nicerd: " << checked.error().message << '\n';
         return 2;
     }
+    if (!manifests.empty()) {
+        auto files = daemon::readDownloadSources(manifests);
+        if (!files) {
+            std::cerr << "nicerd: " << files.error().message << '\n';
+            return 2;
+        }
+        downloads.files = std::move(*files);
+    }
+    if (!maxRate.empty()) {
+        auto rate = net::parseByteRate(maxRate);
+        if (!rate) {
+            std::cerr << "nicerd: max-rate = '" << maxRate << "': " << rate.error().message << '\n';
+            return 2;
+        }
+        downloads.maxRate = *rate;
+    }
+    downloads.dir = downloadDir;
+    if (!caFile.empty()) {
+        downloads.caFile = caFile;
+    }
+    downloads.retryDelay = std::chrono::seconds(retrySeconds);
     const int cpus = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
     config.instances = instances > 0 ? instances : cpus;
     config.parameterFile = parameterFile;
@@ -111,5 +161,10 @@ int main(int argc, char** argv) {
     std::cerr << "nicerd: running " << ((*daemon)->workload().demo ? "the demo workload" : "the workload")
               << " '" << (*daemon)->workload().preset << "' (" << (*daemon)->workload().instances
               << " instances) with the " << (*daemon)->actuatorName() << " actuator\n";
+    if (const auto files = (*daemon)->downloads(); !files.empty()) {
+        std::cerr << "nicerd: downloading " << files.size() << (files.size() == 1 ? " file" : " files")
+                  << " into " << (*daemon)->downloadDir().string()
+                  << " (bandwidth: " << (*daemon)->bandwidthMode() << ")\n";
+    }
     return (*daemon)->run();
 }

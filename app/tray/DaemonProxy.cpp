@@ -1,5 +1,6 @@
 #include "tray/DaemonProxy.h"
 
+#include "daemon/DownloadStatus.h"
 #include "dbus/BusNames.h"
 
 #include <QDBusArgument>
@@ -21,6 +22,10 @@ constexpr auto kSystemdManager = "org.freedesktop.systemd1.Manager";
 constexpr auto kUnitName = "nicerd.service";
 // nicerd is Type=notify and takes its name only when ready; give a slow machine time before saying so.
 constexpr int kStartTimeoutMs = 20000;
+// Downloads change without a signal: read them every second while they move, and now and then while a
+// failed file waits for nicerd's retry (minutes away), to see it start.
+constexpr int kActiveDownloadPollMs = 1000;
+constexpr int kRetryDownloadPollMs = 10000;
 
 void readSample(const QDBusArgument& arg, daemon::Sample& s) {
     qulonglong time = 0;
@@ -47,13 +52,33 @@ std::vector<PresetChoice> readPresets(const QVariant& value) {
     return presets;
 }
 
+std::vector<DownloadRow> readDownloadRows(const QVariant& value) {
+    std::vector<DownloadRow> rows;
+    if (!value.canConvert<QDBusArgument>()) {
+        return rows; // an older nicerd without downloads
+    }
+    const auto arg = qvariant_cast<QDBusArgument>(value);
+    arg.beginArray();
+    while (!arg.atEnd()) {
+        DownloadRow row;
+        arg.beginStructure();
+        arg >> row.name >> row.bytesDone >> row.bytesTotal >> row.rate >> row.state;
+        arg.endStructure();
+        rows.push_back(row);
+    }
+    arg.endArray();
+    return rows;
+}
+
 } // namespace
 
 DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
     : QObject(parent)
     , m_bus(bus)
     , m_watcher(new QDBusServiceWatcher(dbus::kBusName, bus, QDBusServiceWatcher::WatchForOwnerChange, this))
-    , m_startTimeout(new QTimer(this)) {
+    , m_startTimeout(new QTimer(this))
+    , m_downloadPoll(new QTimer(this)) {
+    connect(m_downloadPoll, &QTimer::timeout, this, &DaemonProxy::refreshDownloads);
     connect(m_watcher, &QDBusServiceWatcher::serviceOwnerChanged, this,
             [this](const QString&, const QString&, const QString& newOwner) { onOwnerChanged(newOwner); });
     m_startTimeout->setSingleShot(true);
@@ -150,7 +175,13 @@ void DaemonProxy::setConnected(bool connected) {
         m_lastSample.reset();
         refreshProperties();
         fetchHistory();
+    } else if (changed && !m_properties.downloads.empty()) {
+        // Without nicerd nothing downloads: showing its last rows would say otherwise.
+        m_properties.downloads.clear();
+        m_properties.downloadRate = 0.0;
+        emit downloadsChanged();
     }
+    updateDownloadPolling();
     if (changed || !connected) {
         emit connectedChanged(connected);
     }
@@ -202,13 +233,72 @@ void DaemonProxy::refreshProperties() {
             p.instances = map.value("Instances").toUInt();
             p.cpuCount = map.value("CpuCount").toUInt();
             p.lastError = map.value("LastError").toString();
+            p.bandwidthMode = map.value("BandwidthMode").toString();
+            readDownloads(map);
             emit propertiesChanged();
+            emit downloadsChanged();
         },
         [this](const QDBusMessage& error) {
             if (m_connected) {
                 emit errorOccurred(tr("Reading nicerd's state"), error.errorMessage());
             }
         });
+}
+
+void DaemonProxy::readDownloads(const QVariantMap& map) {
+    m_properties.downloads = readDownloadRows(map.value("Downloads"));
+    m_properties.downloadRate = map.value("DownloadRate").toDouble();
+    updateDownloadPolling();
+}
+
+void DaemonProxy::refreshDownloads() {
+    if (m_downloadsPending) {
+        return; // a slow nicerd must not pile up calls
+    }
+    m_downloadsPending = true;
+    auto call = QDBusMessage::createMethodCall(dbus::kBusName, dbus::kObjectPath,
+                                               "org.freedesktop.DBus.Properties", "GetAll");
+    call << QString(dbus::kInterface);
+    watchReply(
+        call,
+        [this](const QDBusMessage& reply) {
+            m_downloadsPending = false;
+            readDownloads(qdbus_cast<QVariantMap>(reply.arguments().value(0)));
+            emit downloadsChanged();
+        },
+        // A failure here is nicerd going away, which the name watcher reports.
+        [this](const QDBusMessage&) { m_downloadsPending = false; });
+}
+
+void DaemonProxy::setWatchingDownloads(bool watching) {
+    const bool started = watching && !m_watchingDownloads;
+    m_watchingDownloads = watching;
+    if (started && m_connected && !m_properties.downloads.empty()) {
+        refreshDownloads(); // what was read while hidden is old
+    }
+    updateDownloadPolling();
+}
+
+int DaemonProxy::downloadPollInterval() const {
+    return m_downloadPoll->isActive() ? m_downloadPoll->interval() : 0;
+}
+
+void DaemonProxy::updateDownloadPolling() {
+    bool active = false;
+    bool failed = false;
+    for (const auto& row : m_properties.downloads) {
+        const std::string state = row.state.toStdString();
+        active = active || daemon::isDownloadActive(state);
+        failed = failed || row.state.startsWith(QLatin1String("failed"));
+    }
+    const int interval = active ? kActiveDownloadPollMs : failed ? kRetryDownloadPollMs : 0;
+    if (!m_watchingDownloads || !m_connected || interval == 0) {
+        m_downloadPoll->stop();
+        return;
+    }
+    if (m_downloadPoll->interval() != interval || !m_downloadPoll->isActive()) {
+        m_downloadPoll->start(interval);
+    }
 }
 
 void DaemonProxy::fetchHistory() {

@@ -26,6 +26,15 @@ struct PresetChoice {
     bool available = false;
 };
 
+/// One work unit nicerd downloads (its Downloads property).
+struct DownloadRow {
+    QString name;
+    qulonglong bytesDone = 0;
+    qulonglong bytesTotal = 0; ///< 0 while unknown
+    double rate = 0.0;         ///< bytes per second now
+    QString state;             ///< nicerd's state text: "downloading", "ok", "failed: REASON", ...
+};
+
 /// Properties of nicerd that do not change every period.
 struct DaemonProperties {
     control::ControllerParams params;
@@ -38,6 +47,10 @@ struct DaemonProperties {
     unsigned instances = 0;
     unsigned cpuCount = 0;
     QString lastError;
+    /// Polled while watched (setWatchingDownloads), since nicerd announces no change of these.
+    std::vector<DownloadRow> downloads;
+    double downloadRate = 0.0;
+    QString bandwidthMode; ///< "none" without downloads
 };
 
 /**
@@ -73,10 +86,17 @@ public:
     void setWorkloadPreset(const QString& id);
     /// Re-reads the properties (the slow-changing ones; samples arrive by signal).
     void refreshProperties();
+    /// Someone shows the downloads (the window is visible): while they are active they are re-read every
+    /// second, while a failed file waits for nicerd's retry every ten; never while nobody watches.
+    void setWatchingDownloads(bool watching);
+    /// The download poll's interval now, 0 when it does not run.
+    int downloadPollInterval() const;
 
 signals:
     void connectedChanged(bool connected);
     void propertiesChanged();
+    /// The downloads were read again (also after every propertiesChanged()).
+    void downloadsChanged();
     /// The whole history, oldest first, after (re)connecting.
     void historyReceived(const std::vector<nicer::daemon::Sample>& samples);
     void sampleReceived(const nicer::daemon::Sample& sample);
@@ -93,6 +113,9 @@ private:
     void onOwnerChanged(const QString& newOwner);
     void setConnected(bool connected);
     void fetchHistory();
+    void refreshDownloads();
+    void readDownloads(const QVariantMap& map);
+    void updateDownloadPolling();
     void callSimple(const char* method, const QString& context);
     void startUnitFallback(const QString& activationError);
     QDBusMessage methodCall(const char* method) const;
@@ -102,6 +125,9 @@ private:
     QDBusConnection m_bus;
     QDBusServiceWatcher* m_watcher = nullptr;
     QTimer* m_startTimeout = nullptr;
+    QTimer* m_downloadPoll = nullptr;
+    bool m_watchingDownloads = false;
+    bool m_downloadsPending = false;
     bool m_connected = false;
     bool m_starting = false;
     DaemonProperties m_properties;

@@ -2,6 +2,7 @@
 
 #include "tray/CpuChart.h"
 #include "tray/DaemonProxy.h"
+#include "tray/DownloadsPanel.h"
 #include "tray/ParametersPanel.h"
 #include "tray/StateIcon.h"
 
@@ -10,8 +11,10 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QHideEvent>
 #include <QLabel>
 #include <QPushButton>
+#include <QShowEvent>
 #include <QVBoxLayout>
 
 namespace nicer::tray {
@@ -101,6 +104,8 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
     m_parameters = new ParametersPanel(this);
     connect(m_parameters, &ParametersPanel::applyRequested, &m_daemon, &DaemonProxy::setParameters);
 
+    m_downloads = new DownloadsPanel(this);
+
     auto* top = new QHBoxLayout();
     top->addWidget(m_chart, 1);
     top->addWidget(now);
@@ -108,11 +113,16 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
     layout->addWidget(m_errorBar);
     layout->addWidget(m_notice);
     layout->addLayout(top, 1);
+    layout->addWidget(m_downloads);
     layout->addWidget(m_parameters);
 
     connect(&m_daemon, &DaemonProxy::sampleReceived, this, &MainWindow::onSample);
     connect(&m_daemon, &DaemonProxy::historyReceived, this, &MainWindow::onHistory);
     connect(&m_daemon, &DaemonProxy::propertiesChanged, this, &MainWindow::onProperties);
+    connect(&m_daemon, &DaemonProxy::downloadsChanged, this, [this] {
+        const auto& p = m_daemon.properties();
+        m_downloads->setDownloads(p.downloads, p.downloadRate, p.bandwidthMode);
+    });
     connect(&m_daemon, &DaemonProxy::connectedChanged, this, &MainWindow::onConnection);
     connect(&m_daemon, &DaemonProxy::errorOccurred, this, &MainWindow::showError);
     connect(&m_daemon, &DaemonProxy::parametersApplied, this, [this] { m_errorBar->hide(); });
@@ -143,6 +153,17 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         QApplication::quit();
     }
     event->accept();
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    m_daemon.setWatchingDownloads(true);
+}
+
+void MainWindow::hideEvent(QHideEvent* event) {
+    QWidget::hideEvent(event);
+    // Downloads are polled only for someone to see them: a hidden window costs nothing.
+    m_daemon.setWatchingDownloads(false);
 }
 
 void MainWindow::onSample(const daemon::Sample& sample) {

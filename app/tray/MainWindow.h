@@ -14,10 +14,11 @@ namespace nicer::tray {
 
 class CpuChart;
 class DaemonProxy;
+class DownloadsPanel;
 class ParametersPanel;
 
-/// The window: the CPU chart, the values now, the pause toggle, the controller's settings, and errors in
-/// plain words with what to do.
+/// The window: the CPU chart, the values now, the pause toggle, the downloads (when nicerd has any), the
+/// controller's settings, and errors in plain words with what to do.
 class MainWindow : public QWidget {
     Q_OBJECT
 
@@ -27,6 +28,7 @@ public:
 
     CpuChart* chart() const { return m_chart; }
     ParametersPanel* parameters() const { return m_parameters; }
+    DownloadsPanel* downloads() const { return m_downloads; }
     QPushButton* pauseButton() const { return m_pause; }
     QComboBox* presetBox() const { return m_preset; }
     /// The error shown at the top, empty when none.
@@ -37,6 +39,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+    void hideEvent(QHideEvent* event) override;
 
 private:
     void onSample(const daemon::Sample& sample);
@@ -54,6 +58,7 @@ private:
     SampleHistory m_history;
     CpuChart* m_chart = nullptr;
     ParametersPanel* m_parameters = nullptr;
+    DownloadsPanel* m_downloads = nullptr;
     QLabel* m_error = nullptr;
     QPushButton* m_startDaemon = nullptr;
     QWidget* m_errorBar = nullptr;

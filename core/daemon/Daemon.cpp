@@ -110,6 +110,17 @@ Result<void> Daemon::start() {
     }
     m_service = std::move(*service);
 
+    if (!c.downloads.files.empty()) {
+        if (c.downloads.dir.empty()) {
+            c.downloads.dir = defaultDownloadDir(c.dataDir, workload->preset);
+        }
+        auto downloads = DaemonDownloads::create(event, c.downloads);
+        if (!downloads) {
+            return Error{"the downloads cannot start: " + downloads.error().message};
+        }
+        m_downloads = std::move(*downloads);
+    }
+
     auto units = systemd::SystemdUnitManager::connectUser();
     if (!units) {
         return units.error();
@@ -166,6 +177,10 @@ Result<void> Daemon::start() {
         return systemd::busError("cannot start the period timer", r);
     }
     m_timer.reset(source);
+    // After the work, which the downloads feed; they share the loop and never wait on the network.
+    if (m_downloads) {
+        m_downloads->start();
+    }
     sd_notify(0, "READY=1\nSTATUS=Capping the volunteer work to the machine's spare CPU");
     return {};
 }
@@ -281,6 +296,9 @@ void Daemon::shutdown() {
     }
     m_shutDown = true;
     m_timer.reset();
+    if (m_downloads) {
+        m_downloads->stop(); // part files stay for the next start
+    }
     // Thaw first: a frozen process cannot act on the stop signal.
     if (m_actuator) {
         (void)m_actuator->release();
@@ -388,6 +406,22 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
                      restarted.error().message};
     }
     return {};
+}
+
+std::vector<DownloadEntry> Daemon::downloads() const {
+    return m_downloads ? m_downloads->entries() : std::vector<DownloadEntry>{};
+}
+
+double Daemon::downloadRate() const {
+    return m_downloads ? m_downloads->rate() : 0.0;
+}
+
+std::string Daemon::bandwidthMode() const {
+    return m_downloads ? m_downloads->bandwidthMode() : bandwidthModeText(false, false, std::nullopt);
+}
+
+std::filesystem::path Daemon::downloadDir() const {
+    return m_downloads ? m_downloads->dir() : std::filesystem::path();
 }
 
 Result<void> Daemon::pause() {

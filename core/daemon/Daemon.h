@@ -3,6 +3,7 @@
 #include "actuator/QuotaActuator.h"
 #include "daemon/ControlLoop.h"
 #include "daemon/DaemonConfig.h"
+#include "daemon/DaemonDownloads.h"
 #include "dbus/DaemonControl.h"
 #include "dbus/DaemonService.h"
 #include "systemd/CgroupLayout.h"
@@ -23,6 +24,9 @@ namespace nicer::daemon {
  * Start-up order matters for the fail-safe: the D-Bus name first (a second daemon stops there, touching
  * nothing), then the daemon's own unit that the work BindsTo= (so a crash stops the work), then the slice and
  * its actuator, and only then the work. On exit the work is thawed, stopped and the slice removed.
+ *
+ * With manifests it also downloads the workload's files (DaemonDownloads) on the same loop, started after
+ * the work; the plan is checked before the work starts, so a bad one stops the start.
  */
 class Daemon final : public dbus::DaemonControl {
 public:
@@ -47,6 +51,12 @@ public:
     const std::optional<Sample>& lastSample() const override { return m_loop->last(); }
     const std::deque<Sample>& history() const override { return m_loop->history(); }
     const std::string& lastError() const override { return m_lastError; }
+    std::vector<DownloadEntry> downloads() const override;
+    double downloadRate() const override;
+    std::string bandwidthMode() const override;
+
+    /// Where the downloads go; empty when there are none.
+    std::filesystem::path downloadDir() const;
 
 private:
     explicit Daemon(DaemonConfig config)
@@ -72,6 +82,7 @@ private:
     std::unique_ptr<workload::WorkloadChooser> m_chooser;
     std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
     std::unique_ptr<ControlLoop> m_loop;
+    std::unique_ptr<DaemonDownloads> m_downloads;
     systemd::EventSourcePtr m_timer;
     systemd::EventSourcePtr m_sigterm;
     systemd::EventSourcePtr m_sigint;

@@ -1,5 +1,7 @@
 #include "daemon/DaemonConfig.h"
 
+#include "workload/WorkloadPresets.h"
+
 #include <cstdlib>
 #include <pwd.h>
 #include <unistd.h>
@@ -32,6 +34,13 @@ std::filesystem::path defaultWorkloadFile() {
 
 std::filesystem::path defaultDataDir() {
     return xdgDir("XDG_DATA_HOME", ".local/share") / "nicer";
+}
+
+std::filesystem::path defaultDownloadDir(const std::filesystem::path& dataDir, std::string_view preset) {
+    if (const auto* found = workload::findPreset(preset); found && !found->directory.empty()) {
+        return dataDir / found->directory;
+    }
+    return dataDir / "downloads";
 }
 
 std::filesystem::path defaultConfigFile() {

@@ -1,10 +1,12 @@
 #pragma once
 
 #include "control/ControllerParams.h"
+#include "daemon/DownloadSettings.h"
 
 #include <chrono>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <sys/types.h>
 #include <vector>
 
@@ -35,6 +37,8 @@ struct DaemonConfig {
     std::vector<pid_t> adopt;
     /// How much history GetHistory returns.
     std::chrono::seconds historySpan{600};
+    /// Work units to download for the workload; none when downloads.files is empty.
+    DownloadSettings downloads;
 };
 
 /// $XDG_STATE_HOME/nicer/parameters.conf (default ~/.local/state/nicer/parameters.conf).
@@ -43,6 +47,9 @@ std::filesystem::path defaultParameterFile();
 std::filesystem::path defaultWorkloadFile();
 /// $XDG_DATA_HOME/nicer (default ~/.local/share/nicer).
 std::filesystem::path defaultDataDir();
+/// Where downloads go unless told: the directory of the workload preset @p preset under @p dataDir when it
+/// has one (boinc, folding), else @p dataDir/downloads.
+std::filesystem::path defaultDownloadDir(const std::filesystem::path& dataDir, std::string_view preset);
 /// $XDG_CONFIG_HOME/nicer/nicerd.conf (default ~/.config/nicer/nicerd.conf).
 std::filesystem::path defaultConfigFile();
 

@@ -13,5 +13,8 @@ inline constexpr const char* kPresetSignature = "sssb";
 /// D-Bus signature of one history entry and of the Sample signal: time µs, idle, foreground, background,
 /// quota, multiplier, overload count, paused.
 inline constexpr const char* kSampleSignature = "tdddddub";
+/// D-Bus signature of one entry of the Downloads property: name, bytes done, total bytes (0: unknown),
+/// bytes per second, state.
+inline constexpr const char* kDownloadSignature = "sttds";
 
 } // namespace nicer::dbus

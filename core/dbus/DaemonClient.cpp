@@ -114,10 +114,36 @@ Result<DaemonStatus> DaemonClient::status() {
             r = readDouble(s.foreground);
         else if (key == "Background")
             r = readDouble(s.background);
-        else if (key == "Actuator" || key == "LastError" || key == "WorkloadPreset") {
+        else if (key == "DownloadRate")
+            r = readDouble(s.downloadRate);
+        else if (key == "Actuator" || key == "LastError" || key == "WorkloadPreset" ||
+                 key == "BandwidthMode") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
-            (key == "Actuator" ? s.actuator : key == "LastError" ? s.lastError : s.preset) = text ? text : "";
+            (key == "Actuator"        ? s.actuator
+             : key == "LastError"     ? s.lastError
+             : key == "BandwidthMode" ? s.bandwidthMode
+                                      : s.preset) = text ? text : "";
+        } else if (key == "Downloads") {
+            r = sd_bus_message_enter_container(reply, 'v', "a(sttds)");
+            if (r >= 0)
+                r = sd_bus_message_enter_container(reply, 'a', "(sttds)");
+            while (r >= 0) {
+                const char *file = nullptr, *state = nullptr;
+                daemon::DownloadEntry e;
+                r = sd_bus_message_read(reply, "(sttds)", &file, &e.bytesDone, &e.bytesTotal, &e.rate,
+                                        &state);
+                if (r <= 0) {
+                    break;
+                }
+                e.name = file;
+                e.state = state;
+                s.downloads.push_back(std::move(e));
+            }
+            if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+            if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
         } else if (key == "WorkloadPresets") {
             r = sd_bus_message_enter_container(reply, 'v', "a(sssb)");
             if (r >= 0)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "control/ControllerParams.h"
+#include "daemon/DownloadStatus.h"
 #include "daemon/Sample.h"
 #include "systemd/SdBus.h"
 #include "util/Result.h"
@@ -25,7 +26,10 @@ struct DaemonStatus {
     double quota = 0, multiplier = 0, idle = 0, foreground = 0, background = 0;
     std::uint32_t overloadCount = 0;
     std::string lastError;
-    std::vector<workload::PresetInfo> presets; ///< what setWorkloadPreset can choose
+    std::vector<workload::PresetInfo> presets;    ///< what setWorkloadPreset can choose
+    std::vector<daemon::DownloadEntry> downloads; ///< the work units nicerd downloads; empty when none
+    double downloadRate = 0;                      ///< bytes per second received now
+    std::string bandwidthMode;                    ///< "none", "nice", "capped N B/s", ...
 };
 
 /// A blocking client of nicerd on the session bus, for the CLI and tests.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "control/Controller.h"
+#include "daemon/DownloadStatus.h"
 #include "daemon/Sample.h"
 #include "util/Result.h"
 #include "workload/WorkloadPresets.h"
@@ -38,6 +39,13 @@ public:
     virtual const std::deque<daemon::Sample>& history() const = 0;
     /// The last error of the loop in plain words, empty when all is well.
     virtual const std::string& lastError() const = 0;
+
+    /// The work units nicerd downloads, in manifest order; empty when it was given no manifest.
+    virtual std::vector<daemon::DownloadEntry> downloads() const = 0;
+    /// Body bytes per second the downloads receive now.
+    virtual double downloadRate() const = 0;
+    /// How the downloads use the link: "none", "nice", "nice, capped N B/s", "capped N B/s" or "full".
+    virtual std::string bandwidthMode() const = 0;
 };
 
 } // namespace nicer::dbus

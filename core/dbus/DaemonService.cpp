@@ -106,6 +106,10 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_PROPERTY("Foreground", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Background", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("LastError", "s", &DaemonService::getProperty, 0, 0),
+    // Downloads change many times a second: clients poll them while they show them.
+    SD_BUS_PROPERTY("Downloads", "a(sttds)", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("DownloadRate", "d", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("BandwidthMode", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_METHOD("Pause", "", "", &DaemonService::onPause, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Resume", "", "", &DaemonService::onResume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetParameters", "a{sv}", "", &DaemonService::onSetParameters, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -181,6 +185,19 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
             return sd_bus_message_append(reply, "d", last ? last->background : 0.0);
         if (name == "LastError")
             return sd_bus_message_append(reply, "s", d.lastError().c_str());
+        if (name == "DownloadRate")
+            return sd_bus_message_append(reply, "d", d.downloadRate());
+        if (name == "BandwidthMode")
+            return sd_bus_message_append(reply, "s", d.bandwidthMode().c_str());
+        if (name == "Downloads") {
+            int r = sd_bus_message_open_container(reply, 'a', "(sttds)");
+            for (const auto& e : d.downloads()) {
+                if (r >= 0)
+                    r = sd_bus_message_append(reply, "(sttds)", e.name.c_str(), e.bytesDone, e.bytesTotal,
+                                              e.rate, e.state.c_str());
+            }
+            return r < 0 ? r : sd_bus_message_close_container(reply);
+        }
         if (name == "Workload") {
             int r = sd_bus_message_open_container(reply, 'a', "s");
             for (const auto& arg : d.workload().argv) {

@@ -8,8 +8,9 @@ namespace nicer::dbus {
 
 /**
  * nicerd's D-Bus object (org.nicer.Daemon1 at /org/nicer/Daemon, see resources/org.nicer.Daemon1.xml):
- * parameters and state as properties, a Sample signal every period, Pause, Resume, SetParameters,
- * SetWorkloadPreset and GetHistory. Exceptions never cross into sd-bus: handlers turn them into D-Bus errors.
+ * parameters, state and downloads as properties, a Sample signal every period, Pause, Resume,
+ * SetParameters, SetWorkloadPreset and GetHistory. Exceptions never cross into sd-bus: handlers turn them
+ * into D-Bus errors.
  */
 class DaemonService {
 public:

@@ -352,7 +352,7 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     REQUIRE(iface != std::string::npos);
     const std::string liveInterface = live.substr(iface, live.find("</interface>", iface) - iface);
     CHECK(members(liveInterface) == members(documented));
-    CHECK(members(documented).size() == 27);
+    CHECK(members(documented).size() == 30);
     CHECK(daemon.stop() == 0);
 }
 

@@ -2,8 +2,10 @@
 // user unit (installed for this build by tests/harness/runtime-unit.sh), and every check reads nicerd's
 // state back through the core's own D-Bus client, not through the tray.
 #include "dbus/DaemonClient.h"
+#include "integration/H2Manifest.h"
 #include "tray/CpuChart.h"
 #include "tray/DaemonProxy.h"
+#include "tray/DownloadsPanel.h"
 #include "tray/MainWindow.h"
 #include "tray/ParametersPanel.h"
 #include "tray/TrayIcon.h"
@@ -14,12 +16,14 @@
 #include <QDoubleSpinBox>
 #include <QGuiApplication>
 #include <QProcess>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QStandardPaths>
 #include <QSystemTrayIcon>
+#include <QTableWidget>
 #include <QTest>
 #include <catch2/catch.hpp>
 
@@ -226,6 +230,54 @@ TEST_CASE("the tray reconnects when nicerd restarts", "[tray]") {
     CHECK(connection.last().at(0).toBool() == true);
     REQUIRE(QTest::qWaitFor([&] { return history.count() >= 1; }, kWaitMs));
     waitForSamples(window, 2);
+}
+
+TEST_CASE("the downloads panel shows nicerd's work units arrive and polls only while it is seen",
+          "[tray][downloads]") {
+    const auto servers = nicer::test::H2Servers::load();
+    const auto dir = std::filesystem::temp_directory_path() / ("nicer-tray-dl-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto tls = nicer::test::nghttpdTlsBase(servers);
+    const std::vector<nicer::test::ManifestEntry> files{nicer::test::servedFile(servers, "1k.bin", tls),
+                                                        nicer::test::servedFile(servers, "1m.bin", tls),
+                                                        nicer::test::servedFile(servers, "16m.bin", tls)};
+    nicer::test::writeMetalink(dir / "units.meta4", files);
+    RuntimeUnit unit({"--manifest", QString::fromStdString((dir / "units.meta4").string()), "--download-dir",
+                      QString::fromStdString((dir / "units").string()), "--ca-file",
+                      QString::fromStdString(servers.caFile.string())});
+    DaemonProxy daemon(QDBusConnection::sessionBus());
+    MainWindow window(daemon, false);
+    window.show();
+    daemon.start(true);
+    REQUIRE(
+        QTest::qWaitFor([&] { return daemon.isConnected() && window.downloads()->isVisible(); }, kWaitMs));
+
+    QTableWidget* table = window.downloads()->table();
+    REQUIRE(table->rowCount() == 3);
+    const auto allDone = [&] {
+        for (int row = 0; row < table->rowCount(); ++row) {
+            if (table->item(row, 4)->text() != "done, verified") {
+                return false;
+            }
+        }
+        return true;
+    };
+    // Refreshed by the window's poll alone: nicerd sends no signal for downloads.
+    REQUIRE(QTest::qWaitFor(allDone, kWaitMs));
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const auto& file = files[static_cast<std::size_t>(row)];
+        CHECK(table->item(row, 0)->text().toStdString() == file.name);
+        CHECK(qobject_cast<QProgressBar*>(table->cellWidget(row, 1))->value() == 1000);
+        CHECK(std::filesystem::file_size(dir / "units" / file.name) == file.size);
+    }
+    CHECK(window.downloads()->summaryText().contains("3 of 3 files in place"));
+    CHECK(window.downloads()->summaryText().contains("nice"));
+    // Nothing left to change: no more polling, and none while the window is hidden.
+    CHECK(daemon.downloadPollInterval() == 0);
+    window.hide();
+    CHECK(daemon.downloadPollInterval() == 0);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("the chart tracks a foreground CPU hog and recovers when it stops", "[xvfb]") {

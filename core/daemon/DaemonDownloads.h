@@ -1,0 +1,95 @@
+#pragma once
+
+#include "daemon/DownloadRates.h"
+#include "daemon/DownloadSettings.h"
+#include "daemon/DownloadStatus.h"
+#include "net/FetchObserver.h"
+#include "net/Fetcher.h"
+#include "net/RateController.h"
+#include "systemd/SdBus.h"
+#include "util/Result.h"
+
+#include <systemd/sd-event.h>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nicer::daemon {
+
+/**
+ * nicerd's downloads: the work units of its manifests fetched into the workload's directory, on the
+ * daemon's own sd-event loop, under the same kind of control as the CPU (the nice mode yields the link to
+ * the user's traffic; a cap holds it under a rate).
+ *
+ * A fetch runs in rounds. The first starts with the daemon; when a round ends with failed files, only those
+ * are tried again after the retry delay (never in a tight loop), until every file is in place. Between
+ * rounds no fetcher exists, so the directory is free for `nicer fetch`. Everything is non-blocking and
+ * shares the loop with the CPU controller, except that a round's start hashes the files already there.
+ */
+class DaemonDownloads final : private net::FetchObserver {
+public:
+    using Clock = std::chrono::steady_clock;
+
+    /// Checks the whole plan (names, mirrors, the CA file) without downloading: the error says what is
+    /// wrong. @p settings.dir must be set. @p event must outlive this object.
+    static Result<std::unique_ptr<DaemonDownloads>> create(sd_event* event, DownloadSettings settings);
+    ~DaemonDownloads() override;
+    DaemonDownloads(const DaemonDownloads&) = delete;
+    DaemonDownloads& operator=(const DaemonDownloads&) = delete;
+
+    /// Starts the first round. A round that cannot start (the directory is locked by another fetch, or
+    /// cannot be opened) counts as failed and is retried later.
+    void start();
+    /// Stops now: part files stay for the next run; no round starts any more.
+    void stop();
+
+    /// Every file, in manifest order.
+    std::vector<DownloadEntry> entries() const;
+    /// Body bytes per second received now, over all files.
+    double rate() const;
+    /// The BandwidthMode property (bandwidthModeText).
+    std::string bandwidthMode() const;
+    const std::filesystem::path& dir() const { return m_settings.dir; }
+    std::size_t fileCount() const { return m_files.size(); }
+    /// Every file is in place (ok or present).
+    bool complete() const;
+
+private:
+    DaemonDownloads(sd_event* event, DownloadSettings settings);
+
+    Result<std::unique_ptr<net::Fetcher>> makeFetcher(std::vector<std::size_t> round);
+    void startRound();
+    void failRound(const std::string& reason);
+    void armRetry();
+    void absorb(const net::FetchReport& report);
+    std::vector<net::FetchFileReport> currentFiles() const;
+
+    // net::FetchObserver
+    void onProgress(const net::FetchReport& report) override;
+    void onFileDone(const net::FetchReport& report, std::size_t index) override;
+    void onFinished(const net::FetchReport& report) override;
+
+    static int onRetry(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
+    static int onRelease(sd_event_source* source, void* userdata) noexcept;
+
+    sd_event* m_event;
+    DownloadSettings m_settings;
+    std::unique_ptr<net::RateController> m_nice;
+    std::unique_ptr<net::Fetcher> m_fetcher;
+    bool m_fetcherStarted = false;
+    /// The round's file i is m_files[m_round[i]].
+    std::vector<std::size_t> m_round;
+    /// The last known state of every file, across rounds.
+    std::vector<net::FetchFileReport> m_files;
+    DownloadRates m_rates;
+    std::optional<Clock::time_point> m_retryAt;
+    systemd::EventSourcePtr m_retry;
+    systemd::EventSourcePtr m_release;
+    bool m_stopped = false;
+};
+
+} // namespace nicer::daemon

@@ -1,0 +1,271 @@
+// nicerd downloading work units from the REAL HTTP/2 servers of the h2_servers fixture (nghttpd, TLS with
+// the test CA and h2c) while it runs the work under a real systemd user manager: the files arrive verified,
+// D-Bus and `nicer status` show them, failures are retried later, a stop keeps part files, and a bad
+// manifest stops the start.
+#include "H2Manifest.h"
+#include "NicerdProcess.h"
+#include "cli/RunCommand.h"
+#include "dbus/DaemonClient.h"
+#include "net/H2Servers.h"
+#include "net/Sha256.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace nicer;
+using namespace std::chrono_literals;
+using test::NicerdProcess;
+
+namespace {
+
+// A bound on waiting for nicerd, never a performance claim.
+constexpr auto kWait = 60s;
+
+std::filesystem::path freshStateDir(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("nicer-dl-it-" + std::to_string(::getpid())) / name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+std::optional<dbus::DaemonStatus> tryStatus() {
+    auto client = dbus::DaemonClient::connect();
+    if (!client) {
+        return std::nullopt;
+    }
+    auto s = client->status();
+    return s ? std::optional(*s) : std::nullopt;
+}
+
+std::string describe(const std::vector<daemon::DownloadEntry>& downloads) {
+    std::ostringstream text;
+    for (const auto& e : downloads) {
+        text << "  " << e.name << ": " << e.bytesDone << "/" << e.bytesTotal << " B, " << e.rate << " B/s, "
+             << e.state << '\n';
+    }
+    return text.str();
+}
+
+/// Polls nicerd's status until @p done holds for it (returned) or kWait passes (the last status, which
+/// the caller's checks then show).
+dbus::DaemonStatus waitForDownloads(NicerdProcess& daemon,
+                                    const std::function<bool(const dbus::DaemonStatus&)>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    dbus::DaemonStatus last;
+    while (std::chrono::steady_clock::now() < deadline && !daemon.exited()) {
+        if (auto s = tryStatus()) {
+            last = *s;
+            if (done(last)) {
+                return last;
+            }
+        }
+        std::this_thread::sleep_for(200ms);
+    }
+    INFO("nicerd's log:\n" << daemon.log());
+    INFO("downloads:\n" << describe(last.downloads));
+    FAIL("the downloads did not get there in time");
+    return last;
+}
+
+const daemon::DownloadEntry& entry(const dbus::DaemonStatus& s, const std::string& name) {
+    for (const auto& e : s.downloads) {
+        if (e.name == name) {
+            return e;
+        }
+    }
+    FAIL("no download " << name << " in\n" << describe(s.downloads));
+    throw std::logic_error("unreachable");
+}
+
+bool allInPlace(const dbus::DaemonStatus& s) {
+    return !s.downloads.empty() && std::all_of(s.downloads.begin(), s.downloads.end(), [](const auto& e) {
+        return e.state.starts_with("ok") || e.state.starts_with("present");
+    });
+}
+
+std::string sha256Of(const std::filesystem::path& path) {
+    auto digest = net::sha256OfFile(path);
+    INFO(path.string());
+    REQUIRE(digest.ok());
+    return *digest;
+}
+
+std::vector<std::string> nicerdArgs(std::vector<std::string> extra) {
+    std::vector<std::string> args{"--period", "0.25", "--instances", "1"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+}
+
+} // namespace
+
+TEST_CASE("nicerd downloads its manifests into the download directory, verified, and shows them",
+          "[nicerd][downloads]") {
+    const auto servers = test::H2Servers::load();
+    const auto dir = freshStateDir("fetch");
+    const auto downloads = dir / "work-units";
+    const auto tls = test::nghttpdTlsBase(servers);
+    const std::vector<test::ManifestEntry> files{
+        test::servedFile(servers, "1k.bin", tls), test::servedFile(servers, "64k.bin", tls),
+        test::servedFile(servers, "1m.bin", tls),
+        test::servedFile(servers, "dir/nested.txt", test::nghttpdH2cBase(servers))};
+    test::writeMetalink(dir / "units.meta4", files);
+    const std::string plainUrl = test::nghttpdH2cBase(servers) + "hello.txt";
+
+    NicerdProcess daemon(
+        nicerdArgs({"--manifest", (dir / "units.meta4").string(), "--manifest", plainUrl, "--download-dir",
+                    downloads.string(), "--ca-file", servers.caFile.string()}),
+        dir);
+    REQUIRE(daemon.waitReady());
+    const auto s = waitForDownloads(daemon, allInPlace);
+    INFO(describe(s.downloads));
+    REQUIRE(s.downloads.size() == 5);
+    for (const auto& f : files) {
+        const auto& e = entry(s, f.name);
+        CHECK(e.state == "ok");
+        CHECK(e.bytesDone == f.size);
+        CHECK(e.bytesTotal == f.size);
+        CHECK(e.rate == 0.0); // done: nothing moves any more
+        CHECK(sha256Of(downloads / f.name) == f.sha256);
+    }
+    // A plain URL has no hash to check: it is in place, and says it is unverified.
+    CHECK(entry(s, "hello.txt").state == "ok, unverified");
+    CHECK(sha256Of(downloads / "hello.txt") == test::readSha256Sums(servers.www).at("hello.txt"));
+    CHECK(s.bandwidthMode == "nice"); // the daemon yields the link by default
+    CHECK(s.downloadRate == 0.0);
+    CHECK(s.lastError.empty());
+    CHECK_FALSE(std::filesystem::exists(downloads / "1m.bin.part"));
+
+    const auto text = test::runCommand(std::string(NICER_CLI) + " status");
+    CHECK(text.exitCode == 0);
+    CHECK_THAT(text.out, Catch::Contains("downloads    5 of 5 files in place"));
+    CHECK_THAT(text.out, Catch::Contains("(bandwidth: nice)"));
+    const auto json = test::runCommand(std::string(NICER_CLI) + " status --json");
+    CHECK(json.exitCode == 0);
+    CHECK_THAT(json.out, Catch::Contains("\"bandwidth_mode\": \"nice\""));
+    CHECK_THAT(json.out, Catch::Contains("\"name\": \"dir/nested.txt\""));
+    CHECK(daemon.stop() == 0);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a capped download shows its rate, and after a stop the next start finishes the part file",
+          "[nicerd][downloads]") {
+    const auto servers = test::H2Servers::load();
+    const auto dir = freshStateDir("capped");
+    const auto downloads = dir / "units";
+    const auto big = test::servedFile(servers, "16m.bin", test::nghttpdH2cBase(servers));
+    test::writeMetalink(dir / "big.meta4", {big});
+    {
+        NicerdProcess daemon(nicerdArgs({"--manifest", (dir / "big.meta4").string(), "--download-dir",
+                                         downloads.string(), "--max-rate", "512k", "--no-nice"}),
+                             dir);
+        REQUIRE(daemon.waitReady());
+        // Two seconds into the download, the per-file rate and the total are both measured.
+        const auto s = waitForDownloads(daemon, [](const dbus::DaemonStatus& st) {
+            return !st.downloads.empty() && st.downloads[0].state == "downloading" &&
+                   st.downloads[0].bytesDone > 1024 * 1024 && st.downloads[0].rate > 0;
+        });
+        INFO(describe(s.downloads));
+        CHECK(s.bandwidthMode == "capped 524288 B/s");
+        CHECK(s.downloads[0].bytesTotal == big.size);
+        // Loose bounds: a cap must hold it far under loopback speed, and a measured rate is never zero.
+        CHECK(s.downloads[0].rate < 2 * 524288.0);
+        CHECK(s.downloadRate > 0);
+        CHECK(s.downloadRate < 2 * 524288.0);
+        CHECK(daemon.stop() == 0);
+    }
+    REQUIRE(std::filesystem::exists(downloads / "16m.bin.part"));
+    CHECK(std::filesystem::file_size(downloads / "16m.bin.part") > 1024 * 1024);
+    CHECK_FALSE(std::filesystem::exists(downloads / "16m.bin"));
+
+    NicerdProcess again(nicerdArgs({"--manifest", (dir / "big.meta4").string(), "--download-dir",
+                                    downloads.string(), "--no-nice"}),
+                        dir);
+    REQUIRE(again.waitReady());
+    const auto s = waitForDownloads(again, allInPlace);
+    CHECK(s.bandwidthMode == "full");
+    CHECK(s.downloads[0].state == "ok");
+    CHECK(sha256Of(downloads / "16m.bin") == big.sha256);
+    CHECK(again.stop() == 0);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("files that fail are tried again after the retry delay, and only they", "[nicerd][downloads]") {
+    const auto servers = test::H2Servers::load();
+    const auto dir = freshStateDir("retry");
+    const auto downloads = dir / "units";
+    const std::string lateName = "nicer-late-" + std::to_string(::getpid()) + ".txt";
+    const std::string lateContent = "a work unit the server publishes late\n";
+    const auto late = servers.www / lateName;
+    std::filesystem::remove(late);
+    net::Sha256 hash;
+    hash.update(lateContent.data(), lateContent.size());
+    const auto h2c = test::nghttpdH2cBase(servers);
+    test::writeMetalink(dir / "units.meta4",
+                        {test::servedFile(servers, "64k.bin", h2c),
+                         {lateName, lateContent.size(), hash.hexDigest(), h2c + lateName}});
+
+    NicerdProcess daemon(nicerdArgs({"--manifest", (dir / "units.meta4").string(), "--download-dir",
+                                     downloads.string(), "--download-retry", "3"}),
+                         dir);
+    REQUIRE(daemon.waitReady());
+    const auto failed = waitForDownloads(daemon, [&](const dbus::DaemonStatus& s) {
+        return s.downloads.size() == 2 && entry(s, lateName).state.starts_with("failed: ");
+    });
+    INFO(describe(failed.downloads));
+    CHECK_THAT(entry(failed, lateName).state, Catch::Contains("404"));
+    CHECK_THAT(entry(failed, lateName).state, Catch::Contains("nicerd tries again in"));
+    CHECK(entry(failed, "64k.bin").state == "ok");
+
+    {
+        std::ofstream out(late);
+        out << lateContent;
+    }
+    const auto s = waitForDownloads(daemon, allInPlace);
+    std::filesystem::remove(late);
+    CHECK(entry(s, lateName).state == "ok");
+    // The file that was in place stays as it was: it is not fetched or even hashed again.
+    CHECK(entry(s, "64k.bin").state == "ok");
+    std::ifstream in(downloads / lateName);
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(content == lateContent);
+    CHECK(daemon.stop() == 0);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a bad manifest stops nicerd's start with the file named", "[nicerd][downloads][config]") {
+    const auto dir = freshStateDir("bad-manifest");
+    const std::string truncated = NICER_TEST_DATA "/metalink/truncated.meta4";
+    struct Case {
+        std::string args;
+        std::string expected;
+    };
+    const auto c = GENERATE_COPY(
+        Case{"--manifest /nonexistent/units.meta4", "/nonexistent/units.meta4"},
+        Case{"--manifest " + truncated, truncated},
+        Case{"--manifest https://example.org/units.meta4", "nicerd reads Metalink manifests from files"},
+        Case{"--manifest http://example.org/x.bin --max-rate fast", "max-rate = 'fast'"});
+    CAPTURE(c.args);
+    // A config directory of its own, so that no nicerd.conf of the machine's user takes part.
+    const auto r = test::runCommand("XDG_CONFIG_HOME=" + dir.string() + " XDG_STATE_HOME=" + dir.string() +
+                                    " " + NICERD + " " + c.args);
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.err, Catch::Contains(c.expected));
+    CHECK(r.err.find("running") == std::string::npos);
+
+    // The same from the config file.
+    std::ofstream(dir / "nicerd.conf") << "manifest = /nonexistent/from-config.meta4\n";
+    const auto fromConfig =
+        test::runCommand(std::string(NICERD) + " --config " + (dir / "nicerd.conf").string());
+    CHECK(fromConfig.exitCode == 2);
+    CHECK_THAT(fromConfig.err, Catch::Contains("/nonexistent/from-config.meta4"));
+    std::filesystem::remove_all(dir);
+}
