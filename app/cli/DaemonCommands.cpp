@@ -1,6 +1,7 @@
 #include "DaemonCommands.h"
 
 #include "ExitCode.h"
+#include "HumanBytes.h"
 #include "control/ParameterText.h"
 #include "dbus/DaemonClient.h"
 #include "workload/WorkloadChooser.h"
@@ -14,18 +15,6 @@
 namespace nicer::cli {
 
 namespace {
-
-std::string humanBytes(double bytes) {
-    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    std::size_t unit = 0;
-    while (bytes >= 1024.0 && unit + 1 < std::size(kUnits)) {
-        bytes /= 1024.0;
-        ++unit;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
-    return text;
-}
 
 /// One line over all downloads, then the files that need attention (at most a few: it is a summary).
 void printDownloads(const dbus::DaemonStatus& s) {

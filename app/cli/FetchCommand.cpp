@@ -1,6 +1,7 @@
 #include "FetchCommand.h"
 
 #include "ExitCode.h"
+#include "HumanBytes.h"
 #include "net/DownloadOrder.h"
 #include "net/FetchObserver.h"
 #include "net/Fetcher.h"
@@ -32,18 +33,6 @@ namespace nicer::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string humanBytes(double bytes) {
-    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    std::size_t unit = 0;
-    while (bytes >= 1024.0 && unit + 1 < std::size(kUnits)) {
-        bytes /= 1024.0;
-        ++unit;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
-    return text;
-}
 
 /// Draws the progress: one line redrawn in place on a terminal, a line per finished file otherwise.
 class ProgressPrinter : public net::FetchObserver {

@@ -221,6 +221,12 @@ void MainWindow::onProperties() {
                        "another actuator in its configuration.");
         }
         showError(tr("nicerd reports"), what);
+        m_showingDaemonError = true;
+    } else if (m_showingDaemonError) {
+        // nicerd got over it (e.g. the quota applies again): its error no longer holds.
+        m_errorBar->hide();
+        m_showingDaemonError = false;
+        updateStatus();
     }
     updateValues();
 }
@@ -258,6 +264,7 @@ void MainWindow::onConnection(bool connected) {
 }
 
 void MainWindow::showError(const QString& context, const QString& message) {
+    m_showingDaemonError = false;
     m_error->setText(QStringLiteral("<b>%1:</b> %2").arg(context.toHtmlEscaped(), message.toHtmlEscaped()));
     m_startDaemon->setVisible(!m_daemon.isConnected());
     m_errorBar->show();

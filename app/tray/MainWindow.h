@@ -63,6 +63,7 @@ private:
     QPushButton* m_startDaemon = nullptr;
     QWidget* m_errorBar = nullptr;
     QLabel* m_notice = nullptr;
+    bool m_showingDaemonError = false; ///< the error bar shows nicerd's LastError
     QLabel* m_status = nullptr;
     QLabel* m_user = nullptr;
     QLabel* m_work = nullptr;
