@@ -107,7 +107,7 @@ TEST_CASE("Backoff with a real random source stays in [d/2, d] and varies", "[Ba
     CHECK(seen.size() > 20);
 }
 
-TEST_CASE("makeUniform01 draws from [0, 1)", "[Backoff]") {
+TEST_CASE("makeUniform01 draws from 0 inclusive to 1 exclusive", "[Backoff]") {
     auto uniform = makeUniform01();
     double low = 1.0;
     double high = 0.0;
