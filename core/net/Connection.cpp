@@ -204,20 +204,25 @@ Error Connection::ioError(std::string_view during, int error) const {
                  std::string(during) + ": " + std::strerror(error)};
 }
 
-int Connection::onIo(sd_event_source*, int, std::uint32_t, void* userdata) noexcept {
-    auto* self = static_cast<Connection*>(userdata);
-    const auto alive = self->m_alive;
+void Connection::guarded(void (Connection::*handler)()) noexcept {
+    // No exception may cross sd-event's C callback; a handler may also destroy this connection, so the
+    // failure is reported only while it is still alive.
+    const auto alive = m_alive;
     try {
-        self->handleIo();
+        (this->*handler)();
     } catch (const std::exception& e) {
         if (*alive) {
-            self->failInternal(e.what());
+            failInternal(e.what());
         }
     } catch (...) {
         if (*alive) {
-            self->failInternal("unknown exception");
+            failInternal("unknown exception");
         }
     }
+}
+
+int Connection::onIo(sd_event_source*, int, std::uint32_t, void* userdata) noexcept {
+    static_cast<Connection*>(userdata)->guarded(&Connection::handleIo);
     return 0;
 }
 
@@ -547,19 +552,7 @@ void Connection::setStallTimeout(std::chrono::milliseconds timeout) {
 }
 
 int Connection::onTimer(sd_event_source*, std::uint64_t, void* userdata) noexcept {
-    auto* self = static_cast<Connection*>(userdata);
-    const auto alive = self->m_alive;
-    try {
-        self->handleTimer();
-    } catch (const std::exception& e) {
-        if (*alive) {
-            self->failInternal(e.what());
-        }
-    } catch (...) {
-        if (*alive) {
-            self->failInternal("unknown exception");
-        }
-    }
+    static_cast<Connection*>(userdata)->guarded(&Connection::handleTimer);
     return 0;
 }
 
@@ -596,19 +589,7 @@ void Connection::handleTimer() {
 }
 
 int Connection::onKick(sd_event_source*, void* userdata) noexcept {
-    auto* self = static_cast<Connection*>(userdata);
-    const auto alive = self->m_alive;
-    try {
-        self->handleKick();
-    } catch (const std::exception& e) {
-        if (*alive) {
-            self->failInternal(e.what());
-        }
-    } catch (...) {
-        if (*alive) {
-            self->failInternal("unknown exception");
-        }
-    }
+    static_cast<Connection*>(userdata)->guarded(&Connection::handleKick);
     return 0;
 }
 

@@ -114,6 +114,8 @@ private:
     static int onIo(sd_event_source* source, int fd, std::uint32_t revents, void* userdata) noexcept;
     static int onTimer(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
     static int onKick(sd_event_source* source, void* userdata) noexcept;
+    /// Runs one of the handlers below for a loop callback, turning an exception into a failed connection.
+    void guarded(void (Connection::*handler)()) noexcept;
 
     void onResolved(Result<std::vector<SocketAddress>> answer);
     void connectNext();
