@@ -1,11 +1,11 @@
 #include "control/ParameterText.h"
 
+#include "util/KeyValueText.h"
 #include "util/Text.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <sstream>
 
 namespace nicer::control {
 
@@ -94,24 +94,12 @@ std::vector<std::pair<std::string, std::string>> parametersAsText(const Controll
 
 Result<ControllerParams> readParameterFile(const std::string& text, const std::string& source,
                                            ControllerParams params) {
-    std::istringstream in(text);
-    std::size_t lineNo = 0;
-    for (std::string line; std::getline(in, line);) {
-        ++lineNo;
-        std::string_view view = line;
-        view = text::trim(view.substr(0, view.find('#')));
-        if (view.empty()) {
-            continue;
-        }
-        const auto eq = view.find('=');
-        if (eq == std::string_view::npos) {
-            return Error{source + ":" + std::to_string(lineNo) + ": expected 'key = value', found '" +
-                         std::string(view) + "'"};
-        }
-        if (auto set = setParameterFromText(params, text::trim(view.substr(0, eq)), view.substr(eq + 1));
-            !set) {
-            return Error{source + ":" + std::to_string(lineNo) + ": " + set.error().message};
-        }
+    if (auto read = text::forEachKeyValueLine(text, source, "key = value",
+                                              [&](const text::KeyValueLine& line) {
+                                                  return setParameterFromText(params, line.key, line.value);
+                                              });
+        !read) {
+        return read.error();
     }
     if (auto valid = validate(params); !valid) {
         return Error{source + ": " + valid.error().message};

@@ -32,4 +32,26 @@ std::vector<std::string_view> split(std::string_view s, char separator) {
     }
 }
 
+namespace {
+
+bool isSpace(char c) {
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+} // namespace
+
+std::string_view nextToken(std::string_view& rest) {
+    std::size_t start = 0;
+    while (start < rest.size() && isSpace(rest[start])) {
+        ++start;
+    }
+    std::size_t end = start;
+    while (end < rest.size() && !isSpace(rest[end])) {
+        ++end;
+    }
+    const auto token = rest.substr(start, end - start);
+    rest.remove_prefix(end);
+    return token;
+}
+
 } // namespace nicer::text

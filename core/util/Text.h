@@ -10,6 +10,9 @@ namespace nicer::text {
 /// @p s without leading and trailing spaces, tabs, CRs and LFs.
 std::string_view trim(std::string_view s);
 
+/// The next word of @p rest (separated by spaces, tabs or CRs), which is moved past it; empty at the end.
+std::string_view nextToken(std::string_view& rest);
+
 /// The parts of @p s between @p separator, empty ones included ("a,,b" gives three).
 std::vector<std::string_view> split(std::string_view s, char separator);
 
