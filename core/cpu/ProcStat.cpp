@@ -12,24 +12,6 @@ namespace {
 constexpr std::size_t kMinFields = 4; // user nice system idle: present on every kernel
 constexpr std::size_t kKnownFields = 10;
 
-bool isSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-std::string_view nextToken(std::string_view& rest) {
-    std::size_t start = 0;
-    while (start < rest.size() && isSpace(rest[start])) {
-        ++start;
-    }
-    std::size_t end = start;
-    while (end < rest.size() && !isSpace(rest[end])) {
-        ++end;
-    }
-    const auto token = rest.substr(start, end - start);
-    rest.remove_prefix(end);
-    return token;
-}
-
 struct LineContext {
     std::string_view source;
     std::size_t lineNo;
@@ -43,7 +25,7 @@ struct LineContext {
 Result<CpuTimes> parseCounters(std::string_view rest, std::string_view label, const LineContext& at) {
     std::array<std::uint64_t, kKnownFields> values{};
     std::size_t count = 0;
-    for (auto token = nextToken(rest); !token.empty(); token = nextToken(rest)) {
+    for (auto token = text::nextToken(rest); !token.empty(); token = text::nextToken(rest)) {
         std::uint64_t v = 0;
         if (!text::parseNumber(token, v)) {
             return at.error("field " + std::to_string(count + 1) + " of '" + std::string(label) + "' is '" +
@@ -77,7 +59,7 @@ Result<ProcStatSnapshot> parseProcStat(std::string_view text, std::string_view s
         if (line.substr(0, 3) != "cpu") {
             continue;
         }
-        const auto label = nextToken(line);
+        const auto label = text::nextToken(line);
         const LineContext at{source, lineNo};
         auto counters = parseCounters(line, label, at);
         if (!counters) {

@@ -14,24 +14,6 @@ namespace {
 constexpr std::size_t kSentBytesField = 8;
 constexpr std::size_t kMinFields = kSentBytesField + 1;
 
-bool isSpace(char c) {
-    return c == ' ' || c == '\t' || c == '\r';
-}
-
-std::string_view nextToken(std::string_view& rest) {
-    std::size_t start = 0;
-    while (start < rest.size() && isSpace(rest[start])) {
-        ++start;
-    }
-    std::size_t end = start;
-    while (end < rest.size() && !isSpace(rest[end])) {
-        ++end;
-    }
-    const auto token = rest.substr(start, end - start);
-    rest.remove_prefix(end);
-    return token;
-}
-
 Error lineError(std::string_view source, std::size_t lineNo, const std::string& what) {
     return Error{std::string(source) + ":" + std::to_string(lineNo) + ": " + what};
 }
@@ -76,7 +58,7 @@ Result<std::vector<InterfaceTraffic>> parseNetDev(std::string_view text, std::st
         InterfaceTraffic entry{std::string(name), 0, 0};
         auto rest = line.substr(colon + 1);
         std::size_t count = 0;
-        for (auto token = nextToken(rest); !token.empty(); token = nextToken(rest)) {
+        for (auto token = text::nextToken(rest); !token.empty(); token = text::nextToken(rest)) {
             std::uint64_t value = 0;
             if (!text::parseNumber(token, value)) {
                 return lineError(source, lineNo,
