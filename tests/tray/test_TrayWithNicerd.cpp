@@ -72,6 +72,21 @@ private:
     std::filesystem::path m_state;
 };
 
+/// The tray's window against a real nicerd that it starts through the runtime unit, shown and connecting.
+struct TrayOnNicerd {
+    explicit TrayOnNicerd(const QStringList& nicerdArgs = {})
+        : unit(nicerdArgs)
+        , daemon(QDBusConnection::sessionBus())
+        , window(daemon, false) {
+        window.show();
+        daemon.start(true);
+    }
+
+    RuntimeUnit unit;
+    DaemonProxy daemon;
+    MainWindow window;
+};
+
 nicer::dbus::DaemonStatus statusOfNicerd() {
     auto client = nicer::dbus::DaemonClient::connect();
     REQUIRE(client);
@@ -107,11 +122,9 @@ Means lastPoints(const MainWindow& window, std::size_t n) {
 } // namespace
 
 TEST_CASE("the tray starts nicerd through its user unit and the chart receives live points", "[tray]") {
-    RuntimeUnit unit;
-    DaemonProxy daemon(QDBusConnection::sessionBus());
-    MainWindow window(daemon, false);
-    window.show();
-    daemon.start(true);
+    TrayOnNicerd tray;
+    DaemonProxy& daemon = tray.daemon;
+    MainWindow& window = tray.window;
     REQUIRE(QTest::qWaitFor([&] { return daemon.isConnected(); }, kWaitMs));
     waitForSamples(window, 8);
     CHECK(window.chart()->pointCount() == static_cast<qsizetype>(window.history().points().size()));
@@ -123,11 +136,9 @@ TEST_CASE("the tray starts nicerd through its user unit and the chart receives l
 }
 
 TEST_CASE("moving a slider and applying changes a real nicerd's parameters", "[tray]") {
-    RuntimeUnit unit;
-    DaemonProxy daemon(QDBusConnection::sessionBus());
-    MainWindow window(daemon, false);
-    window.show();
-    daemon.start(true);
+    TrayOnNicerd tray;
+    DaemonProxy& daemon = tray.daemon;
+    MainWindow& window = tray.window;
     REQUIRE(
         QTest::qWaitFor([&] { return daemon.isConnected() && daemon.properties().cpuCount > 0; }, kWaitMs));
 
@@ -153,11 +164,9 @@ TEST_CASE("moving a slider and applying changes a real nicerd's parameters", "[t
 }
 
 TEST_CASE("the pause toggle pauses and resumes a real nicerd", "[tray]") {
-    RuntimeUnit unit;
-    DaemonProxy daemon(QDBusConnection::sessionBus());
-    MainWindow window(daemon, false);
-    window.show();
-    daemon.start(true);
+    TrayOnNicerd tray;
+    DaemonProxy& daemon = tray.daemon;
+    MainWindow& window = tray.window;
     REQUIRE(
         QTest::qWaitFor([&] { return daemon.isConnected() && window.pauseButton()->isEnabled(); }, kWaitMs));
 
@@ -175,11 +184,9 @@ TEST_CASE("the pause toggle pauses and resumes a real nicerd", "[tray]") {
 }
 
 TEST_CASE("the workload presets come from nicerd, and a missing program is explained", "[tray]") {
-    RuntimeUnit unit;
-    DaemonProxy daemon(QDBusConnection::sessionBus());
-    MainWindow window(daemon, false);
-    window.show();
-    daemon.start(true);
+    TrayOnNicerd tray;
+    DaemonProxy& daemon = tray.daemon;
+    MainWindow& window = tray.window;
     REQUIRE(
         QTest::qWaitFor([&] { return daemon.isConnected() && window.presetBox()->count() > 0; }, kWaitMs));
 
@@ -202,11 +209,9 @@ TEST_CASE("the workload presets come from nicerd, and a missing program is expla
 }
 
 TEST_CASE("without the cpu controller the window says why the work is held back in bursts", "[tray]") {
-    RuntimeUnit unit({"--actuator", "signal-duty-cycle"});
-    DaemonProxy daemon(QDBusConnection::sessionBus());
-    MainWindow window(daemon, false);
-    window.show();
-    daemon.start(true);
+    TrayOnNicerd tray({"--actuator", "signal-duty-cycle"});
+    DaemonProxy& daemon = tray.daemon;
+    MainWindow& window = tray.window;
     REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().actuator.isEmpty(); }, kWaitMs));
     CHECK(daemon.properties().actuator == "signal-duty-cycle");
     CHECK(window.noticeText().contains("cpu controller"));
@@ -214,11 +219,9 @@ TEST_CASE("without the cpu controller the window says why the work is held back 
 }
 
 TEST_CASE("the tray reconnects when nicerd restarts", "[tray]") {
-    RuntimeUnit unit;
-    DaemonProxy daemon(QDBusConnection::sessionBus());
-    MainWindow window(daemon, false);
-    window.show();
-    daemon.start(true);
+    TrayOnNicerd tray;
+    DaemonProxy& daemon = tray.daemon;
+    MainWindow& window = tray.window;
     REQUIRE(QTest::qWaitFor([&] { return daemon.isConnected(); }, kWaitMs));
     waitForSamples(window, 2);
 
@@ -243,13 +246,11 @@ TEST_CASE("the downloads panel shows nicerd's work units arrive and polls only w
                                                         nicer::test::servedFile(servers, "1m.bin", tls),
                                                         nicer::test::servedFile(servers, "16m.bin", tls)};
     nicer::test::writeMetalink(dir / "units.meta4", files);
-    RuntimeUnit unit({"--manifest", QString::fromStdString((dir / "units.meta4").string()), "--download-dir",
-                      QString::fromStdString((dir / "units").string()), "--ca-file",
-                      QString::fromStdString(servers.caFile.string())});
-    DaemonProxy daemon(QDBusConnection::sessionBus());
-    MainWindow window(daemon, false);
-    window.show();
-    daemon.start(true);
+    TrayOnNicerd tray({"--manifest", QString::fromStdString((dir / "units.meta4").string()), "--download-dir",
+                       QString::fromStdString((dir / "units").string()), "--ca-file",
+                       QString::fromStdString(servers.caFile.string())});
+    DaemonProxy& daemon = tray.daemon;
+    MainWindow& window = tray.window;
     REQUIRE(
         QTest::qWaitFor([&] { return daemon.isConnected() && window.downloads()->isVisible(); }, kWaitMs));
 
