@@ -164,11 +164,19 @@ bool contains(const std::vector<pid_t>& pids, pid_t pid) {
     return std::find(pids.begin(), pids.end(), pid) != pids.end();
 }
 
+/// The environment of @p pid once it has one: MainPID is known as soon as systemd forks, and until the
+/// child execs the service, /proc/PID/environ reads empty.
 std::string environOf(pid_t pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
-    std::ostringstream text;
-    text << in.rdbuf();
-    auto s = text.str();
+    std::string s;
+    for (int attempt = 0; attempt < 100 && s.empty(); ++attempt) {
+        if (attempt > 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+        std::ostringstream text;
+        text << in.rdbuf();
+        s = text.str();
+    }
     std::replace(s.begin(), s.end(), '\0', '\n');
     return s;
 }
