@@ -22,8 +22,9 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 // With a rate limit the windows shrink to about rate x max(2 RTT, this), so the server can never run more
-// than that far ahead of what the rate allows.
-constexpr auto kMinWindowTime = 100ms;
+// than that far ahead of what the rate allows. 25 ms: a half-window burst then queues no more than the nice
+// mode's delay target (bench/net measured 100 ms windows making up to 50 ms of self-made queue).
+constexpr auto kMinWindowTime = 25ms;
 // Smaller windows would cut DATA frames (16 KiB by default) into pieces.
 constexpr std::uint32_t kMinWindow = 64 * 1024;
 // Windows are changed only when the target moves by more than this factor, not on every sample.
@@ -175,7 +176,9 @@ Result<void> Fetcher::start() {
     m_startTime = Clock::now();
     m_lastSample = m_startTime;
     m_rateWindow.emplace_back(m_startTime, 0);
-    applyRate(m_options.maxRate, m_startTime);
+    // Ask the nice mode too before any window goes out: otherwise the server gets the full default windows
+    // of credit (tens of MiB) before the first sample, and on a slow link that is the whole download.
+    applyRate(allowedRate(m_startTime), m_startTime);
     for (auto& task : m_tasks) {
         inspect(task);
     }
@@ -628,7 +631,9 @@ void Fetcher::onStreamClosed(FetcherConnection& connection, std::int32_t stream,
 }
 
 void Fetcher::onPingAck(FetcherConnection& /*connection*/, std::chrono::nanoseconds rtt) {
-    m_lastRtt = rtt;
+    // Windows follow the smallest RTT seen: the latest includes the queue this download builds itself, and
+    // windows sized from it would grow with the queue they cause.
+    m_lastRtt = m_lastRtt ? std::min(*m_lastRtt, rtt) : rtt;
     m_newRtt = rtt;
 }
 
@@ -941,11 +946,8 @@ void Fetcher::pace(Clock::time_point now) {
     }
 }
 
-void Fetcher::sample(Clock::time_point now) {
-    m_lastSample = now;
-    for (auto& connection : m_connections) {
-        connection->checkStall(now, m_options.stallTimeout);
-    }
+std::optional<double> Fetcher::allowedRate(Clock::time_point now) {
+    std::optional<double> rate = m_options.maxRate;
     if (m_options.rateController) {
         LinkSample link;
         link.time = now;
@@ -954,11 +956,20 @@ void Fetcher::sample(Clock::time_point now) {
         if (auto rx = totalReceivedBytes(m_options.procNetDev); rx) {
             link.interfaceRxBytes = *rx;
         }
-        std::optional<double> rate = m_options.rateController->onSample(link);
-        if (m_options.maxRate) {
-            rate = rate ? std::min(*rate, *m_options.maxRate) : *m_options.maxRate;
+        if (const auto nice = m_options.rateController->onSample(link)) {
+            rate = rate ? std::min(*rate, *nice) : *nice;
         }
-        applyRate(rate, now);
+    }
+    return rate;
+}
+
+void Fetcher::sample(Clock::time_point now) {
+    m_lastSample = now;
+    for (auto& connection : m_connections) {
+        connection->checkStall(now, m_options.stallTimeout);
+    }
+    if (m_options.rateController) {
+        applyRate(allowedRate(now), now);
         // The next RTT for the controller: a PING on the busiest connection, queued behind its data.
         FetcherConnection* busiest = nullptr;
         for (auto& connection : m_connections) {

@@ -112,6 +112,8 @@ private:
     void tick();
     void pace(std::chrono::steady_clock::time_point now);
     void sample(std::chrono::steady_clock::time_point now);
+    /// The receive rate allowed now: the nice mode's answer for a fresh link sample, capped by maxRate.
+    std::optional<double> allowedRate(std::chrono::steady_clock::time_point now);
     void applyRate(std::optional<double> rate, std::chrono::steady_clock::time_point now);
     std::uint32_t connectionWindow() const;
     std::uint32_t streamWindow() const;

@@ -81,6 +81,9 @@ Result<void> validate(const NiceRateOptions& o) {
     if (!(o.protocolOverhead >= 0.0 && o.protocolOverhead <= 1.0)) {
         return outOfRange("protocol-overhead", fmt(o.protocolOverhead), "in [0, 1]");
     }
+    if (!(o.foregroundHeadroom >= 0.0 && o.foregroundHeadroom <= 4.0)) {
+        return outOfRange("foreground-headroom", fmt(o.foregroundHeadroom), "in [0, 4]");
+    }
     if (!(o.foregroundNoise >= 0.0 && o.foregroundNoise < 1.0)) {
         return outOfRange("foreground-noise", fmt(o.foregroundNoise), "in [0, 1)");
     }
@@ -243,7 +246,8 @@ void NiceRateController::step(Clock::time_point now, double elapsed) {
     // A queue above the target means the link is full whatever the counters say (they cannot see a
     // bottleneck beyond the first hop, and the capacity may be overestimated).
     const double granted = m_reserve.state().quota;
-    const double idle = congested ? 0.0 : std::clamp(1.0 - foregroundShare - granted, 0.0, 1.0);
+    const double foregroundClaim = foregroundShare * (1.0 + o.foregroundHeadroom);
+    const double idle = congested ? 0.0 : std::clamp(1.0 - foregroundClaim - granted, 0.0, 1.0);
     const auto& reserve = m_reserve.step(idle);
 
     // The delay share, rLEDBAT-style: multiplicative decrease above the target, growth proportional to the

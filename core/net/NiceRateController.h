@@ -17,10 +17,11 @@ namespace nicer::net {
 /// uses; docs/bench-net.md says how they were chosen.
 struct NiceRateOptions {
     /// The reserve-band controller run on the link's idle share, as on the CPU. Its period is the
-    /// controller's step: samples closer together are added up until a period has passed. Band 5% of the
-    /// link; m_max 8 rather than the CPU's 16 so the download is back near full speed ~4 s after the user's
+    /// controller's step: samples closer together are added up until a period has passed; 250 ms (the
+    /// fetcher samples every 100 ms) so that the download yields within about a second. Band 5% of the
+    /// link; m_max 8 rather than the CPU's 16 so the download is back near full speed ~2 s after the user's
     /// traffic stops; epsilon 2% because byte counters of a busy link are never exactly full.
-    control::ControllerParams reserve{0.05, 1.0, 8.0, 4, 0.02, std::chrono::milliseconds{500}};
+    control::ControllerParams reserve{0.05, 1.0, 8.0, 4, 0.02, std::chrono::milliseconds{250}};
 
     /// Queueing delay (RTT above the base RTT) the download may add to the user's traffic. Above it the link
     /// counts as full. RFC 6817 allows up to 100 ms and LEDBAT++/RFC 9840 use 60 ms; 25 ms is kept lower
@@ -56,6 +57,11 @@ struct NiceRateOptions {
     /// Interface bytes per payload byte beyond 1 (Ethernet, IP, TCP, TLS and HTTP/2 framing), so that our
     /// own download is not mistaken for the user's traffic.
     double protocolOverhead = 0.05;
+    /// The user's own traffic counts this much larger than measured when the idle share is worked out, so
+    /// that it can grow by this share of itself before it meets the download. Without it an elastic
+    /// foreground (a bulk download that is limited by its receive window rather than the bottleneck, so
+    /// it builds no queue) leaves the few percent the counters cannot resolve for the download to take.
+    double foregroundHeadroom = 0.25;
     /// Traffic that is not ours below this share of the capacity is noise, not the user.
     double foregroundNoise = 0.03;
     /// The allowed rate never falls below this (payload bytes per second), so a download always advances.
@@ -75,7 +81,7 @@ struct NiceRateStatus {
     double ourRate = 0.0;         ///< our payload bytes/s
     double foregroundShare = 0.0; ///< f: traffic that is not ours, as a share of C
     double ourShare = 0.0;        ///< our traffic as a share of C
-    /// What the reserve controller was fed: 1 - f - q, 0 when the delay is above the target.
+    /// What the reserve controller was fed: 1 - (1 + h) f - q, 0 when the delay is above the target.
     double idleShare = 0.0;
     std::optional<std::chrono::nanoseconds> baseRtt;
     std::optional<std::chrono::nanoseconds> queueingDelay; ///< current RTT - base RTT, when known
@@ -91,7 +97,8 @@ struct NiceRateStatus {
  *
  * The link is treated like the CPU. Its capacity C is the largest total receive rate seen lately (raised
  * by probing while the link is quiet); the user's foreground share is f = (interface rx - our rx) / C; the
- * idle share i = 1 - f - q feeds the thesis's reserve-band controller, whose quota q is our share of C.
+ * idle share i = 1 - (1 + h) f - q feeds the thesis's reserve-band controller, whose quota q is our share
+ * of C (h: foregroundHeadroom, room for the user's traffic to grow).
  * (Our part counts as the quota granted rather than the bytes measured, because the fetcher's flow control
  * lags the rate by a window: our own overshoot must not read as the user's traffic.) A
  * queueing delay above the target (receiver-side LEDBAT, RFC 9840, with the RTT of HTTP/2 PINGs and the

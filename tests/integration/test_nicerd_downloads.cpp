@@ -217,8 +217,11 @@ TEST_CASE("files that fail are tried again after the retry delay, and only they"
                                      downloads.string(), "--download-retry", "3"}),
                          dir);
     REQUIRE(daemon.waitReady());
+    // The retry is armed once the round is over, that is once 64k.bin is in place too (in nice mode, the
+    // default, that can take a second or two: the download starts at the nice mode's floor rate).
     const auto failed = waitForDownloads(daemon, [&](const dbus::DaemonStatus& s) {
-        return s.downloads.size() == 2 && entry(s, lateName).state.starts_with("failed: ");
+        return s.downloads.size() == 2 && entry(s, lateName).state.starts_with("failed: ") &&
+               entry(s, lateName).state.find("nicerd tries again in") != std::string::npos;
     });
     INFO(describe(failed.downloads));
     CHECK_THAT(entry(failed, lateName).state, Catch::Contains("404"));
