@@ -270,6 +270,7 @@ nlohmann::json summaryJson(const net::FetchReport& report) {
     totals["retries"] = t.retries;
     totals["hashMismatches"] = t.hashMismatches;
     totals["rangeIgnored"] = t.rangeIgnored;
+    totals["redirects"] = t.redirects;
     return nlohmann::json{{"files", files}, {"totals", totals}, {"cancelled", report.cancelled}};
 }
 

@@ -132,11 +132,18 @@ ResponseVerdict judgeResponse(const ResponseFacts& response, std::uint64_t partS
     if (status == 408 || status == 429 || (status >= 500 && status <= 599)) {
         return verdict(ResponseAction::Retry, "the server answered " + statusText(status));
     }
+    const bool followable = status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+    if (followable && response.location && !text::trim(*response.location).empty()) {
+        ResponseVerdict v = verdict(ResponseAction::Redirect, "the server answered " + statusText(status));
+        v.location = std::string(text::trim(*response.location));
+        return v;
+    }
     if (status >= 300 && status <= 399) {
-        return verdict(
-            ResponseAction::NextMirror,
-            "the server answered " + statusText(status) +
-                " (a redirect); nicer does not follow redirects: put the final URL in the manifest");
+        return verdict(ResponseAction::NextMirror,
+                       "the server answered " + statusText(status) +
+                           (followable
+                                ? " without saying where to (no Location header)"
+                                : " (a redirect nicer cannot follow: put the final URL in the manifest)"));
     }
     return verdict(ResponseAction::NextMirror, "the server answered " + statusText(status));
 }

@@ -23,8 +23,11 @@ enum class ResponseAction {
     /// A failed attempt worth repeating on this mirror after a pause (5xx, 429, 408, or a response that
     /// contradicts the manifest or the request).
     Retry,
-    /// This mirror will not serve the file (403, 404, other 4xx, redirects): go on to the next mirror.
+    /// This mirror will not serve the file (403, 404, other 4xx, a redirect without a target): go on to the
+    /// next mirror.
     NextMirror,
+    /// 301, 302, 303, 307 or 308 with a Location: ask there instead (ResponseVerdict::location).
+    Redirect,
 };
 
 /// The decision about one response, with the facts the body must then match.
@@ -38,6 +41,8 @@ struct ResponseVerdict {
     std::optional<std::uint64_t> fileSize;
     /// For every action but Write: what happened, for the user ("the server answered 404 Not Found").
     std::string reason;
+    /// Redirect: the Location header as sent (possibly relative to the request's URL).
+    std::string location;
 };
 
 /// The response's headers that matter for a download.
@@ -45,6 +50,7 @@ struct ResponseFacts {
     int status = 0;
     std::optional<std::uint64_t> contentLength; ///< nullopt when absent or not a number
     std::optional<std::string> contentRange;    ///< raw value, when present
+    std::optional<std::string> location;        ///< raw value, when present
 };
 
 /// Decides what to do with a response to a GET that asked for the file from byte @p partSize on

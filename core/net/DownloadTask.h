@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace nicer::net {
@@ -23,6 +24,7 @@ enum class AttemptFailure {
     Discard,    ///< like Retry, but the part file is not a prefix of the file: delete it first
     NextMirror, ///< this mirror will not serve it: go on to the next one now
     Local,      ///< a local problem (disk, permissions): give the file up, no server can help
+    Redirect,   ///< the server sent us elsewhere (Failure::location): ask there at once, no attempt counted
 };
 
 /// The Fetcher's working state for one file of the manifest. Plain data; the Fetcher drives it.
@@ -36,9 +38,18 @@ struct DownloadTask {
     };
 
     struct Failure {
+        Failure(AttemptFailure failureKind, std::string why,
+                std::optional<std::chrono::seconds> after = std::nullopt,
+                std::optional<Url> to = std::nullopt)
+            : kind(failureKind)
+            , reason(std::move(why))
+            , retryAfter(after)
+            , location(std::move(to)) {}
+
         AttemptFailure kind = AttemptFailure::Retry;
         std::string reason;
         std::optional<std::chrono::seconds> retryAfter;
+        std::optional<Url> location; ///< Redirect: where to ask next
     };
 
     DownloadTask(std::size_t position, MetalinkFile manifestFile, std::vector<Url> urls, Backoff retryBackoff)
@@ -54,12 +65,17 @@ struct DownloadTask {
         const auto size = expectedSize();
         return size ? std::optional<std::uint64_t>(*size > offset ? *size - offset : 0) : std::nullopt;
     }
-    const Url& url() const { return mirrors[mirror]; }
+    /// Where the next request goes: the mirror's URL, or where it redirected to.
+    const Url& url() const { return redirect ? *redirect : mirrors[mirror]; }
 
     std::size_t index;
     MetalinkFile file;
     std::vector<Url> mirrors;
     std::size_t mirror = 0;
+    /// The current mirror's redirect target and how many redirects led there. Every failed attempt starts
+    /// again from the mirror's own URL: a redirector may pick another target next time.
+    std::optional<Url> redirect;
+    int redirects = 0;
     int attemptsOnMirror = 0;
     int freeRetriesInARow = 0;
     Backoff backoff;

@@ -40,7 +40,7 @@ struct FetchFileReport {
     FileState state = FileState::Queued;
     /// Bytes of the file in place now (in the .part file, or all of it when done).
     std::uint64_t bytesDone = 0;
-    /// Requests sent for this file in this run.
+    /// Attempts made for this file in this run: requests, each counted with the redirects it led to.
     int attempts = 0;
     /// Bytes the .part file already held when this run first asked for the file (0: from the start).
     std::uint64_t resumedFrom = 0;
@@ -79,6 +79,8 @@ struct FetchTotals {
     std::size_t hashMismatches = 0;
     /// Range requests the server answered with the whole file, so the part file started over.
     std::size_t rangeIgnored = 0;
+    /// Redirects followed (301, 302, 303, 307, 308).
+    std::size_t redirects = 0;
 };
 
 /// The state of a whole fetch: what observers see while it runs, and the summary at the end.

@@ -1,6 +1,5 @@
 #include "net/Fetcher.h"
 
-#include "net/DownloadResponse.h"
 #include "net/HttpHeaders.h"
 #include "net/InterfaceTraffic.h"
 #include "net/RateController.h"
@@ -27,6 +26,8 @@ using namespace std::chrono_literals;
 constexpr auto kMinWindowTime = 25ms;
 // Smaller windows would cut DATA frames (16 KiB by default) into pieces.
 constexpr std::uint32_t kMinWindow = 64 * 1024;
+// Redirects followed in a row before a mirror is given up; browsers allow 20, curl -L 50.
+constexpr int kMaxRedirects = 10;
 // Windows are changed only when the target moves by more than this factor, not on every sample.
 constexpr double kWindowHysteresis = 1.25;
 // Current rate: received bytes over this much recent time.
@@ -414,6 +415,15 @@ FetcherConnection* Fetcher::connectionFor(DownloadTask& task, std::string& error
     if (const auto it = m_current.find(key); it != m_current.end() && it->second->acceptsRequests()) {
         return it->second;
     }
+    if (task.url().scheme == "https" && !m_tls) {
+        // Only a redirect gets here: a manifest with https URLs has its TLS set up at create().
+        auto tls = TlsContext::create(m_options.tls);
+        if (!tls) {
+            error = tls.error().message;
+            return nullptr;
+        }
+        m_tls = std::move(*tls);
+    }
     ConnectionOptions connectionOptions;
     connectionOptions.connectTimeout = m_options.connectTimeout;
     auto opened =
@@ -482,7 +492,9 @@ bool Fetcher::startAttempt(DownloadTask& task, FetcherConnection& connection) {
     m_streams[{&connection, *stream}] = task.index;
 
     report.state = FileState::Active;
-    ++report.attempts;
+    if (!task.redirect) {
+        ++report.attempts; // a request that follows a redirect belongs to the attempt that led to it
+    }
     if (!task.requested) {
         task.requested = true;
         report.resumedFrom = task.offset;
@@ -519,6 +531,7 @@ void Fetcher::onResponseHeaders(FetcherConnection& connection, std::int32_t stre
         facts.contentLength = parseContentLength(*length);
     }
     facts.contentRange = header(headers, "content-range");
+    facts.location = header(headers, "location");
     const ResponseVerdict verdict = judgeResponse(facts, task.offset, task.file.size);
     if (verdict.fileSize && !task.file.size) {
         task.serverSize = verdict.fileSize;
@@ -565,7 +578,28 @@ void Fetcher::onResponseHeaders(FetcherConnection& connection, std::int32_t stre
     case ResponseAction::NextMirror:
         resetAttempt(task, {AttemptFailure::NextMirror, verdict.reason, std::nullopt});
         return;
+    case ResponseAction::Redirect:
+        resetAttempt(task, redirectOf(task, verdict));
+        return;
     }
+}
+
+DownloadTask::Failure Fetcher::redirectOf(const DownloadTask& task, const ResponseVerdict& verdict) const {
+    auto target = resolveUrl(task.url(), verdict.location);
+    if (!target) {
+        return {AttemptFailure::NextMirror,
+                verdict.reason + " with a Location nicer cannot follow: " + target.error().message};
+    }
+    const std::string to = verdict.reason + " to " + target->toString();
+    if (task.redirects >= kMaxRedirects) {
+        return {AttemptFailure::NextMirror, to + ", redirect number " + std::to_string(task.redirects + 1) +
+                                                " in a row; giving this mirror up (a redirect loop?)"};
+    }
+    if (task.url().scheme == "https" && target->scheme == "http") {
+        return {AttemptFailure::NextMirror, to + "; a redirect from https to http is not followed, it would "
+                                                 "drop the server's authentication and encryption"};
+    }
+    return {AttemptFailure::Redirect, to, std::nullopt, std::move(*target)};
 }
 
 void Fetcher::consume(DownloadTask& task, std::size_t n) {
@@ -746,9 +780,18 @@ void Fetcher::finishFile(DownloadTask& task) {
 
 void Fetcher::attemptFailed(DownloadTask& task, DownloadTask::Failure failure) {
     auto& report = m_report.files[task.index];
+    task.failure.reset();
+    if (failure.kind == AttemptFailure::Redirect) {
+        task.redirect = std::move(failure.location);
+        ++task.redirects;
+        ++m_report.totals.redirects;
+        report.state = FileState::Queued;
+        return;
+    }
     const std::string where = task.url().toString();
     report.error = where + ": " + failure.reason;
-    task.failure.reset();
+    task.redirect.reset();
+    task.redirects = 0;
     switch (failure.kind) {
     case AttemptFailure::Local:
         failFile(task, failure.reason);
@@ -767,6 +810,7 @@ void Fetcher::attemptFailed(DownloadTask& task, DownloadTask::Failure failure) {
         report.bytesDone = 0;
         break;
     case AttemptFailure::Retry:
+    case AttemptFailure::Redirect:
         break;
     }
     ++task.attemptsOnMirror;

@@ -47,6 +47,53 @@ Error urlError(std::string_view text, const std::string& what) {
     return Error{"URL '" + std::string(text) + "': " + what};
 }
 
+// RFC 3986 3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":". The length of "scheme:", or 0 when the
+// reference starts with no scheme (and is relative).
+std::size_t schemeLength(std::string_view reference) {
+    if (reference.empty() ||
+        !((reference[0] >= 'a' && reference[0] <= 'z') || (reference[0] >= 'A' && reference[0] <= 'Z'))) {
+        return 0;
+    }
+    for (std::size_t i = 1; i < reference.size(); ++i) {
+        const char c = reference[i];
+        if (c == ':') {
+            return i + 1;
+        }
+        if (!isAlnum(c) && c != '+' && c != '-' && c != '.') {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+// RFC 3986 5.2.4, on a path without its query.
+std::string removeDotSegments(std::string_view input) {
+    std::string output;
+    while (!input.empty()) {
+        if (input.starts_with("../")) {
+            input.remove_prefix(3);
+        } else if (input.starts_with("./")) {
+            input.remove_prefix(2);
+        } else if (input.starts_with("/./")) {
+            input.remove_prefix(2);
+        } else if (input == "/.") {
+            input = "/";
+        } else if (input.starts_with("/../") || input == "/..") {
+            input = input.size() == 3 ? std::string_view("/") : input.substr(3);
+            const auto slash = output.rfind('/');
+            output.erase(slash == std::string::npos ? 0 : slash);
+        } else if (input == "." || input == "..") {
+            input = {};
+        } else {
+            const auto next = input.find('/', 1);
+            const auto segment = input.substr(0, next);
+            output += segment;
+            input.remove_prefix(segment.size());
+        }
+    }
+    return output;
+}
+
 } // namespace
 
 std::string Url::authority() const {
@@ -160,6 +207,38 @@ Result<Url> parseUrl(std::string_view text) {
         }
     }
     return url;
+}
+
+Result<Url> resolveUrl(const Url& base, std::string_view reference) {
+    reference = reference.substr(0, reference.find('#'));
+    if (const std::size_t scheme = schemeLength(reference); scheme > 0) {
+        if (reference.substr(scheme).starts_with("//")) {
+            return parseUrl(reference); // it names the scheme it wants refused, if not http(s)
+        }
+        return urlError(reference, "is not an http:// or https:// URL");
+    }
+    if (reference.starts_with("//")) {
+        return parseUrl(base.scheme + ":" + std::string(reference));
+    }
+    const std::string origin = base.scheme + "://" + base.authority();
+    const std::string_view basePath = std::string_view(base.path).substr(0, base.path.find('?'));
+    if (reference.empty()) {
+        return base;
+    }
+    if (reference.front() == '?') {
+        return parseUrl(origin + std::string(basePath) + std::string(reference));
+    }
+    const auto queryStart = std::min(reference.find('?'), reference.size());
+    std::string path(reference.substr(0, queryStart));
+    if (!path.starts_with('/')) {
+        // Merge (5.2.3): the base path up to its last '/', then the reference.
+        const auto slash = basePath.rfind('/');
+        path = std::string(basePath.substr(0, slash == std::string_view::npos ? 0 : slash + 1)) + path;
+        if (!path.starts_with('/')) {
+            path.insert(0, "/");
+        }
+    }
+    return parseUrl(origin + removeDotSegments(path) + std::string(reference.substr(queryStart)));
 }
 
 } // namespace nicer::net

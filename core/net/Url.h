@@ -29,4 +29,9 @@ struct Url {
 /// query are percent-encoded; everything else is kept as written (nothing is decoded).
 Result<Url> parseUrl(std::string_view text);
 
+/// Resolves @p reference (a Location header: an absolute URL, "//host/path", "/path", "?query" or a path
+/// relative to @p base) against @p base as RFC 3986 section 5.2 says, dot segments removed. The result must
+/// be an http:// or https:// URL that parseUrl() accepts; anything else is an error saying so.
+Result<Url> resolveUrl(const Url& base, std::string_view reference);
+
 } // namespace nicer::net

@@ -109,7 +109,7 @@ big_headers() {
   for ((i = 1; i <= 20; i++)); do printf '            add_header X-Big-%d %s always;\n' "$i" "$value"; done
 }
 
-write_nginx_conf() { # TLS_PORT H2C_PORT HTTP1_TLS_PORT QUIRKS_PORT GOAWAY_PORT
+write_nginx_conf() { # TLS_PORT H2C_PORT HTTP1_TLS_PORT QUIRKS_PORT GOAWAY_PORT NGHTTPD_H2C_PORT
   local n=$DIR/nginx v6=""
   mkdir -p "$n/tmp"
   if have_ipv6; then v6="listen [::1]:$1 ssl http2;"; fi
@@ -137,6 +137,8 @@ http {
         ssl_certificate_key $DIR/tls/localhost.key;
         ssl_protocols TLSv1.2 TLSv1.3;
         root $DIR/www;
+        # A redirect from https to http, which the fetcher must refuse to follow.
+        location ~ ^/downgrade(/.*)\$ { return 302 http://127.0.0.1:$2\$1; }
     }
     server {
         # h2c with prior knowledge: nginx 1.22 speaks HTTP/2 on a plain listener marked http2.
@@ -158,10 +160,21 @@ http {
     server {
         # h2c. /: the document root. /norange/: Range ignored (always 200). /slow/: 1 MB/s per request.
         # /busy/: 503 with Retry-After: 1. /bigheaders/: a response header block of ~80 kB.
+        # Redirects, with relative Locations (absolute_redirect off): /moved/X -> 301 /hop/X -> 307 /X;
+        # /relative/a/D/F -> 302 ../../../D/F (relative to the request's path; for files one directory deep,
+        # as the tests' are); /loop/X -> 302 to itself;
+        # /elsewhere/X -> 308 to nghttpd (h2c), another origin; /nowhere/: 302 without a Location.
         listen 127.0.0.1:$4 http2;
         server_name localhost;
         access_log $n/quirks.log nicer_fetch;
         root $DIR/www;
+        absolute_redirect off;
+        location ~ ^/moved(/.*)\$ { return 301 /hop\$1; }
+        location ~ ^/hop(/.*)\$ { return 307 \$1; }
+        location ~ ^/relative/a/(.*)\$ { return 302 ../../../\$1; }
+        location /loop/ { return 302 \$uri; }
+        location ~ ^/elsewhere(/.*)\$ { return 308 http://127.0.0.1:$6\$1; }
+        location /nowhere/ { add_header X-Nothing 1; return 302; }
         location /norange/ { alias $DIR/www/; max_ranges 0; }
         location /slow/ { alias $DIR/www/; limit_rate 1m; }
         location /busy/ { add_header Retry-After 1 always; return 503; }
@@ -195,7 +208,7 @@ start_server() { # NAME
       pick_port; PORT_C=$PICKED
       pick_port; PORT_D=$PICKED
       pick_port; PORT_E=$PICKED
-      write_nginx_conf "$PORT_A" "$PORT_B" "$PORT_C" "$PORT_D" "$PORT_E"
+      write_nginx_conf "$PORT_A" "$PORT_B" "$PORT_C" "$PORT_D" "$PORT_E" "$NGHTTPD_H2C_PORT"
     fi
     cmd=$(server_cmd "$name" "$PORT_A")
     # setsid + all three streams redirected: the server outlives this script without holding the caller's
@@ -274,6 +287,7 @@ do_start() {
   local h2c tls wrong ngx_tls ngx_h2c ngx_http1 ngx_quirks ngx_goaway closed ipv6=0
   start_server nghttpd-h2c || { do_stop; die "nghttpd (h2c) did not start; see $DIR/logs"; }
   h2c=$PORT_A
+  NGHTTPD_H2C_PORT=$h2c # nginx's /elsewhere/ redirects there
   start_server nghttpd-tls || { do_stop; die "nghttpd (TLS) did not start; see $DIR/logs"; }
   tls=$PORT_A
   start_server nghttpd-wrong-name || { do_stop; die "nghttpd (wrong-name TLS) did not start; see $DIR/logs"; }

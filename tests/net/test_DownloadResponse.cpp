@@ -2,13 +2,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
+
 using namespace nicer::net;
 
 namespace {
 
 ResponseFacts facts(int status, std::optional<std::uint64_t> length = std::nullopt,
                     std::optional<std::string> range = std::nullopt) {
-    return ResponseFacts{status, length, std::move(range)};
+    return ResponseFacts{status, length, std::move(range), std::nullopt};
 }
 
 } // namespace
@@ -103,9 +105,30 @@ TEST_CASE("Statuses: transient ones are retried, the rest go to the next mirror"
         CHECK(judgeResponse(facts(status), 0, 1000).action == ResponseAction::NextMirror);
     }
     CHECK_THAT(judgeResponse(facts(404), 0, 1000).reason, Catch::Contains("404 Not Found"));
-    const auto redirect = judgeResponse(facts(302), 0, 1000);
-    CHECK(redirect.action == ResponseAction::NextMirror);
-    CHECK_THAT(redirect.reason, Catch::Contains("does not follow redirects"));
+}
+
+TEST_CASE("Redirects with a Location are followed; the others go to the next mirror", "[DownloadResponse]") {
+    for (const int status : {301, 302, 303, 307, 308}) {
+        INFO(status);
+        auto response = facts(status);
+        response.location = " /mirror/unit.bin ";
+        const auto v = judgeResponse(response, 400, 1000);
+        CHECK(v.action == ResponseAction::Redirect);
+        CHECK(v.location == "/mirror/unit.bin");
+        CHECK_THAT(v.reason, Catch::Contains(std::to_string(status)));
+    }
+    const auto nowhere = judgeResponse(facts(302), 0, 1000);
+    CHECK(nowhere.action == ResponseAction::NextMirror);
+    CHECK_THAT(nowhere.reason, Catch::Contains("no Location header"));
+    // 300 Multiple Choices and 305 Use Proxy name no single target to follow.
+    for (const int status : {300, 304, 305}) {
+        INFO(status);
+        auto response = facts(status);
+        response.location = "/elsewhere";
+        const auto v = judgeResponse(response, 0, 1000);
+        CHECK(v.action == ResponseAction::NextMirror);
+        CHECK_THAT(v.reason, Catch::Contains("put the final URL in the manifest"));
+    }
 }
 
 TEST_CASE("Unsatisfied ranges and range headers", "[DownloadResponse]") {

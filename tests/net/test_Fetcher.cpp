@@ -492,6 +492,104 @@ TEST_CASE("Every mirror failing: the file fails and says so; the others go on", 
     CHECK_THAT(report.files[1].error, Catch::Contains("404") && Catch::Contains("all 2 mirrors failed"));
 }
 
+TEST_CASE("Redirects are followed, relative ones too, on the same connection", "[fetcher][redirects]") {
+    ServedFiles served(servers().www, "fetch-redirect");
+    served.add("chain.bin", 200'000, 31);
+    served.add("rel.bin", 50'000, 32);
+    auto files = served.manifest({quirks()});
+    files[0].mirrors[0].url = quirks() + "/moved" + served.urlPath(0); // 301, then 307
+    files[1].mirrors[0].url = quirks() + "/relative/a" + served.urlPath(1);
+    TempDir dir;
+    const auto report = fetchAll(files, dir.path(), quickOptions());
+    REQUIRE(report.totals.filesOk == 2);
+    requireAllInPlace(served, dir.path());
+    CHECK(report.totals.redirects == 3);
+    CHECK(report.totals.connectionsOpened == 1);
+    CHECK(report.files[0].attempts == 1);
+    CHECK(report.files[0].mirrorUsed == quirks() + served.urlPath(0));
+    CHECK(report.files[1].mirrorUsed == quirks() + served.urlPath(1));
+
+    // nginx's side: each hop asked once, and the file itself served by the last request.
+    const auto moved = readNginxLog(quirksLog(), "/moved" + served.urlPath(0));
+    const auto hop = readNginxLog(quirksLog(), "/hop" + served.urlPath(0));
+    const auto final = readNginxLog(quirksLog(), served.urlPath(0));
+    REQUIRE(moved.size() == 1);
+    REQUIRE(hop.size() == 1);
+    REQUIRE(final.size() == 1);
+    CHECK(moved[0].status == 301);
+    CHECK(hop[0].status == 307);
+    CHECK(final[0].status == 200);
+}
+
+TEST_CASE("A redirect to another origin opens a connection there", "[fetcher][redirects]") {
+    ServedFiles served(servers().www, "fetch-redirect-origin");
+    served.add("o.bin", 80'000, 33);
+    auto files = served.manifest({quirks()});
+    files[0].mirrors[0].url = quirks() + "/elsewhere" + served.urlPath(0);
+    TempDir dir;
+    const auto report = fetchAll(files, dir.path(), quickOptions());
+    REQUIRE(report.files[0].state == FileState::Ok);
+    requireAllInPlace(served, dir.path());
+    CHECK(report.totals.redirects == 1);
+    CHECK(report.totals.connectionsOpened == 2);
+    CHECK(report.files[0].mirrorUsed == base(servers().nghttpdH2cPort) + served.urlPath(0));
+}
+
+TEST_CASE("A resumed download keeps its Range through the redirects", "[fetcher][redirects][resume]") {
+    ServedFiles served(servers().www, "fetch-redirect-resume");
+    const std::string& content = served.add("r.bin", 1'000'000, 34);
+    auto files = served.manifest({quirks()});
+    files[0].mirrors[0].url = quirks() + "/moved" + served.urlPath(0);
+    TempDir dir;
+    writeFile(dir.path() / "r.bin.part", content.substr(0, 400'000));
+    const auto report = fetchAll(files, dir.path(), quickOptions());
+    REQUIRE(report.files[0].state == FileState::Ok);
+    requireAllInPlace(served, dir.path());
+    CHECK(report.files[0].resumedFrom == 400'000);
+    CHECK(report.files[0].bytesDownloaded == 600'000);
+    const auto final = readNginxLog(quirksLog(), served.urlPath(0));
+    REQUIRE(final.size() == 1);
+    CHECK(final[0].range == "bytes=400000-");
+    CHECK(final[0].status == 206);
+}
+
+TEST_CASE("Redirect loops, https to http and redirects to nowhere give the mirror up, saying why",
+          "[fetcher][redirects]") {
+    ServedFiles served(servers().www, "fetch-redirect-bad");
+    served.add("b.bin", 10'000, 35);
+    const std::string path = served.urlPath(0);
+    auto loop = served.manifest({quirks()})[0];
+    loop.mirrors = {Mirror{quirks() + "/loop" + path, 1}};
+    auto downgrade = loop;
+    downgrade.mirrors = {Mirror{base(servers().nginxTlsPort, true) + "/downgrade" + path, 1}};
+    auto nowhere = loop;
+    nowhere.mirrors = {Mirror{quirks() + "/nowhere" + path, 1}};
+    auto options = quickOptions();
+    options.tls.caFile = servers().caFile;
+    for (const auto& [file, expected] : {std::pair{loop, "redirect number 11 in a row"},
+                                         std::pair{downgrade, "from https to http is not followed"},
+                                         std::pair{nowhere, "no Location header"}}) {
+        INFO(file.mirrors[0].url);
+        TempDir dir;
+        const auto report = fetchAll({file}, dir.path(), options);
+        CHECK(report.files[0].state == FileState::Failed);
+        CHECK_THAT(report.files[0].error, Catch::Contains(expected));
+        CHECK(report.files[0].attempts == 1);
+        CHECK_FALSE(std::filesystem::exists(dir.path() / "b.bin"));
+    }
+    // The loop's requests: the first and ten redirects followed, then nicer stopped asking.
+    CHECK(readNginxLog(quirksLog(), "/loop" + path).size() == 11);
+
+    // With a second mirror, the file comes from there.
+    auto twoMirrors = loop;
+    twoMirrors.mirrors.push_back(Mirror{base(servers().nghttpdH2cPort) + path, 2});
+    TempDir dir;
+    const auto report = fetchAll({twoMirrors}, dir.path(), options);
+    REQUIRE(report.files[0].state == FileState::Ok);
+    CHECK(report.files[0].mirrorUsed == twoMirrors.mirrors[1].url);
+    requireAllInPlace(served, dir.path());
+}
+
 TEST_CASE("Names that leave the directory refuse the whole manifest before anything is written",
           "[fetcher][paths]") {
     TempDir parent;

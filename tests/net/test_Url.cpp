@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 
 using namespace nicer::net;
 
@@ -142,4 +143,52 @@ TEST_CASE("parseUrl refuses spaces and control characters anywhere", "[Url]") {
         CHECK_THAT(failure(text), Catch::Contains("%20"));
     }
     CHECK_FALSE(parseUrl(std::string("http://h/a\0b", 12)).ok());
+}
+
+TEST_CASE("resolveUrl follows RFC 3986's reference resolution examples", "[Url]") {
+    const auto base = parsed("http://a/b/c/d;p?q");
+    // RFC 3986 section 5.4.1 (normal) and 5.4.2 (abnormal), the http ones.
+    const std::pair<const char*, const char*> examples[] = {
+        {"g", "http://a/b/c/g"},      {"./g", "http://a/b/c/g"},
+        {"g/", "http://a/b/c/g/"},    {"/g", "http://a/g"},
+        {"//g", "http://g/"},         {"?y", "http://a/b/c/d;p?y"},
+        {"g?y", "http://a/b/c/g?y"},  {"#s", "http://a/b/c/d;p?q"},
+        {"g#s", "http://a/b/c/g"},    {";x", "http://a/b/c/;x"},
+        {"", "http://a/b/c/d;p?q"},   {".", "http://a/b/c/"},
+        {"./", "http://a/b/c/"},      {"..", "http://a/b/"},
+        {"../", "http://a/b/"},       {"../g", "http://a/b/g"},
+        {"../..", "http://a/"},       {"../../g", "http://a/g"},
+        {"../../../g", "http://a/g"}, {"/./g", "http://a/g"},
+        {"/../g", "http://a/g"},      {"g.", "http://a/b/c/g."},
+        {"..g", "http://a/b/c/..g"},  {"./../g", "http://a/b/g"},
+        {"./g/.", "http://a/b/c/g/"}, {"g/./h", "http://a/b/c/g/h"},
+        {"g/../h", "http://a/b/c/h"}, {"g;x=1/../y", "http://a/b/c/y"},
+    };
+    for (const auto& [reference, expected] : examples) {
+        INFO(reference);
+        const auto resolved = resolveUrl(base, reference);
+        REQUIRE(resolved.ok());
+        CHECK(resolved->toString() == expected);
+    }
+}
+
+TEST_CASE("resolveUrl takes absolute URLs as they are and keeps the base's scheme and port", "[Url]") {
+    const auto base = parsed("https://example.org:8443/work/unit.bin");
+    CHECK(resolveUrl(base, "http://mirror.example/u.bin")->toString() == "http://mirror.example/u.bin");
+    CHECK(resolveUrl(base, "//cdn.example/u.bin")->toString() == "https://cdn.example/u.bin");
+    CHECK(resolveUrl(base, "/other/u.bin")->toString() == "https://example.org:8443/other/u.bin");
+    CHECK(resolveUrl(base, "u2.bin")->toString() == "https://example.org:8443/work/u2.bin");
+}
+
+TEST_CASE("resolveUrl refuses what is not an http(s) URL, saying why", "[Url]") {
+    const auto base = parsed("https://example.org/work/unit.bin");
+    const auto ftp = resolveUrl(base, "ftp://example.org/u.bin");
+    REQUIRE_FALSE(ftp.ok());
+    CHECK_THAT(ftp.error().message, Catch::Contains("'ftp' is not supported"));
+    const auto mail = resolveUrl(base, "mailto:someone@example.org");
+    REQUIRE_FALSE(mail.ok());
+    CHECK_THAT(mail.error().message, Catch::Contains("is not an http:// or https:// URL"));
+    const auto spaced = resolveUrl(base, "/a file.bin");
+    REQUIRE_FALSE(spaced.ok());
+    CHECK_THAT(spaced.error().message, Catch::Contains("space"));
 }
