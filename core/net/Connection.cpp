@@ -596,7 +596,7 @@ int Connection::onKick(sd_event_source*, void* userdata) noexcept {
 void Connection::handleKick() {
     if (m_closePending) {
         m_closePending = false;
-        std::optional<Error> error = std::move(m_closeError);
+        std::optional<ConnectionError> error = std::move(m_closeError);
         m_closeError.reset();
         m_listener->onClosed(std::move(error)); // the last call: it may well destroy us
         return;
@@ -635,7 +635,7 @@ void Connection::kick() {
     sd_event_source_set_enabled(m_kick.get(), SD_EVENT_ONESHOT);
 }
 
-void Connection::finish(std::optional<Error> error) {
+void Connection::finish(std::optional<ConnectionError> error) {
     if (m_state == State::Closed) {
         return;
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "net/ConnectionError.h"
 #include "net/Endpoint.h"
 #include "net/OpenSsl.h"
 #include "net/Resolver.h"
@@ -51,10 +52,11 @@ public:
         virtual void onBytes(std::span<const std::uint8_t> bytes) = 0;
         /// Everything queued by send() has been handed to the kernel: there is room for more.
         virtual void onWritable() = 0;
-        /// The connection is over: nullopt when the server closed it, else the Error that ended it (failed
-        /// resolution, connect, TLS verification, ALPN, a reset, a timeout). The last call; never made after
-        /// close() or destruction.
-        virtual void onClosed(std::optional<Error> error) = 0;
+        /// The connection is over: nullopt when the server closed it, else what ended it (failed
+        /// resolution, connect, TLS verification, ALPN, a reset, a timeout), marked permanent when it is the
+        /// server itself that cannot be used (certificate, ALPN). The last call; never made after close() or
+        /// destruction.
+        virtual void onClosed(std::optional<ConnectionError> error) = 0;
     };
 
     /// Starts connecting to @p endpoint on @p event's loop; the outcome arrives through @p listener, which
@@ -136,8 +138,10 @@ private:
 
     /// Ends the connection and reports @p error (nullopt: closed by the server) through onClosed() from the
     /// loop's next iteration.
-    void finish(std::optional<Error> error);
-    void fail(Error error) { finish(std::move(error)); }
+    void finish(std::optional<ConnectionError> error);
+    void fail(ConnectionError error) { finish(std::move(error)); }
+    /// fail() for a failure that may pass (refused, reset, timeout): not permanent.
+    void fail(Error error) { finish(ConnectionError{std::move(error)}); }
     /// fail() for an exception caught at a C callback; cannot throw.
     void failInternal(const char* what) noexcept;
     void teardown() noexcept;
@@ -176,7 +180,7 @@ private:
     bool m_sslReadWantsWrite = false;
     bool m_sslWriteWantsRead = false;
     bool m_closePending = false;
-    std::optional<Error> m_closeError;
+    std::optional<ConnectionError> m_closeError;
 
     std::chrono::milliseconds m_stallTimeout{0};
     std::uint64_t m_lastReceive = 0; // CLOCK_MONOTONIC µs

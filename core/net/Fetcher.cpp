@@ -714,8 +714,7 @@ void Fetcher::processClosed(const ClosedStream& closed) {
         return;
     }
     // A server that cannot be verified (TLS) or does not speak HTTP/2 will not change by waiting.
-    const bool permanent = !connection->everConnected() && connection->error() &&
-                           FetcherConnection::isPermanent(*connection->error());
+    const bool permanent = !connection->everConnected() && connection->failedPermanently();
     attemptFailed(task,
                   {permanent ? AttemptFailure::NextMirror : AttemptFailure::Retry, reason, std::nullopt});
 }

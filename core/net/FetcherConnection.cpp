@@ -49,13 +49,6 @@ Result<std::unique_ptr<FetcherConnection>> FetcherConnection::open(sd_event* eve
     return self;
 }
 
-bool FetcherConnection::isPermanent(const Error& error) {
-    // The transport's messages (TlsErrors.cpp) are the only account of why it failed.
-    const std::string_view message = error.message;
-    return message.starts_with("TLS: certificate") ||
-           message.find("does not speak HTTP/2") != std::string_view::npos;
-}
-
 Result<std::int32_t> FetcherConnection::submit(const Http2Session::Request& request) {
     if (m_closed) {
         return Error{"the connection to " + m_endpoint.toString() + " is closed"};
@@ -234,13 +227,14 @@ void FetcherConnection::onWritable() {
     flush();
 }
 
-void FetcherConnection::onClosed(std::optional<Error> error) {
+void FetcherConnection::onClosed(std::optional<ConnectionError> error) {
     if (m_closed) {
         return;
     }
     m_closed = true;
     if (error) {
-        m_error = std::move(error);
+        m_error = std::move(error->error);
+        m_failedPermanently = error->permanent;
     } else if (m_session->activeStreams() > 0) {
         m_error =
             Error{"server " + m_endpoint.toString() + " closed the connection in the middle of a download"};

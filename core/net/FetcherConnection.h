@@ -87,9 +87,10 @@ public:
     std::size_t maxConcurrentStreams() const;
     /// Why the connection ended, when it did not end cleanly.
     const std::optional<Error>& error() const { return m_error; }
-    /// True for a connection failure that retrying the same server cannot fix: the certificate did not
-    /// verify, or the server does not offer HTTP/2 (ALPN).
-    static bool isPermanent(const Error& error);
+    /// The transport failed in a way that retrying the same server cannot fix: the certificate did not
+    /// verify, or the server does not offer HTTP/2 (ALPN). False for failures that may pass (refused, reset,
+    /// timeout, stall) and for a connection that has not failed.
+    bool failedPermanently() const { return m_failedPermanently; }
 
 private:
     FetcherConnection(std::string origin, Endpoint endpoint, Owner& owner);
@@ -98,7 +99,7 @@ private:
     void onConnected(std::string_view alpn) override;
     void onBytes(std::span<const std::uint8_t> bytes) override;
     void onWritable() override;
-    void onClosed(std::optional<Error> error) override;
+    void onClosed(std::optional<ConnectionError> error) override;
     // Http2Session::Listener
     void onResponseHeaders(std::int32_t stream, int status, const Http2Session::Headers& headers) override;
     void onData(std::int32_t stream, std::span<const std::uint8_t> data) override;
@@ -116,6 +117,7 @@ private:
     // After the session: destroyed first, so no transport callback reaches a half-destroyed session.
     std::unique_ptr<Connection> m_connection;
     std::optional<Error> m_error;
+    bool m_failedPermanently = false;
     bool m_closed = false;
     bool m_everConnected = false;
     bool m_goAway = false;

@@ -83,18 +83,18 @@ Error verifyError(const SSL* ssl, long result, const Endpoint& endpoint) {
 
 } // namespace
 
-Error tlsHandshakeError(const SSL* ssl, int sslError, int systemErrno, const Endpoint& endpoint) {
+ConnectionError tlsHandshakeError(const SSL* ssl, int sslError, int systemErrno, const Endpoint& endpoint) {
     const std::string what = "TLS handshake with " + endpoint.toString() + " failed: ";
     if (const long result = SSL_get_verify_result(ssl); result != X509_V_OK) {
         ERR_clear_error();
-        return verifyError(ssl, result, endpoint);
+        return {verifyError(ssl, result, endpoint), true};
     }
     if (sslError == SSL_ERROR_SYSCALL) {
         ERR_clear_error();
         if (systemErrno != 0) {
-            return Error{what + std::strerror(systemErrno)};
+            return {Error{what + std::strerror(systemErrno)}};
         }
-        return Error{what + "the server closed the connection; is this port serving TLS (https)?"};
+        return {Error{what + "the server closed the connection; is this port serving TLS (https)?"}};
     }
     const int reason = ERR_GET_REASON(ERR_peek_error());
     const std::string errors = takeOpenSslErrors();
@@ -102,15 +102,16 @@ Error tlsHandshakeError(const SSL* ssl, int sslError, int systemErrno, const End
         return alpnError(endpoint, "the alert no_application_protocol");
     }
     if (reason == SSL_R_WRONG_VERSION_NUMBER || reason == SSL_R_PACKET_LENGTH_TOO_LONG) {
-        return Error{what + errors + "; is this port serving TLS (https), or does the URL need http://?"};
+        return {Error{what + errors + "; is this port serving TLS (https), or does the URL need http://?"}};
     }
-    return Error{what + errors};
+    return {Error{what + errors}};
 }
 
-Error alpnError(const Endpoint& endpoint, std::string_view selected) {
-    return Error{"server " + endpoint.toString() + " does not speak HTTP/2 over TLS (ALPN offered h2, got " +
-                 (selected.empty() ? std::string("nothing") : std::string(selected)) +
-                 "); nicer downloads over HTTP/2 only"};
+ConnectionError alpnError(const Endpoint& endpoint, std::string_view selected) {
+    return {Error{"server " + endpoint.toString() + " does not speak HTTP/2 over TLS (ALPN offered h2, got " +
+                  (selected.empty() ? std::string("nothing") : std::string(selected)) +
+                  "); nicer downloads over HTTP/2 only"},
+            true};
 }
 
 } // namespace nicer::net

@@ -84,7 +84,8 @@ struct Recorder : Connection::Listener {
     int writableCalls = 0;
     bool closed = false;
     std::optional<Error> error;
-    std::string problem; // a misuse noticed inside a callback
+    bool permanent = false; // what onClosed() said of the error: retrying the same server cannot help
+    std::string problem;    // a misuse noticed inside a callback
 
     void queue(const std::vector<std::uint8_t>& bytes) {
         unsent.insert(unsent.end(), bytes.begin(), bytes.end());
@@ -121,9 +122,12 @@ struct Recorder : Connection::Listener {
         ++writableCalls;
         pump();
     }
-    void onClosed(std::optional<Error> why) override {
+    void onClosed(std::optional<ConnectionError> why) override {
         closed = true;
-        error = std::move(why);
+        if (why) {
+            error = std::move(why->error);
+            permanent = why->permanent;
+        }
     }
 
     /// A whole frame header arrived: a server's first frame is its SETTINGS (RFC 9113 3.4).
@@ -163,9 +167,13 @@ void expectSettingsBack(const Endpoint& endpoint, const TlsOptions& tls, std::st
     }
 }
 
-// Connects and returns the Error the connection ended with ("" if it connected instead).
-std::string failureOf(const Endpoint& endpoint, const TlsOptions& tls,
-                      const ConnectionOptions& options = {}) {
+struct Failure {
+    std::string message; // "" if it connected instead
+    bool permanent = false;
+};
+
+// Connects and returns the error the connection ended with.
+Failure failureOf(const Endpoint& endpoint, const TlsOptions& tls, const ConnectionOptions& options = {}) {
     Loop loop;
     Recorder recorder;
     auto opened = Connection::open(loop.get(), endpoint, tls, recorder, options);
@@ -173,10 +181,10 @@ std::string failureOf(const Endpoint& endpoint, const TlsOptions& tls,
     recorder.connection = std::move(*opened);
     REQUIRE(loop.runUntil([&] { return recorder.connected || recorder.closed; }));
     if (recorder.connected) {
-        return "";
+        return {};
     }
     REQUIRE(recorder.error);
-    return recorder.error->message;
+    return {recorder.error->message, recorder.permanent};
 }
 
 } // namespace
@@ -225,40 +233,46 @@ TEST_CASE("TLS over IPv6 loopback", "[connection][tls][ipv6]") {
 }
 
 TEST_CASE("TLS without the CA file: not trusted, and says to pass --ca-file", "[connection][tls][errors]") {
-    const std::string error = failureOf({servers().host, servers().nghttpdTlsPort, true}, {});
+    const auto [error, permanent] = failureOf({servers().host, servers().nghttpdTlsPort, true}, {});
     INFO(error);
     CHECK_THAT(error, Catch::Contains("TLS: certificate of " + servers().host));
     CHECK_THAT(error, Catch::Contains("is not trusted"));
     CHECK_THAT(error, Catch::Contains("unable to get local issuer certificate"));
     CHECK_THAT(error, Catch::Contains("--ca-file"));
+    CHECK(permanent);
 }
 
 TEST_CASE("TLS to a server whose certificate names another host", "[connection][tls][errors]") {
-    const std::string error = failureOf({servers().host, servers().nghttpdWrongNamePort, true}, testCa());
+    const auto [error, permanent] =
+        failureOf({servers().host, servers().nghttpdWrongNamePort, true}, testCa());
     INFO(error);
     CHECK_THAT(error, Catch::Contains("TLS: certificate is not valid for " + servers().host));
     CHECK_THAT(error, Catch::Contains(servers().wrongName));
+    CHECK(permanent);
 }
 
 TEST_CASE("TLS to a server that does not offer h2", "[connection][tls][errors]") {
-    const std::string error = failureOf({servers().host, servers().nginxHttp1TlsPort, true}, testCa());
+    const auto [error, permanent] = failureOf({servers().host, servers().nginxHttp1TlsPort, true}, testCa());
     INFO(error);
     CHECK_THAT(error, Catch::Contains("does not speak HTTP/2 over TLS (ALPN offered h2"));
     CHECK_THAT(error, Catch::Contains(std::to_string(servers().nginxHttp1TlsPort)));
+    CHECK(permanent);
 }
 
 TEST_CASE("TLS to a port that serves plain h2c", "[connection][tls][errors]") {
-    const std::string error = failureOf({servers().host, servers().nghttpdH2cPort, true}, testCa());
+    const auto [error, permanent] = failureOf({servers().host, servers().nghttpdH2cPort, true}, testCa());
     INFO(error);
     CHECK_THAT(error, Catch::Contains("TLS handshake with " + servers().host));
+    CHECK_FALSE(permanent); // not TLS at all: perhaps the wrong port, not a bad server
 }
 
 TEST_CASE("A closed port: connection refused, with the address tried", "[connection][errors]") {
-    const std::string error = failureOf({"127.0.0.1", servers().closedPort, false}, {});
+    const auto [error, permanent] = failureOf({"127.0.0.1", servers().closedPort, false}, {});
     INFO(error);
     CHECK_THAT(error, Catch::Contains("cannot connect to 127.0.0.1:" + std::to_string(servers().closedPort)));
     CHECK_THAT(error, Catch::Contains("Connection refused"));
     CHECK_THAT(error, Catch::Contains("is the server running"));
+    CHECK_FALSE(permanent);
 }
 
 TEST_CASE("A server that never answers the connect: timeout", "[connection][errors]") {
@@ -278,20 +292,22 @@ TEST_CASE("A server that never answers the connect: timeout", "[connection][erro
 
     ConnectionOptions options;
     options.connectTimeout = 300ms;
-    const std::string error = failureOf({"127.0.0.1", port, false}, {}, options);
+    const auto [error, permanent] = failureOf({"127.0.0.1", port, false}, {}, options);
     INFO(error);
     CHECK_THAT(error, Catch::Contains("cannot connect to 127.0.0.1:" + std::to_string(port)));
     CHECK_THAT(error, Catch::Contains("Connection timed out"));
     CHECK_THAT(error, Catch::Contains("no answer within 0.3 s"));
+    CHECK_FALSE(permanent);
 }
 
 TEST_CASE("A name that does not resolve", "[connection][errors]") {
     // RFC 2606 reserves .invalid. Without DNS the lookup may also time out instead: either says so.
     ConnectionOptions options;
     options.connectTimeout = 5s;
-    const std::string error = failureOf({"no-such-host.invalid", 443, true}, {}, options);
+    const auto [error, permanent] = failureOf({"no-such-host.invalid", 443, true}, {}, options);
     INFO(error);
     CHECK_THAT(error, Catch::StartsWith("cannot resolve host name \"no-such-host.invalid\""));
+    CHECK_FALSE(permanent);
 }
 
 TEST_CASE("An unreadable CA file fails at once, naming the file", "[connection][tls][errors]") {
@@ -355,6 +371,7 @@ TEST_CASE("A stall timeout ends a connection on which nothing arrives", "[connec
     REQUIRE(recorder.error);
     CHECK_THAT(recorder.error->message, Catch::Contains("stalled"));
     CHECK_THAT(recorder.error->message, Catch::Contains(std::to_string(servers().nghttpdH2cPort)));
+    CHECK_FALSE(recorder.permanent);
 }
 
 TEST_CASE("A listener may destroy the connection from inside a callback", "[connection][tls]") {
