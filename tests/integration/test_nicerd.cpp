@@ -216,7 +216,7 @@ TEST_CASE("a bad config file is rejected with what is wrong, and nothing starts"
     CHECK(units().activeState(kSlice).value() == "inactive");
 }
 
-TEST_CASE("parameters set at run time persist across restarts; a corrupt file stops the start",
+TEST_CASE("parameters set at run time persist across restarts, a corrupt file stops the start",
           "[nicerd][config]") {
     const auto dir = freshStateDir("persist");
     {
@@ -559,7 +559,7 @@ TEST_CASE("switching to a preset that is not installed fails with the plain mess
     CHECK(daemon.stop() == 0);
 }
 
-TEST_CASE("switching to boinc replaces the demo by one client, kept across a restart; back to demo works",
+TEST_CASE("switching to boinc replaces the demo by one client, kept across a restart, back to demo works",
           "[nicerd][workload]") {
     const auto dir = freshStateDir("preset-boinc");
     const IdleMachineStat stat(dir / "stat");

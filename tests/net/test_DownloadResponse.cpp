@@ -76,7 +76,7 @@ TEST_CASE("206 is accepted only when it continues the part file to the end", "[D
     CHECK(judgeResponse(facts(206, 600, "garbage"), 400, 1000).action == ResponseAction::Retry);
 }
 
-TEST_CASE("416 for a whole part file means verify it; for a longer one, discard it", "[DownloadResponse]") {
+TEST_CASE("416 for a whole part file means verify it, for a longer one, discard it", "[DownloadResponse]") {
     const auto whole = judgeResponse(facts(416, std::nullopt, "bytes */1000"), 1000, 1000);
     CHECK(whole.action == ResponseAction::Verify);
     CHECK(judgeResponse(facts(416, std::nullopt, "bytes */1000"), 1000, std::nullopt).action ==
@@ -107,7 +107,7 @@ TEST_CASE("Statuses: transient ones are retried, the rest go to the next mirror"
     CHECK_THAT(judgeResponse(facts(404), 0, 1000).reason, Catch::Contains("404 Not Found"));
 }
 
-TEST_CASE("Redirects with a Location are followed; the others go to the next mirror", "[DownloadResponse]") {
+TEST_CASE("Redirects with a Location are followed, the others go to the next mirror", "[DownloadResponse]") {
     for (const int status : {301, 302, 303, 307, 308}) {
         INFO(status);
         auto response = facts(status);

@@ -690,7 +690,7 @@ TEST_CASE("Http2Session: the server's concurrency limit is visible and respected
     CHECK(c.stream(queued).body == "q");
 }
 
-TEST_CASE("Http2Session: shutdown lets open streams finish; terminate ends them", "[Http2Session]") {
+TEST_CASE("Http2Session: shutdown lets open streams finish, terminate ends them", "[Http2Session]") {
     SECTION("shutdown") {
         Connection c(
             [](const InMemoryH2Server::Request&) { return std::optional<InMemoryH2Server::Response>(); });
