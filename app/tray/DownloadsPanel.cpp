@@ -150,6 +150,9 @@ QString DownloadsPanel::humanBytes(double bytes) {
 
 QString DownloadsPanel::stateText(const QString& state) {
     const QString reason = reasonOf(state);
+    if (state.startsWith(QLatin1String("checking"))) {
+        return tr("checking what is already here");
+    }
     if (state.startsWith(QLatin1String("queued"))) {
         return tr("queued");
     }

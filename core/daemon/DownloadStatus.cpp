@@ -19,6 +19,8 @@ std::string roughly(std::chrono::seconds wait) {
 std::string downloadStateText(const net::FetchFileReport& file, std::optional<std::chrono::seconds> retryIn) {
     using net::FileState;
     switch (file.state) {
+    case FileState::Checking:
+        return "checking";
     case FileState::Queued:
         return "queued";
     case FileState::Waiting:
@@ -43,7 +45,8 @@ std::string downloadStateText(const net::FetchFileReport& file, std::optional<st
 }
 
 bool isDownloadActive(std::string_view state) {
-    return state.starts_with("queued") || state.starts_with("waiting") || state.starts_with("downloading");
+    return state.starts_with("checking") || state.starts_with("queued") || state.starts_with("waiting") ||
+           state.starts_with("downloading");
 }
 
 std::string bandwidthModeText(bool hasDownloads, bool nice, std::optional<double> maxRate) {

@@ -23,15 +23,16 @@ struct DownloadEntry {
 
 /**
  * Where a file stands, for people and clients. The text starts with one keyword:
- * "queued" (waiting for a free stream), "waiting" (to retry after a failed attempt: "waiting: REASON"),
- * "downloading", "ok" (downloaded and verified; "ok, unverified" when there was no hash to check),
- * "present" (was already in place and verified), "failed: REASON" (every mirror failed; with @p retryIn,
- * "; nicerd tries again in N min" follows), or "stopped" (nicerd stopped first; the part file stays).
+ * "checking" (hashing what an earlier run left), "queued" (waiting for a free stream), "waiting" (to retry
+ * after a failed attempt: "waiting: REASON"), "downloading", "ok" (downloaded and verified; "ok, unverified"
+ * when there was no hash to check), "present" (was already in place and verified), "failed: REASON" (every
+ * mirror failed; with @p retryIn, "; nicerd tries again in N min" follows), or "stopped" (nicerd stopped
+ * first; the part file stays).
  */
 std::string downloadStateText(const net::FetchFileReport& file,
                               std::optional<std::chrono::seconds> retryIn = std::nullopt);
 
-/// True for the states that change by themselves soon: queued, waiting and downloading.
+/// True for the states that change by themselves soon: checking, queued, waiting and downloading.
 bool isDownloadActive(std::string_view state);
 
 /// The BandwidthMode property: "none" without downloads, else "nice", "nice, capped N B/s", "capped N B/s"

@@ -4,6 +4,7 @@
 #include "net/Metalink.h"
 #include "net/PartFile.h"
 #include "net/Sha256.h"
+#include "net/UniqueFd.h"
 #include "net/Url.h"
 
 #include <chrono>
@@ -86,8 +87,18 @@ struct DownloadTask {
     Sha256 hash;
     std::uint64_t offset = 0;
     std::optional<std::uint64_t> serverSize;
-    /// Open while an attempt runs.
+    /// Open while an attempt runs, or while the inspection hashes it.
     std::optional<PartFile> part;
+
+    /// Hashing what an earlier run left (Fetcher::inspectSome), a piece at a time.
+    struct Inspection {
+        bool final = false; ///< the finished file NAME (opened as finalFile), else NAME.part
+        UniqueFd finalFile;
+        std::uint64_t size = 0; ///< bytes to hash
+        std::uint64_t done = 0; ///< bytes hashed so far
+        Sha256 hash;
+    };
+    std::optional<Inspection> inspection;
 
     // The attempt in progress.
     FetcherConnection* connection = nullptr;

@@ -4,6 +4,8 @@ namespace nicer::net {
 
 std::string_view toString(FileState state) {
     switch (state) {
+    case FileState::Checking:
+        return "checking";
     case FileState::Queued:
         return "queued";
     case FileState::Waiting:

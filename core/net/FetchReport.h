@@ -13,6 +13,7 @@ namespace nicer::net {
 
 /// Where one file of a fetch stands.
 enum class FileState {
+    Checking,       ///< what an earlier run left (a part file, or the file itself) is being hashed
     Queued,         ///< waiting for a free stream
     Waiting,        ///< waiting out a backoff or Retry-After before the next attempt
     Active,         ///< being downloaded
@@ -22,7 +23,7 @@ enum class FileState {
     Cancelled,      ///< the fetch was stopped first; its .part file is kept for the next run
 };
 
-/// "queued", "waiting", "active", "ok", "already-present", "failed", "cancelled".
+/// "checking", "queued", "waiting", "active", "ok", "already-present", "failed", "cancelled".
 std::string_view toString(FileState state);
 
 /// True for the states a file does not leave: Ok, AlreadyPresent, Failed, Cancelled.

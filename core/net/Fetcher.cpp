@@ -26,6 +26,8 @@ using namespace std::chrono_literals;
 constexpr auto kMinWindowTime = 25ms;
 // Smaller windows would cut DATA frames (16 KiB by default) into pieces.
 constexpr std::uint32_t kMinWindow = 64 * 1024;
+// Bytes of earlier runs' files hashed per turn of the loop: about 5 ms of SHA-256.
+constexpr std::uint64_t kInspectBudget = 8 * 1024 * 1024;
 // Redirects followed in a row before a mirror is given up; browsers allow 20, curl -L 50.
 constexpr int kMaxRedirects = 10;
 // Windows are changed only when the target moves by more than this factor, not on every sample.
@@ -181,7 +183,8 @@ Result<void> Fetcher::start() {
     // of credit (tens of MiB) before the first sample, and on a slow link that is the whole download.
     applyRate(allowedRate(m_startTime), m_startTime);
     for (auto& task : m_tasks) {
-        inspect(task);
+        m_report.files[task.index].state = FileState::Checking;
+        m_inspecting.push_back(task.index);
     }
     refreshTotals();
     armTick();
@@ -214,76 +217,146 @@ Result<void> Fetcher::setUpEvents() {
     return {};
 }
 
-// Looks at what an earlier run left: a finished file that verifies is skipped; a part file is hashed so the
-// download resumes where it ends and the final hash still covers every byte.
-void Fetcher::inspect(DownloadTask& task) {
-    auto& report = m_report.files[task.index];
+// Looks at what earlier runs left, a task at a time: a finished file that verifies is skipped; a part file is
+// hashed so the download resumes where it ends and the final hash still covers every byte. At most
+// kInspectBudget bytes are hashed per turn of the loop, so a download directory of many gigabytes never
+// holds up the loop (nicerd's CPU control and D-Bus run on it). Returns true while there is more to do.
+bool Fetcher::inspectSome() {
+    std::uint64_t budget = kInspectBudget;
+    while (!m_inspecting.empty()) {
+        DownloadTask& task = m_tasks[m_inspecting.front()];
+        if (!task.inspection && !startInspection(task)) {
+            m_inspecting.pop_front(); // decided without hashing
+            continue;
+        }
+        if (budget == 0) {
+            return true;
+        }
+        auto& in = *task.inspection;
+        const std::uint64_t n = std::min(budget, in.size - in.done);
+        budget -= n;
+        const auto hashed = in.final ? task.part->hashFinal(in.finalFile, in.hash, in.done, n)
+                                     : task.part->hashPart(in.hash, in.done, n);
+        if (!hashed) {
+            const bool final = in.final;
+            task.inspection.reset();
+            PartFile part = std::move(*task.part);
+            task.part.reset();
+            // An unreadable finished file is left alone: only a download that verifies replaces it.
+            if (!final) {
+                failFile(task, hashed.error().message);
+            }
+            if (!final || !startPartInspection(task, std::move(part))) {
+                m_inspecting.pop_front();
+            }
+            continue;
+        }
+        in.done += n;
+        if (in.done == in.size && !finishInspection(task)) {
+            m_inspecting.pop_front();
+        }
+    }
+    return false;
+}
+
+// The cheap part of the inspection: what is on disk. True when there is something to hash (the inspection
+// is set up), false when the task is decided already.
+bool Fetcher::startInspection(DownloadTask& task) {
     auto opened = PartFile::open(m_dir, task.file.name);
     if (!opened) {
         failFile(task, opened.error().message);
-        return;
+        return false;
     }
-    PartFile& part = *opened;
-    const auto finalSize = part.finalSize();
+    const auto finalSize = opened->finalSize();
     if (!finalSize) {
         failFile(task, finalSize.error().message);
-        return;
+        return false;
     }
     if (*finalSize && !task.file.sha256.empty() && (!task.file.size || **finalSize == *task.file.size)) {
-        const auto digest = part.finalSha256();
-        if (digest && *digest == task.file.sha256) {
-            task.offset = **finalSize;
-            report.bytesDone = task.offset;
-            report.size = task.offset;
-            fileDone(task, FileState::AlreadyPresent);
-            return;
+        if (auto file = opened->openFinal()) {
+            task.part = std::move(*opened);
+            auto& in = task.inspection.emplace();
+            in.final = true;
+            in.finalFile = std::move(*file);
+            in.size = **finalSize;
+            return true;
         }
-        // A final file with other content is not overwritten silently: it is replaced only by a download
-        // that verifies.
+        // A final file with other content (or unreadable) is not overwritten silently: it is replaced only by
+        // a download that verifies.
     }
+    return startPartInspection(task, std::move(*opened));
+}
+
+bool Fetcher::startPartInspection(DownloadTask& task, PartFile part) {
+    auto& state = m_report.files[task.index].state;
     const auto partSize = part.existingPartSize();
     if (!partSize) {
         failFile(task, partSize.error().message);
-        return;
+        return false;
     }
     if (!*partSize || **partSize == 0) {
-        return;
+        state = FileState::Queued;
+        return false;
     }
     if (task.file.size && **partSize > *task.file.size) {
         if (auto discarded = part.discard(); !discarded) {
             failFile(task, discarded.error().message);
+            return false;
         }
-        return;
+        state = FileState::Queued;
+        return false;
     }
     const auto size = part.openPart();
     if (!size) {
         failFile(task, size.error().message);
-        return;
+        return false;
     }
-    if (auto hashed = part.hashPart(task.hash, *size); !hashed) {
-        failFile(task, hashed.error().message);
-        return;
+    task.part = std::move(part);
+    task.inspection.emplace().size = *size;
+    return true;
+}
+
+// Everything of the inspection is hashed: decide. True when there is more to hash (the part file, after a
+// finished file that did not verify).
+bool Fetcher::finishInspection(DownloadTask& task) {
+    auto& report = m_report.files[task.index];
+    DownloadTask::Inspection in = std::move(*task.inspection);
+    task.inspection.reset();
+    PartFile part = std::move(*task.part);
+    task.part.reset();
+    if (in.final) {
+        if (in.hash.hexDigest() == task.file.sha256) {
+            task.offset = in.size;
+            report.bytesDone = task.offset;
+            report.size = task.offset;
+            fileDone(task, FileState::AlreadyPresent);
+            return false;
+        }
+        return startPartInspection(task, std::move(part));
     }
-    task.offset = *size;
+    task.hash = std::move(in.hash);
+    task.offset = in.size;
     report.bytesDone = task.offset;
+    report.state = FileState::Queued;
     if (task.file.size && task.offset == *task.file.size && !task.file.sha256.empty()) {
         if (task.hash.hexDigestSoFar() != task.file.sha256) {
             // Whole but wrong: no request can fix these bytes; start over without counting an attempt.
             ++m_report.totals.hashMismatches;
             if (auto discarded = part.discard(); !discarded) {
                 failFile(task, discarded.error().message);
-                return;
+                return false;
             }
             task.hash = Sha256();
             task.offset = 0;
             report.bytesDone = 0;
-            return;
+            return false;
         }
         // Killed between the last byte and the rename: finish it here, without a request.
         task.part = std::move(part);
         report.resumedFrom = task.offset;
         finishFile(task);
     }
+    return false;
 }
 
 void Fetcher::cancel() {
@@ -296,7 +369,9 @@ void Fetcher::cancel() {
     }
     m_closed.clear();
     m_streams.clear();
+    m_inspecting.clear();
     for (auto& task : m_tasks) {
+        task.inspection.reset();
         if (task.part) {
             task.part->close();
             task.part.reset();
@@ -355,6 +430,7 @@ void Fetcher::runKick() {
     if (m_report.finished) {
         return;
     }
+    const bool moreToInspect = inspectSome();
     while (!m_closed.empty()) {
         const ClosedStream closed = m_closed.front();
         m_closed.pop_front();
@@ -363,6 +439,9 @@ void Fetcher::runKick() {
     reap();
     schedule();
     armWake();
+    if (moreToInspect) {
+        kick(); // the next piece after the loop's other events
+    }
     refreshTotals();
     const bool allFinal = std::all_of(m_tasks.begin(), m_tasks.end(), [this](const DownloadTask& task) {
         return isFinal(m_report.files[task.index].state);

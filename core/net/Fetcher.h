@@ -94,7 +94,10 @@ private:
     void guarded(Body&& body) noexcept;
 
     Result<void> setUpEvents();
-    void inspect(DownloadTask& task);
+    bool inspectSome();
+    bool startInspection(DownloadTask& task);
+    bool startPartInspection(DownloadTask& task, PartFile part);
+    bool finishInspection(DownloadTask& task);
     void kick();
     void runKick();
     void schedule();
@@ -141,6 +144,8 @@ private:
     std::map<std::string, FetcherConnection*> m_current; // origin -> the connection new requests go to
     std::map<std::pair<FetcherConnection*, std::int32_t>, std::size_t> m_streams;
     std::deque<ClosedStream> m_closed;
+    /// Tasks whose files from an earlier run are still to be looked at, the one being hashed first.
+    std::deque<std::size_t> m_inspecting;
 
     RateLimiter m_limiter;
     std::uint32_t m_windowTarget = 0; // the windows in force while limited; 0 when unlimited

@@ -3,6 +3,7 @@
 #include "net/SafePath.h"
 #include "util/Text.h"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -18,6 +19,30 @@ constexpr int kDirectoryFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
 
 std::string errnoText(int error) {
     return std::strerror(error);
+}
+
+// Feeds bytes [from, from + length) of @p fd to @p hash; the errno of a failed read, or -1 when the file
+// ends early.
+int hashRange(int fd, Sha256& hash, std::uint64_t from, std::uint64_t length) {
+    std::array<std::uint8_t, 1 << 16> buffer;
+    const std::uint64_t end = from + length;
+    std::uint64_t offset = from;
+    while (offset < end) {
+        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - offset));
+        const ssize_t n = ::pread(fd, buffer.data(), want, static_cast<off_t>(offset));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0) {
+            return errno;
+        }
+        if (n == 0) {
+            return -1;
+        }
+        hash.update(buffer.data(), static_cast<std::size_t>(n));
+        offset += static_cast<std::uint64_t>(n);
+    }
+    return 0;
 }
 
 } // namespace
@@ -82,27 +107,22 @@ Result<std::optional<std::uint64_t>> PartFile::finalSize() const {
     return std::optional<std::uint64_t>(static_cast<std::uint64_t>(info.st_size));
 }
 
-Result<std::string> PartFile::finalSha256() const {
+Result<UniqueFd> PartFile::openFinal() const {
     UniqueFd file(::openat(m_directory.get(), m_base.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!file) {
         return Error{"cannot read " + m_path.string() + ": " + errnoText(errno)};
     }
-    Sha256 hash;
-    std::array<std::uint8_t, 1 << 16> buffer;
-    for (;;) {
-        const ssize_t n = ::read(file.get(), buffer.data(), buffer.size());
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            return Error{"cannot read " + m_path.string() + ": " + errnoText(errno)};
-        }
-        if (n == 0) {
-            break;
-        }
-        hash.update(buffer.data(), static_cast<std::size_t>(n));
+    return file;
+}
+
+Result<void> PartFile::hashFinal(const UniqueFd& final, Sha256& hash, std::uint64_t from,
+                                 std::uint64_t length) const {
+    if (const int error = hashRange(final.get(), hash, from, length); error > 0) {
+        return Error{"cannot read " + m_path.string() + ": " + errnoText(error)};
+    } else if (error < 0) {
+        return Error{m_path.string() + " is shorter than expected; was it changed while nicer was running?"};
     }
-    return hash.hexDigest();
+    return {};
 }
 
 Result<std::optional<std::uint64_t>> PartFile::existingPartSize() const {
@@ -146,24 +166,12 @@ Result<std::uint64_t> PartFile::openPart() {
     return m_size;
 }
 
-Result<void> PartFile::hashPart(Sha256& hash, std::uint64_t length) const {
-    std::array<std::uint8_t, 1 << 16> buffer;
-    std::uint64_t offset = 0;
-    while (offset < length) {
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), length - offset));
-        const ssize_t n = ::pread(m_file.get(), buffer.data(), want, static_cast<off_t>(offset));
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            return ioError("reading", errno);
-        }
-        if (n == 0) {
-            return Error{partialPath(m_path).string() + " is shorter than expected; was it changed while " +
-                         "nicer was running?"};
-        }
-        hash.update(buffer.data(), static_cast<std::size_t>(n));
-        offset += static_cast<std::uint64_t>(n);
+Result<void> PartFile::hashPart(Sha256& hash, std::uint64_t from, std::uint64_t length) const {
+    if (const int error = hashRange(m_file.get(), hash, from, length); error > 0) {
+        return ioError("reading", error);
+    } else if (error < 0) {
+        return Error{partialPath(m_path).string() + " is shorter than expected; was it changed while " +
+                     "nicer was running?"};
     }
     return {};
 }

@@ -32,15 +32,18 @@ public:
     /// The size of the finished file NAME when it exists; nullopt when it does not. Fails when NAME is not
     /// a regular file (e.g. a symbolic link or a directory), which nicer will not replace.
     Result<std::optional<std::uint64_t>> finalSize() const;
-    /// The SHA-256 of the finished file NAME.
-    Result<std::string> finalSha256() const;
+    /// Opens the finished file NAME for reading, to hash it piece by piece with hashFinal().
+    Result<UniqueFd> openFinal() const;
+    /// Feeds @p length bytes of @p final (from openFinal()) from offset @p from on to @p hash.
+    Result<void> hashFinal(const UniqueFd& final, Sha256& hash, std::uint64_t from,
+                           std::uint64_t length) const;
 
     /// The size of NAME.part when it exists, without opening it for writing; nullopt when there is none.
     Result<std::optional<std::uint64_t>> existingPartSize() const;
     /// Opens NAME.part for writing, creating it empty if needed; returns its size.
     Result<std::uint64_t> openPart();
-    /// Feeds the first @p length bytes of the open part file to @p hash.
-    Result<void> hashPart(Sha256& hash, std::uint64_t length) const;
+    /// Feeds @p length bytes of the open part file from offset @p from on to @p hash.
+    Result<void> hashPart(Sha256& hash, std::uint64_t from, std::uint64_t length) const;
     /// Appends @p data at the end of the open part file.
     Result<void> append(std::span<const std::uint8_t> data);
     /// Empties the open part file.

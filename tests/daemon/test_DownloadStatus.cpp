@@ -25,6 +25,7 @@ FetchFileReport file(FileState state, std::string error = {}, bool verified = tr
 } // namespace
 
 TEST_CASE("every fetch state maps to a state text that starts with its keyword", "[DownloadStatus]") {
+    CHECK(downloadStateText(file(FileState::Checking)) == "checking");
     CHECK(downloadStateText(file(FileState::Queued)) == "queued");
     CHECK(downloadStateText(file(FileState::Waiting)) == "waiting");
     CHECK(downloadStateText(file(FileState::Waiting, "the server answered 503 Service Unavailable")) ==
@@ -51,6 +52,7 @@ TEST_CASE("a failed file says when nicerd tries it again, rounded up", "[Downloa
 }
 
 TEST_CASE("queued, waiting and downloading are the states that change by themselves", "[DownloadStatus]") {
+    CHECK(isDownloadActive("checking"));
     CHECK(isDownloadActive("queued"));
     CHECK(isDownloadActive("waiting: the server answered 503"));
     CHECK(isDownloadActive("downloading"));

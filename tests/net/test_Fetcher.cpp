@@ -171,6 +171,61 @@ TEST_CASE("A part file resumes with a Range request and the hash covers all of i
     CHECK(log[0].status == 206);
 }
 
+TEST_CASE("What earlier runs left is hashed a piece at a time, with the loop turning in between",
+          "[fetcher][resume]") {
+    TempDir dir;
+    const std::string done(40 * 1024 * 1024, 'd');
+    const std::string whole(20 * 1024 * 1024, 'w');
+    writeFile(dir.path() / "done.bin", done);
+    writeFile(dir.path() / "whole.bin.part", whole); // killed between its last byte and the rename
+    // Nothing is asked of a server: the port is closed.
+    const std::string nowhere = base(port("H2_CLOSED_PORT"));
+    std::vector<MetalinkFile> files{oneFile("done.bin", done, {nowhere + "/done.bin"}),
+                                    oneFile("whole.bin", whole, {nowhere + "/whole.bin"})};
+
+    sd_event* raw = nullptr;
+    REQUIRE(sd_event_new(&raw) >= 0);
+    const systemd::EventPtr event(raw);
+    auto fetcher = Fetcher::create(event.get(), std::move(files), dir.path(), quickOptions());
+    REQUIRE(fetcher);
+    REQUIRE((*fetcher)->start());
+    // start() only queues the work; the hashing happens on the loop.
+    CHECK((*fetcher)->report().files[0].state == FileState::Checking);
+
+    // Another event source on the same loop: how often it gets a turn while the files are being checked.
+    struct Turns {
+        const Fetcher* fetcher;
+        int whileChecking = 0;
+    } turns{fetcher->get()};
+    sd_event_source* source = nullptr;
+    REQUIRE(sd_event_add_defer(
+                event.get(), &source,
+                [](sd_event_source* s, void* data) noexcept {
+                    auto* t = static_cast<Turns*>(data);
+                    const auto& report = t->fetcher->report();
+                    t->whileChecking +=
+                        std::any_of(report.files.begin(), report.files.end(),
+                                    [](const FetchFileReport& f) { return f.state == FileState::Checking; });
+                    // Re-armed each time, as the fetcher's own: an always-on defer source would never
+                    // leave the pending queue and starve every other source of the loop.
+                    return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+                },
+                &turns) >= 0);
+    const systemd::EventSourcePtr other(source);
+    REQUIRE(sd_event_source_set_enabled(source, SD_EVENT_ONESHOT) >= 0);
+    while (!(*fetcher)->finished()) {
+        REQUIRE(sd_event_run(event.get(), UINT64_MAX) >= 0);
+    }
+
+    const auto& report = (*fetcher)->report();
+    CHECK(report.files[0].state == FileState::AlreadyPresent);
+    CHECK(report.files[1].state == FileState::Ok);
+    CHECK(report.totals.connectionsOpened == 0);
+    CHECK(readBytes(dir.path() / "whole.bin") == whole);
+    // 60 MiB in pieces of 8 MiB: the other source ran between the pieces, not only before and after.
+    CHECK(turns.whileChecking >= 6);
+}
+
 TEST_CASE("A part file with wrong bytes is caught by the hash, discarded and fetched again",
           "[fetcher][resume]") {
     ServedFiles served(servers().www, "fetch-corrupt-part");
@@ -478,7 +533,7 @@ TEST_CASE("404 on the first mirror: straight to the next one", "[fetcher][mirror
     requireAllInPlace(served, dir.path());
 }
 
-TEST_CASE("Every mirror failing: the file fails and says so; the others go on", "[fetcher][mirrors]") {
+TEST_CASE("Every mirror failing: the file fails and says so, the others go on", "[fetcher][mirrors]") {
     ServedFiles served(servers().www, "fetch-allfail");
     served.add("ok.bin", 1000, 21);
     auto files = served.manifest({quirks()});
@@ -609,7 +664,7 @@ TEST_CASE("Names that leave the directory refuse the whole manifest before anyth
     CHECK_FALSE(std::filesystem::exists(parent.path() / "evil"));
 }
 
-TEST_CASE("Files already in place are skipped; a wrong one is replaced only after verification",
+TEST_CASE("Files already in place are skipped, a wrong one is replaced only after verification",
           "[fetcher][resume]") {
     ServedFiles served(servers().www, "fetch-present");
     served.add("a.bin", 10'000, 22);

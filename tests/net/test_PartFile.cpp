@@ -37,14 +37,24 @@ TEST_CASE("PartFile writes NAME.part in order and commits it to NAME", "[PartFil
     CHECK(readBytes(dir.path() / "sub/deeper/file.bin.part") == "hello world");
 
     Sha256 hash;
-    REQUIRE(part.hashPart(hash, 11));
+    REQUIRE(part.hashPart(hash, 0, 6));
+    REQUIRE(part.hashPart(hash, 6, 5));
     CHECK(hash.hexDigest() == sha256Of("hello world"));
+    Sha256 tooLong;
+    const auto past = part.hashPart(tooLong, 6, 6);
+    REQUIRE_FALSE(past);
+    CHECK_THAT(past.error().message, Catch::Contains("shorter than expected"));
 
     REQUIRE(part.commit());
     CHECK_FALSE(std::filesystem::exists(dir.path() / "sub/deeper/file.bin.part"));
     CHECK(readBytes(dir.path() / "sub/deeper/file.bin") == "hello world");
     CHECK(*part.finalSize() == 11u);
-    CHECK(*part.finalSha256() == sha256Of("hello world"));
+    auto final = part.openFinal();
+    REQUIRE(final);
+    Sha256 finalHash;
+    REQUIRE(part.hashFinal(*final, finalHash, 0, 4));
+    REQUIRE(part.hashFinal(*final, finalHash, 4, 7));
+    CHECK(finalHash.hexDigest() == sha256Of("hello world"));
 }
 
 TEST_CASE("PartFile reopens an existing part at its end, truncates and discards", "[PartFile]") {

@@ -83,6 +83,7 @@ TEST_CASE("nicerd's bandwidth modes and states read as plain words", "[tray][dow
     CHECK(DownloadsPanel::stateText("waiting: the server answered 503") ==
           "retrying soon (the server answered 503)");
     CHECK(DownloadsPanel::stateText("stopped") == "stopped");
+    CHECK(DownloadsPanel::stateText("checking").startsWith("checking"));
     CHECK(DownloadsPanel::humanBytes(999) == "999 B");
     CHECK(DownloadsPanel::humanBytes(1536) == "1.5 KiB");
 }
