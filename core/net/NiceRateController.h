@@ -17,11 +17,13 @@ namespace nicer::net {
 /// uses; docs/bench-net.md says how they were chosen.
 struct NiceRateOptions {
     /// The reserve-band controller run on the link's idle share, as on the CPU. Its period is the
-    /// controller's step: samples closer together are added up until a period has passed; 250 ms (the
-    /// fetcher samples every 100 ms) so that the download yields within about a second. Band 5% of the
-    /// link; m_max 8 rather than the CPU's 16 so the download is back near full speed ~2 s after the user's
-    /// traffic stops; epsilon 2% because byte counters of a busy link are never exactly full.
-    control::ControllerParams reserve{0.05, 1.0, 8.0, 4, 0.02, std::chrono::milliseconds{250}};
+    /// controller's step: samples closer together are added up until a period has passed. 500 ms (the
+    /// fetcher samples every 100 ms): the download yields within about two seconds, and does not grow back
+    /// into a competing download's room faster than TCP can take it (250 ms let it keep a third of a
+    /// 20 Mbit/s link, docs/bench-net.md). Band 5% of the link; m_max 8 rather than the CPU's 16 so the
+    /// download is back near full speed ~4 s after the user's traffic stops; epsilon 2% because byte
+    /// counters of a busy link are never exactly full.
+    control::ControllerParams reserve{0.05, 1.0, 8.0, 4, 0.02, std::chrono::milliseconds{500}};
 
     /// Queueing delay (RTT above the base RTT) the download may add to the user's traffic. Above it the link
     /// counts as full. RFC 6817 allows up to 100 ms and LEDBAT++/RFC 9840 use 60 ms; 25 ms is kept lower
