@@ -4,8 +4,8 @@
 #include "net/Metalink.h"
 #include "net/PartFile.h"
 #include "net/Sha256.h"
-#include "net/UniqueFd.h"
 #include "net/Url.h"
+#include "util/UniqueFd.h"
 
 #include <chrono>
 #include <cstddef>

@@ -9,9 +9,9 @@
 #include "net/Metalink.h"
 #include "net/RateLimiter.h"
 #include "net/TlsContext.h"
-#include "net/UniqueFd.h"
 #include "systemd/SdBus.h"
 #include "util/Result.h"
+#include "util/UniqueFd.h"
 
 #include <systemd/sd-event.h>
 

@@ -1,6 +1,6 @@
 #include "net/Resolver.h"
 
-#include "net/UniqueFd.h"
+#include "util/UniqueFd.h"
 
 #include <cerrno>
 #include <cstring>

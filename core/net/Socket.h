@@ -1,8 +1,8 @@
 #pragma once
 
 #include "net/SocketAddress.h"
-#include "net/UniqueFd.h"
 #include "util/Result.h"
+#include "util/UniqueFd.h"
 
 #include <cstdint>
 #include <span>

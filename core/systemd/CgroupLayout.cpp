@@ -2,6 +2,7 @@
 
 #include "util/Text.h"
 #include "util/TextFile.h"
+#include "util/UniqueFd.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -19,24 +20,6 @@ using text::split;
 using text::trim;
 
 constexpr std::uint64_t kUSecPerSec = 1'000'000;
-
-/// Closes a file descriptor when it goes out of scope.
-class UniqueFd {
-public:
-    explicit UniqueFd(int fd)
-        : m_fd(fd) {}
-    ~UniqueFd() {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-    }
-    UniqueFd(const UniqueFd&) = delete;
-    UniqueFd& operator=(const UniqueFd&) = delete;
-    int get() const { return m_fd; }
-
-private:
-    int m_fd;
-};
 
 std::string errnoText(int error) {
     return std::generic_category().message(error);

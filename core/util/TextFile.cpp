@@ -1,5 +1,7 @@
 #include "util/TextFile.h"
 
+#include "util/UniqueFd.h"
+
 #include <cerrno>
 #include <fcntl.h>
 #include <system_error>
@@ -11,29 +13,26 @@ Result<std::string> readTextFile(const std::filesystem::path& path) {
     const auto failure = [&](const char* what) {
         return Error{std::string(what) + " " + path.string() + ": " + std::generic_category().message(errno)};
     };
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd) {
         return failure("cannot open");
     }
     std::string text;
     char buffer[4096];
     // The files read here are small; the bound only guards against reading something that is not one.
     while (text.size() < (1u << 24)) {
-        const auto n = ::read(fd, buffer, sizeof buffer);
+        const auto n = ::read(fd.get(), buffer, sizeof buffer);
         if (n < 0 && errno == EINTR) {
             continue;
         }
         if (n < 0) {
-            auto error = failure("cannot read");
-            ::close(fd);
-            return error;
+            return failure("cannot read");
         }
         if (n == 0) {
             break;
         }
         text.append(buffer, static_cast<std::size_t>(n));
     }
-    ::close(fd);
     return text;
 }
 

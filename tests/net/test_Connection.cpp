@@ -4,8 +4,8 @@
 #include "net/Connection.h"
 #include "net/H2Servers.h"
 #include "net/SocketAddress.h"
-#include "net/UniqueFd.h"
 #include "systemd/SdBus.h"
+#include "util/UniqueFd.h"
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 #include <unistd.h>
 #include <utility>
 
-namespace nicer::net {
+namespace nicer {
 
 /// Owns a file descriptor and closes it once.
 class UniqueFd {
@@ -38,4 +38,4 @@ private:
     int m_fd = -1;
 };
 
-} // namespace nicer::net
+} // namespace nicer
