@@ -3,11 +3,7 @@
 #include <openssl/evp.h>
 
 #include <array>
-#include <cerrno>
-#include <fcntl.h>
 #include <new>
-#include <system_error>
-#include <unistd.h>
 
 namespace nicer::net {
 
@@ -38,24 +34,6 @@ std::string finish(EVP_MD_CTX* context) {
     }
     return toHex(digest.data(), size);
 }
-
-/// Closes the descriptor it owns.
-class FileDescriptor {
-public:
-    explicit FileDescriptor(int fd)
-        : m_fd(fd) {}
-    FileDescriptor(const FileDescriptor&) = delete;
-    FileDescriptor& operator=(const FileDescriptor&) = delete;
-    ~FileDescriptor() {
-        if (m_fd >= 0) {
-            ::close(m_fd);
-        }
-    }
-    int get() const { return m_fd; }
-
-private:
-    int m_fd;
-};
 
 } // namespace
 
@@ -110,32 +88,6 @@ bool isSha256Hex(std::string_view text) {
         }
     }
     return true;
-}
-
-Result<std::string> sha256OfFile(const std::filesystem::path& path) {
-    const auto failure = [&](const char* what) {
-        return Error{std::string(what) + " " + path.string() +
-                     " to check its SHA-256: " + std::generic_category().message(errno)};
-    };
-    const FileDescriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (file.get() < 0) {
-        return failure("cannot open");
-    }
-    Sha256 sha;
-    std::array<std::byte, 1 << 16> buffer{};
-    for (;;) {
-        const auto n = ::read(file.get(), buffer.data(), buffer.size());
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n < 0) {
-            return failure("cannot read");
-        }
-        if (n == 0) {
-            return sha.hexDigest();
-        }
-        sha.update(buffer.data(), static_cast<std::size_t>(n));
-    }
 }
 
 } // namespace nicer::net

@@ -1,9 +1,6 @@
 #pragma once
 
-#include "util/Result.h"
-
 #include <cstddef>
-#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
@@ -41,8 +38,5 @@ private:
 
 /// True when @p text is a SHA-256 digest in hex: 64 hex digits of either case.
 bool isSha256Hex(std::string_view text);
-
-/// The SHA-256 of the file at @p path as 64 lower-case hex digits; the error names the file and the reason.
-Result<std::string> sha256OfFile(const std::filesystem::path& path);
 
 } // namespace nicer::net

@@ -2,8 +2,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -23,32 +21,6 @@ std::string digestOf(std::string_view text) {
     sha.update(text.data(), text.size());
     return sha.hexDigest();
 }
-
-/// A fresh directory under /tmp, removed with everything in it.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "nicer-sha256-XXXXXX").string();
-        REQUIRE(::mkdtemp(pattern.data()) != nullptr);
-        m_path = pattern;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(m_path, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    std::filesystem::path write(const std::string& name, const std::string& content) const {
-        auto path = m_path / name;
-        std::ofstream(path, std::ios::binary) << content;
-        return path;
-    }
-    const std::filesystem::path& path() const { return m_path; }
-
-private:
-    std::filesystem::path m_path;
-};
 
 } // namespace
 
@@ -124,29 +96,4 @@ TEST_CASE("isSha256Hex wants exactly 64 hex digits", "[Sha256]") {
     CHECK_FALSE(isSha256Hex(std::string(kAbc) + "0"));
     CHECK_FALSE(isSha256Hex(std::string(63, 'a') + "g"));
     CHECK_FALSE(isSha256Hex(" " + std::string(kAbc).substr(1)));
-}
-
-TEST_CASE("sha256OfFile hashes a file's bytes", "[Sha256]") {
-    TempDir dir;
-    CHECK(sha256OfFile(dir.write("empty", "")).value() == kEmpty);
-    CHECK(sha256OfFile(dir.write("abc", "abc")).value() == kAbc);
-    // Larger than the read buffer, so several reads make up the digest.
-    CHECK(sha256OfFile(dir.write("million", std::string(1'000'000, 'a'))).value() == kMillionA);
-    std::string binary;
-    for (int i = 0; i < 200'000; ++i) {
-        binary += static_cast<char>(i * 7 % 256);
-    }
-    CHECK(sha256OfFile(dir.write("binary", binary)).value() == digestOf(binary));
-}
-
-TEST_CASE("sha256OfFile names the file and the reason when it cannot read it", "[Sha256]") {
-    TempDir dir;
-    const auto missing = sha256OfFile(dir.path() / "missing.bin");
-    REQUIRE_FALSE(missing.ok());
-    CHECK_THAT(missing.error().message, Catch::Contains("missing.bin") && Catch::Contains("cannot open") &&
-                                            Catch::Contains("No such file"));
-
-    const auto directory = sha256OfFile(dir.path());
-    REQUIRE_FALSE(directory.ok());
-    CHECK_THAT(directory.error().message, Catch::Contains("cannot read") && Catch::Contains("directory"));
 }
