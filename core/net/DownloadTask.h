@@ -47,7 +47,7 @@ struct DownloadTask {
             , retryAfter(after)
             , location(std::move(to)) {}
 
-        AttemptFailure kind = AttemptFailure::Retry;
+        AttemptFailure kind;
         std::string reason;
         std::optional<std::chrono::seconds> retryAfter;
         std::optional<Url> location; ///< Redirect: where to ask next

@@ -1,5 +1,6 @@
 #include "net/Fetcher.h"
 
+#include "net/DownloadResponse.h"
 #include "net/HttpHeaders.h"
 #include "net/InterfaceTraffic.h"
 #include "net/RateController.h"
@@ -50,6 +51,25 @@ std::optional<std::string> header(const Http2Session::Headers& headers, std::str
 
 std::string sizeText(std::uint64_t bytes) {
     return std::to_string(bytes) + " bytes";
+}
+
+// What a redirect response means for @p task: follow it, or give the mirror up and say why.
+DownloadTask::Failure redirectOf(const DownloadTask& task, const ResponseVerdict& verdict) {
+    auto target = resolveUrl(task.url(), verdict.location);
+    if (!target) {
+        return {AttemptFailure::NextMirror,
+                verdict.reason + " with a Location nicer cannot follow: " + target.error().message};
+    }
+    const std::string to = verdict.reason + " to " + target->toString();
+    if (task.redirects >= kMaxRedirects) {
+        return {AttemptFailure::NextMirror, to + ", redirect number " + std::to_string(task.redirects + 1) +
+                                                " in a row; giving this mirror up (a redirect loop?)"};
+    }
+    if (task.url().scheme == "https" && target->scheme == "http") {
+        return {AttemptFailure::NextMirror, to + "; a redirect from https to http is not followed, it would "
+                                                 "drop the server's authentication and encryption"};
+    }
+    return {AttemptFailure::Redirect, to, std::nullopt, std::move(*target)};
 }
 
 } // namespace
@@ -237,16 +257,19 @@ bool Fetcher::inspectSome() {
         budget -= n;
         const auto hashed = in.final ? task.part->hashFinal(in.finalFile, in.hash, in.done, n)
                                      : task.part->hashPart(in.hash, in.done, n);
+        if (!hashed && !in.final) {
+            task.inspection.reset();
+            failFile(task, hashed.error().message);
+            m_inspecting.pop_front();
+            continue;
+        }
         if (!hashed) {
-            const bool final = in.final;
+            // An unreadable finished file is left alone (only a download that verifies replaces it): look at
+            // the part file instead.
             task.inspection.reset();
             PartFile part = std::move(*task.part);
             task.part.reset();
-            // An unreadable finished file is left alone: only a download that verifies replaces it.
-            if (!final) {
-                failFile(task, hashed.error().message);
-            }
-            if (!final || !startPartInspection(task, std::move(part))) {
+            if (!startPartInspection(task, std::move(part))) {
                 m_inspecting.pop_front();
             }
             continue;
@@ -661,24 +684,6 @@ void Fetcher::onResponseHeaders(FetcherConnection& connection, std::int32_t stre
         resetAttempt(task, redirectOf(task, verdict));
         return;
     }
-}
-
-DownloadTask::Failure Fetcher::redirectOf(const DownloadTask& task, const ResponseVerdict& verdict) const {
-    auto target = resolveUrl(task.url(), verdict.location);
-    if (!target) {
-        return {AttemptFailure::NextMirror,
-                verdict.reason + " with a Location nicer cannot follow: " + target.error().message};
-    }
-    const std::string to = verdict.reason + " to " + target->toString();
-    if (task.redirects >= kMaxRedirects) {
-        return {AttemptFailure::NextMirror, to + ", redirect number " + std::to_string(task.redirects + 1) +
-                                                " in a row; giving this mirror up (a redirect loop?)"};
-    }
-    if (task.url().scheme == "https" && target->scheme == "http") {
-        return {AttemptFailure::NextMirror, to + "; a redirect from https to http is not followed, it would "
-                                                 "drop the server's authentication and encryption"};
-    }
-    return {AttemptFailure::Redirect, to, std::nullopt, std::move(*target)};
 }
 
 void Fetcher::consume(DownloadTask& task, std::size_t n) {

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "net/DownloadResponse.h"
 #include "net/DownloadTask.h"
 #include "net/FetchObserver.h"
 #include "net/FetchReport.h"
@@ -119,8 +118,6 @@ private:
     /// The receive rate allowed now: the nice mode's answer for a fresh link sample, capped by maxRate.
     std::optional<double> allowedRate(std::chrono::steady_clock::time_point now);
     void applyRate(std::optional<double> rate, std::chrono::steady_clock::time_point now);
-    /// What a redirect response means for @p task: follow it, or give the mirror up and say why.
-    DownloadTask::Failure redirectOf(const DownloadTask& task, const ResponseVerdict& verdict) const;
     std::uint32_t connectionWindow() const;
     std::uint32_t streamWindow() const;
     Http2Session::Options sessionOptions() const;

@@ -211,6 +211,9 @@ Result<Url> parseUrl(std::string_view text) {
 
 Result<Url> resolveUrl(const Url& base, std::string_view reference) {
     reference = reference.substr(0, reference.find('#'));
+    if (reference.empty()) {
+        return base;
+    }
     if (const std::size_t scheme = schemeLength(reference); scheme > 0) {
         if (reference.substr(scheme).starts_with("//")) {
             return parseUrl(reference); // it names the scheme it wants refused, if not http(s)
@@ -222,9 +225,6 @@ Result<Url> resolveUrl(const Url& base, std::string_view reference) {
     }
     const std::string origin = base.scheme + "://" + base.authority();
     const std::string_view basePath = std::string_view(base.path).substr(0, base.path.find('?'));
-    if (reference.empty()) {
-        return base;
-    }
     if (reference.front() == '?') {
         return parseUrl(origin + std::string(basePath) + std::string(reference));
     }
