@@ -2,23 +2,32 @@
 # One entry point for a fresh Debian 12 machine: installs what nicer needs from Debian's archive, builds it,
 # and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
 #
-#   packaging/dev.sh run     install, build, start the tray and nicerd on the demo workload
-#   packaging/dev.sh test    install, build, run every test (what CI runs)
-#   packaging/dev.sh build   install and build only
+#   packaging/dev.sh run       install, build, start the tray and nicerd on the demo workload
+#   packaging/dev.sh test      install, build, run every test (what CI runs)
+#   packaging/dev.sh build     install and build only
+#   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
+#   packaging/dev.sh packages  print the Debian packages this script installs, one a line
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${NICER_BUILD_DIR:-$root/build}
 
-# Build and test dependencies, all from Debian's archive.
+# Everything the build, the tests, the main job and the package use, all from Debian's archive, installed
+# without recommends. tests/packaging checks this list against what the build really read.
 packages=(
+    # build
     g++ cmake ninja-build pkg-config
     libcli11-dev catch2 libsystemd-dev nlohmann-json3-dev
     libnghttp2-dev libssl-dev libpugixml-dev
     qt6-base-dev qt6-charts-dev
+    libqt6opengl6-dev # Qt6Charts' CMake config needs Qt6OpenGL's; Debian 12's qt6-charts-dev does not depend on it
+    # the main job and the tests: a real user manager, real HTTP/2 servers, a real X server with a tray host
     systemd dbus-user-session procps stress-ng
     nghttp2-server nghttp2-client nginx-light openssl
-    xvfb xauth trayer fonts-dejavu-core
+    xvfb xauth trayer x11-utils fonts-dejavu-core
+    python3 # tests/packaging/check-deps.py
+    # the package: manual pages, icons, shlibdeps, and the checks on the .deb and its metadata
+    help2man librsvg2-bin dpkg-dev file lintian desktop-file-utils appstream imagemagick
 )
 
 as_root() {
@@ -49,12 +58,38 @@ build_nicer() {
     cmake --build "$build" --parallel "$(nproc)"
 }
 
+# The release .deb: Debian's hardening flags, no tests, stripped by CPack; dpkg-shlibdeps finds the dependencies.
+package_nicer() {
+    local deb_build=${NICER_DEB_BUILD_DIR:-$root/build-deb}
+    CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
+        LDFLAGS="$(dpkg-buildflags --get LDFLAGS)" \
+        cmake -S "$root" -B "$deb_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+        -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=ON
+    cmake --build "$deb_build" --parallel "$(nproc)"
+    (cd "$deb_build" && cpack -G DEB)
+}
+
+# Ctrl-C (or the tray ending) stops everything `run` started: the tray and its X server, nicerd and the work
+# (stopping nicerd.service stops the work units bound to it), the runtime unit, and a private user manager.
+stop_run() {
+    trap - EXIT INT TERM
+    if [ -n "${tray_pid:-}" ]; then
+        kill "$tray_pid" 2>/dev/null || true
+        wait "$tray_pid" 2>/dev/null || true
+    fi
+    "$root/tests/harness/runtime-unit.sh" remove || true
+    "$root/tests/harness/user-manager.sh" stop || true
+    echo "dev.sh: stopped nicer-tray, nicerd and the work" >&2
+}
+
 case "${1:-}" in
 run)
     install_packages
     build_nicer
     # nicerd needs a systemd user manager; the harness reuses the session's or starts a private one.
     eval "$("$root/tests/harness/user-manager.sh" start)"
+    trap stop_run EXIT
+    trap 'exit 130' INT TERM
     # This build's nicerd.service among the manager's runtime units: the tray starts nicerd through it,
     # as it does an installed nicer.
     "$root/tests/harness/runtime-unit.sh" install "$build"
@@ -65,9 +100,7 @@ run)
     fi
     "${tray[@]}" &
     tray_pid=$!
-    trap 'kill "$tray_pid" 2>/dev/null; wait "$tray_pid" 2>/dev/null; "$root/tests/harness/runtime-unit.sh" remove' \
-        EXIT INT TERM
-    echo "dev.sh: nicer-tray and nicerd run the demo workload; nicerd's status every 2 s (Ctrl-C stops both)." >&2
+    echo "dev.sh: nicer-tray and nicerd run the demo workload; nicerd's status every 2 s (Ctrl-C stops them)." >&2
     echo "  Elsewhere try: XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR $build/app/cli/nicer status|pause|resume|set reserve-band=0.1" >&2
     sleep 3
     while kill -0 "$tray_pid" 2>/dev/null; do
@@ -86,8 +119,15 @@ build)
     install_packages
     build_nicer
     ;;
+package)
+    install_packages
+    package_nicer
+    ;;
+packages)
+    printf '%s\n' "${packages[@]}"
+    ;;
 *)
-    sed -n '2,8p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

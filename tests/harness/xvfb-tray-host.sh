@@ -4,7 +4,8 @@
 # Usage:  tests/harness/xvfb-tray-host.sh COMMAND [ARGS...]
 #
 # Xvfb picks a free display itself (-displayfd); trayer provides the freedesktop system tray, without which
-# QSystemTrayIcon::isSystemTrayAvailable() is false. Both stop when the command ends.
+# QSystemTrayIcon::isSystemTrayAvailable() is false. Both stop when the command ends; a SIGINT or SIGTERM to
+# this script stops the command first and waits for all three, so nothing it started outlives it.
 set -euo pipefail
 
 [ $# -gt 0 ] || { sed -n '2,6p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -21,6 +22,7 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 143' INT TERM
 
 Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>"$work/display" 2>"$work/xvfb.log" &
 pids+=($!)
@@ -35,4 +37,6 @@ trayer --edge top --align right --widthtype request --height 24 --transparent fa
     --tint 0x30343a >"$work/trayer.log" 2>&1 &
 pids+=($!)
 
-QT_QPA_PLATFORM=xcb "$@"
+QT_QPA_PLATFORM=xcb "$@" &
+pids=($! "${pids[@]}")
+wait "${pids[0]}"

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The .deb as a user gets it: build it, `apt-get install` it, run the INSTALLED programs (never the build tree),
+# then `apt-get purge` it and check that no file it installed is left. Needs root (CI runs it after the tests).
+#
+# Usage:  tests/packaging/install-deb.sh [OUT_DIR]     (screenshot and logs go to OUT_DIR, default build-deb/)
+#
+# It covers: `nicer --version`, `nicer simulate` on a golden trace, nicerd started by D-Bus activation from the
+# installed org.nicer.Daemon.service and nicerd.service under a private systemd user manager (hybrid cgroups
+# on these machines), then `nicer status`; nicer-tray started from the installed desktop entry's Exec line on
+# Xvfb with a tray host, a screenshot, and a second launch through D-Bus (org.freedesktop.Application.Activate
+# on org.nicer.Tray) that must leave one process; lintian, desktop-file-validate and appstreamcli on the package.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=$(mkdir -p "${1:-$root/build-deb}" && cd "${1:-$root/build-deb}" && pwd)
+harness=$root/tests/harness
+[ "$(id -u)" -eq 0 ] || { echo "install-deb: needs root (apt-get install/purge)" >&2; exit 2; }
+
+step() { echo "install-deb: $*" >&2; }
+fail() { echo "install-deb: FAILED: $*" >&2; exit 1; }
+# Polls a command until it succeeds, for at most $1 tenths of a second.
+wait_for() {
+    local tries=$1
+    shift
+    for ((i = 0; i < tries; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+    return 1
+}
+
+# The package, built with Debian's flags.
+"$root/packaging/dev.sh" package >"$out/package.log" 2>&1 || { tail -30 "$out/package.log"; fail "building the .deb"; }
+deb=$(ls -t "${NICER_DEB_BUILD_DIR:-$root/build-deb}"/nicer_*.deb | head -n1)
+version=$(dpkg-deb --field "$deb" Version)
+step "built $deb"
+dpkg-deb --field "$deb" Depends Recommends >&2
+dpkg-deb --field "$deb" Recommends | grep -qw boinc-client || fail "boinc-client is not a Recommends"
+
+# The package's metadata, checked as a software centre and lintian would.
+work=$(mktemp -d)
+cleanup() {
+    set +e
+    if [ -n "${tray_host_pid:-}" ]; then kill "$tray_host_pid" 2>/dev/null; wait "$tray_host_pid" 2>/dev/null; fi
+    XDG_RUNTIME_DIR=$runtime systemctl --user stop nicerd.service 2>/dev/null
+    XDG_RUNTIME_DIR=$runtime "$harness/user-manager.sh" stop 2>/dev/null
+    if [ -n "${restore_run_systemd:-}" ]; then mkdir -p /run/systemd/system; fi
+    if dpkg-query -W nicer >/dev/null 2>&1; then apt-get purge -y -qq nicer >/dev/null 2>&1; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+runtime=$work/runtime
+dpkg-deb -x "$deb" "$work/tree"
+desktop-file-validate "$work/tree/usr/share/applications/org.nicer.Tray.desktop"
+appstreamcli validate --no-net "$work/tree/usr/share/metainfo/org.nicer.Tray.metainfo.xml"
+lintian --info "$deb" | tee "$out/lintian.txt" >&2 || true
+if grep -q '^E: ' "$out/lintian.txt"; then fail "lintian reports errors (docs/packaging.md explains the warnings kept)"; fi
+step "lintian: $(grep -c '^E: ' "$out/lintian.txt" || true) errors, $(grep -c '^W: ' "$out/lintian.txt" || true) warnings"
+
+# Package scripts of other packages (triggers) must not try to reach a systemd that is not PID 1.
+if [ -d /run/systemd/system ]; then rmdir /run/systemd/system 2>/dev/null && restore_run_systemd=1 ||
+    fail "/run/systemd/system is in use (a user manager from the tests still running?)"; fi
+listing() {
+    find /usr /etc /var/lib -xdev \( -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache \
+        -o -path /var/lib/systemd/deb-systemd-user-helper-enabled \) -prune -o -print | LC_ALL=C sort
+}
+listing >"$work/before"
+step "apt-get install $deb"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >"$out/apt-install.log" 2>&1 ||
+    { cat "$out/apt-install.log" >&2; fail "apt-get install"; }
+dpkg -L nicer | LC_ALL=C sort >"$work/files"
+if [ -n "${restore_run_systemd:-}" ]; then mkdir -p /run/systemd/system; restore_run_systemd=; fi
+
+# The installed programs, from a directory that holds nothing of the build.
+cd "$work"
+[ "$(command -v nicer)" = /usr/bin/nicer ] || fail "nicer is not /usr/bin/nicer but $(command -v nicer)"
+[ "$(nicer --version)" = "$version" ] || fail "nicer --version says '$(nicer --version)', not $version"
+nicer simulate --trace "$root/tests/data/traces/overload-reset.txt" --reserve-band 0.125 --max-multiplier 8 \
+    --overload-threshold 2 --idle-epsilon 0 >"$work/simulate.csv"
+cmp "$work/simulate.csv" "$root/tests/data/traces/overload-reset.expected.csv" || fail "nicer simulate differs"
+step "nicer --version and nicer simulate: ok"
+for page in nicer nicerd nicer-tray; do
+    zcat "/usr/share/man/man1/$page.1.gz" | grep -q '^\.SH OPTIONS' || fail "man page of $page has no OPTIONS"
+done
+
+# nicerd by D-Bus activation under a private user manager: nothing of the build is in its unit or bus files.
+export XDG_RUNTIME_DIR=$runtime
+eval "$("$harness/user-manager.sh" start)"
+if systemctl --user is-active --quiet nicerd.service; then fail "nicerd runs before anything asked for it"; fi
+state=$work/state
+mkdir -p "$state"
+systemctl --user set-environment XDG_STATE_HOME="$state" XDG_CONFIG_HOME="$state" XDG_DATA_HOME="$state"
+nicer status >"$out/nicer-status.txt" 2>&1 || { cat "$out/nicer-status.txt" >&2; fail "nicer status (D-Bus activation)"; }
+cat "$out/nicer-status.txt" >&2
+systemctl --user is-active --quiet nicerd.service || fail "nicerd.service is not active after activation"
+main_pid=$(systemctl --user show -P MainPID nicerd.service)
+[ "$(readlink "/proc/$main_pid/exe")" = /usr/bin/nicerd ] || fail "the activated nicerd is not /usr/bin/nicerd"
+step "nicerd activated by D-Bus from the installed files (pid $main_pid), nicer status: ok"
+
+# nicer-tray from its installed desktop entry, on Xvfb with a tray host.
+exec_line=$(sed -n 's/^Exec=//p' /usr/share/applications/org.nicer.Tray.desktop | head -n1)
+read -r -a tray_cmd <<<"${exec_line//%[a-zA-Z]/}"
+step "starting the tray as the menu does: ${tray_cmd[*]}"
+"$harness/xvfb-tray-host.sh" bash -c 'echo "$DISPLAY" >"$0"; exec "$@"' "$work/display" "${tray_cmd[@]}" \
+    >"$out/tray.log" 2>&1 &
+tray_host_pid=$!
+wait_for 100 test -s "$work/display" || fail "the X server did not start"
+export DISPLAY=$(cat "$work/display")
+window_shown() { xwininfo -root -tree | grep -q '"nicer: spare CPU for volunteer computing"'; }
+wait_for 300 window_shown || { cat "$out/tray.log" >&2; fail "the tray's window did not appear"; }
+tray_pid=$(pgrep -x nicer-tray) || fail "no nicer-tray process"
+[ "$(readlink "/proc/$tray_pid/exe")" = /usr/bin/nicer-tray ] || fail "the tray is not /usr/bin/nicer-tray"
+sleep 2 # let the chart draw a few samples before the picture
+import -display "$DISPLAY" -window root "$out/installed-tray.png"
+step "screenshot of the installed tray: $out/installed-tray.png"
+# A launcher honouring DBusActivatable=true calls Activate on org.nicer.Tray: the running tray must answer it.
+busctl --user call org.nicer.Tray /org/nicer/Tray org.freedesktop.Application Activate 'a{sv}' 0 ||
+    fail "the tray does not answer org.freedesktop.Application.Activate"
+[ "$(pgrep -xc nicer-tray)" -eq 1 ] || fail "$(pgrep -xc nicer-tray) nicer-tray processes after Activate"
+kill "$tray_host_pid"
+wait "$tray_host_pid" 2>/dev/null || true
+tray_host_pid=
+systemctl --user stop nicerd.service
+"$harness/user-manager.sh" stop
+step "installed tray: ok"
+
+# Purge: nothing the package installed is left, and nothing else changed.
+rmdir /run/systemd/system 2>/dev/null && restore_run_systemd=1 || true
+DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq nicer >"$out/apt-purge.log" 2>&1 ||
+    { cat "$out/apt-purge.log" >&2; fail "apt-get purge"; }
+left=$(while read -r f; do [ "$f" = /. ] || [ ! -e "$f" ] || [ -d "$f" ] || echo "$f"; done <"$work/files")
+[ -z "$left" ] || fail "files left after purge: $left"
+listing >"$work/after"
+if ! diff -u "$work/before" "$work/after" >"$out/purge.diff"; then
+    cat "$out/purge.diff" >&2
+    fail "the file system differs after install and purge"
+fi
+step "purge left nothing ($(wc -l <"$work/files") paths installed and removed)"
+echo "install-deb: 1 passed, 0 failed"
