@@ -72,6 +72,22 @@ std::vector<DownloadRow> readDownloadRows(const QVariant& value) {
 
 } // namespace
 
+bool isDaemonNotInstalled(const QString& activationErrorName, const QString& unitErrorName,
+                          const QString& unitErrorMessage) {
+    if (activationErrorName != QLatin1String("org.freedesktop.DBus.Error.ServiceUnknown")) {
+        return false; // a service file exists: nicerd is installed and failed some other way
+    }
+    const bool noUnit = unitErrorName == QLatin1String("org.freedesktop.systemd1.NoSuchUnit") ||
+                        unitErrorMessage.contains(QLatin1String("not found"));
+    // No user manager on the bus (or only its stub service file, which fails to spawn), or one the sandbox
+    // hides (flatpak's bus proxy): only activation could have started nicerd, and it has nothing to start.
+    const bool noSystemd = unitErrorName == QLatin1String("org.freedesktop.DBus.Error.ServiceUnknown") ||
+                           unitErrorName == QLatin1String("org.freedesktop.DBus.Error.NameHasNoOwner") ||
+                           unitErrorName == QLatin1String("org.freedesktop.DBus.Error.AccessDenied") ||
+                           unitErrorName.startsWith(QLatin1String("org.freedesktop.DBus.Error.Spawn."));
+    return noUnit || noSystemd;
+}
+
 DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
     : QObject(parent)
     , m_bus(bus)
@@ -131,20 +147,28 @@ void DaemonProxy::launchDaemon() {
                                                "StartServiceByName");
     call << QString(dbus::kBusName) << 0u;
     // Success needs no action: the name watcher sees nicerd arrive.
-    watchReply(call, {}, [this](const QDBusMessage& error) { startUnitFallback(error.errorMessage()); });
+    watchReply(call, {}, [this](const QDBusMessage& error) { startUnitFallback(error); });
 }
 
-void DaemonProxy::startUnitFallback(const QString& activationError) {
+void DaemonProxy::startUnitFallback(const QDBusMessage& activationError) {
     auto call = QDBusMessage::createMethodCall(kSystemdService, kSystemdPath, kSystemdManager, "StartUnit");
     call << QString(kUnitName) << QStringLiteral("replace");
     watchReply(call, {}, [this, activationError](const QDBusMessage& error) {
         m_starting = false;
         m_startTimeout->stop();
-        emit errorOccurred(tr("Starting nicerd"),
-                           tr("nicerd is not running and could not be started (D-Bus activation: %1; "
-                              "systemd user unit: %2). Install nicer's user service, or run `nicerd` in "
-                              "a terminal.")
-                               .arg(activationError, error.errorMessage()));
+        if (isDaemonNotInstalled(activationError.errorName(), error.errorName(), error.errorMessage())) {
+            emit errorOccurred(tr("nicerd is not installed"),
+                               tr("nicerd (the nicer daemon) is not installed on this computer, so no "
+                                  "volunteer work can run. Install the nicer package (sudo apt install "
+                                  "./nicer_VERSION_amd64.deb) or nicer from your distribution; nicer-tray "
+                                  "only shows and tunes it."));
+        } else {
+            emit errorOccurred(tr("Starting nicerd"),
+                               tr("nicerd is not running and could not be started (D-Bus activation: %1; "
+                                  "systemd user unit: %2). Install nicer's user service, or run `nicerd` "
+                                  "in a terminal.")
+                                   .arg(activationError.errorMessage(), error.errorMessage()));
+        }
         emit connectedChanged(false);
     });
 }

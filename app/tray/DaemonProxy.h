@@ -53,6 +53,12 @@ struct DaemonProperties {
     QString bandwidthMode; ///< "none" without downloads
 };
 
+/// Whether starting nicerd failed because it is not installed here: D-Bus activation found no service file
+/// (@p activationErrorName is ServiceUnknown) and the user manager has no nicerd.service, or cannot be
+/// reached at all (as inside a flatpak). The names are D-Bus error names, @p unitErrorMessage the text.
+bool isDaemonNotInstalled(const QString& activationErrorName, const QString& unitErrorName,
+                          const QString& unitErrorMessage);
+
 /**
  * nicerd as the GUI sees it: an asynchronous client of org.nicer.Daemon1 on the session bus.
  *
@@ -117,7 +123,7 @@ private:
     void readDownloads(const QVariantMap& map);
     void updateDownloadPolling();
     void callSimple(const char* method, const QString& context);
-    void startUnitFallback(const QString& activationError);
+    void startUnitFallback(const QDBusMessage& activationError);
     QDBusMessage methodCall(const char* method) const;
     void watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,
                     std::function<void(const QDBusMessage&)> onError);

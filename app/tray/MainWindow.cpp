@@ -7,6 +7,7 @@
 #include "tray/StateIcon.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QFormLayout>
@@ -30,10 +31,14 @@ QString percent(double share) {
 } // namespace
 
 MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
+    : MainWindow(daemon, quitOnClose, Autostart(Autostart::userDirectory()), parent) {}
+
+MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostart, QWidget* parent)
     : QWidget(parent)
     , m_daemon(daemon)
     , m_quitOnClose(quitOnClose)
-    , m_history(kChartSpan) {
+    , m_history(kChartSpan)
+    , m_autostart(std::move(autostart)) {
     setWindowTitle(tr("nicer: spare CPU for volunteer computing"));
     setWindowIcon(stateIcon(TrayState::Running));
 
@@ -101,6 +106,20 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
         }
     });
 
+    // A setting of the tray itself, not of nicerd: it works whether or not nicerd runs.
+    m_startAtLogin = new QCheckBox(tr("Start at login"), now);
+    m_startAtLogin->setAccessibleName(tr("Start nicer-tray at login"));
+    m_startAtLogin->setChecked(m_autostart.isEnabled());
+    if (m_autostart.isSupported()) {
+        m_startAtLogin->setToolTip(
+            tr("Put nicer in the tray when you log in (%1).").arg(m_autostart.entryPath()));
+    } else {
+        m_startAtLogin->setEnabled(false);
+        m_startAtLogin->setToolTip(m_autostart.unsupportedReason());
+    }
+    form->addRow(m_startAtLogin);
+    connect(m_startAtLogin, &QCheckBox::toggled, this, &MainWindow::setStartAtLogin);
+
     m_parameters = new ParametersPanel(this);
     connect(m_parameters, &ParametersPanel::applyRequested, &m_daemon, &DaemonProxy::setParameters);
 
@@ -155,8 +174,23 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     event->accept();
 }
 
+void MainWindow::setStartAtLogin(bool enabled) {
+    if (const auto done = m_autostart.setEnabled(enabled); !done) {
+        {
+            const QSignalBlocker block(m_startAtLogin);
+            m_startAtLogin->setChecked(m_autostart.isEnabled());
+        }
+        showError(tr("Start at login"), QString::fromStdString(done.error().message));
+    }
+}
+
 void MainWindow::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
+    {
+        // The entry may have been removed meanwhile, e.g. in the desktop's own settings.
+        const QSignalBlocker block(m_startAtLogin);
+        m_startAtLogin->setChecked(m_autostart.isEnabled());
+    }
     m_daemon.setWatchingDownloads(true);
 }
 

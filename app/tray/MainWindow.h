@@ -1,10 +1,12 @@
 #pragma once
 
+#include "tray/Autostart.h"
 #include "tray/SampleHistory.h"
 #include "tray/TrayState.h"
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -24,13 +26,17 @@ class MainWindow : public QWidget {
 
 public:
     /// @p quitOnClose: no tray host, so closing the window ends the program (nicerd keeps running).
+    /// "Start at login" uses the user's autostart folder.
     MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent = nullptr);
+    /// The same, with "Start at login" in the given autostart folder (the tests use a temporary one).
+    MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostart, QWidget* parent = nullptr);
 
     CpuChart* chart() const { return m_chart; }
     ParametersPanel* parameters() const { return m_parameters; }
     DownloadsPanel* downloads() const { return m_downloads; }
     QPushButton* pauseButton() const { return m_pause; }
     QComboBox* presetBox() const { return m_preset; }
+    QCheckBox* startAtLoginBox() const { return m_startAtLogin; }
     /// The error shown at the top, empty when none.
     QString errorText() const;
     /// A notice that is not an error (e.g. no cpu controller, so a less smooth actuator), empty when none.
@@ -51,6 +57,7 @@ private:
     void updateValues();
     void updateStatus();
     void updatePresets();
+    void setStartAtLogin(bool enabled);
     QLabel* addValue(QFormLayout* form, const QString& label, const QString& help);
 
     DaemonProxy& m_daemon;
@@ -75,6 +82,8 @@ private:
     QLabel* m_workload = nullptr;
     QComboBox* m_preset = nullptr;
     QPushButton* m_pause = nullptr;
+    Autostart m_autostart;
+    QCheckBox* m_startAtLogin = nullptr;
 };
 
 } // namespace nicer::tray

@@ -1,4 +1,5 @@
 // nicer-tray: shows how the CPU is shared between you and the volunteer work, and lets you tune or pause it.
+#include "tray/ApplicationService.h"
 #include "tray/DaemonProxy.h"
 #include "tray/MainWindow.h"
 #include "tray/TrayIcon.h"
@@ -11,7 +12,16 @@
 #include <QSystemTrayIcon>
 #include <QTranslator>
 
+#include <cstdio>
 #include <memory>
+
+namespace {
+
+void printLine(std::FILE* stream, const QString& line) {
+    std::fputs(qPrintable(line + QLatin1Char('\n')), stream);
+}
+
+} // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -38,6 +48,26 @@ int main(int argc, char** argv) {
     cli.addOptions({show, noStart});
     cli.process(app);
 
+    // One nicer-tray per session: a second launch brings the first one's window forward and leaves.
+    nicer::tray::ApplicationService service(QDBusConnection::sessionBus());
+    switch (service.claim()) {
+    case nicer::tray::ApplicationService::Claim::AlreadyRunning:
+        if (const QString error = service.activateRunning(); !error.isEmpty()) {
+            printLine(stderr, QStringLiteral("nicer-tray: ") + error);
+            return 1;
+        }
+        printLine(stdout, QApplication::translate("main", "nicer-tray is already running: its window was "
+                                                          "brought forward."));
+        return 0;
+    case nicer::tray::ApplicationService::Claim::NoBus:
+        printLine(stderr, QApplication::translate("main", "nicer-tray: %1, so it cannot make sure it runs "
+                                                          "only once; starting anyway.")
+                              .arg(service.claimError()));
+        break;
+    case nicer::tray::ApplicationService::Claim::Primary:
+        break;
+    }
+
     nicer::tray::DaemonProxy daemon(QDBusConnection::sessionBus());
     // Without a tray host the window is the whole program: closing it quits (nicerd keeps running).
     const bool hasTray = QSystemTrayIcon::isSystemTrayAvailable();
@@ -48,6 +78,7 @@ int main(int argc, char** argv) {
         tray = std::make_unique<nicer::tray::TrayIcon>(daemon, window);
         tray->show();
     }
+    service.setWindow(&window);
     if (!hasTray || cli.isSet(show)) {
         window.show();
     }

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <QDBusConnection>
+#include <QObject>
+#include <QPointer>
+#include <QStringList>
+#include <QVariantMap>
+
+class QWidget;
+
+namespace nicer::tray {
+
+/**
+ * One nicer-tray per session: the bus name org.nicer.Tray with the freedesktop Application interface at
+ * /org/nicer/Tray, which desktops call for a DBusActivatable entry.
+ *
+ * The first process claims the name and serves Activate (the window comes forward); a later one finds the
+ * name taken, calls Activate on its owner and exits, so there is never a second icon.
+ */
+class ApplicationService : public QObject {
+    Q_OBJECT
+    Q_CLASSINFO("D-Bus Interface", "org.freedesktop.Application")
+
+public:
+    static constexpr auto kBusName = "org.nicer.Tray";
+    static constexpr auto kObjectPath = "/org/nicer/Tray";
+    static constexpr auto kInterface = "org.freedesktop.Application";
+
+    enum class Claim {
+        Primary,        ///< this process owns the name and serves the interface
+        AlreadyRunning, ///< another nicer-tray owns it: activateRunning(), then exit
+        NoBus,          ///< no session bus (or it refused): run alone, single instance not enforced
+    };
+
+    explicit ApplicationService(const QDBusConnection& bus, QObject* parent = nullptr);
+
+    /// Exports the interface, then asks for the name (never queued: either it is ours now or it is not).
+    Claim claim();
+    /// Why claim() returned NoBus, in plain words.
+    QString claimError() const { return m_claimError; }
+    /// Asks the owner of the name to bring its window forward; empty on success, else what failed.
+    QString activateRunning();
+
+    /// The window that Activate brings forward; an activation that came before it is done now.
+    void setWindow(QWidget* window);
+
+public slots:
+    // org.freedesktop.Application. The names are the interface's own.
+    Q_SCRIPTABLE void Activate(const QVariantMap& platformData);
+    Q_SCRIPTABLE void Open(const QStringList& uris, const QVariantMap& platformData);
+    Q_SCRIPTABLE void ActivateAction(const QString& actionName, const QVariantList& parameter,
+                                     const QVariantMap& platformData);
+
+signals:
+    void activated();
+
+private:
+    void bringWindowForward();
+
+    QDBusConnection m_bus;
+    QPointer<QWidget> m_window;
+    bool m_activationPending = false;
+    QString m_claimError;
+};
+
+} // namespace nicer::tray
