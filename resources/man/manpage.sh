@@ -16,6 +16,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Defaults that name the builder's home appear as ~ in the page; Qt programs need no display for --help.
 export HOME='~' XDG_CONFIG_HOME= XDG_STATE_HOME= XDG_DATA_HOME= QT_QPA_PLATFORM=offscreen LC_ALL=C.UTF-8
+mkdir -m 0700 "$work/runtime"
+export XDG_RUNTIME_DIR=$work/runtime
 ln -s "$(realpath "$program")" "$work/$name"
 
 include=$work/include.h2m
