@@ -3,12 +3,16 @@
 #include "tray/MainWindow.h"
 #include "tray/ParametersPanel.h"
 
+#include <QCheckBox>
 #include <QDBusConnection>
+#include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <catch2/catch.hpp>
 
+using nicer::tray::Autostart;
 using nicer::tray::DaemonProxy;
 using nicer::tray::MainWindow;
 
@@ -49,4 +53,66 @@ TEST_CASE("the window follows the desktop's dark palette", "[tray]") {
     QCoreApplication::processEvents();
     CHECK(window.chart()->chart()->backgroundBrush().color() == QColor(0x18, 0x1a, 0x1c));
     CHECK(window.chart()->chart()->legend()->labelColor() == QColor(0xee, 0xee, 0xee));
+}
+
+TEST_CASE("the start at login switch writes and removes the autostart entry", "[tray][autostart]") {
+    QTemporaryDir home;
+    REQUIRE(home.isValid());
+    const QString entry = home.filePath("autostart/org.nicer.Tray.desktop");
+    DaemonProxy daemon(deadBus());
+    MainWindow window(daemon, false, Autostart(home.filePath("autostart")));
+    window.show();
+    QCheckBox* box = window.startAtLoginBox();
+    REQUIRE(box != nullptr);
+    CHECK(box->isEnabled());
+    CHECK_FALSE(box->accessibleName().isEmpty());
+    CHECK_FALSE(box->isChecked());
+    box->click();
+    CHECK(box->isChecked());
+    CHECK(QFile::exists(entry));
+    box->click();
+    CHECK_FALSE(box->isChecked());
+    CHECK_FALSE(QFile::exists(entry));
+}
+
+TEST_CASE("the start at login switch shows an existing entry as on", "[tray][autostart]") {
+    QTemporaryDir home;
+    REQUIRE(home.isValid());
+    Autostart autostart(home.filePath("autostart"));
+    REQUIRE(autostart.setEnabled(true).ok());
+    DaemonProxy daemon(deadBus());
+    MainWindow window(daemon, false, autostart);
+    CHECK(window.startAtLoginBox()->isChecked());
+}
+
+TEST_CASE("a start at login that cannot be written goes back off and says why", "[tray][autostart]") {
+    QTemporaryDir home;
+    REQUIRE(home.isValid());
+    // A file where the folder should be: the write fails even for root, unlike a read-only folder.
+    QFile blocker(home.filePath("config"));
+    REQUIRE(blocker.open(QIODevice::WriteOnly));
+    blocker.close();
+    DaemonProxy daemon(deadBus());
+    MainWindow window(daemon, false, Autostart(home.filePath("config/autostart")));
+    window.show();
+    window.startAtLoginBox()->click();
+    CHECK_FALSE(window.startAtLoginBox()->isChecked());
+    const QString error = window.errorText();
+    INFO(error.toStdString());
+    CHECK(error.contains("Start at login"));
+    CHECK(error.contains("cannot start at login"));
+}
+
+TEST_CASE("inside a flatpak the start at login switch is off and says why", "[tray][autostart]") {
+    QTemporaryDir dir;
+    REQUIRE(dir.isValid());
+    QFile marker(dir.filePath("flatpak-info"));
+    REQUIRE(marker.open(QIODevice::WriteOnly));
+    marker.close();
+    Autostart autostart(dir.filePath("autostart"));
+    autostart.setSandboxMarker(marker.fileName());
+    DaemonProxy daemon(deadBus());
+    MainWindow window(daemon, false, autostart);
+    CHECK_FALSE(window.startAtLoginBox()->isEnabled());
+    CHECK(window.startAtLoginBox()->toolTip().contains("flatpak"));
 }
