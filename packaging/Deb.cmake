@@ -3,15 +3,16 @@
 # which also sets Debian's hardening flags; docs/packaging.md says what lintian reports and why.
 set(NICER_MAINTAINER "The nicer developers <nicer@example.org>" CACHE STRING "The package's Maintainer field")
 
-# /usr/share/doc/nicer: the copyright file and the changelog, compressed as Debian policy wants.
+# /usr/share/doc/nicer: the copyright file and the changelog, compressed as Debian policy wants (nicer is its own
+# upstream, a native package: changelog.gz, not changelog.Debian.gz).
 set(doc_dir ${CMAKE_INSTALL_DATADIR}/doc/nicer)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/deb/copyright ${CMAKE_BINARY_DIR}/deb/copyright @ONLY)
-add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/deb/changelog.Debian.gz
-    COMMAND gzip -9n < ${CMAKE_CURRENT_LIST_DIR}/deb/changelog > ${CMAKE_BINARY_DIR}/deb/changelog.Debian.gz
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/deb/changelog.gz
+    COMMAND gzip -9n < ${CMAKE_CURRENT_LIST_DIR}/deb/changelog > ${CMAKE_BINARY_DIR}/deb/changelog.gz
     DEPENDS ${CMAKE_CURRENT_LIST_DIR}/deb/changelog
     COMMENT "Compressing the Debian changelog")
-add_custom_target(nicer_deb_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/deb/changelog.Debian.gz)
-install(FILES ${CMAKE_BINARY_DIR}/deb/copyright ${CMAKE_BINARY_DIR}/deb/changelog.Debian.gz DESTINATION ${doc_dir})
+add_custom_target(nicer_deb_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/deb/changelog.gz)
+install(FILES ${CMAKE_BINARY_DIR}/deb/copyright ${CMAKE_BINARY_DIR}/deb/changelog.gz DESTINATION ${doc_dir})
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME nicer)

@@ -58,13 +58,15 @@ build_nicer() {
     cmake --build "$build" --parallel "$(nproc)"
 }
 
-# The release .deb: Debian's hardening flags, no tests, stripped by CPack; dpkg-shlibdeps finds the dependencies.
+# The release .deb as debhelper would build it: build type None, so the flags are exactly dpkg-buildflags'
+# (hardening, -O2), warnings not fatal (a newer compiler must not break a release build), no tests; CPack strips
+# the programs and dpkg-shlibdeps finds the dependencies.
 package_nicer() {
     local deb_build=${NICER_DEB_BUILD_DIR:-$root/build-deb}
-    CXXFLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
-        LDFLAGS="$(dpkg-buildflags --get LDFLAGS)" \
-        cmake -S "$root" -B "$deb_build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
-        -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=ON
+    export DEB_BUILD_MAINT_OPTIONS=hardening=+all # lintian's hardening checks: bindnow as well
+    cmake -S "$root" -B "$deb_build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX=/usr \
+        -DCMAKE_CXX_FLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
+        -DCMAKE_EXE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)" -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=OFF
     cmake --build "$deb_build" --parallel "$(nproc)"
     (cd "$deb_build" && cpack -G DEB)
 }
