@@ -132,6 +132,8 @@ RUNTIME_PROGRAMS = {
     "pgrep": "tests/packaging/install-deb.sh",
     "import": "tests/packaging/install-deb.sh (ImageMagick's screenshot)",
     "busctl": "tests/packaging/install-deb.sh",
+    # packaging/flatpak/validate.sh (a test)
+    "flatpak-builder": "packaging/flatpak/validate.sh",
 }
 
 # Shell builtins and keywords a build command may start with: not programs to look up.

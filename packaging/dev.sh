@@ -28,6 +28,7 @@ packages=(
     python3 # tests/packaging/check-deps.py
     # the package: manual pages, icons, shlibdeps, and the checks on the .deb and its metadata
     help2man librsvg2-bin dpkg-dev file lintian desktop-file-utils appstream imagemagick
+    flatpak-builder python3-yaml # packaging/flatpak/validate.sh: the manifest, offline
 )
 
 as_root() {

@@ -2,12 +2,13 @@
 # The checks of the flatpak that need neither the network nor the KDE runtime:
 #   1. the manifest is YAML and says what docs/packaging.md promises (app id, runtime, command, the sandbox's
 #      permissions and the ones it must not have, the nicer module, pinned archive sources);
-#   2. flatpak-builder reads it without unknown properties (skipped when flatpak-builder is not installed);
+#   2. flatpak-builder reads it without unknown properties;
 #   3. desktop-file-validate passes the desktop entry;
 #   4. appstreamcli passes the AppStream metainfo (offline), filled in as CMake's configure_file would.
 # It runs every check and exits 1 if any failed, naming each.
 #
-# Debian packages: python3, python3-yaml, desktop-file-utils, appstream; flatpak-builder is optional.
+# Debian packages (packaging/dev.sh installs them; the test suite runs this script): python3, python3-yaml,
+# desktop-file-utils, appstream, flatpak-builder.
 #   apt-get install -y --no-install-recommends python3 python3-yaml desktop-file-utils appstream flatpak-builder
 set -u
 
@@ -19,7 +20,6 @@ metainfo=$root/resources/org.nicer.Tray.metainfo.xml
 failed=()
 pass() { printf 'ok    %s\n' "$1"; }
 fail() { printf 'FAIL  %s\n' "$1"; failed+=("$1"); }
-skip() { printf 'skip  %s\n' "$1"; }
 need() { # need COMMAND PACKAGE: true if COMMAND exists, else a failure naming the Debian package
     command -v "$1" >/dev/null 2>&1 && return 0
     fail "$2: '$1' is not installed (apt-get install $3)"
@@ -32,8 +32,8 @@ trap 'rm -rf "$work"' EXIT
 # 1. The manifest's syntax and content.
 if [ ! -f "$manifest" ]; then
     fail "manifest: $manifest is missing"
-elif need python3 manifest python3 && python3 -c 'import yaml' 2>/dev/null; then
-    if out=$(python3 - "$manifest" <<'EOF' 2>&1
+elif need /usr/bin/python3 manifest python3 && /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
+    if out=$(/usr/bin/python3 - "$manifest" <<'EOF' 2>&1
 import re, sys, yaml
 
 problems = []
@@ -120,7 +120,7 @@ else
 fi
 
 # 2. flatpak-builder's own reading of the manifest: it warns about unknown properties but still exits 0.
-if [ -f "$manifest" ] && command -v flatpak-builder >/dev/null 2>&1; then
+if [ -f "$manifest" ] && need flatpak-builder "flatpak-builder --show-manifest" flatpak-builder; then
     if ! (cd "$work" && flatpak-builder --show-manifest "$manifest" >"$work/shown.json" 2>"$work/shown.err"); then
         fail "flatpak-builder --show-manifest: $(tr '\n' ' ' <"$work/shown.err")"
     elif grep -q 'Unknown property' "$work/shown.err"; then
@@ -129,8 +129,6 @@ if [ -f "$manifest" ] && command -v flatpak-builder >/dev/null 2>&1; then
     else
         pass "flatpak-builder --show-manifest ($(flatpak-builder --version))"
     fi
-else
-    skip "flatpak-builder --show-manifest: flatpak-builder is not installed (optional)"
 fi
 
 # 3. The desktop entry that the flatpak exports.
