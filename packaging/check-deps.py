@@ -132,6 +132,9 @@ RUNTIME_PROGRAMS = {
     "pgrep": "tests/packaging/install-deb.sh",
     "import": "tests/packaging/install-deb.sh (ImageMagick's screenshot)",
     "busctl": "tests/packaging/install-deb.sh",
+    # tests/tray: the single-instance test and the private buses of the unit tests
+    "dbus-run-session": "tests/tray/CMakeLists.txt (single-instance.sh on a private bus)",
+    "awk": "tests/tray/single-instance.sh",
     # packaging/flatpak/validate.sh (a test)
     "flatpak-builder": "packaging/flatpak/validate.sh",
 }

@@ -22,7 +22,7 @@ packages=(
     qt6-base-dev qt6-charts-dev
     libqt6opengl6-dev # Qt6Charts' CMake config needs Qt6OpenGL's; Debian 12's qt6-charts-dev does not depend on it
     # the main job and the tests: a real user manager, real HTTP/2 servers, a real X server with a tray host
-    systemd dbus-user-session procps stress-ng
+    systemd dbus-user-session dbus-daemon procps stress-ng
     nghttp2-server nghttp2-client nginx-light openssl
     xvfb xauth trayer x11-utils fonts-dejavu-core
     python3 # tests/packaging/check-deps.py

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # A second nicer-tray brings the first one's window forward and exits: one process, one icon in the tray.
 #
-# Usage:  tests/harness/xvfb-tray-host.sh tests/tray/single-instance.sh NICER_TRAY USER_MANAGER_SH
+# Usage:  dbus-run-session -- tests/harness/xvfb-tray-host.sh tests/tray/single-instance.sh NICER_TRAY
 #
-# Runs on the X server and tray host of xvfb-tray-host.sh and on the session bus of the user-manager
-# fixture. Needs xwininfo (x11-utils) and gdbus (libglib2.0-bin). Every wait polls up to a deadline that
-# only bounds a hang; no timing is asserted.
+# Runs on the X server and tray host of xvfb-tray-host.sh and on a private session bus (dbus-run-session), so
+# a nicer-tray of the developer's own session cannot answer for ours. Needs xwininfo (x11-utils) and busctl
+# (systemd). Every wait polls up to a deadline that only bounds a hang; no timing is asserted.
 set -euo pipefail
 
-[ $# -eq 2 ] || { sed -n '2,4p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -eq 1 ] || { sed -n '2,4p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 tray=$1
-eval "$("$2" env)"
 : "${DISPLAY:?run me under tests/harness/xvfb-tray-host.sh}"
-for tool in xwininfo gdbus; do
-    command -v "$tool" >/dev/null || { echo "single-instance: $tool is missing (x11-utils, libglib2.0-bin)" >&2; exit 1; }
+: "${DBUS_SESSION_BUS_ADDRESS:?run me under dbus-run-session}"
+for tool in xwininfo busctl; do
+    command -v "$tool" >/dev/null || { echo "single-instance: $tool is missing (x11-utils, systemd)" >&2; exit 1; }
 done
 
 readonly title="nicer: spare CPU for volunteer computing"
@@ -43,8 +43,8 @@ wait_for() {
 }
 
 name_owned() {
-    gdbus call --session --dest org.freedesktop.DBus --object-path /org/freedesktop/DBus \
-        --method org.freedesktop.DBus.NameHasOwner org.nicer.Tray 2>/dev/null | grep -q true
+    busctl --user call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus NameHasOwner \
+        s org.nicer.Tray 2>/dev/null | grep -qx 'b true'
 }
 name_free() { ! name_owned; }
 
