@@ -160,7 +160,7 @@ void DaemonProxy::startUnitFallback(const QDBusMessage& activationError) {
             emit errorOccurred(tr("nicerd is not installed"),
                                tr("nicerd (the nicer daemon) is not installed on this computer, so no "
                                   "volunteer work can run. Install the nicer package (sudo apt install "
-                                  "./nicer_VERSION_amd64.deb) or nicer from your distribution; nicer-tray "
+                                  "./nicer_*.deb) or nicer from your distribution; nicer-tray "
                                   "only shows and tunes it."));
         } else {
             emit errorOccurred(tr("Starting nicerd"),
