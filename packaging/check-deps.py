@@ -135,6 +135,9 @@ RUNTIME_PROGRAMS = {
     # tests/tray: the single-instance test and the private buses of the unit tests
     "dbus-run-session": "tests/tray/CMakeLists.txt (single-instance.sh on a private bus)",
     "awk": "tests/tray/single-instance.sh",
+    # tests/packaging/dev-run-stops.sh (CI: dev.sh run, then Ctrl-C)
+    "ps": "tests/packaging/dev-run-stops.sh",
+    "comm": "tests/packaging/dev-run-stops.sh",
     # packaging/flatpak/validate.sh (a test)
     "flatpak-builder": "packaging/flatpak/validate.sh",
 }

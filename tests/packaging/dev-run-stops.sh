@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `packaging/dev.sh run`, then Ctrl-C: everything it started must be gone (the tray, its Xvfb and trayer,
+# nicerd, the work units, a private user manager). CI runs it after the test suite; it needs a built tree and
+# root (or a session with a user manager and a display).
+#
+# Usage:  tests/packaging/dev-run-stops.sh
+#
+# Ctrl-C is a SIGINT to the terminal's foreground process group: dev.sh runs as a job in a process group of
+# its own and the whole group gets SIGINT, as a terminal would send it. Only processes that appeared while
+# dev.sh ran are counted, so a nicer of the developer's own session does not disturb the result.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() {
+    echo "dev-run-stops: FAILED: $*" >&2
+    tail -n 20 "$work/run.log" >&2 || true
+    exit 1
+}
+names='^(nicerd|nicer-tray|md5sum|Xvfb|trayer|systemd)$'
+ours() { ps -eo pid=,comm= | awk -v re="$names" '$2 ~ re { print $1, $2 }' | sort; }
+ours >"$work/before"
+
+# Job control on: the job gets a process group of its own, and SIGINT is not ignored in it (a script's
+# background commands otherwise start with SIGINT ignored, and dev.sh could not see Ctrl-C).
+set -m
+"$root/packaging/dev.sh" run >"$work/run.log" 2>&1 </dev/null &
+leader=$!
+set +m
+# Up once nicerd reports its status (the loop of dev.sh run prints it every 2 s); 5 minutes bound a hang
+# (dev.sh may still be building), they are no claim on speed.
+for ((i = 0; i < 3000; i++)); do
+    grep -q '^  parameters' "$work/run.log" && break
+    kill -0 "$leader" 2>/dev/null || fail "dev.sh run ended before nicerd reported its status"
+    sleep 0.1
+done
+grep -q '^  parameters' "$work/run.log" || fail "nicerd never reported its status"
+ours >"$work/during"
+started=$(comm -13 "$work/before" "$work/during")
+echo "dev-run-stops: dev.sh run started:" $(awk '{ print $2 }' <<<"$started" | sort | uniq -c | awk '{ print $2 "x" $1 }')
+for name in nicerd nicer-tray md5sum; do
+    grep -q " $name\$" <<<"$started" || fail "no $name appeared: the check would prove nothing"
+done
+
+kill -INT -- "-$leader"
+for ((i = 0; i < 600; i++)); do kill -0 "$leader" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$leader" 2>/dev/null && fail "dev.sh did not end within 60 s of Ctrl-C"
+status=0
+wait "$leader" || status=$?
+[ "$status" -eq 130 ] || fail "dev.sh exited with $status after Ctrl-C, not 130"
+
+left=$(while read -r pid name; do kill -0 "$pid" 2>/dev/null && echo "$name($pid)"; done <<<"$started" || true)
+[ -z "$left" ] || fail "still running after Ctrl-C: $left"
+[ ! -e "${XDG_RUNTIME_DIR:-/run/user/$(id -u)}/systemd/user/nicerd.service" ] ||
+    fail "the build's runtime unit nicerd.service was left behind"
+echo "dev-run-stops: 1 passed, 0 failed (Ctrl-C stopped all $(wc -l <<<"$started") processes dev.sh run started)"
