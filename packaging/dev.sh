@@ -29,6 +29,7 @@ packages=(
     # the package: manual pages, icons, shlibdeps, and the checks on the .deb and its metadata
     help2man librsvg2-bin dpkg-dev file lintian desktop-file-utils appstream imagemagick
     flatpak-builder python3-yaml # packaging/flatpak/validate.sh: the manifest, offline
+    debootstrap # tests/packaging/fresh-debian.sh: the test command on a fresh Debian 12, by hand
 )
 
 as_root() {
