@@ -403,6 +403,17 @@ private:
     std::thread m_thread;
 };
 
+/// A PATH for nicerd under @p dir that holds the demo's md5sum and nothing else: the clients of the other
+/// presets (boinc, FAHClient) count as not installed whatever the host has, e.g. Debian's boinc-client.
+std::string pathWithoutClients(const std::filesystem::path& dir) {
+    const auto bin = dir / "bin-demo-only";
+    std::filesystem::create_directories(bin);
+    if (!std::filesystem::exists(bin / "md5sum")) {
+        std::filesystem::create_symlink("/usr/bin/md5sum", bin / "md5sum");
+    }
+    return bin.string();
+}
+
 /// Writes an executable `boinc` that runs @p body into @p dir, which the test then puts first in PATH.
 std::filesystem::path writeFakeBoinc(const std::filesystem::path& dir, const std::string& body) {
     std::filesystem::create_directories(dir);
@@ -505,7 +516,7 @@ TEST_CASE("switching to a preset that is not installed fails with the plain mess
     const auto dir = freshStateDir("preset-unavailable");
     const IdleMachineStat stat(dir / "stat");
     NicerdProcess daemon({"--period", "0.25", "--instances", "2", "--proc-stat", stat.path()}, dir,
-                         Env{{"PATH", "/usr/bin:/bin"}});
+                         Env{{"PATH", pathWithoutClients(dir)}});
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
     const std::vector<std::string> demo{"md5sum", "/dev/zero"};
@@ -726,7 +737,8 @@ TEST_CASE("a corrupt or unusable kept workload stops the start, naming the file"
                             Case{"preset = custom\n", "no custom workload was given to nicerd"});
     CAPTURE(c.content);
     std::ofstream(dir / "nicer" / "workload.conf") << c.content;
-    NicerdProcess broken({"--period", "0.25", "--instances", "1"}, dir, Env{{"PATH", "/usr/bin:/bin"}});
+    NicerdProcess broken({"--period", "0.25", "--instances", "1"}, dir,
+                         Env{{"PATH", pathWithoutClients(dir)}});
     CHECK_FALSE(broken.waitReady());
     CHECK(broken.exitCode() == 1);
     CHECK_THAT(broken.log(),
