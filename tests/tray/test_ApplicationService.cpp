@@ -1,5 +1,6 @@
 #include "tray/ApplicationService.h"
 #include "tray/PrivateBus.h"
+#include "tray/TrayTestSupport.h"
 
 #include <QDBusMessage>
 #include <QDBusPendingCallWatcher>
@@ -8,16 +9,12 @@
 #include <catch2/catch.hpp>
 
 using nicer::tray::ApplicationService;
+using nicer::tray::test::deadBus;
 using nicer::tray::test::PrivateBus;
 
 namespace {
 
 constexpr int kWaitMs = 30'000; // a bound on a stuck bus, never a performance claim
-
-QDBusConnection deadBus() {
-    return QDBusConnection::connectToBus(QStringLiteral("unix:path=/nonexistent/nicer-test-bus"),
-                                         QStringLiteral("nicer-dead-bus"));
-}
 
 } // namespace
 

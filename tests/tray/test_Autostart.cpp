@@ -1,4 +1,5 @@
 #include "tray/Autostart.h"
+#include "tray/TrayTestSupport.h"
 
 #include <QDir>
 #include <QFile>
@@ -8,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 using nicer::tray::Autostart;
+using nicer::tray::test::createEmptyFile;
 
 TEST_CASE("start at login writes a valid autostart entry and removes it", "[tray][autostart]") {
     QTemporaryDir home;
@@ -54,9 +56,7 @@ TEST_CASE("start at login says what failed when the entry cannot be written", "[
     QTemporaryDir home;
     REQUIRE(home.isValid());
     // A file where the folder should be: fails for root too, unlike a read-only folder.
-    QFile blocker(home.filePath("config"));
-    REQUIRE(blocker.open(QIODevice::WriteOnly));
-    blocker.close();
+    createEmptyFile(home.filePath("config"));
     Autostart autostart(home.filePath("config/autostart"));
     const auto enabled = autostart.setEnabled(true);
     REQUIRE_FALSE(enabled.ok());
@@ -71,10 +71,8 @@ TEST_CASE("start at login is not offered inside a flatpak", "[tray][autostart]")
     REQUIRE(dir.isValid());
     Autostart autostart(dir.filePath("autostart"));
     CHECK(autostart.unsupportedReason().isEmpty());
-    QFile marker(dir.filePath("flatpak-info"));
-    REQUIRE(marker.open(QIODevice::WriteOnly));
-    marker.close();
-    autostart.setSandboxMarker(marker.fileName());
+    createEmptyFile(dir.filePath("flatpak-info"));
+    autostart.setSandboxMarker(dir.filePath("flatpak-info"));
     CHECK_FALSE(autostart.isSupported());
     CHECK(autostart.unsupportedReason().contains("flatpak"));
 }

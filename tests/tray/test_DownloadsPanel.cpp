@@ -1,8 +1,8 @@
 #include "tray/DaemonProxy.h"
 #include "tray/DownloadsPanel.h"
 #include "tray/MainWindow.h"
+#include "tray/TrayTestSupport.h"
 
-#include <QDBusConnection>
 #include <QLabel>
 #include <QProgressBar>
 #include <QTableWidget>
@@ -89,8 +89,7 @@ TEST_CASE("nicerd's bandwidth modes and states read as plain words", "[tray][dow
 }
 
 TEST_CASE("without nicerd the window shows no downloads and polls nothing", "[tray][downloads]") {
-    DaemonProxy daemon(QDBusConnection::connectToBus(QStringLiteral("unix:path=/nonexistent/nicer-test-bus"),
-                                                     QStringLiteral("nicer-dead-bus-downloads")));
+    DaemonProxy daemon(nicer::tray::test::deadBus(QStringLiteral("nicer-dead-bus-downloads")));
     nicer::tray::MainWindow window(daemon, false);
     window.show();
     daemon.start(false);

@@ -2,9 +2,9 @@
 #include "tray/DaemonProxy.h"
 #include "tray/MainWindow.h"
 #include "tray/ParametersPanel.h"
+#include "tray/TrayTestSupport.h"
 
 #include <QCheckBox>
-#include <QDBusConnection>
 #include <QFile>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -15,16 +15,8 @@
 using nicer::tray::Autostart;
 using nicer::tray::DaemonProxy;
 using nicer::tray::MainWindow;
-
-namespace {
-
-// A bus address nobody listens on: the window must say so, not hang or crash.
-QDBusConnection deadBus() {
-    return QDBusConnection::connectToBus(QStringLiteral("unix:path=/nonexistent/nicer-test-bus"),
-                                         QStringLiteral("nicer-dead-bus"));
-}
-
-} // namespace
+using nicer::tray::test::createEmptyFile;
+using nicer::tray::test::deadBus;
 
 TEST_CASE("the window builds and explains that there is no session bus", "[tray]") {
     DaemonProxy daemon(deadBus());
@@ -89,9 +81,7 @@ TEST_CASE("a start at login that cannot be written goes back off and says why", 
     QTemporaryDir home;
     REQUIRE(home.isValid());
     // A file where the folder should be: the write fails even for root, unlike a read-only folder.
-    QFile blocker(home.filePath("config"));
-    REQUIRE(blocker.open(QIODevice::WriteOnly));
-    blocker.close();
+    createEmptyFile(home.filePath("config"));
     DaemonProxy daemon(deadBus());
     MainWindow window(daemon, false, Autostart(home.filePath("config/autostart")));
     window.show();
@@ -106,11 +96,9 @@ TEST_CASE("a start at login that cannot be written goes back off and says why", 
 TEST_CASE("inside a flatpak the start at login switch is off and says why", "[tray][autostart]") {
     QTemporaryDir dir;
     REQUIRE(dir.isValid());
-    QFile marker(dir.filePath("flatpak-info"));
-    REQUIRE(marker.open(QIODevice::WriteOnly));
-    marker.close();
+    createEmptyFile(dir.filePath("flatpak-info"));
     Autostart autostart(dir.filePath("autostart"));
-    autostart.setSandboxMarker(marker.fileName());
+    autostart.setSandboxMarker(dir.filePath("flatpak-info"));
     DaemonProxy daemon(deadBus());
     MainWindow window(daemon, false, autostart);
     CHECK_FALSE(window.startAtLoginBox()->isEnabled());
