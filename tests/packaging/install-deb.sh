@@ -58,8 +58,7 @@ step "lintian: $(grep -c '^E: ' "$out/lintian.txt" || true) errors, $(grep -c '^
 if [ -d /run/systemd/system ]; then rmdir /run/systemd/system 2>/dev/null && restore_run_systemd=1 ||
     fail "/run/systemd/system is in use (a user manager from the tests still running?)"; fi
 listing() {
-    find /usr /etc /var/lib -xdev \( -path /var/lib/dpkg -o -path /var/lib/apt -o -path /var/cache \
-        -o -path /var/lib/systemd/deb-systemd-user-helper-enabled \) -prune -o -print | LC_ALL=C sort
+    find /usr /etc /var/lib -xdev \( -path /var/lib/dpkg -o -path /var/lib/apt \) -prune -o -print | LC_ALL=C sort
 }
 listing >"$work/before"
 step "apt-get install $deb"
@@ -107,7 +106,10 @@ window_shown() { xwininfo -root -tree | grep -q '"nicer: spare CPU for volunteer
 wait_for 300 window_shown || { cat "$out/tray.log" >&2; fail "the tray's window did not appear"; }
 tray_pid=$(pgrep -x nicer-tray) || fail "no nicer-tray process"
 [ "$(readlink "/proc/$tray_pid/exe")" = /usr/bin/nicer-tray ] || fail "the tray is not /usr/bin/nicer-tray"
-sleep 2 # let the chart draw a few samples before the picture
+# The picture shows a chart with points once nicerd has a few samples (the tray draws them from its history).
+samples() { busctl --user call org.nicer.Daemon /org/nicer/Daemon org.nicer.Daemon1 GetHistory | awk '{ print $2 }'; }
+has_samples() { [ "$(samples)" -ge 3 ]; }
+wait_for 300 has_samples || fail "nicerd has $(samples) samples after 30 s"
 import -display "$DISPLAY" -window root "$out/installed-tray.png"
 step "screenshot of the installed tray: $out/installed-tray.png"
 # A launcher honouring DBusActivatable=true calls Activate on org.nicer.Tray: the running tray must answer it.
