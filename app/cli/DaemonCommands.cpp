@@ -21,10 +21,10 @@ void printDownloads(const dbus::DaemonStatus& s) {
     std::size_t inPlace = 0, active = 0;
     std::uint64_t done = 0, total = 0;
     bool totalKnown = true;
-    std::vector<const daemon::DownloadEntry*> failed;
+    std::vector<const api::DownloadEntry*> failed;
     for (const auto& e : s.downloads) {
         inPlace += e.state.starts_with("ok") || e.state.starts_with("present");
-        active += daemon::isDownloadActive(e.state);
+        active += api::isDownloadActive(e.state);
         done += e.bytesDone;
         total += e.bytesTotal;
         totalKnown = totalKnown && e.bytesTotal > 0;

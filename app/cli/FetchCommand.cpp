@@ -2,14 +2,14 @@
 
 #include "ExitCode.h"
 #include "HumanBytes.h"
-#include "net/DownloadOrder.h"
-#include "net/FetchObserver.h"
-#include "net/Fetcher.h"
-#include "net/Metalink.h"
-#include "net/NiceRateController.h"
-#include "net/RateLimiter.h"
-#include "net/Url.h"
-#include "systemd/SdBus.h"
+#include "net/fetch/DownloadOrder.h"
+#include "net/fetch/FetchObserver.h"
+#include "net/fetch/Fetcher.h"
+#include "net/fetch/Metalink.h"
+#include "net/fetch/Url.h"
+#include "net/rate/NiceRateController.h"
+#include "net/rate/RateLimiter.h"
+#include "sd/Event.h"
 
 #include <systemd/sd-event.h>
 
@@ -130,9 +130,9 @@ struct Interrupt {
 
 /// An sd-event loop of its own (one finished loop cannot run again) that cancels the fetch on a signal.
 struct Loop {
-    systemd::EventPtr event;
-    systemd::EventSourcePtr onInterrupt;
-    systemd::EventSourcePtr onTerminate;
+    sd::EventPtr event;
+    sd::EventSourcePtr onInterrupt;
+    sd::EventSourcePtr onTerminate;
 };
 
 Result<Loop> makeLoop(Interrupt& interrupt) {

@@ -4,7 +4,8 @@
 #include "daemon/Daemon.h"
 #include "daemon/DaemonConfig.h"
 #include "daemon/ManifestSources.h"
-#include "net/RateLimiter.h"
+#include "dbus/DaemonService.h"
+#include "net/rate/RateLimiter.h"
 #include "workload/WorkloadChooser.h"
 
 #include <CLI/CLI.hpp>
@@ -153,7 +154,16 @@ int main(int argc, char** argv) {
         config.pathVariable = path;
     }
 
-    auto daemon = daemon::Daemon::create(std::move(config));
+    // The composition root: the daemon reports to its D-Bus service, which it publishes at the right step.
+    auto publish = [](sd_bus* bus,
+                      daemon::DaemonControl& control) -> Result<std::unique_ptr<daemon::DaemonObserver>> {
+        auto service = dbus::DaemonService::publish(bus, control);
+        if (!service) {
+            return service.error();
+        }
+        return std::unique_ptr<daemon::DaemonObserver>(std::move(*service));
+    };
+    auto daemon = daemon::Daemon::create(std::move(config), publish);
     if (!daemon) {
         std::cerr << "nicerd: " << daemon.error().message << '\n';
         return 1;

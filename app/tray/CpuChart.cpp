@@ -20,7 +20,7 @@ const QColor kUserColor(0x3f, 0x7f, 0xd8);
 const QColor kQuotaColor(0x1b, 0x5e, 0x36);
 const QColor kBandColor(0xe0, 0x7b, 0x1f);
 
-double msecs(const daemon::Sample& s) {
+double msecs(const api::Sample& s) {
     return static_cast<double>(s.timeUSec / 1000);
 }
 

@@ -1,7 +1,7 @@
 #include "tray/DaemonProxy.h"
 
-#include "daemon/DownloadStatus.h"
-#include "dbus/BusNames.h"
+#include "api/BusNames.h"
+#include "api/DownloadEntry.h"
 
 #include <QDBusArgument>
 #include <QDBusConnectionInterface>
@@ -27,7 +27,7 @@ constexpr int kStartTimeoutMs = 20000;
 constexpr int kActiveDownloadPollMs = 1000;
 constexpr int kRetryDownloadPollMs = 10000;
 
-void readSample(const QDBusArgument& arg, daemon::Sample& s) {
+void readSample(const QDBusArgument& arg, api::Sample& s) {
     qulonglong time = 0;
     uint overloads = 0;
     arg.beginStructure();
@@ -91,7 +91,7 @@ bool isDaemonNotInstalled(const QString& activationErrorName, const QString& uni
 DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
     : QObject(parent)
     , m_bus(bus)
-    , m_watcher(new QDBusServiceWatcher(dbus::kBusName, bus, QDBusServiceWatcher::WatchForOwnerChange, this))
+    , m_watcher(new QDBusServiceWatcher(api::kBusName, bus, QDBusServiceWatcher::WatchForOwnerChange, this))
     , m_startTimeout(new QTimer(this))
     , m_downloadPoll(new QTimer(this)) {
     connect(m_downloadPoll, &QTimer::timeout, this, &DaemonProxy::refreshDownloads);
@@ -109,9 +109,9 @@ DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
         }
     });
     // Signals are matched by the well-known name, so they keep arriving from a restarted nicerd.
-    m_bus.connect(dbus::kBusName, dbus::kObjectPath, dbus::kInterface, "Sample", this,
+    m_bus.connect(api::kBusName, api::kObjectPath, api::kInterface, "Sample", this,
                   SLOT(onSample(QDBusMessage)));
-    m_bus.connect(dbus::kBusName, dbus::kObjectPath, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+    m_bus.connect(api::kBusName, api::kObjectPath, "org.freedesktop.DBus.Properties", "PropertiesChanged",
                   this, SLOT(onPropertiesChanged(QDBusMessage)));
 }
 
@@ -124,7 +124,7 @@ void DaemonProxy::start(bool launch) {
     }
     auto call =
         QDBusMessage::createMethodCall(kDbusService, "/org/freedesktop/DBus", kDbusService, "GetNameOwner");
-    call << QString(dbus::kBusName);
+    call << QString(api::kBusName);
     watchReply(
         call, [this](const QDBusMessage& reply) { onOwnerChanged(reply.arguments().value(0).toString()); },
         [this, launch](const QDBusMessage&) {
@@ -145,7 +145,7 @@ void DaemonProxy::launchDaemon() {
     emit connectedChanged(false);
     auto call = QDBusMessage::createMethodCall(kDbusService, "/org/freedesktop/DBus", kDbusService,
                                                "StartServiceByName");
-    call << QString(dbus::kBusName) << 0u;
+    call << QString(api::kBusName) << 0u;
     // Success needs no action: the name watcher sees nicerd arrive.
     watchReply(call, {}, [this](const QDBusMessage& error) { startUnitFallback(error); });
 }
@@ -212,7 +212,7 @@ void DaemonProxy::setConnected(bool connected) {
 }
 
 QDBusMessage DaemonProxy::methodCall(const char* method) const {
-    return QDBusMessage::createMethodCall(dbus::kBusName, dbus::kObjectPath, dbus::kInterface, method);
+    return QDBusMessage::createMethodCall(api::kBusName, api::kObjectPath, api::kInterface, method);
 }
 
 void DaemonProxy::watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,
@@ -233,9 +233,9 @@ void DaemonProxy::watchReply(const QDBusMessage& call, std::function<void(const 
 }
 
 void DaemonProxy::refreshProperties() {
-    auto call = QDBusMessage::createMethodCall(dbus::kBusName, dbus::kObjectPath,
+    auto call = QDBusMessage::createMethodCall(api::kBusName, api::kObjectPath,
                                                "org.freedesktop.DBus.Properties", "GetAll");
-    call << QString(dbus::kInterface);
+    call << QString(api::kInterface);
     watchReply(
         call,
         [this](const QDBusMessage& reply) {
@@ -280,9 +280,9 @@ void DaemonProxy::refreshDownloads() {
         return; // a slow nicerd must not pile up calls
     }
     m_downloadsPending = true;
-    auto call = QDBusMessage::createMethodCall(dbus::kBusName, dbus::kObjectPath,
+    auto call = QDBusMessage::createMethodCall(api::kBusName, api::kObjectPath,
                                                "org.freedesktop.DBus.Properties", "GetAll");
-    call << QString(dbus::kInterface);
+    call << QString(api::kInterface);
     watchReply(
         call,
         [this](const QDBusMessage& reply) {
@@ -312,7 +312,7 @@ void DaemonProxy::updateDownloadPolling() {
     bool failed = false;
     for (const auto& row : m_properties.downloads) {
         const std::string state = row.state.toStdString();
-        active = active || daemon::isDownloadActive(state);
+        active = active || api::isDownloadActive(state);
         failed = failed || row.state.startsWith(QLatin1String("failed"));
     }
     const int interval = active ? kActiveDownloadPollMs : failed ? kRetryDownloadPollMs : 0;
@@ -329,11 +329,11 @@ void DaemonProxy::fetchHistory() {
     watchReply(
         methodCall("GetHistory"),
         [this](const QDBusMessage& reply) {
-            std::vector<daemon::Sample> samples;
+            std::vector<api::Sample> samples;
             const auto arg = qvariant_cast<QDBusArgument>(reply.arguments().value(0));
             arg.beginArray();
             while (!arg.atEnd()) {
-                daemon::Sample s;
+                api::Sample s;
                 readSample(arg, s);
                 samples.push_back(s);
             }
@@ -353,7 +353,7 @@ void DaemonProxy::onSample(const QDBusMessage& message) {
     if (args.size() != 8) {
         return;
     }
-    daemon::Sample s;
+    api::Sample s;
     s.timeUSec = args[0].toULongLong();
     s.idle = args[1].toDouble();
     s.foreground = args[2].toDouble();

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "api/Sample.h"
 #include "control/ControllerParams.h"
-#include "daemon/Sample.h"
 #include "tray/TrayState.h"
 
 #include <QDBusConnection>
@@ -80,7 +80,7 @@ public:
     bool isConnected() const { return m_connected; }
     bool isStarting() const { return m_starting; }
     const DaemonProperties& properties() const { return m_properties; }
-    const std::optional<daemon::Sample>& lastSample() const { return m_lastSample; }
+    const std::optional<api::Sample>& lastSample() const { return m_lastSample; }
     /// The state of the tray icon, from all of the above.
     DaemonView view() const;
 
@@ -104,8 +104,8 @@ signals:
     /// The downloads were read again (also after every propertiesChanged()).
     void downloadsChanged();
     /// The whole history, oldest first, after (re)connecting.
-    void historyReceived(const std::vector<nicer::daemon::Sample>& samples);
-    void sampleReceived(const nicer::daemon::Sample& sample);
+    void historyReceived(const std::vector<nicer::api::Sample>& samples);
+    void sampleReceived(const nicer::api::Sample& sample);
     void parametersApplied();
     void workloadPresetApplied();
     /// Something failed; @p message says what and what to do.
@@ -137,7 +137,7 @@ private:
     bool m_connected = false;
     bool m_starting = false;
     DaemonProperties m_properties;
-    std::optional<daemon::Sample> m_lastSample;
+    std::optional<api::Sample> m_lastSample;
 };
 
 } // namespace nicer::tray

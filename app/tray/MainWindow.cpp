@@ -200,7 +200,7 @@ void MainWindow::hideEvent(QHideEvent* event) {
     m_daemon.setWatchingDownloads(false);
 }
 
-void MainWindow::onSample(const daemon::Sample& sample) {
+void MainWindow::onSample(const api::Sample& sample) {
     m_history.append(sample, m_daemon.properties().params.reserveBand);
     m_chart->refresh();
     if (isVisible()) {
@@ -208,7 +208,7 @@ void MainWindow::onSample(const daemon::Sample& sample) {
     }
 }
 
-void MainWindow::onHistory(const std::vector<daemon::Sample>& samples) {
+void MainWindow::onHistory(const std::vector<api::Sample>& samples) {
     m_history.reset(samples, m_daemon.properties().params.reserveBand);
     m_chart->refresh();
     updateValues();

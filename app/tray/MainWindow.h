@@ -49,8 +49,8 @@ protected:
     void hideEvent(QHideEvent* event) override;
 
 private:
-    void onSample(const daemon::Sample& sample);
-    void onHistory(const std::vector<daemon::Sample>& samples);
+    void onSample(const api::Sample& sample);
+    void onHistory(const std::vector<api::Sample>& samples);
     void onProperties();
     void onConnection(bool connected);
     void showError(const QString& context, const QString& message);

@@ -8,14 +8,14 @@ double ChartPoint::reserveKept() const {
     return std::min(1.0, sample.multiplier * reserveBand);
 }
 
-void SampleHistory::reset(std::span<const daemon::Sample> samples, double reserveBand) {
+void SampleHistory::reset(std::span<const api::Sample> samples, double reserveBand) {
     m_points.clear();
     for (const auto& s : samples) {
         append(s, reserveBand);
     }
 }
 
-void SampleHistory::append(const daemon::Sample& sample, double reserveBand) {
+void SampleHistory::append(const api::Sample& sample, double reserveBand) {
     if (!m_points.empty() && sample.timeUSec < m_points.back().sample.timeUSec) {
         return;
     }

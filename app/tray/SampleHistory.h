@@ -1,6 +1,6 @@
 #pragma once
 
-#include "daemon/Sample.h"
+#include "api/Sample.h"
 
 #include <chrono>
 #include <cstdint>
@@ -11,7 +11,7 @@ namespace nicer::tray {
 
 /// One point of the chart: a sample and the reserve band in force when it arrived (the band line is m x b).
 struct ChartPoint {
-    daemon::Sample sample;
+    api::Sample sample;
     double reserveBand = 0.0;
 
     /// The idle share the controller keeps free: multiplier x band, at most the whole machine.
@@ -25,10 +25,10 @@ public:
         : m_span(span) {}
 
     /// Replaces everything, e.g. with GetHistory's answer after (re)connecting.
-    void reset(std::span<const daemon::Sample> samples, double reserveBand);
+    void reset(std::span<const api::Sample> samples, double reserveBand);
     /// Adds one sample; ones older than the span (before the newest) fall out. An out-of-order sample (older
     /// than the newest, e.g. a stale signal after a reset) is dropped.
-    void append(const daemon::Sample& sample, double reserveBand);
+    void append(const api::Sample& sample, double reserveBand);
 
     const std::deque<ChartPoint>& points() const { return m_points; }
     std::chrono::seconds span() const { return m_span; }

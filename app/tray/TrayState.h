@@ -1,7 +1,7 @@
 #pragma once
 
+#include "api/Sample.h"
 #include "control/ControllerParams.h"
-#include "daemon/Sample.h"
 
 #include <QString>
 
@@ -24,7 +24,7 @@ struct DaemonView {
     bool paused = false;
     QString lastError;
     control::ControllerParams params;
-    std::optional<daemon::Sample> sample;
+    std::optional<api::Sample> sample;
 };
 
 /// Pure: the icon's state for what the daemon reports.

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "actuator/QuotaActuator.h"
+#include "sd/Event.h"
 #include "systemd/CgroupLayout.h"
-#include "systemd/SdBus.h"
 
 #include <systemd/sd-event.h>
 
@@ -42,8 +42,8 @@ private:
     int m_cpuCount = 1;
     double m_duty = 0.0;
     bool m_released = false;
-    systemd::EventSourcePtr m_slotTimer;
-    systemd::EventSourcePtr m_stopTimer;
+    sd::EventSourcePtr m_slotTimer;
+    sd::EventSourcePtr m_stopTimer;
 };
 
 } // namespace nicer::actuator

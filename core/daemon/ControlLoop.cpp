@@ -26,7 +26,7 @@ Result<void> ControlLoop::prime() {
     return {};
 }
 
-Result<Sample> ControlLoop::tick(std::uint64_t timeUSec) {
+Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
     auto usage = m_sampler.sample();
     if (!usage) {
         (void)m_actuator.apply(0.0, m_cpuCount); // blind: hold the work rather than let it run unwatched
@@ -48,7 +48,7 @@ Result<Sample> ControlLoop::tick(std::uint64_t timeUSec) {
         m_workNSec = *work;
     }
 
-    Sample s;
+    api::Sample s;
     s.timeUSec = timeUSec;
     s.idle = usage->idle;
     s.background = background;

@@ -1,9 +1,9 @@
 #pragma once
 
 #include "actuator/QuotaActuator.h"
+#include "api/Sample.h"
 #include "control/Controller.h"
 #include "cpu/CpuSampler.h"
-#include "daemon/Sample.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,7 +25,7 @@ public:
     Result<void> prime();
     /// Runs one period; @p timeUSec stamps the sample. When /proc/stat cannot be read the loop is blind and
     /// freezes the work (fail safe); other errors are reported while the controller's quota stays applied.
-    Result<Sample> tick(std::uint64_t timeUSec);
+    Result<api::Sample> tick(std::uint64_t timeUSec);
 
     /// Freezes the work until resume(); the loop keeps sampling so the user still sees the machine.
     Result<void> pause();
@@ -41,8 +41,8 @@ public:
     const control::ControllerParams& params() const { return m_controller.params(); }
     const control::ControllerState& state() const { return m_controller.state(); }
 
-    const std::deque<Sample>& history() const { return m_history; }
-    const std::optional<Sample>& last() const { return m_last; }
+    const std::deque<api::Sample>& history() const { return m_history; }
+    const std::optional<api::Sample>& last() const { return m_last; }
     int cpuCount() const { return m_cpuCount; }
 
 private:
@@ -50,8 +50,8 @@ private:
     control::Controller m_controller;
     actuator::QuotaActuator& m_actuator;
     std::size_t m_historyCapacity;
-    std::deque<Sample> m_history;
-    std::optional<Sample> m_last;
+    std::deque<api::Sample> m_history;
+    std::optional<api::Sample> m_last;
     std::uint64_t m_workNSec = 0;
     long m_ticksPerSecond;
     int m_cpuCount = 1;

@@ -52,8 +52,8 @@ Result<void> writeFileAtomically(const std::filesystem::path& path, const std::s
 
 } // namespace
 
-Result<std::unique_ptr<Daemon>> Daemon::create(DaemonConfig config) {
-    auto daemon = std::unique_ptr<Daemon>(new Daemon(std::move(config)));
+Result<std::unique_ptr<Daemon>> Daemon::create(DaemonConfig config, PublishDaemon publish) {
+    auto daemon = std::unique_ptr<Daemon>(new Daemon(std::move(config), std::move(publish)));
     if (auto started = daemon->start(); !started) {
         daemon->shutdown();
         return started.error();
@@ -92,23 +92,23 @@ Result<void> Daemon::start() {
 
     sd_event* event = nullptr;
     if (int r = sd_event_new(&event); r < 0) {
-        return systemd::busError("cannot create the event loop", r);
+        return sd::busError("cannot create the event loop", r);
     }
     m_event.reset(event);
     sd_bus* bus = nullptr;
     if (int r = sd_bus_open_user(&bus); r < 0) {
-        return systemd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
+        return sd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
     }
     m_bus.reset(bus);
     if (int r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL); r < 0) {
-        return systemd::busError("cannot attach the session bus to the event loop", r);
+        return sd::busError("cannot attach the session bus to the event loop", r);
     }
     // The name first: a second daemon stops here, before it touches any unit.
-    auto service = dbus::DaemonService::publish(bus, *this);
-    if (!service) {
-        return service.error();
+    auto observer = m_publish(bus, *this);
+    if (!observer) {
+        return observer.error();
     }
-    m_service = std::move(*service);
+    m_observer = std::move(*observer);
 
     if (!c.downloads.files.empty()) {
         if (c.downloads.dir.empty()) {
@@ -174,7 +174,7 @@ Result<void> Daemon::start() {
             sd_event_add_time(event, &source, CLOCK_MONOTONIC,
                               nowUSec(CLOCK_MONOTONIC) + periodUSec(c.params), 1000, &Daemon::onTimer, this);
         r < 0) {
-        return systemd::busError("cannot start the period timer", r);
+        return sd::busError("cannot start the period timer", r);
     }
     m_timer.reset(source);
     // After the work, which the downloads feed; they share the loop and never wait on the network.
@@ -310,7 +310,7 @@ void Daemon::shutdown() {
     if (m_sliceStarted && m_units) {
         (void)m_units->stopUnit(m_config.slice, true);
     }
-    m_service.reset();
+    m_observer.reset();
     if (m_bus) {
         sd_bus_flush(m_bus.get());
     }
@@ -339,11 +339,11 @@ void Daemon::onTick() {
     auto sample = m_loop->tick(nowUSec(CLOCK_REALTIME));
     if (sample) {
         m_lastError.clear();
-        m_service->emitSample(*sample);
+        m_observer->onSample(*sample);
     } else {
         m_lastError = sample.error().message;
         if (m_loop->last()) {
-            m_service->emitSample(*m_loop->last());
+            m_observer->onSample(*m_loop->last());
         }
     }
     if (auto polled = m_supervisor->poll(std::chrono::steady_clock::now()); !polled) {
@@ -408,8 +408,8 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
     return {};
 }
 
-std::vector<DownloadEntry> Daemon::downloads() const {
-    return m_downloads ? m_downloads->entries() : std::vector<DownloadEntry>{};
+std::vector<api::DownloadEntry> Daemon::downloads() const {
+    return m_downloads ? m_downloads->entries() : std::vector<api::DownloadEntry>{};
 }
 
 double Daemon::downloadRate() const {

@@ -3,11 +3,12 @@
 #include "actuator/QuotaActuator.h"
 #include "daemon/ControlLoop.h"
 #include "daemon/DaemonConfig.h"
+#include "daemon/DaemonControl.h"
 #include "daemon/DaemonDownloads.h"
-#include "dbus/DaemonControl.h"
-#include "dbus/DaemonService.h"
+#include "daemon/DaemonObserver.h"
+#include "sd/Bus.h"
+#include "sd/Event.h"
 #include "systemd/CgroupLayout.h"
-#include "systemd/SdBus.h"
 #include "systemd/SystemdUnitManager.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadSupervisor.h"
@@ -28,15 +29,16 @@ namespace nicer::daemon {
  * With manifests it also downloads the workload's files (DaemonDownloads) on the same loop, started after
  * the work; the plan is checked before the work starts, so a bad one stops the start.
  */
-class Daemon final : public dbus::DaemonControl {
+class Daemon final : public DaemonControl {
 public:
-    static Result<std::unique_ptr<Daemon>> create(DaemonConfig config);
+    /// @p publish puts it on the session bus (see PublishDaemon).
+    static Result<std::unique_ptr<Daemon>> create(DaemonConfig config, PublishDaemon publish);
     ~Daemon() override;
 
     /// Runs the event loop until SIGTERM or SIGINT; returns the exit status.
     int run();
 
-    // dbus::DaemonControl
+    // DaemonControl
     const control::ControllerParams& params() const override { return m_loop->params(); }
     Result<void> setParams(const control::ControllerParams& params) override;
     Result<void> pause() override;
@@ -48,10 +50,10 @@ public:
     Result<void> setWorkloadPreset(const std::string& id) override;
     int cpuCount() const override { return m_loop->cpuCount(); }
     const control::ControllerState& controllerState() const override { return m_loop->state(); }
-    const std::optional<Sample>& lastSample() const override { return m_loop->last(); }
-    const std::deque<Sample>& history() const override { return m_loop->history(); }
+    const std::optional<api::Sample>& lastSample() const override { return m_loop->last(); }
+    const std::deque<api::Sample>& history() const override { return m_loop->history(); }
     const std::string& lastError() const override { return m_lastError; }
-    std::vector<DownloadEntry> downloads() const override;
+    std::vector<api::DownloadEntry> downloads() const override;
     double downloadRate() const override;
     std::string bandwidthMode() const override;
 
@@ -59,8 +61,9 @@ public:
     std::filesystem::path downloadDir() const;
 
 private:
-    explicit Daemon(DaemonConfig config)
-        : m_config(std::move(config)) {}
+    Daemon(DaemonConfig config, PublishDaemon publish)
+        : m_config(std::move(config))
+        , m_publish(std::move(publish)) {}
     Result<void> start();
     Result<workload::WorkloadSpec> startupWorkload();
     Result<std::string> ownUnit();
@@ -73,19 +76,20 @@ private:
                         void* userdata) noexcept;
 
     DaemonConfig m_config;
-    systemd::EventPtr m_event;
-    systemd::BusPtr m_bus;
+    PublishDaemon m_publish;
+    sd::EventPtr m_event;
+    sd::BusPtr m_bus;
     std::unique_ptr<systemd::SystemdUnitManager> m_units;
     std::optional<systemd::CgroupLayout> m_layout;
-    std::unique_ptr<dbus::DaemonService> m_service;
+    std::unique_ptr<DaemonObserver> m_observer; ///< the D-Bus service
     std::unique_ptr<actuator::QuotaActuator> m_actuator;
     std::unique_ptr<workload::WorkloadChooser> m_chooser;
     std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
     std::unique_ptr<ControlLoop> m_loop;
     std::unique_ptr<DaemonDownloads> m_downloads;
-    systemd::EventSourcePtr m_timer;
-    systemd::EventSourcePtr m_sigterm;
-    systemd::EventSourcePtr m_sigint;
+    sd::EventSourcePtr m_timer;
+    sd::EventSourcePtr m_sigterm;
+    sd::EventSourcePtr m_sigint;
     std::string m_ownScope; ///< the scope this daemon created for itself, if any
     std::string m_lastError;
     bool m_sliceStarted = false;

@@ -1,6 +1,7 @@
 #include "daemon/DaemonDownloads.h"
 
-#include "net/NiceRateController.h"
+#include "net/rate/NiceRateController.h"
+#include "sd/Bus.h"
 
 #include <algorithm>
 #include <exception>
@@ -58,12 +59,12 @@ Result<std::unique_ptr<DaemonDownloads>> DaemonDownloads::create(sd_event* event
     if (int r = sd_event_add_time(event, &source, CLOCK_MONOTONIC, UINT64_MAX, 1'000'000,
                                   &DaemonDownloads::onRetry, self.get());
         r < 0) {
-        return systemd::busError("cannot set up the download retry timer", r);
+        return sd::busError("cannot set up the download retry timer", r);
     }
     self->m_retry.reset(source);
     sd_event_source_set_enabled(source, SD_EVENT_OFF);
     if (int r = sd_event_add_defer(event, &source, &DaemonDownloads::onRelease, self.get()); r < 0) {
-        return systemd::busError("cannot set up the download loop", r);
+        return sd::busError("cannot set up the download loop", r);
     }
     self->m_release.reset(source);
     sd_event_source_set_enabled(source, SD_EVENT_OFF);
@@ -225,7 +226,7 @@ std::vector<net::FetchFileReport> DaemonDownloads::currentFiles() const {
     return files;
 }
 
-std::vector<DownloadEntry> DaemonDownloads::entries() const {
+std::vector<api::DownloadEntry> DaemonDownloads::entries() const {
     const auto now = Clock::now();
     std::optional<std::chrono::seconds> retryIn;
     if (m_retryAt) {
@@ -233,11 +234,11 @@ std::vector<DownloadEntry> DaemonDownloads::entries() const {
             std::chrono::ceil<std::chrono::seconds>(std::max(Clock::duration::zero(), *m_retryAt - now));
     }
     const auto files = currentFiles();
-    std::vector<DownloadEntry> entries;
+    std::vector<api::DownloadEntry> entries;
     entries.reserve(files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& file = files[i];
-        DownloadEntry e;
+        api::DownloadEntry e;
         e.name = file.name;
         e.bytesDone = file.bytesDone;
         e.bytesTotal = file.size.value_or(inPlace(file.state) ? file.bytesDone : 0);

@@ -3,10 +3,10 @@
 #include "daemon/DownloadRates.h"
 #include "daemon/DownloadSettings.h"
 #include "daemon/DownloadStatus.h"
-#include "net/FetchObserver.h"
-#include "net/Fetcher.h"
-#include "net/RateController.h"
-#include "systemd/SdBus.h"
+#include "net/fetch/FetchObserver.h"
+#include "net/fetch/Fetcher.h"
+#include "net/rate/RateController.h"
+#include "sd/Event.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -48,7 +48,7 @@ public:
     void stop();
 
     /// Every file, in manifest order.
-    std::vector<DownloadEntry> entries() const;
+    std::vector<api::DownloadEntry> entries() const;
     /// Body bytes per second received now, over all files.
     double rate() const;
     /// The BandwidthMode property (bandwidthModeText).
@@ -87,8 +87,8 @@ private:
     std::vector<net::FetchFileReport> m_files;
     DownloadRates m_rates;
     std::optional<Clock::time_point> m_retryAt;
-    systemd::EventSourcePtr m_retry;
-    systemd::EventSourcePtr m_release;
+    sd::EventSourcePtr m_retry;
+    sd::EventSourcePtr m_release;
     bool m_stopped = false;
 };
 

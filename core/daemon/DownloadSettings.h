@@ -1,6 +1,6 @@
 #pragma once
 
-#include "net/Metalink.h"
+#include "net/fetch/Metalink.h"
 
 #include <chrono>
 #include <cstddef>

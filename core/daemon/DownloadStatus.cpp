@@ -44,11 +44,6 @@ std::string downloadStateText(const net::FetchFileReport& file, std::optional<st
     return std::string(net::toString(file.state));
 }
 
-bool isDownloadActive(std::string_view state) {
-    return state.starts_with("checking") || state.starts_with("queued") || state.starts_with("waiting") ||
-           state.starts_with("downloading");
-}
-
 std::string bandwidthModeText(bool hasDownloads, bool nice, std::optional<double> maxRate) {
     if (!hasDownloads) {
         return "none";

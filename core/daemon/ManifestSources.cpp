@@ -1,7 +1,7 @@
 #include "daemon/ManifestSources.h"
 
-#include "net/SafePath.h"
-#include "net/Url.h"
+#include "net/fetch/SafePath.h"
+#include "net/fetch/Url.h"
 
 #include <map>
 #include <string_view>

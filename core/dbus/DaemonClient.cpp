@@ -1,6 +1,6 @@
 #include "dbus/DaemonClient.h"
 
-#include "dbus/BusNames.h"
+#include "api/BusNames.h"
 
 #include <cstring>
 #include <string_view>
@@ -10,12 +10,12 @@ namespace nicer::dbus {
 namespace {
 
 /// The failure of a call to nicerd in plain words, with what to do when it is not running.
-Error callError(const char* method, int r, const systemd::BusError& error) {
+Error callError(const char* method, int r, const sd::BusError& error) {
     if (error.hasName("org.freedesktop.DBus.Error.ServiceUnknown") ||
         error.hasName("org.freedesktop.DBus.Error.NameHasNoOwner")) {
         return Error{"nicerd is not running: start it with `systemctl --user start nicerd` or run `nicerd`"};
     }
-    return systemd::busError(std::string("nicerd ") + method, r, error);
+    return sd::busError(std::string("nicerd ") + method, r, error);
 }
 
 } // namespace
@@ -23,17 +23,18 @@ Error callError(const char* method, int r, const systemd::BusError& error) {
 Result<DaemonClient> DaemonClient::connect() {
     sd_bus* bus = nullptr;
     if (int r = sd_bus_open_user(&bus); r < 0) {
-        return systemd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
+        return sd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
     }
-    return DaemonClient(systemd::BusPtr(bus));
+    return DaemonClient(sd::BusPtr(bus));
 }
 
 Result<void> DaemonClient::callNoArgs(const char* method) {
-    systemd::BusError error;
+    sd::BusError error;
     // No auto-start: `nicer pause` must not start a daemon just to pause it.
     sd_bus_message* m = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface, method);
-    systemd::BusMessagePtr call(m);
+    int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
+                                           method);
+    sd::BusMessagePtr call(m);
     if (r >= 0) {
         r = sd_bus_message_set_auto_start(m, 0);
     }
@@ -54,11 +55,12 @@ Result<void> DaemonClient::resume() {
 }
 
 Result<DaemonStatus> DaemonClient::status() {
-    systemd::BusError error;
+    sd::BusError error;
     sd_bus_message* reply = nullptr;
-    int r = sd_bus_call_method(m_bus.get(), kBusName, kObjectPath, "org.freedesktop.DBus.Properties",
-                               "GetAll", error.get(), &reply, "s", kInterface);
-    systemd::BusMessagePtr owned(reply);
+    int r =
+        sd_bus_call_method(m_bus.get(), api::kBusName, api::kObjectPath, "org.freedesktop.DBus.Properties",
+                           "GetAll", error.get(), &reply, "s", api::kInterface);
+    sd::BusMessagePtr owned(reply);
     if (r < 0) {
         return callError("GetAll", r, error);
     }
@@ -130,7 +132,7 @@ Result<DaemonStatus> DaemonClient::status() {
                 r = sd_bus_message_enter_container(reply, 'a', "(sttds)");
             while (r >= 0) {
                 const char *file = nullptr, *state = nullptr;
-                daemon::DownloadEntry e;
+                api::DownloadEntry e;
                 r = sd_bus_message_read(reply, "(sttds)", &file, &e.bytesDone, &e.bytesTotal, &e.rate,
                                         &state);
                 if (r <= 0) {
@@ -181,16 +183,16 @@ Result<DaemonStatus> DaemonClient::status() {
         }
     }
     if (r < 0) {
-        return systemd::busError("cannot read nicerd's status", r);
+        return sd::busError("cannot read nicerd's status", r);
     }
     return s;
 }
 
 Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
     sd_bus_message* m = nullptr;
-    int r =
-        sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface, "SetParameters");
-    systemd::BusMessagePtr call(m);
+    int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
+                                           "SetParameters");
+    sd::BusMessagePtr call(m);
     if (r >= 0) {
         r = sd_bus_message_append(m, "a{sv}", 6, "ReserveBand", "d", p.reserveBand, "MinMultiplier", "d",
                                   p.minMultiplier, "MaxMultiplier", "d", p.maxMultiplier, "OverloadThreshold",
@@ -198,7 +200,7 @@ Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
                                   p.idleEpsilon, "PeriodUSec", "t",
                                   static_cast<std::uint64_t>(p.period.count()) * 1000);
     }
-    systemd::BusError error;
+    sd::BusError error;
     if (r >= 0) {
         r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
     }
@@ -210,13 +212,13 @@ Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
 
 Result<void> DaemonClient::setWorkloadPreset(const std::string& id) {
     sd_bus_message* m = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &m, kBusName, kObjectPath, kInterface,
+    int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
                                            "SetWorkloadPreset");
-    systemd::BusMessagePtr call(m);
+    sd::BusMessagePtr call(m);
     if (r >= 0) {
         r = sd_bus_message_append(m, "s", id.c_str());
     }
-    systemd::BusError error;
+    sd::BusError error;
     if (r >= 0) {
         r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
     }
@@ -226,19 +228,19 @@ Result<void> DaemonClient::setWorkloadPreset(const std::string& id) {
     return {};
 }
 
-Result<std::vector<daemon::Sample>> DaemonClient::history() {
-    systemd::BusError error;
+Result<std::vector<api::Sample>> DaemonClient::history() {
+    sd::BusError error;
     sd_bus_message* reply = nullptr;
-    int r = sd_bus_call_method(m_bus.get(), kBusName, kObjectPath, kInterface, "GetHistory", error.get(),
-                               &reply, "");
-    systemd::BusMessagePtr owned(reply);
+    int r = sd_bus_call_method(m_bus.get(), api::kBusName, api::kObjectPath, api::kInterface, "GetHistory",
+                               error.get(), &reply, "");
+    sd::BusMessagePtr owned(reply);
     if (r < 0) {
         return callError("GetHistory", r, error);
     }
-    std::vector<daemon::Sample> samples;
+    std::vector<api::Sample> samples;
     r = sd_bus_message_enter_container(reply, 'a', "(tdddddub)");
     while (r >= 0) {
-        daemon::Sample s;
+        api::Sample s;
         int paused = 0;
         r = sd_bus_message_read(reply, "(tdddddub)", &s.timeUSec, &s.idle, &s.foreground, &s.background,
                                 &s.quota, &s.multiplier, &s.overloadCount, &paused);
@@ -249,7 +251,7 @@ Result<std::vector<daemon::Sample>> DaemonClient::history() {
         samples.push_back(s);
     }
     if (r < 0) {
-        return systemd::busError("cannot read nicerd's history", r);
+        return sd::busError("cannot read nicerd's history", r);
     }
     return samples;
 }

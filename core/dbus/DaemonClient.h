@@ -1,9 +1,9 @@
 #pragma once
 
+#include "api/DownloadEntry.h"
+#include "api/Sample.h"
 #include "control/ControllerParams.h"
-#include "daemon/DownloadStatus.h"
-#include "daemon/Sample.h"
-#include "systemd/SdBus.h"
+#include "sd/Bus.h"
 #include "util/Result.h"
 #include "workload/WorkloadPresets.h"
 
@@ -26,10 +26,10 @@ struct DaemonStatus {
     double quota = 0, multiplier = 0, idle = 0, foreground = 0, background = 0;
     std::uint32_t overloadCount = 0;
     std::string lastError;
-    std::vector<workload::PresetInfo> presets;    ///< what setWorkloadPreset can choose
-    std::vector<daemon::DownloadEntry> downloads; ///< the work units nicerd downloads; empty when none
-    double downloadRate = 0;                      ///< bytes per second received now
-    std::string bandwidthMode;                    ///< "none", "nice", "capped N B/s", ...
+    std::vector<workload::PresetInfo> presets; ///< what setWorkloadPreset can choose
+    std::vector<api::DownloadEntry> downloads; ///< the work units nicerd downloads; empty when none
+    double downloadRate = 0;                   ///< bytes per second received now
+    std::string bandwidthMode;                 ///< "none", "nice", "capped N B/s", ...
 };
 
 /// A blocking client of nicerd on the session bus, for the CLI and tests.
@@ -46,14 +46,14 @@ public:
     /// Replaces the running work by the preset @p id (or "custom"); kept across restarts. The error holds
     /// nicerd's reason, e.g. that the preset's program is not installed.
     Result<void> setWorkloadPreset(const std::string& id);
-    Result<std::vector<daemon::Sample>> history();
+    Result<std::vector<api::Sample>> history();
 
 private:
-    explicit DaemonClient(systemd::BusPtr bus)
+    explicit DaemonClient(sd::BusPtr bus)
         : m_bus(std::move(bus)) {}
     Result<void> callNoArgs(const char* method);
 
-    systemd::BusPtr m_bus;
+    sd::BusPtr m_bus;
 };
 
 } // namespace nicer::dbus

@@ -1,7 +1,7 @@
 #include "dbus/DaemonService.h"
 
+#include "api/BusNames.h"
 #include "control/ControllerParams.h"
-#include "dbus/BusNames.h"
 #include "workload/WorkloadChooser.h"
 
 #include <cerrno>
@@ -29,9 +29,9 @@ int guarded(sd_bus_error* error, Body&& body) noexcept {
     }
 }
 
-int appendSample(sd_bus_message* m, const daemon::Sample& s) {
-    return sd_bus_message_append(m, kSampleSignature, s.timeUSec, s.idle, s.foreground, s.background, s.quota,
-                                 s.multiplier, s.overloadCount, static_cast<int>(s.paused));
+int appendSample(sd_bus_message* m, const api::Sample& s) {
+    return sd_bus_message_append(m, api::kSampleSignature, s.timeUSec, s.idle, s.foreground, s.background,
+                                 s.quota, s.multiplier, s.overloadCount, static_cast<int>(s.paused));
 }
 
 /// Reads one a{sv} entry's value into @p params by its D-Bus name.
@@ -120,21 +120,22 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_VTABLE_END,
 };
 
-Result<std::unique_ptr<DaemonService>> DaemonService::publish(sd_bus* bus, DaemonControl& daemon) {
+Result<std::unique_ptr<DaemonService>> DaemonService::publish(sd_bus* bus, daemon::DaemonControl& daemon) {
     auto service = std::unique_ptr<DaemonService>(new DaemonService(bus, daemon));
     sd_bus_slot* slot = nullptr;
-    int r = sd_bus_add_object_vtable(bus, &slot, kObjectPath, kInterface, s_vtable, service.get());
+    int r = sd_bus_add_object_vtable(bus, &slot, api::kObjectPath, api::kInterface, s_vtable, service.get());
     if (r < 0) {
-        return systemd::busError("cannot publish nicerd's D-Bus object", r);
+        return sd::busError("cannot publish nicerd's D-Bus object", r);
     }
     service->m_slot.reset(slot);
-    r = sd_bus_request_name(bus, kBusName, 0);
+    r = sd_bus_request_name(bus, api::kBusName, 0);
     if (r == -EEXIST || r == -EALREADY) {
-        return Error{std::string("another nicerd is already running for this user (it owns ") + kBusName +
+        return Error{std::string("another nicerd is already running for this user (it owns ") +
+                     api::kBusName +
                      " on the session bus); use `nicer status` to talk to it, or stop it first"};
     }
     if (r < 0) {
-        return systemd::busError(std::string("cannot take the D-Bus name ") + kBusName, r);
+        return sd::busError(std::string("cannot take the D-Bus name ") + api::kBusName, r);
     }
     return service;
 }
@@ -287,7 +288,7 @@ int DaemonService::onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus
             } else {
                 for (const auto& preset : self->m_daemon.presets()) {
                     if (preset.id == id && !preset.available) {
-                        name = kWorkloadUnavailableError;
+                        name = api::kWorkloadUnavailableError;
                     }
                 }
             }
@@ -303,12 +304,12 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
         auto* self = static_cast<DaemonService*>(userdata);
         sd_bus_message* reply = nullptr;
         int r = sd_bus_message_new_method_return(m, &reply);
-        systemd::BusMessagePtr owned(reply);
+        sd::BusMessagePtr owned(reply);
         if (r >= 0)
             r = sd_bus_message_open_container(reply, 'a', "(tdddddub)");
         for (const auto& s : self->m_daemon.history()) {
             if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'r', kSampleSignature);
+                r = sd_bus_message_open_container(reply, 'r', api::kSampleSignature);
             if (r >= 0)
                 r = appendSample(reply, s);
             if (r >= 0)
@@ -322,26 +323,26 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
     });
 }
 
-void DaemonService::emitSample(const daemon::Sample& s) {
+void DaemonService::onSample(const api::Sample& s) {
     sd_bus_message* message = nullptr;
-    if (sd_bus_message_new_signal(m_bus, &message, kObjectPath, kInterface, "Sample") < 0) {
+    if (sd_bus_message_new_signal(m_bus, &message, api::kObjectPath, api::kInterface, "Sample") < 0) {
         return;
     }
-    systemd::BusMessagePtr owned(message);
+    sd::BusMessagePtr owned(message);
     if (appendSample(message, s) >= 0) {
         sd_bus_send(m_bus, message, nullptr);
     }
 }
 
 void DaemonService::emitParametersChanged() {
-    sd_bus_emit_properties_changed(m_bus, kObjectPath, kInterface, "ReserveBand", "MinMultiplier",
+    sd_bus_emit_properties_changed(m_bus, api::kObjectPath, api::kInterface, "ReserveBand", "MinMultiplier",
                                    "MaxMultiplier", "OverloadThreshold", "IdleEpsilon", "PeriodUSec",
                                    "Paused", nullptr);
 }
 
 void DaemonService::emitWorkloadChanged() {
-    sd_bus_emit_properties_changed(m_bus, kObjectPath, kInterface, "Workload", "DemoWorkload", "Instances",
-                                   "WorkloadPreset", nullptr);
+    sd_bus_emit_properties_changed(m_bus, api::kObjectPath, api::kInterface, "Workload", "DemoWorkload",
+                                   "Instances", "WorkloadPreset", nullptr);
 }
 
 } // namespace nicer::dbus

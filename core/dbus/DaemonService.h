@@ -1,8 +1,9 @@
 #pragma once
 
-#include "daemon/Sample.h"
-#include "dbus/DaemonControl.h"
-#include "systemd/SdBus.h"
+#include "api/Sample.h"
+#include "daemon/DaemonControl.h"
+#include "daemon/DaemonObserver.h"
+#include "sd/Bus.h"
 
 namespace nicer::dbus {
 
@@ -12,21 +13,21 @@ namespace nicer::dbus {
  * SetParameters, SetWorkloadPreset and GetHistory. Exceptions never cross into sd-bus: handlers turn them
  * into D-Bus errors.
  */
-class DaemonService {
+class DaemonService final : public daemon::DaemonObserver {
 public:
     /// Registers the object on @p bus (not owned) and takes the well-known name; the error says when
     /// another nicerd already has it.
-    static Result<std::unique_ptr<DaemonService>> publish(sd_bus* bus, DaemonControl& daemon);
+    static Result<std::unique_ptr<DaemonService>> publish(sd_bus* bus, daemon::DaemonControl& daemon);
 
     /// Emits the Sample signal.
-    void emitSample(const daemon::Sample& sample);
+    void onSample(const api::Sample& sample) override;
     /// Emits PropertiesChanged for the parameters and the pause state.
     void emitParametersChanged();
     /// Emits PropertiesChanged for the workload: Workload, DemoWorkload, Instances and WorkloadPreset.
     void emitWorkloadChanged();
 
 private:
-    DaemonService(sd_bus* bus, DaemonControl& daemon)
+    DaemonService(sd_bus* bus, daemon::DaemonControl& daemon)
         : m_bus(bus)
         , m_daemon(daemon) {}
 
@@ -41,8 +42,8 @@ private:
     static const sd_bus_vtable s_vtable[];
 
     sd_bus* m_bus;
-    DaemonControl& m_daemon;
-    systemd::BusSlotPtr m_slot;
+    daemon::DaemonControl& m_daemon;
+    sd::BusSlotPtr m_slot;
 };
 
 } // namespace nicer::dbus

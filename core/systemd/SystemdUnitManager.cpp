@@ -119,17 +119,17 @@ int appendProperty(sd_bus_message* m, const Property& property) {
 Result<void> appendProperties(sd_bus_message* m, const Properties& props, std::string_view what) {
     int r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "(sv)");
     if (r < 0) {
-        return busError(what, r);
+        return sd::busError(what, r);
     }
     for (const auto& property : props) {
         r = appendProperty(m, property);
         if (r < 0) {
-            return busError(std::string(what) + ": property " + property.name, r);
+            return sd::busError(std::string(what) + ": property " + property.name, r);
         }
     }
     r = sd_bus_message_close_container(m);
     if (r < 0) {
-        return busError(what, r);
+        return sd::busError(what, r);
     }
     return {};
 }
@@ -152,20 +152,20 @@ std::optional<std::string> typeInterface(std::string_view unit) {
     return std::nullopt;
 }
 
-bool isGone(const BusError& error) {
+bool isGone(const sd::BusError& error) {
     return error.hasName(SD_BUS_ERROR_UNKNOWN_OBJECT) || error.hasName(SD_BUS_ERROR_UNKNOWN_METHOD) ||
            error.hasName(SD_BUS_ERROR_UNKNOWN_INTERFACE) || error.hasName(SD_BUS_ERROR_UNKNOWN_PROPERTY);
 }
 
 Result<std::string> getString(sd_bus* bus, const std::string& path, const char* interface,
                               const char* property, std::string_view what) {
-    BusError error;
+    sd::BusError error;
     char* raw = nullptr;
     const int r =
         sd_bus_get_property_string(bus, kDestination, path.c_str(), interface, property, error.get(), &raw);
     MallocString value(raw);
     if (r < 0) {
-        return busError(what, r, error);
+        return sd::busError(what, r, error);
     }
     return std::string(value.get());
 }
@@ -173,12 +173,12 @@ Result<std::string> getString(sd_bus* bus, const std::string& path, const char* 
 template <typename T>
 Result<T> getTrivial(sd_bus* bus, const std::string& path, const char* interface, const char* property,
                      char type, std::string_view what) {
-    BusError error;
+    sd::BusError error;
     T value{};
     const int r = sd_bus_get_property_trivial(bus, kDestination, path.c_str(), interface, property,
                                               error.get(), type, &value);
     if (r < 0) {
-        return busError(what, r, error);
+        return sd::busError(what, r, error);
     }
     return value;
 }
@@ -188,10 +188,10 @@ Result<T> getTrivial(sd_bus* bus, const std::string& path, const char* interface
 Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
     sd_bus* raw = nullptr;
     const int r = sd_bus_open_user(&raw);
-    BusPtr bus(raw);
+    sd::BusPtr bus(raw);
     if (r < 0) {
         return Error{
-            "cannot connect to the user bus (sd_bus_open_user): " + busErrorText(r, nullptr) +
+            "cannot connect to the user bus (sd_bus_open_user): " + sd::busErrorText(r, nullptr) +
             "; nicer needs a systemd user session ($XDG_RUNTIME_DIR/bus or $DBUS_SESSION_BUS_ADDRESS)"};
     }
     sd_bus_set_description(bus.get(), "nicer-units");
@@ -206,7 +206,7 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
     return std::make_unique<SystemdUnitManager>(std::move(bus));
 }
 
-SystemdUnitManager::SystemdUnitManager(BusPtr bus)
+SystemdUnitManager::SystemdUnitManager(sd::BusPtr bus)
     : m_bus(std::move(bus)) {}
 
 void SystemdUnitManager::drain() {
@@ -220,21 +220,21 @@ void SystemdUnitManager::drain() {
 
 Result<std::string> SystemdUnitManager::unitPath(const std::string& name) {
     drain();
-    BusError error;
+    sd::BusError error;
     sd_bus_message* raw = nullptr;
     const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "GetUnit",
                                      error.get(), &raw, "s", name.c_str());
-    BusMessagePtr reply(raw);
+    sd::BusMessagePtr reply(raw);
     if (r < 0) {
         if (error.hasName(kNoSuchUnit)) {
             return std::string();
         }
-        return busError(callName("GetUnit", name), r, error);
+        return sd::busError(callName("GetUnit", name), r, error);
     }
     const char* path = nullptr;
     const int rr = sd_bus_message_read(reply.get(), "o", &path);
     if (rr < 0) {
-        return busError(callName("GetUnit", name) + ": reading the reply", rr);
+        return sd::busError(callName("GetUnit", name) + ": reading the reply", rr);
     }
     return std::string(path);
 }
@@ -242,7 +242,7 @@ Result<std::string> SystemdUnitManager::unitPath(const std::string& name) {
 Result<void> SystemdUnitManager::waitForJob(const std::string& jobPath, std::string_view what) {
     const auto deadline = std::chrono::steady_clock::now() + kJobTimeout;
     for (;;) {
-        BusError error;
+        sd::BusError error;
         char* raw = nullptr;
         const int r = sd_bus_get_property_string(m_bus.get(), kDestination, jobPath.c_str(), kJobInterface,
                                                  "State", error.get(), &raw);
@@ -252,7 +252,7 @@ Result<void> SystemdUnitManager::waitForJob(const std::string& jobPath, std::str
             if (isGone(error)) {
                 return {};
             }
-            return busError(std::string(what) + ": waiting for job " + jobPath, r, error);
+            return sd::busError(std::string(what) + ": waiting for job " + jobPath, r, error);
         }
         if (std::chrono::steady_clock::now() >= deadline) {
             return Error{std::string(what) + ": job " + jobPath + " is still " + state.get() + " after " +
@@ -270,33 +270,33 @@ Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, con
     sd_bus_message* rawCall = nullptr;
     int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
                                            kManagerInterface, "StartTransientUnit");
-    BusMessagePtr call(rawCall);
+    sd::BusMessagePtr call(rawCall);
     if (r < 0) {
-        return busError(what, r);
+        return sd::busError(what, r);
     }
     r = sd_bus_message_append(call.get(), "ss", name.c_str(), "fail");
     if (r < 0) {
-        return busError(what, r);
+        return sd::busError(what, r);
     }
     if (auto appended = appendProperties(call.get(), props, what); !appended) {
         return appended;
     }
     r = sd_bus_message_append(call.get(), "a(sa(sv))", 0);
     if (r < 0) {
-        return busError(what, r);
+        return sd::busError(what, r);
     }
 
-    BusError error;
+    sd::BusError error;
     sd_bus_message* rawReply = nullptr;
     r = sd_bus_call(m_bus.get(), call.get(), 0, error.get(), &rawReply);
-    BusMessagePtr reply(rawReply);
+    sd::BusMessagePtr reply(rawReply);
     if (r < 0) {
-        return busError(what, r, error);
+        return sd::busError(what, r, error);
     }
     const char* job = nullptr;
     r = sd_bus_message_read(reply.get(), "o", &job);
     if (r < 0) {
-        return busError(what + ": reading the reply", r);
+        return sd::busError(what + ": reading the reply", r);
     }
     if (!wait) {
         return {};
@@ -339,22 +339,22 @@ Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, cons
     sd_bus_message* rawCall = nullptr;
     int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
                                            kManagerInterface, "SetUnitProperties");
-    BusMessagePtr call(rawCall);
+    sd::BusMessagePtr call(rawCall);
     if (r < 0) {
-        return busError(what, r);
+        return sd::busError(what, r);
     }
     // runtime = true: the change lives in /run and is gone with the unit; nicer re-applies it every period.
     r = sd_bus_message_append(call.get(), "sb", name.c_str(), 1);
     if (r < 0) {
-        return busError(what, r);
+        return sd::busError(what, r);
     }
     if (auto appended = appendProperties(call.get(), props, what); !appended) {
         return appended;
     }
-    BusError error;
+    sd::BusError error;
     r = sd_bus_call(m_bus.get(), call.get(), 0, error.get(), nullptr);
     if (r < 0) {
-        return busError(what, r, error);
+        return sd::busError(what, r, error);
     }
     return {};
 }
@@ -362,21 +362,21 @@ Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, cons
 Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
     drain();
     const auto what = callName("StopUnit", name);
-    BusError error;
+    sd::BusError error;
     sd_bus_message* raw = nullptr;
     int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StopUnit",
                                error.get(), &raw, "ss", name.c_str(), "replace");
-    BusMessagePtr reply(raw);
+    sd::BusMessagePtr reply(raw);
     if (r < 0) {
         if (error.hasName(kNoSuchUnit)) {
             return {};
         }
-        return busError(what, r, error);
+        return sd::busError(what, r, error);
     }
     const char* job = nullptr;
     r = sd_bus_message_read(reply.get(), "o", &job);
     if (r < 0) {
-        return busError(what + ": reading the reply", r);
+        return sd::busError(what + ": reading the reply", r);
     }
     if (!wait) {
         return {};
@@ -387,14 +387,14 @@ Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
 Result<void> SystemdUnitManager::callWithName(const char* method, const std::string& name,
                                               bool unknownIsDone) {
     drain();
-    BusError error;
+    sd::BusError error;
     const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, method,
                                      error.get(), nullptr, "s", name.c_str());
     if (r < 0) {
         if (unknownIsDone && error.hasName(kNoSuchUnit)) {
             return {};
         }
-        return busError(callName(method, name), r, error);
+        return sd::busError(callName(method, name), r, error);
     }
     return {};
 }
@@ -410,11 +410,11 @@ Result<void> SystemdUnitManager::thawUnit(const std::string& name) {
 
 Result<void> SystemdUnitManager::killUnit(const std::string& name, int signal) {
     drain();
-    BusError error;
+    sd::BusError error;
     const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "KillUnit",
                                      error.get(), nullptr, "ssi", name.c_str(), "all", signal);
     if (r < 0) {
-        return busError(callName("KillUnit", name), r, error);
+        return sd::busError(callName("KillUnit", name), r, error);
     }
     return {};
 }

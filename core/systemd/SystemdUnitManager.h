@@ -1,6 +1,6 @@
 #pragma once
 
-#include "systemd/SdBus.h"
+#include "sd/Bus.h"
 #include "systemd/UnitManager.h"
 
 #include <memory>
@@ -26,7 +26,7 @@ public:
     /// Connects to the user bus (sd_bus_open_user: $DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus).
     static Result<std::unique_ptr<SystemdUnitManager>> connectUser();
     /// Uses an already open connection, e.g. one to another manager in tests.
-    explicit SystemdUnitManager(BusPtr bus);
+    explicit SystemdUnitManager(sd::BusPtr bus);
 
     Result<void> startTransientUnit(const std::string& name, const Properties& props, bool wait) override;
     Result<void> setUnitProperties(const std::string& name, const Properties& props) override;
@@ -58,7 +58,7 @@ private:
     /// Dispatches anything the bus queued between our calls, so nothing piles up unread.
     void drain();
 
-    BusPtr m_bus;
+    sd::BusPtr m_bus;
 };
 
 } // namespace nicer::systemd

@@ -12,11 +12,11 @@
 #include <unistd.h>
 #include <vector>
 
+using nicer::api::Sample;
 using nicer::control::Controller;
 using nicer::control::ControllerParams;
 using nicer::cpu::CpuSampler;
 using nicer::daemon::ControlLoop;
-using nicer::daemon::Sample;
 using nicer::test::FakeActuator;
 namespace fs = std::filesystem;
 

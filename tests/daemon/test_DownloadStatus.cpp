@@ -4,9 +4,9 @@
 
 #include <chrono>
 
+using nicer::api::isDownloadActive;
 using nicer::daemon::bandwidthModeText;
 using nicer::daemon::downloadStateText;
-using nicer::daemon::isDownloadActive;
 using nicer::net::FetchFileReport;
 using nicer::net::FileState;
 using namespace std::chrono_literals;

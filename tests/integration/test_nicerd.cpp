@@ -254,14 +254,14 @@ TEST_CASE("nicerd emits a Sample every period and GetHistory returns the ones be
     REQUIRE(daemon.waitReady());
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    systemd::BusPtr bus(raw);
+    sd::BusPtr bus(raw);
     struct Seen {
         int count = 0;
         bool consistent = true;
     } seen;
     const auto onSample = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
         auto* s = static_cast<Seen*>(userdata);
-        daemon::Sample x;
+        api::Sample x;
         int paused = 0;
         if (sd_bus_message_read(m, "tdddddub", &x.timeUSec, &x.idle, &x.foreground, &x.background, &x.quota,
                                 &x.multiplier, &x.overloadCount, &paused) < 0) {
@@ -318,12 +318,12 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     REQUIRE(daemon.waitReady());
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    systemd::BusPtr bus(raw);
+    sd::BusPtr bus(raw);
     sd_bus_message* reply = nullptr;
     REQUIRE(sd_bus_call_method(bus.get(), "org.nicer.Daemon", "/org/nicer/Daemon",
                                "org.freedesktop.DBus.Introspectable", "Introspect", nullptr, &reply,
                                "") >= 0);
-    systemd::BusMessagePtr owned(reply);
+    sd::BusMessagePtr owned(reply);
     const char* xml = nullptr;
     REQUIRE(sd_bus_message_read(reply, "s", &xml) >= 0);
     const std::string live = xml;
@@ -486,8 +486,8 @@ bool held(pid_t pid) {
 std::pair<std::string, std::string> callSetWorkloadPreset(const std::string& id) {
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    systemd::BusPtr bus(raw);
-    systemd::BusError error;
+    sd::BusPtr bus(raw);
+    sd::BusError error;
     const int r = sd_bus_call_method(bus.get(), "org.nicer.Daemon", "/org/nicer/Daemon", "org.nicer.Daemon1",
                                      "SetWorkloadPreset", error.get(), nullptr, "s", id.c_str());
     if (r >= 0) {
@@ -594,7 +594,7 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         // Whoever shows the workload learns of the switch from PropertiesChanged.
         sd_bus* raw = nullptr;
         REQUIRE(sd_bus_open_user(&raw) >= 0);
-        systemd::BusPtr bus(raw);
+        sd::BusPtr bus(raw);
         std::vector<std::string> changed;
         const auto onChanged = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
             auto* names = static_cast<std::vector<std::string>*>(userdata);

@@ -7,7 +7,7 @@
 #include "cli/RunCommand.h"
 #include "dbus/DaemonClient.h"
 #include "net/H2Servers.h"
-#include "net/Sha256.h"
+#include "net/fetch/Sha256.h"
 
 #include <catch2/catch.hpp>
 
@@ -46,7 +46,7 @@ std::optional<dbus::DaemonStatus> tryStatus() {
     return s ? std::optional(*s) : std::nullopt;
 }
 
-std::string describe(const std::vector<daemon::DownloadEntry>& downloads) {
+std::string describe(const std::vector<api::DownloadEntry>& downloads) {
     std::ostringstream text;
     for (const auto& e : downloads) {
         text << "  " << e.name << ": " << e.bytesDone << "/" << e.bytesTotal << " B, " << e.rate << " B/s, "
@@ -76,7 +76,7 @@ dbus::DaemonStatus waitForDownloads(NicerdProcess& daemon,
     return last;
 }
 
-const daemon::DownloadEntry& entry(const dbus::DaemonStatus& s, const std::string& name) {
+const api::DownloadEntry& entry(const dbus::DaemonStatus& s, const std::string& name) {
     for (const auto& e : s.downloads) {
         if (e.name == name) {
             return e;

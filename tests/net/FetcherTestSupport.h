@@ -3,10 +3,10 @@
 // Helpers of the fetcher's tests: temporary directories, random file contents, SHA-256 of bytes, an sd-event
 // loop run with a generous safety limit, and a Fetcher run to the end.
 
-#include "net/Fetcher.h"
-#include "net/Metalink.h"
-#include "net/Sha256.h"
-#include "systemd/SdBus.h"
+#include "net/fetch/Fetcher.h"
+#include "net/fetch/Metalink.h"
+#include "net/fetch/Sha256.h"
+#include "sd/Event.h"
 
 #include <catch2/catch.hpp>
 
@@ -139,7 +139,7 @@ inline net::FetchReport fetchAll(std::vector<net::MetalinkFile> files, const std
                                  std::chrono::seconds limit = std::chrono::seconds(120)) {
     sd_event* raw = nullptr;
     REQUIRE(sd_event_new(&raw) >= 0);
-    const systemd::EventPtr event(raw);
+    const sd::EventPtr event(raw);
     auto fetcher = net::Fetcher::create(event.get(), std::move(files), dir, std::move(options), observer);
     if (!fetcher) {
         FAIL(fetcher.error().message);
@@ -158,7 +158,7 @@ inline net::FetchReport fetchAll(std::vector<net::MetalinkFile> files, const std
                     return 0;
                 },
                 &expired) >= 0);
-    const systemd::EventSourcePtr timer(source);
+    const sd::EventSourcePtr timer(source);
     while (!(*fetcher)->finished() && !expired) {
         REQUIRE(sd_event_run(event.get(), UINT64_MAX) >= 0);
     }

@@ -1,4 +1,4 @@
-#include "net/Backoff.h"
+#include "net/fetch/Backoff.h"
 
 #include <catch2/catch.hpp>
 

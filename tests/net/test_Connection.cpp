@@ -1,10 +1,10 @@
 // The transport against REAL servers (nghttpd, nginx) started by the h2_servers fixture: plain TCP (h2c),
 // TLS with the test CA, and the failures a user will meet (untrusted CA, wrong name, refused, no h2).
 
-#include "net/Connection.h"
 #include "net/H2Servers.h"
-#include "net/SocketAddress.h"
-#include "systemd/SdBus.h"
+#include "net/transport/Connection.h"
+#include "net/transport/SocketAddress.h"
+#include "sd/Event.h"
 #include "util/UniqueFd.h"
 
 #include <catch2/catch.hpp>
@@ -59,7 +59,7 @@ public:
                         return 0;
                     },
                     &expired) >= 0);
-        const systemd::EventSourcePtr timer(source);
+        const sd::EventSourcePtr timer(source);
         while (!done() && !expired) {
             REQUIRE(sd_event_run(get(), UINT64_MAX) >= 0);
         }
@@ -67,7 +67,7 @@ public:
     }
 
 private:
-    systemd::EventPtr m_event;
+    sd::EventPtr m_event;
 };
 
 // Records what the connection reports. No REQUIRE in the callbacks: an exception there would be caught by

@@ -1,4 +1,4 @@
-#include "net/DownloadOrder.h"
+#include "net/fetch/DownloadOrder.h"
 
 #include <catch2/catch.hpp>
 

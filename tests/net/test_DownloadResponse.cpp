@@ -1,4 +1,4 @@
-#include "net/DownloadResponse.h"
+#include "net/fetch/DownloadResponse.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,12 +2,12 @@
 // nginx locations that ignore Range, answer 503, send oversized headers or GOAWAY after four requests), and
 // against MisbehavingH2Server for what no real server can be made to do on purpose.
 
-#include "net/Fetcher.h"
 #include "net/FetcherTestSupport.h"
 #include "net/H2Servers.h"
 #include "net/MisbehavingH2Server.h"
 #include "net/NginxLog.h"
-#include "net/SafePath.h"
+#include "net/fetch/Fetcher.h"
+#include "net/fetch/SafePath.h"
 
 #include <catch2/catch.hpp>
 
@@ -185,7 +185,7 @@ TEST_CASE("What earlier runs left is hashed a piece at a time, with the loop tur
 
     sd_event* raw = nullptr;
     REQUIRE(sd_event_new(&raw) >= 0);
-    const systemd::EventPtr event(raw);
+    const sd::EventPtr event(raw);
     auto fetcher = Fetcher::create(event.get(), std::move(files), dir.path(), quickOptions());
     REQUIRE(fetcher);
     REQUIRE((*fetcher)->start());
@@ -211,7 +211,7 @@ TEST_CASE("What earlier runs left is hashed a piece at a time, with the loop tur
                     return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
                 },
                 &turns) >= 0);
-    const systemd::EventSourcePtr other(source);
+    const sd::EventSourcePtr other(source);
     REQUIRE(sd_event_source_set_enabled(source, SD_EVENT_ONESHOT) >= 0);
     while (!(*fetcher)->finished()) {
         REQUIRE(sd_event_run(event.get(), UINT64_MAX) >= 0);
@@ -655,7 +655,7 @@ TEST_CASE("Names that leave the directory refuse the whole manifest before anyth
         MetalinkFile bad = oneFile(name, "evil", {quirks() + "/evil"});
         sd_event* raw = nullptr;
         REQUIRE(sd_event_new(&raw) >= 0);
-        const systemd::EventPtr event(raw);
+        const sd::EventPtr event(raw);
         const auto fetcher = Fetcher::create(event.get(), {good, bad}, dir, quickOptions());
         REQUIRE_FALSE(fetcher);
         CHECK_THAT(fetcher.error().message, Catch::Contains("fix the manifest"));
@@ -747,7 +747,7 @@ TEST_CASE("Two fetches into one directory at once: the second is refused", "[fet
     TempDir dir;
     sd_event* raw = nullptr;
     REQUIRE(sd_event_new(&raw) >= 0);
-    const systemd::EventPtr event(raw);
+    const sd::EventPtr event(raw);
     auto first = Fetcher::create(event.get(), {oneFile("a.bin", "a", {quirks() + "/a.bin"})}, dir.path());
     auto second = Fetcher::create(event.get(), {oneFile("a.bin", "a", {quirks() + "/a.bin"})}, dir.path());
     REQUIRE(first);

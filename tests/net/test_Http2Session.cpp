@@ -1,5 +1,5 @@
-#include "net/Http2Session.h"
 #include "net/InMemoryH2Server.h"
+#include "net/http2/Http2Session.h"
 
 #include <catch2/catch.hpp>
 #include <nghttp2/nghttp2.h>

@@ -1,4 +1,4 @@
-#include "net/HttpHeaders.h"
+#include "net/http2/HttpHeaders.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "net/InterfaceTraffic.h"
+#include "net/rate/InterfaceTraffic.h"
 
 #include <catch2/catch.hpp>
 

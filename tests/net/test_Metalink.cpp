@@ -1,4 +1,4 @@
-#include "net/Metalink.h"
+#include "net/fetch/Metalink.h"
 
 #include <catch2/catch.hpp>
 

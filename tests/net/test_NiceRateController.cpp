@@ -1,4 +1,4 @@
-#include "net/NiceRateController.h"
+#include "net/rate/NiceRateController.h"
 
 #include <catch2/catch.hpp>
 

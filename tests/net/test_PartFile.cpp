@@ -1,5 +1,5 @@
 #include "net/FetcherTestSupport.h"
-#include "net/PartFile.h"
+#include "net/fetch/PartFile.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "net/RateLimiter.h"
+#include "net/rate/RateLimiter.h"
 
 #include <catch2/catch.hpp>
 

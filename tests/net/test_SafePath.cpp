@@ -1,4 +1,4 @@
-#include "net/SafePath.h"
+#include "net/fetch/SafePath.h"
 
 #include <catch2/catch.hpp>
 

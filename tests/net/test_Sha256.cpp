@@ -1,4 +1,4 @@
-#include "net/Sha256.h"
+#include "net/fetch/Sha256.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,4 @@
-#include "net/Url.h"
+#include "net/fetch/Url.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 #include <QLineSeries>
 #include <catch2/catch.hpp>
 
-using nicer::daemon::Sample;
+using nicer::api::Sample;
 using nicer::tray::CpuChart;
 using nicer::tray::SampleHistory;
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-using nicer::daemon::Sample;
+using nicer::api::Sample;
 using nicer::tray::SampleHistory;
 
 namespace {

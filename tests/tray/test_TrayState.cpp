@@ -3,7 +3,7 @@
 
 #include <catch2/catch.hpp>
 
-using nicer::daemon::Sample;
+using nicer::api::Sample;
 using nicer::tray::DaemonView;
 using nicer::tray::TrayState;
 using nicer::tray::trayStateFor;

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "api/DownloadEntry.h"
+#include "api/Sample.h"
+#include "control/Controller.h"
+#include "util/Result.h"
+#include "workload/WorkloadPresets.h"
+#include "workload/WorkloadSpec.h"
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nicer::daemon {
+
+/// What the D-Bus service exposes of the daemon; the daemon implements it, tests can fake it.
+class DaemonControl {
+public:
+    virtual ~DaemonControl() = default;
+
+    virtual const control::ControllerParams& params() const = 0;
+    /// All or nothing: validated first, applied and persisted only when every value is valid.
+    virtual Result<void> setParams(const control::ControllerParams& params) = 0;
+    virtual Result<void> pause() = 0;
+    virtual Result<void> resume() = 0;
+    virtual bool paused() const = 0;
+
+    virtual std::string actuatorName() const = 0;
+    virtual const workload::WorkloadSpec& workload() const = 0;
+    /// The workloads that can be chosen (the presets, then "custom"), with whether each can run now.
+    virtual std::vector<workload::PresetInfo> presets() const = 0;
+    /// Replaces the running work by the preset @p id (or "custom") and keeps the choice across restarts.
+    /// Nothing changes when the id is unknown or its program is not installed; the error says which.
+    virtual Result<void> setWorkloadPreset(const std::string& id) = 0;
+    virtual int cpuCount() const = 0;
+    virtual const control::ControllerState& controllerState() const = 0;
+    virtual const std::optional<api::Sample>& lastSample() const = 0;
+    virtual const std::deque<api::Sample>& history() const = 0;
+    /// The last error of the loop in plain words, empty when all is well.
+    virtual const std::string& lastError() const = 0;
+
+    /// The work units nicerd downloads, in manifest order; empty when it was given no manifest.
+    virtual std::vector<api::DownloadEntry> downloads() const = 0;
+    /// Body bytes per second the downloads receive now.
+    virtual double downloadRate() const = 0;
+    /// How the downloads use the link: "none", "nice", "nice, capped N B/s", "capped N B/s" or "full".
+    virtual std::string bandwidthMode() const = 0;
+};
+
+} // namespace nicer::daemon

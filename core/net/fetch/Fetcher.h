@@ -1,0 +1,164 @@
+#pragma once
+
+#include "net/fetch/DownloadTask.h"
+#include "net/fetch/FetchObserver.h"
+#include "net/fetch/FetchReport.h"
+#include "net/fetch/FetcherConnection.h"
+#include "net/fetch/FetcherOptions.h"
+#include "net/fetch/Metalink.h"
+#include "net/rate/RateLimiter.h"
+#include "net/transport/TlsContext.h"
+#include "sd/Event.h"
+#include "util/Result.h"
+#include "util/UniqueFd.h"
+
+#include <systemd/sd-event.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nicer::net {
+
+/**
+ * Downloads the files of a manifest into a directory over HTTP/2, on an sd-event loop the caller owns.
+ *
+ * All files on one origin (scheme, host, port) share ONE connection as multiplexed streams; at most
+ * FetcherOptions::streams are open at once, handed out smallest-remaining-first (or in manifest order).
+ * Each file is written to NAME.part as it arrives and resumes from there with a Range request after any
+ * interruption, kill -9 included. Its SHA-256 is checked before NAME.part is atomically renamed to NAME,
+ * so a corrupt file is never accepted under its final name. Failed attempts are retried with jittered
+ * exponential backoff (Retry-After honoured), then the next mirror is tried. A rate limit or the nice mode
+ * is enforced through HTTP/2 flow control: received bytes are acknowledged only as fast as the rate allows.
+ *
+ * Progress goes to a FetchObserver; report() holds the state at any time and the summary at the end.
+ */
+class Fetcher final : private FetcherConnection::Owner {
+public:
+    /// Checks the plan: every name must be a safe relative path (safeTargetPath) and unique, every file
+    /// needs a mirror with an http(s) URL, @p dir is created if missing. Fails, without touching any file
+    /// below @p dir, when one of these does not hold, or when the TLS setup (CA file) fails. A file
+    /// without sha256 is downloaded unverified: only its length is checked. @p observer, if given, must
+    /// outlive the Fetcher.
+    static Result<std::unique_ptr<Fetcher>> create(sd_event* event, std::vector<MetalinkFile> files,
+                                                   std::filesystem::path dir, FetcherOptions options = {},
+                                                   FetchObserver* observer = nullptr);
+    ~Fetcher() override;
+    Fetcher(const Fetcher&) = delete;
+    Fetcher& operator=(const Fetcher&) = delete;
+
+    /// Takes the directory (one fetch per directory at a time), looks at what is already there (finished
+    /// files are hashed and skipped, part files are hashed to resume), then starts downloading on the loop.
+    /// Fails only when the directory is in use by another fetch or cannot be opened.
+    Result<void> start();
+    /// Stops now: connections close, part files stay for the next run, unfinished files end Cancelled, and
+    /// the observer gets onFinished().
+    void cancel();
+
+    /// Every file reached a final state (or cancel() was called); the directory is free for another fetch.
+    bool finished() const { return m_report.finished; }
+    /// The state of every file and the totals; the summary once finished().
+    const FetchReport& report() const { return m_report; }
+
+private:
+    struct ClosedStream {
+        std::size_t task;
+        FetcherConnection* connection;
+        StreamEnd end;
+    };
+
+    Fetcher(sd_event* event, std::filesystem::path dir, FetcherOptions options, FetchObserver* observer);
+
+    // FetcherConnection::Owner
+    void onResponseHeaders(FetcherConnection& connection, std::int32_t stream, int status,
+                           const Http2Session::Headers& headers) override;
+    void onData(FetcherConnection& connection, std::int32_t stream,
+                std::span<const std::uint8_t> data) override;
+    void onStreamClosed(FetcherConnection& connection, std::int32_t stream, StreamEnd end) override;
+    void onPingAck(FetcherConnection& connection, std::chrono::nanoseconds rtt) override;
+    void onConnectionChanged(FetcherConnection& connection) override;
+
+    static int onKickEvent(sd_event_source* source, void* userdata) noexcept;
+    static int onTimerEvent(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
+    static int onWakeEvent(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
+    template <typename Body>
+    void guarded(Body&& body) noexcept;
+
+    Result<void> setUpEvents();
+    bool inspectSome();
+    bool startInspection(DownloadTask& task);
+    bool startPartInspection(DownloadTask& task, PartFile part);
+    bool finishInspection(DownloadTask& task);
+    void kick();
+    void runKick();
+    void schedule();
+    FetcherConnection* connectionFor(DownloadTask& task, std::string& error);
+    bool startAttempt(DownloadTask& task, FetcherConnection& connection);
+    void processClosed(const ClosedStream& closed);
+    void finishFile(DownloadTask& task);
+    void attemptFailed(DownloadTask& task, DownloadTask::Failure failure);
+    void nextMirror(DownloadTask& task, const std::string& reason);
+    void failFile(DownloadTask& task, const std::string& reason);
+    void fileDone(DownloadTask& task, FileState state);
+    void resetAttempt(DownloadTask& task, DownloadTask::Failure failure);
+    void consume(DownloadTask& task, std::size_t n);
+    DownloadTask* taskOf(FetcherConnection& connection, std::int32_t stream);
+
+    void tick();
+    void pace(std::chrono::steady_clock::time_point now);
+    void sample(std::chrono::steady_clock::time_point now);
+    /// The receive rate allowed now: the nice mode's answer for a fresh link sample, capped by maxRate.
+    std::optional<double> allowedRate(std::chrono::steady_clock::time_point now);
+    void applyRate(std::optional<double> rate, std::chrono::steady_clock::time_point now);
+    std::uint32_t connectionWindow() const;
+    std::uint32_t streamWindow() const;
+    Http2Session::Options sessionOptions() const;
+    void armTick();
+    void armWake();
+    void reap();
+    void refreshTotals();
+    void finish();
+    bool manualFlowControl() const;
+
+    sd::EventPtr m_event;
+    std::filesystem::path m_dir;
+    FetcherOptions m_options;
+    FetchObserver* m_observer;
+    std::shared_ptr<const TlsContext> m_tls;
+    std::vector<DownloadTask> m_tasks;
+    FetchReport m_report;
+    UniqueFd m_dirLock;
+
+    std::vector<std::unique_ptr<FetcherConnection>> m_connections;
+    std::map<std::string, FetcherConnection*> m_current; // origin -> the connection new requests go to
+    std::map<std::pair<FetcherConnection*, std::int32_t>, std::size_t> m_streams;
+    std::deque<ClosedStream> m_closed;
+    /// Tasks whose files from an earlier run are still to be looked at, the one being hashed first.
+    std::deque<std::size_t> m_inspecting;
+
+    RateLimiter m_limiter;
+    std::uint32_t m_windowTarget = 0; // the windows in force while limited; 0 when unlimited
+    std::optional<std::chrono::nanoseconds> m_lastRtt;
+    std::optional<std::chrono::nanoseconds> m_newRtt; // since the last sample
+    std::uint64_t m_received = 0;
+    std::deque<std::pair<std::chrono::steady_clock::time_point, std::uint64_t>> m_rateWindow;
+    std::chrono::steady_clock::time_point m_startTime;
+    std::chrono::steady_clock::time_point m_lastSample;
+    std::size_t m_paceCursor = 0;
+
+    bool m_started = false;
+    bool m_inKick = false;
+    sd::EventSourcePtr m_kick;
+    sd::EventSourcePtr m_tick;
+    sd::EventSourcePtr m_wake;
+};
+
+} // namespace nicer::net
