@@ -3,6 +3,7 @@
 // workload presets switched at run time.
 #include "CpuMeter.h"
 #include "NicerdProcess.h"
+#include "Poll.h"
 #include "cli/RunCommand.h"
 #include "dbus/DaemonClient.h"
 #include "systemd/CgroupLayout.h"
@@ -71,6 +72,23 @@ std::string nicerCli(const std::string& args) {
     return std::string(NICER_CLI) + " " + args;
 }
 
+/// The time of nicerd's newest sample (µs, wall clock), 0 before the first.
+std::uint64_t lastSampleUSec() {
+    auto client = dbus::DaemonClient::connect();
+    REQUIRE(client.ok());
+    auto history = client->history();
+    REQUIRE(history.ok());
+    return history->empty() ? 0 : history->back().timeUSec;
+}
+
+/// Returns once nicerd has run @p periods more periods of its loop (of @p period each): what it does in
+/// that time is then visible, and what it has not done by then is not done at all.
+void waitPeriods(int periods, std::chrono::milliseconds period) {
+    const std::uint64_t since = lastSampleUSec();
+    const auto span = static_cast<std::uint64_t>(periods * period.count()) * 1000;
+    REQUIRE(test::pollUntil([&] { return lastSampleUSec() >= since + span; }, 20s, 50ms));
+}
+
 } // namespace
 
 TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, and recovers",
@@ -85,14 +103,16 @@ TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, a
     INFO(daemon.log());
     CHECK(status().actuator == actuator);
 
-    std::this_thread::sleep_for(3s); // let the quota ramp up
+    // The quota ramps up over a few periods: polled until the work has most of the idle machine.
+    CHECK(test::pollUntil([] { return workShare(1000ms) > 0.5; }, 30s));
     const double idleMachineShare = workShare(3000ms);
 
     double hogShare = 0.0;
     double underHogShare = 0.0;
     {
         test::ForegroundHog hog;
-        std::this_thread::sleep_for(3s); // a few periods for the band to widen and the work to stop
+        // A few periods for the band to widen and the work to stop.
+        CHECK(test::pollUntil([] { return workShare(500ms) < 0.1; }, 30s));
         const auto hogPids = hog.pids();
         underHogShare = workShare(3000ms);
         hogShare = test::machineShare([&] { return hogPids; }, 1000ms);
@@ -100,7 +120,8 @@ TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, a
         CHECK(s.foreground > 0.7);
         CHECK(s.background < 0.2);
     }
-    std::this_thread::sleep_for(3s); // the band decays and the quota rises again
+    // The band decays and the quota rises again.
+    CHECK(test::pollUntil([] { return workShare(1000ms) > 0.5; }, 30s));
     const double recoveredShare = workShare(3000ms);
 
     // Reported on success too: these are the figures the closing notes and the README quote.
@@ -118,30 +139,38 @@ TEST_CASE("the quota reaches the kernel and pause freezes the work until resume"
     NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, freshStateDir("pause"));
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    std::this_thread::sleep_for(2s);
+    REQUIRE(test::pollUntil([] { return status().quota > 0.0; }, 20s));
 
-    // A long period holds the quota still, so the property and the kernel's file can be compared.
+    // A long period holds the quota still, so the property and the kernel's file can be compared: polled
+    // until the first 10 s period has applied its quota (the old period's last one may still be in flight).
     REQUIRE(test::runCommand(nicerCli("set period=10")).exitCode == 0);
-    std::this_thread::sleep_for(11s);
-    const auto s = status();
     const auto layout = systemd::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(kSlice);
     REQUIRE(cgroup.ok());
-    const auto kernel = layout->readCpuQuotaPerSecUSec(*cgroup);
-    REQUIRE(kernel.ok());
+    dbus::DaemonStatus s;
+    std::uint64_t kernel = 0;
+    const auto expected = [&] { return std::max(10000.0, std::round(s.quota * s.cpuCount * 1e6)); };
+    const bool agree = test::pollUntil(
+        [&] {
+            s = status();
+            const auto read = layout->readCpuQuotaPerSecUSec(*cgroup);
+            kernel = read.ok() ? *read : 0;
+            return s.quota > 0.0 && std::abs(static_cast<double>(kernel) - expected()) <= s.cpuCount * 1000.0;
+        },
+        25s, 250ms);
+    CHECK(agree);
     CHECK(s.quota > 0.0);
-    CHECK(static_cast<double>(*kernel) ==
-          Approx(std::max(10000.0, std::round(s.quota * s.cpuCount * 1e6))).margin(s.cpuCount * 1000.0));
+    CHECK(static_cast<double>(kernel) == Approx(expected()).margin(s.cpuCount * 1000.0));
     REQUIRE(test::runCommand(nicerCli("set period=0.25")).exitCode == 0);
 
     REQUIRE(test::runCommand(nicerCli("pause")).exitCode == 0);
-    std::this_thread::sleep_for(1s);
     CHECK(status().paused);
+    CHECK(test::pollUntil([] { return workShare(300ms) < 0.02; }, 10s));
     CHECK(workShare(2000ms) < 0.02);
     REQUIRE(test::runCommand(nicerCli("resume")).exitCode == 0);
-    std::this_thread::sleep_for(2s);
     CHECK_FALSE(status().paused);
+    CHECK(test::pollUntil([] { return workShare(500ms) > 0.3; }, 20s));
     CHECK(workShare(2000ms) > 0.3);
     CHECK(daemon.stop() == 0);
 }
@@ -149,18 +178,14 @@ TEST_CASE("the quota reaches the kernel and pause freezes the work until resume"
 TEST_CASE("kill -9 of nicerd leaves no work running", "[nicerd][failsafe]") {
     NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, freshStateDir("kill9"));
     REQUIRE(daemon.waitReady());
-    std::this_thread::sleep_for(2s);
-    const auto pids = workPids();
-    REQUIRE(pids.size() >= 2);
+    std::vector<pid_t> pids;
+    REQUIRE(test::pollUntil([&] { return (pids = workPids()).size() >= 2; }, 20s));
 
     daemon.kill9();
     // systemd stops the work bound to the dead daemon's scope; give it a bounded while.
-    bool allGone = false;
-    for (int i = 0; i < 100 && !allGone; ++i) {
-        std::this_thread::sleep_for(100ms);
-        allGone = std::all_of(pids.begin(), pids.end(), [](pid_t p) { return ::kill(p, 0) != 0; });
-    }
-    CHECK(allGone);
+    CHECK(test::pollUntil(
+        [&] { return std::all_of(pids.begin(), pids.end(), [](pid_t p) { return ::kill(p, 0) != 0; }); },
+        10s));
     CHECK(units().activeState("nicer-work-1.service").value() == "inactive");
 
     // A new daemon takes over the slice the dead one left.
@@ -548,8 +573,8 @@ TEST_CASE("switching to a preset that is not installed fails with the plain mess
     CHECK(unknown.exitCode == 2);
     CHECK_THAT(unknown.err, Catch::Contains("unknown workload preset 'seti'"));
 
-    // Nothing changed: the same two demo processes, the same properties, no choice kept.
-    std::this_thread::sleep_for(500ms);
+    // Nothing changed, two periods later: the same two demo processes, the same properties, no choice kept.
+    waitPeriods(2, 250ms);
     auto after = workPids();
     auto expected = before;
     std::sort(after.begin(), after.end());
@@ -713,8 +738,8 @@ TEST_CASE("a switch while paused leaves the new work held", "[nicerd][workload]"
     REQUIRE(pids.size() == 1);
     REQUIRE(pids != demoPids);
 
-    // Sampled over a second: the duty cycle continues its processes for a moment in every slot.
-    std::this_thread::sleep_for(500ms);
+    // Sampled over a second, once held: the duty cycle continues its processes for a moment in every slot.
+    REQUIRE(test::pollUntil([&] { return held(pids.front()); }, 10s, 20ms));
     int heldSamples = 0;
     for (int i = 0; i < 10; ++i) {
         heldSamples += held(pids.front()) ? 1 : 0;

@@ -1,6 +1,8 @@
 // Integration tests of SystemdUnitManager and CgroupLayout against a REAL systemd user manager (the CTest
 // fixture starts one). They measure CPU time of real processes, so they assert ranges, never wall-clock
 // times.
+#include "Poll.h"
+#include "Skip.h"
 #include "systemd/CgroupLayout.h"
 #include "systemd/SystemdUnitManager.h"
 
@@ -229,8 +231,6 @@ TEST_CASE("a transient slice holds its busy service to the CPU quota", "[Systemd
 
     auto usageBefore = layout.readCpuUsageNSec(*sliceCgroup);
     REQUIRE_OK(usageBefore);
-    auto systemdUsageBefore = manager->cpuUsageNSec(slice);
-    REQUIRE_OK(systemdUsageBefore);
 
     const double limited = cpuFraction(pid, 2000ms);
     INFO("busy loop at quota 0.2 used " << limited << " CPU");
@@ -240,13 +240,6 @@ TEST_CASE("a transient slice holds its busy service to the CPU quota", "[Systemd
     auto usageAfter = layout.readCpuUsageNSec(*sliceCgroup);
     REQUIRE_OK(usageAfter);
     CHECK(*usageAfter > *usageBefore);
-    auto systemdUsageAfter = manager->cpuUsageNSec(slice);
-    REQUIRE_OK(systemdUsageAfter);
-    if (*systemdUsageBefore == kNoUsage) {
-        WARN("systemd does not account CPUUsageNSec here (cgroup v1 hybrid)");
-    } else {
-        CHECK(*systemdUsageAfter > *systemdUsageBefore);
-    }
 
     REQUIRE_OK(manager->setUnitProperties(slice, {{"CPUQuotaPerSecUSec", std::uint64_t{500'000}}}));
     quota = layout.readCpuQuotaPerSecUSec(*sliceCgroup);
@@ -267,7 +260,31 @@ TEST_CASE("a transient slice holds its busy service to the CPU quota", "[Systemd
     CHECK(pids->empty());
 }
 
-TEST_CASE("a busy service can be frozen through systemd or its cgroup", "[SystemdUnitManager]") {
+TEST_CASE("systemd accounts a busy slice's CPU time (CPUUsageNSec)", "[SystemdUnitManager]") {
+    auto manager = connect();
+    const auto layout = detectLayout();
+    const auto slice = uniqueName("usage", "slice");
+    const auto service = uniqueName("busy", "service");
+    const UnitGuard sliceGuard(*manager, layout, slice);
+    const UnitGuard serviceGuard(*manager, layout, service);
+    startBusy(*manager, slice, service, std::nullopt);
+
+    const auto before = manager->cpuUsageNSec(slice);
+    REQUIRE_OK(before);
+    if (*before == kNoUsage) {
+        // The hybrid CI machines: the cpu controller is on v1 and this user manager does not account it;
+        // nicer reads the kernel's own counter there (CgroupLayout::readCpuUsageNSec, tested above).
+        NICER_SKIP("systemd does not account CPUUsageNSec here (cpu controller on cgroup v1)");
+    }
+    CHECK(nicer::test::pollUntil(
+        [&] {
+            const auto now = manager->cpuUsageNSec(slice);
+            return now.ok() && *now != kNoUsage && *now > *before;
+        },
+        10s));
+}
+
+TEST_CASE("a busy service can be frozen through systemd (FreezeUnit)", "[SystemdUnitManager]") {
     auto manager = connect();
     const auto layout = detectLayout();
     const auto slice = uniqueName("freeze", "slice");
@@ -277,24 +294,34 @@ TEST_CASE("a busy service can be frozen through systemd or its cgroup", "[System
     const pid_t pid = startBusy(*manager, slice, service, std::nullopt);
 
     const auto frozen = manager->freezeUnit(slice);
-    if (frozen) {
-        std::this_thread::sleep_for(100ms);
-        CHECK(cpuFraction(pid, 1000ms) < 0.05);
-        REQUIRE_OK(manager->thawUnit(slice));
-    } else {
+    if (!frozen) {
+        // The error names the unit and the call, so nicerd's message to the user does too.
         INFO(frozen.error().message);
         CHECK_THAT(frozen.error().message, Catch::Contains(slice) && Catch::Contains("FreezeUnit"));
-        WARN("FreezeUnit is not supported here: " << frozen.error().message);
+        NICER_SKIP("FreezeUnit is not supported here: " << frozen.error().message);
     }
+    CHECK(nicer::test::pollUntil([&] { return cpuFraction(pid, 200ms) < 0.05; }, 5s));
+    REQUIRE_OK(manager->thawUnit(slice));
+    CHECK(nicer::test::pollUntil([&] { return cpuFraction(pid, 200ms) > 0.2; }, 5s));
+}
+
+TEST_CASE("a busy service can be frozen through its cgroup (cgroup.freeze)", "[SystemdUnitManager]") {
+    auto manager = connect();
+    const auto layout = detectLayout();
+    const auto slice = uniqueName("freeze", "slice");
+    const auto service = uniqueName("busy", "service");
+    const UnitGuard sliceGuard(*manager, layout, slice);
+    const UnitGuard serviceGuard(*manager, layout, service);
+    const pid_t pid = startBusy(*manager, slice, service, std::nullopt);
 
     auto sliceCgroup = manager->controlGroup(slice);
     REQUIRE_OK(sliceCgroup);
     if (!layout.freezeFile(*sliceCgroup)) {
-        WARN("no cgroup v2 freezer on this machine; skipping cgroup.freeze");
-        return;
+        NICER_SKIP("no cgroup v2 freezer on this machine");
     }
     REQUIRE_OK(layout.setFrozen(*sliceCgroup, true));
-    std::this_thread::sleep_for(100ms);
+    // Frozen: polled until the busy loop stops, then held for a second.
+    CHECK(nicer::test::pollUntil([&] { return cpuFraction(pid, 200ms) < 0.05; }, 5s));
     const double whileFrozen = cpuFraction(pid, 1000ms);
     INFO("busy loop used " << whileFrozen << " CPU while frozen");
     CHECK(whileFrozen < 0.05);

@@ -1,6 +1,7 @@
 // `nicer fetch` end to end against the REAL servers of the h2_servers fixture: exit statuses, messages, the
 // JSON summary, and resuming after kill -9 at random moments.
 
+#include "Poll.h"
 #include "cli/RunCommand.h"
 #include "net/FetcherTestSupport.h"
 #include "net/H2Servers.h"
@@ -273,7 +274,14 @@ TEST_CASE("nicer fetch: Ctrl-C stops with exit 1 and keeps the part file for the
         spawnFetch({(work.path() / "m.meta4").string(), "--dir", out.string(), "--max-rate", "1M"},
                    work.path() / "run.log");
     REQUIRE(pid > 0);
-    std::this_thread::sleep_for(1s);
+    // Interrupted mid-transfer: once the part file holds some bytes (at 1 MB/s, 4 MiB take seconds).
+    REQUIRE(nicer::test::pollUntil(
+        [&] {
+            std::error_code error;
+            const auto size = std::filesystem::file_size(out / "i.bin.part", error);
+            return !error && size > 0;
+        },
+        20s, 20ms));
     REQUIRE(::kill(pid, SIGINT) == 0);
     int status = 0;
     REQUIRE(::waitpid(pid, &status, 0) == pid);

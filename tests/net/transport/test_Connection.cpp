@@ -1,6 +1,7 @@
 // The transport against REAL servers (nghttpd, nginx) started by the h2_servers fixture: plain TCP (h2c),
 // TLS with the test CA, and the failures a user will meet (untrusted CA, wrong name, refused, no h2).
 
+#include "Skip.h"
 #include "net/H2Servers.h"
 #include "net/transport/Connection.h"
 #include "net/transport/SocketAddress.h"
@@ -225,8 +226,7 @@ TEST_CASE("TLS to an IPv4 literal checks the certificate's IP address", "[connec
 
 TEST_CASE("TLS over IPv6 loopback", "[connection][tls][ipv6]") {
     if (!servers().ipv6) {
-        WARN("no IPv6 loopback (::1) on this machine: skipped");
-        return;
+        NICER_SKIP("no IPv6 loopback (::1) on this machine");
     }
     expectSettingsBack({"::1", servers().nginxTlsPort, true}, testCa(), "h2");
     expectSettingsBack({"[::1]", servers().nginxTlsPort, true}, testCa(), "h2");
