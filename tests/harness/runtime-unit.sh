@@ -5,7 +5,8 @@
 #
 # Usage:  tests/harness/runtime-unit.sh install BUILD_DIR [NICERD_ARGS...]
 #         tests/harness/runtime-unit.sh remove
-# With NICER_STATE_DIR set, nicerd keeps its config and state there instead of the home directory (tests).
+# With NICER_STATE_DIR set, nicerd keeps its config and state there instead of the home directory, and with
+# NICER_UNIT_PATH it finds programs (the workload's clients) only there (tests).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -24,6 +25,9 @@ install)
         mkdir -p "$NICER_STATE_DIR"
         environment="Environment=XDG_STATE_HOME=$NICER_STATE_DIR XDG_CONFIG_HOME=$NICER_STATE_DIR"
     fi
+    if [ -n "${NICER_UNIT_PATH:-}" ]; then
+        environment="${environment:+$environment\n}Environment=PATH=$NICER_UNIT_PATH"
+    fi
     sed -e "s|@CMAKE_INSTALL_FULL_BINDIR@/nicerd|$build/app/daemon/nicerd${*:+ $*}|" \
         -e "s|^\[Service\]\$|[Service]\n$environment|" \
         "$root/resources/nicerd.service.in" >"$unit.tmp"
@@ -37,7 +41,7 @@ remove)
     systemctl --user reset-failed nicerd.service 2>/dev/null || true
     ;;
 *)
-    sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
