@@ -48,8 +48,8 @@ void runChecked(const QString& program, const QStringList& args, const QProcessE
     REQUIRE(p.exitCode() == 0);
 }
 
-/// nicerd.service of this build in the user manager's runtime units, with its state in a fresh directory and a
-/// PATH of its own; stopped and removed at the end.
+/// nicerd.service of this build in the user manager's runtime units, with its state in a fresh directory and
+/// a PATH of its own; stopped and removed at the end.
 class RuntimeUnit {
 public:
     explicit RuntimeUnit(const QStringList& nicerdArgs = {}) {
