@@ -18,7 +18,7 @@ packages=(
     # build
     g++ cmake ninja-build pkg-config
     libcli11-dev catch2 libsystemd-dev nlohmann-json3-dev
-    libnghttp2-dev libssl-dev libpugixml-dev
+    libnghttp2-dev libssl-dev libpugixml-dev liburiparser-dev
     qt6-base-dev qt6-charts-dev
     libqt6opengl6-dev # Qt6Charts' CMake config needs Qt6OpenGL's; Debian 12's qt6-charts-dev does not depend on it
     # the main job and the tests: a real user manager, real HTTP/2 servers, a real X server with a tray host
@@ -26,6 +26,7 @@ packages=(
     nghttp2-server nghttp2-client nginx-light openssl
     xvfb xauth trayer x11-utils fonts-dejavu-core
     python3 # tests/packaging/check-deps.py
+    clang-tidy # tests/lint: clang-tidy over core/ and app/
     # the package: manual pages, icons, shlibdeps, and the checks on the .deb and its metadata
     help2man librsvg2-bin dpkg-dev file lintian desktop-file-utils appstream imagemagick
     flatpak-builder python3-yaml # packaging/flatpak/validate.sh: the manifest, offline

@@ -10,6 +10,16 @@ bool isBlank(char c) {
 
 } // namespace
 
+std::string toLowerAscii(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) {
+        if (c >= 'A' && c <= 'Z') {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+    }
+    return out;
+}
+
 std::string_view trim(std::string_view s) {
     while (!s.empty() && isBlank(s.front())) {
         s.remove_prefix(1);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <charconv>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +16,10 @@ std::string_view nextToken(std::string_view& rest);
 
 /// The parts of @p s between @p separator, empty ones included ("a,,b" gives three).
 std::vector<std::string_view> split(std::string_view s, char separator);
+
+/// @p s with ASCII letters A-Z in lower case and every other byte as it is (no locale: protocol names,
+/// header names, hex digits, keywords).
+std::string toLowerAscii(std::string_view s);
 
 /// Parses all of @p text as a number (no sign for unsigned types, no surrounding space); false when any of it
 /// is not part of the number or it does not fit in T.

@@ -3,6 +3,9 @@
 #include "util/Text.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <uriparser/Uri.h>
 
 namespace nicer::net {
 
@@ -15,83 +18,211 @@ std::uint16_t defaultPort(std::string_view scheme) {
     return scheme == "https" ? kHttpsPort : kHttpPort;
 }
 
-char toLower(char c) {
-    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+Error urlError(std::string_view text, const std::string& what) {
+    return Error{"URL '" + std::string(text) + "': " + what};
 }
 
-std::string lowered(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(), toLower);
+// A UriUriA parsed by liburiparser and the text its ranges point into; the parse's memory is freed with it.
+class ParsedUri {
+public:
+    explicit ParsedUri(std::string text)
+        : m_text(std::move(text)) {
+        const char* errorPos = nullptr;
+        m_parsed = uriParseSingleUriExA(&m_uri, m_text.data(), m_text.data() + m_text.size(), &errorPos) ==
+                   URI_SUCCESS;
+        m_errorAt = errorPos != nullptr ? static_cast<std::size_t>(errorPos - m_text.data()) : 0;
+    }
+    ~ParsedUri() {
+        if (m_parsed) { // a failed parse frees its own members
+            uriFreeUriMembersA(&m_uri);
+        }
+    }
+    ParsedUri(const ParsedUri&) = delete;
+    ParsedUri& operator=(const ParsedUri&) = delete;
+
+    bool parsed() const { return m_parsed; }
+    const UriUriA& uri() const { return m_uri; }
+    const std::string& text() const { return m_text; }
+    /// Where liburiparser stopped, as an index into text(); meaningful when !parsed().
+    std::size_t errorAt() const { return m_errorAt; }
+
+private:
+    std::string m_text;
+    UriUriA m_uri{};
+    bool m_parsed = false;
+    std::size_t m_errorAt = 0;
+};
+
+// The result of uriAddBaseUriExA, freed with it once resolution succeeded (a failed one frees its own).
+struct ResolvedUri {
+    UriUriA uri{};
+    bool resolved = false;
+    ResolvedUri() = default;
+    ~ResolvedUri() {
+        if (resolved) {
+            uriFreeUriMembersA(&uri);
+        }
+    }
+    ResolvedUri(const ResolvedUri&) = delete;
+    ResolvedUri& operator=(const ResolvedUri&) = delete;
+};
+
+bool present(const UriTextRangeA& range) {
+    return range.first != nullptr;
+}
+
+std::string_view view(const UriTextRangeA& range) {
+    return present(range)
+               ? std::string_view(range.first, static_cast<std::size_t>(range.afterLast - range.first))
+               : std::string_view();
+}
+
+// Policy: a space or control character is never part of a URL someone meant; say how to write it instead.
+std::optional<Error> checkCharacters(std::string_view text) {
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte <= 0x20 || byte == 0x7f) {
+            return urlError(text,
+                            "contains a space or control character; percent-encode it (a space is %20)");
+        }
+    }
+    return std::nullopt;
+}
+
+// Bytes outside ASCII, and the printable characters RFC 3986 allows nowhere, percent-encoded as a browser
+// does before sending: HTTP/2 header values must be ASCII, and liburiparser then reads the rest strictly.
+std::string percentEncodeStrays(std::string_view text) {
+    static constexpr char kHexDigits[] = "0123456789ABCDEF";
+    static constexpr std::string_view kStrays = "\"<>\\^`{|}";
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x80 || kStrays.find(c) != std::string_view::npos) {
+            out += '%';
+            out += kHexDigits[byte >> 4];
+            out += kHexDigits[byte & 0x0f];
+        } else {
+            out += c;
+        }
+    }
     return out;
-}
-
-bool isAlnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-bool isHex(char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 // A registered name or IPv4 address. Percent-encoded and international names are refused rather than guessed
 // at: the name goes to the resolver, to SNI and to certificate checks, which all want plain ASCII.
 bool isHostChar(char c) {
-    return isAlnum(c) || c == '-' || c == '.' || c == '_';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '.' || c == '_';
 }
 
-bool isIpv6Char(char c) {
-    return isHex(c) || c == ':' || c == '.';
+Error hostError(std::string_view text, std::string_view host) {
+    return urlError(text, "the host '" + std::string(host) +
+                              "' may only contain letters, digits, '-', '_' and '.'; write an international "
+                              "name in its xn-- (punycode) form");
 }
 
-Error urlError(std::string_view text, const std::string& what) {
-    return Error{"URL '" + std::string(text) + "': " + what};
+Error portError(std::string_view text, std::string_view port) {
+    return urlError(text, "the port '" + std::string(port) + "' is not a number from 1 to 65535");
 }
 
-// RFC 3986 3.1: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":". The length of "scheme:", or 0 when the
-// reference starts with no scheme (and is relative).
-std::size_t schemeLength(std::string_view reference) {
-    if (reference.empty() ||
-        !((reference[0] >= 'a' && reference[0] <= 'z') || (reference[0] >= 'A' && reference[0] <= 'Z'))) {
-        return 0;
-    }
-    for (std::size_t i = 1; i < reference.size(); ++i) {
-        const char c = reference[i];
-        if (c == ':') {
-            return i + 1;
+Error ipv6Error(std::string_view text, std::string_view literal) {
+    return urlError(text, "'[" + std::string(literal) +
+                              "]' is not an IPv6 address (zone identifiers are not supported)");
+}
+
+// liburiparser's "syntax error at this position", told in terms of the part of the URL it falls in.
+Error syntaxError(std::string_view text, const ParsedUri& parsed) {
+    const std::string_view written = parsed.text();
+    const std::size_t at = std::min(parsed.errorAt(), written.size());
+    const auto schemeEnd = written.find("://");
+    const std::size_t authorityStart = schemeEnd == std::string_view::npos ? written.size() : schemeEnd + 3;
+    const std::size_t authorityEnd = std::min(written.find_first_of("/?#", authorityStart), written.size());
+    if (at >= authorityStart && at <= authorityEnd) {
+        const auto authority = written.substr(authorityStart, authorityEnd - authorityStart);
+        const std::size_t offset = at - authorityStart;
+        if (authority.starts_with('[')) {
+            const auto close = authority.find(']');
+            if (close == std::string_view::npos) {
+                return urlError(text, "the IPv6 address has no closing ']'");
+            }
+            if (offset <= close) {
+                return ipv6Error(text, authority.substr(1, close - 1));
+            }
+            const auto after = authority.substr(close + 1);
+            if (!after.starts_with(':')) {
+                return urlError(text, "unexpected '" + std::string(after) + "' after the IPv6 address");
+            }
+            return portError(text, after.substr(1));
         }
-        if (!isAlnum(c) && c != '+' && c != '-' && c != '.') {
-            return 0;
+        const auto colon = authority.find(':');
+        if (colon != std::string_view::npos && offset >= colon) {
+            return portError(text, authority.substr(colon + 1));
         }
+        return hostError(text, authority.substr(0, colon));
     }
-    return 0;
+    // liburiparser stops inside a broken escape ("%zz", "%2"); show it from its '%'.
+    const auto percent = written.rfind('%', at);
+    const std::size_t from = percent != std::string_view::npos && at - percent <= 2 ? percent : at;
+    return urlError(text, "is not a valid URL from position " + std::to_string(from + 1) + " ('" +
+                              std::string(written.substr(from)) +
+                              "'): percent-encode characters such as [ ] there, and write a '%' as %25");
 }
 
-// RFC 3986 5.2.4, on a path without its query.
-std::string removeDotSegments(std::string_view input) {
-    std::string output;
-    while (!input.empty()) {
-        if (input.starts_with("../")) {
-            input.remove_prefix(3);
-        } else if (input.starts_with("./")) {
-            input.remove_prefix(2);
-        } else if (input.starts_with("/./")) {
-            input.remove_prefix(2);
-        } else if (input == "/.") {
-            input = "/";
-        } else if (input.starts_with("/../") || input == "/..") {
-            input = input.size() == 3 ? std::string_view("/") : input.substr(3);
-            const auto slash = output.rfind('/');
-            output.erase(slash == std::string::npos ? 0 : slash);
-        } else if (input == "." || input == "..") {
-            input = {};
-        } else {
-            const auto next = input.find('/', 1);
-            const auto segment = input.substr(0, next);
-            output += segment;
-            input.remove_prefix(segment.size());
+// The policy checks on what liburiparser read: an absolute http(s) URL with a plain host and no credentials.
+Result<Url> fromUri(std::string_view text, const UriUriA& uri) {
+    if (!present(uri.scheme) || !present(uri.hostText)) {
+        return urlError(text, "is not an absolute URL; write it as http://host/path or https://host/path");
+    }
+    Url url;
+    url.scheme = text::toLowerAscii(view(uri.scheme));
+    if (url.scheme != "http" && url.scheme != "https") {
+        return urlError(text, "the scheme '" + url.scheme + "' is not supported; use http:// or https://");
+    }
+    if (present(uri.userInfo)) {
+        return urlError(text, "contains a user name or password (before '@'); credentials in URLs are not "
+                              "supported because they would travel to every mirror and end up in logs: "
+                              "remove the part up to '@'");
+    }
+
+    const auto host = view(uri.hostText);
+    if (present(uri.hostData.ipFuture)) {
+        return ipv6Error(text, host);
+    }
+    if (uri.hostData.ip6 == nullptr) {
+        if (host.empty()) {
+            return urlError(text, "has no host name");
+        }
+        if (!std::all_of(host.begin(), host.end(), isHostChar)) {
+            return hostError(text, host);
         }
     }
-    return output;
+    url.host = text::toLowerAscii(host);
+
+    url.port = defaultPort(url.scheme);
+    // RFC 3986 allows an empty port ("host:/") and means the default by it.
+    if (const auto portText = view(uri.portText); !portText.empty()) {
+        std::uint16_t port = 0;
+        if (!text::parseNumber(portText, port) || port == 0) {
+            return portError(text, portText);
+        }
+        url.port = port;
+    }
+
+    // The path and query as written (the fragment is for the client, never sent), at least "/".
+    url.path.clear();
+    for (const UriPathSegmentA* segment = uri.pathHead; segment != nullptr; segment = segment->next) {
+        url.path += '/';
+        url.path += view(segment->text);
+    }
+    if (url.path.empty()) {
+        url.path = "/";
+    }
+    if (present(uri.query)) {
+        url.path += '?';
+        url.path += view(uri.query);
+    }
+    return url;
 }
 
 } // namespace
@@ -109,136 +240,47 @@ std::string Url::toString() const {
 }
 
 Result<Url> parseUrl(std::string_view text) {
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte <= 0x20 || byte == 0x7f) {
-            return urlError(text,
-                            "contains a space or control character; percent-encode it (a space is %20)");
-        }
+    if (auto error = checkCharacters(text)) {
+        return *error;
     }
-
-    const auto schemeEnd = text.find("://");
-    if (schemeEnd == std::string_view::npos) {
-        return urlError(text, "is not an absolute URL; write it as http://host/path or https://host/path");
+    const ParsedUri parsed(percentEncodeStrays(text));
+    if (!parsed.parsed()) {
+        return syntaxError(text, parsed);
     }
-    Url url;
-    url.scheme = lowered(text.substr(0, schemeEnd));
-    if (url.scheme != "http" && url.scheme != "https") {
-        return urlError(text, "the scheme '" + url.scheme + "' is not supported; use http:// or https://");
-    }
-
-    auto rest = text.substr(schemeEnd + 3);
-    const auto authorityEnd = std::min(rest.find_first_of("/?#"), rest.size());
-    const auto authority = rest.substr(0, authorityEnd);
-    rest.remove_prefix(authorityEnd);
-
-    if (authority.find('@') != std::string_view::npos) {
-        return urlError(text, "contains a user name or password (before '@'); credentials in URLs are not "
-                              "supported because they would travel to every mirror and end up in logs: "
-                              "remove the part up to '@'");
-    }
-
-    std::string_view host;
-    std::string_view portText;
-    bool hasPort = false;
-    if (!authority.empty() && authority.front() == '[') {
-        const auto close = authority.find(']');
-        if (close == std::string_view::npos) {
-            return urlError(text, "the IPv6 address has no closing ']'");
-        }
-        host = authority.substr(1, close - 1);
-        if (host.empty() || !std::all_of(host.begin(), host.end(), isIpv6Char) ||
-            host.find(':') == std::string_view::npos) {
-            return urlError(text, "'[" + std::string(host) +
-                                      "]' is not an IPv6 address (zone identifiers are not supported)");
-        }
-        const auto after = authority.substr(close + 1);
-        if (!after.empty()) {
-            if (after.front() != ':') {
-                return urlError(text, "unexpected '" + std::string(after) + "' after the IPv6 address");
-            }
-            hasPort = true;
-            portText = after.substr(1);
-        }
-    } else {
-        const auto colon = authority.find(':');
-        host = authority.substr(0, colon);
-        if (colon != std::string_view::npos) {
-            hasPort = true;
-            portText = authority.substr(colon + 1);
-        }
-        if (host.empty()) {
-            return urlError(text, "has no host name");
-        }
-        if (!std::all_of(host.begin(), host.end(), isHostChar)) {
-            return urlError(text, "the host '" + std::string(host) +
-                                      "' may only contain letters, digits, '-', '_' and '.'; write an "
-                                      "international name in its xn-- (punycode) form");
-        }
-    }
-    url.host = lowered(host);
-
-    url.port = defaultPort(url.scheme);
-    // RFC 3986 allows an empty port ("host:/") and means the default by it.
-    if (hasPort && !portText.empty()) {
-        std::uint16_t port = 0;
-        if (!text::parseNumber(portText, port) || port == 0) {
-            return urlError(text, "the port '" + std::string(portText) + "' is not a number from 1 to 65535");
-        }
-        url.port = port;
-    }
-
-    const auto fragment = rest.find('#');
-    rest = rest.substr(0, fragment); // the fragment is for the client, never sent
-    url.path.clear();
-    if (rest.empty() || rest.front() == '?') {
-        url.path = "/";
-    }
-    // HTTP/2 header values must be ASCII; browsers send such bytes percent-encoded too.
-    static constexpr char kHexDigits[] = "0123456789ABCDEF";
-    for (const char c : rest) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte >= 0x80) {
-            url.path += '%';
-            url.path += kHexDigits[byte >> 4];
-            url.path += kHexDigits[byte & 0x0f];
-        } else {
-            url.path += c;
-        }
-    }
-    return url;
+    return fromUri(text, parsed.uri());
 }
 
 Result<Url> resolveUrl(const Url& base, std::string_view reference) {
-    reference = reference.substr(0, reference.find('#'));
-    if (reference.empty()) {
-        return base;
+    if (auto error = checkCharacters(reference)) {
+        return *error;
     }
-    if (const std::size_t scheme = schemeLength(reference); scheme > 0) {
-        if (reference.substr(scheme).starts_with("//")) {
-            return parseUrl(reference); // it names the scheme it wants refused, if not http(s)
-        }
+    const ParsedUri parsedReference(percentEncodeStrays(reference));
+    if (!parsedReference.parsed()) {
+        return syntaxError(reference, parsedReference);
+    }
+    const UriUriA& relative = parsedReference.uri();
+    if (present(relative.scheme) && !present(relative.hostText)) {
         return urlError(reference, "is not an http:// or https:// URL");
     }
-    if (reference.starts_with("//")) {
-        return parseUrl(base.scheme + ":" + std::string(reference));
+    const ParsedUri parsedBase(base.toString());
+    if (!parsedBase.parsed()) {
+        return syntaxError(parsedBase.text(), parsedBase);
     }
-    const std::string origin = base.scheme + "://" + base.authority();
-    const std::string_view basePath = std::string_view(base.path).substr(0, base.path.find('?'));
-    if (reference.front() == '?') {
-        return parseUrl(origin + std::string(basePath) + std::string(reference));
+    ResolvedUri resolved;
+    if (uriAddBaseUriExA(&resolved.uri, &relative, &parsedBase.uri(), URI_RESOLVE_STRICTLY) != URI_SUCCESS) {
+        return urlError(reference, "cannot be resolved against " + base.toString());
     }
-    const auto queryStart = std::min(reference.find('?'), reference.size());
-    std::string path(reference.substr(0, queryStart));
-    if (!path.starts_with('/')) {
-        // Merge (5.2.3): the base path up to its last '/', then the reference.
-        const auto slash = basePath.rfind('/');
-        path = std::string(basePath.substr(0, slash == std::string_view::npos ? 0 : slash + 1)) + path;
-        if (!path.starts_with('/')) {
-            path.insert(0, "/");
-        }
+    resolved.resolved = true;
+    int length = 0;
+    if (uriToStringCharsRequiredA(&resolved.uri, &length) != URI_SUCCESS) {
+        return urlError(reference, "cannot be resolved against " + base.toString());
     }
-    return parseUrl(origin + removeDotSegments(path) + std::string(reference.substr(queryStart)));
+    std::string absolute(static_cast<std::size_t>(length) + 1, '\0');
+    if (uriToStringA(absolute.data(), &resolved.uri, length + 1, nullptr) != URI_SUCCESS) {
+        return urlError(reference, "cannot be resolved against " + base.toString());
+    }
+    absolute.resize(static_cast<std::size_t>(length));
+    return parseUrl(absolute);
 }
 
 } // namespace nicer::net

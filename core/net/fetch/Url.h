@@ -24,9 +24,10 @@ struct Url {
     bool operator==(const Url&) const = default;
 };
 
-/// Parses an absolute http:// or https:// URL. Rejects other schemes, user names and passwords in the URL,
-/// empty hosts, bad ports, and spaces or control characters anywhere. Bytes outside ASCII in the path or
-/// query are percent-encoded; everything else is kept as written (nothing is decoded).
+/// Parses an absolute http:// or https:// URL (RFC 3986, with liburiparser). Rejects other schemes, user
+/// names and passwords in the URL, empty hosts, bad ports, and spaces or control characters anywhere. Bytes
+/// outside ASCII and the characters RFC 3986 allows nowhere (" < > \ ^ ` { | }) are percent-encoded;
+/// everything else is kept as written (nothing is decoded).
 Result<Url> parseUrl(std::string_view text);
 
 /// Resolves @p reference (a Location header: an absolute URL, "//host/path", "/path", "?query" or a path

@@ -96,6 +96,19 @@ TEST_CASE("parseUrl percent-encodes bytes outside ASCII in the path and keeps es
     CHECK(parsed("http://h/a%20b/%2e%2e/c").path == "/a%20b/%2e%2e/c");
 }
 
+TEST_CASE("parseUrl percent-encodes the characters RFC 3986 allows nowhere, as a browser sends them",
+          "[Url]") {
+    CHECK(parsed("http://h/a|b/{c}?x=<y>&z=\"^`\\").path == "/a%7Cb/%7Bc%7D?x=%3Cy%3E&z=%22%5E%60%5C");
+}
+
+// liburiparser reads the rest strictly: a '%' that starts no escape, or a bracket outside an IPv6 literal, is
+// refused, naming where, instead of being sent to a server that would answer 400.
+TEST_CASE("parseUrl refuses a broken escape or a bracket in the path, naming where", "[Url]") {
+    CHECK_THAT(failure("http://h/a%zz"), Catch::Contains("position 11 ('%zz')") && Catch::Contains("%25"));
+    CHECK_THAT(failure("http://h/a%2"), Catch::Contains("%25"));
+    CHECK_THAT(failure("http://h/a[1]"), Catch::Contains("'[1]'"));
+}
+
 TEST_CASE("parseUrl refuses user names and passwords and says why", "[Url]") {
     for (const auto* text : {"https://user:secret@example.org/f", "http://user@example.org/", "http://@h/"}) {
         const auto message = failure(text);
@@ -178,6 +191,8 @@ TEST_CASE("resolveUrl takes absolute URLs as they are and keeps the base's schem
     CHECK(resolveUrl(base, "//cdn.example/u.bin")->toString() == "https://cdn.example/u.bin");
     CHECK(resolveUrl(base, "/other/u.bin")->toString() == "https://example.org:8443/other/u.bin");
     CHECK(resolveUrl(base, "u2.bin")->toString() == "https://example.org:8443/work/u2.bin");
+    CHECK(resolveUrl(base, "../caf\xc3\xa9|1.bin")->toString() ==
+          "https://example.org:8443/caf%C3%A9%7C1.bin");
 }
 
 TEST_CASE("resolveUrl refuses what is not an http(s) URL, saying why", "[Url]") {
@@ -188,6 +203,12 @@ TEST_CASE("resolveUrl refuses what is not an http(s) URL, saying why", "[Url]") 
     const auto mail = resolveUrl(base, "mailto:someone@example.org");
     REQUIRE_FALSE(mail.ok());
     CHECK_THAT(mail.error().message, Catch::Contains("is not an http:// or https:// URL"));
+    const auto relativeScheme = resolveUrl(base, "https:u.bin");
+    REQUIRE_FALSE(relativeScheme.ok());
+    CHECK_THAT(relativeScheme.error().message, Catch::Contains("is not an http:// or https:// URL"));
+    const auto broken = resolveUrl(base, "/a%zz");
+    REQUIRE_FALSE(broken.ok());
+    CHECK_THAT(broken.error().message, Catch::Contains("%25"));
     const auto spaced = resolveUrl(base, "/a file.bin");
     REQUIRE_FALSE(spaced.ok());
     CHECK_THAT(spaced.error().message, Catch::Contains("space"));
