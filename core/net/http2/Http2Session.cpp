@@ -1,5 +1,7 @@
 #include "net/http2/Http2Session.h"
 
+#include "util/Text.h"
+
 #include <nghttp2/nghttp2.h>
 
 #include <algorithm>
@@ -34,13 +36,6 @@ struct OptionDeleter {
 struct CallbacksDeleter {
     void operator()(nghttp2_session_callbacks* callbacks) const { nghttp2_session_callbacks_del(callbacks); }
 };
-
-std::string lowercase(std::string_view text) {
-    std::string result(text);
-    std::transform(result.begin(), result.end(), result.begin(),
-                   [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; });
-    return result;
-}
 
 // RFC 9113 section 8.2.2: these make a request malformed in HTTP/2.
 bool isConnectionSpecific(std::string_view name) {
@@ -378,7 +373,7 @@ Result<std::int32_t> Http2Session::submitGet(const Request& request) {
     names.reserve(request.headers.size());
     std::size_t total = request.scheme.size() + request.authority.size() + request.path.size();
     for (const auto& [name, value] : request.headers) {
-        std::string lower = lowercase(name);
+        std::string lower = text::toLowerAscii(name);
         if (lower.empty() || lower.starts_with(':') || isConnectionSpecific(lower) ||
             nghttp2_check_header_name(bytesOf(lower), lower.size()) == 0 ||
             nghttp2_check_header_value(bytesOf(value), value.size()) == 0) {

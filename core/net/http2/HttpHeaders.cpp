@@ -5,6 +5,10 @@
 #include <array>
 #include <ctime>
 #include <limits>
+#include <locale.h>
+#include <regex>
+#include <string>
+#include <time.h>
 
 namespace nicer::net {
 
@@ -31,102 +35,51 @@ std::optional<std::uint64_t> parseDigits(std::string_view s) {
     return value;
 }
 
-bool equalsIgnoringCase(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) {
-        return false;
-    }
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        auto x = a[i];
-        auto y = b[i];
-        x = (x >= 'A' && x <= 'Z') ? static_cast<char>(x - 'A' + 'a') : x;
-        y = (y >= 'A' && y <= 'Z') ? static_cast<char>(y - 'A' + 'a') : y;
-        if (x != y) {
-            return false;
+// strptime reads day and month names in the thread's locale, and HTTP's are English: parse in the "C" locale
+// for the scope of this object, then put the thread's locale back.
+class CLocaleScope {
+public:
+    CLocaleScope()
+        : m_c(newlocale(LC_ALL_MASK, "C", static_cast<locale_t>(nullptr)))
+        , m_previous(m_c != static_cast<locale_t>(nullptr) ? uselocale(m_c)
+                                                           : static_cast<locale_t>(nullptr)) {}
+    ~CLocaleScope() {
+        if (active()) {
+            uselocale(m_previous);
+            freelocale(m_c);
         }
     }
-    return true;
-}
+    CLocaleScope(const CLocaleScope&) = delete;
+    CLocaleScope& operator=(const CLocaleScope&) = delete;
 
-constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-constexpr std::array<std::string_view, 7> kDays = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
-constexpr std::array<std::string_view, 7> kLongDays = {"Monday", "Tuesday",  "Wednesday", "Thursday",
-                                                       "Friday", "Saturday", "Sunday"};
+    bool active() const { return m_c != static_cast<locale_t>(nullptr); }
 
-int monthIndex(std::string_view name) {
-    for (std::size_t i = 0; i < kMonths.size(); ++i) {
-        if (name == kMonths[i]) {
-            return static_cast<int>(i);
-        }
-    }
-    return -1;
-}
+private:
+    locale_t m_c;
+    locale_t m_previous;
+};
 
-template <std::size_t N>
-bool isOneOf(std::string_view name, const std::array<std::string_view, N>& names) {
-    for (const auto candidate : names) {
-        if (name == candidate) {
-            return true;
-        }
-    }
-    return false;
-}
+// RFC 9110 5.6.7's three forms. The shape is the RFC's policy (case-sensitive names, fixed-width numbers:
+// strptime alone would take "nov", "6" or a year "94"); strptime reads the fields and checks their ranges.
+struct HttpDateForm {
+    std::regex shape;
+    const char* format;
+    bool twoDigitYear;
+};
 
-/// Reads exactly @p width digits (or 1..width when @p exact is false) from the front of @p s.
-std::optional<int> takeNumber(std::string_view& s, std::size_t width, bool exact = true) {
-    std::size_t n = 0;
-    while (n < s.size() && n < width && s[n] >= '0' && s[n] <= '9') {
-        ++n;
-    }
-    if (n == 0 || (exact && n != width)) {
-        return std::nullopt;
-    }
-    int value = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        value = value * 10 + (s[i] - '0');
-    }
-    s.remove_prefix(n);
-    return value;
-}
-
-bool takeLiteral(std::string_view& s, std::string_view literal) {
-    if (!s.starts_with(literal)) {
-        return false;
-    }
-    s.remove_prefix(literal.size());
-    return true;
-}
-
-std::optional<int> takeMonth(std::string_view& s) {
-    if (s.size() < 3) {
-        return std::nullopt;
-    }
-    const int month = monthIndex(s.substr(0, 3));
-    if (month < 0) {
-        return std::nullopt;
-    }
-    s.remove_prefix(3);
-    return month;
-}
-
-/// "HH:MM:SS" into @p tm.
-bool takeTime(std::string_view& s, std::tm& tm) {
-    const auto hour = takeNumber(s, 2);
-    if (!hour || !takeLiteral(s, ":")) {
-        return false;
-    }
-    const auto minute = takeNumber(s, 2);
-    if (!minute || !takeLiteral(s, ":")) {
-        return false;
-    }
-    const auto second = takeNumber(s, 2);
-    if (!second) {
-        return false;
-    }
-    tm.tm_hour = *hour;
-    tm.tm_min = *minute;
-    tm.tm_sec = *second;
-    return true;
+const std::array<HttpDateForm, 3>& httpDateForms() {
+    static const std::array<HttpDateForm, 3> forms = {{
+        // IMF-fixdate: "Sun, 06 Nov 1994 08:49:37 GMT"
+        {std::regex(R"([A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT)"),
+         "%a, %d %b %Y %H:%M:%S GMT", false},
+        // RFC 850: "Sunday, 06-Nov-94 08:49:37 GMT"
+        {std::regex(R"([A-Z][a-z]{5,8}, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT)"),
+         "%A, %d-%b-%y %H:%M:%S GMT", true},
+        // asctime: "Sun Nov  6 08:49:37 1994" (a one-digit day padded with a space)
+        {std::regex(R"([A-Z][a-z]{2} [A-Z][a-z]{2}  ?\d{1,2} \d{2}:\d{2}:\d{2} \d{4})"),
+         "%a %b %e %H:%M:%S %Y", false},
+    }};
+    return forms;
 }
 
 // RFC 9110 5.6.7: a two-digit year more than 50 years in the future means the most recent past year with
@@ -143,105 +96,35 @@ int fullYear(int twoDigits, std::chrono::system_clock::time_point now) {
     return year;
 }
 
-/// "Sun, 06 Nov 1994 08:49:37 GMT"
-bool parseImfFixdate(std::string_view s, std::tm& tm) {
-    if (s.size() < 5 || !isOneOf(s.substr(0, 3), kDays)) {
-        return false;
-    }
-    s.remove_prefix(3);
-    if (!takeLiteral(s, ", ")) {
-        return false;
-    }
-    const auto day = takeNumber(s, 2);
-    if (!day || !takeLiteral(s, " ")) {
-        return false;
-    }
-    const auto month = takeMonth(s);
-    if (!month || !takeLiteral(s, " ")) {
-        return false;
-    }
-    const auto year = takeNumber(s, 4);
-    if (!year || !takeLiteral(s, " ") || !takeTime(s, tm) || s != " GMT") {
-        return false;
-    }
-    tm.tm_mday = *day;
-    tm.tm_mon = *month;
-    tm.tm_year = *year - 1900;
-    return true;
-}
-
-/// "Sunday, 06-Nov-94 08:49:37 GMT"
-bool parseRfc850(std::string_view s, std::tm& tm, std::chrono::system_clock::time_point now) {
-    const auto comma = s.find(',');
-    if (comma == std::string_view::npos || !isOneOf(s.substr(0, comma), kLongDays)) {
-        return false;
-    }
-    s.remove_prefix(comma);
-    if (!takeLiteral(s, ", ")) {
-        return false;
-    }
-    const auto day = takeNumber(s, 2);
-    if (!day || !takeLiteral(s, "-")) {
-        return false;
-    }
-    const auto month = takeMonth(s);
-    if (!month || !takeLiteral(s, "-")) {
-        return false;
-    }
-    const auto year = takeNumber(s, 2);
-    if (!year || !takeLiteral(s, " ") || !takeTime(s, tm) || s != " GMT") {
-        return false;
-    }
-    tm.tm_mday = *day;
-    tm.tm_mon = *month;
-    tm.tm_year = fullYear(*year, now) - 1900;
-    return true;
-}
-
-/// "Sun Nov  6 08:49:37 1994"
-bool parseAsctime(std::string_view s, std::tm& tm) {
-    if (s.size() < 4 || !isOneOf(s.substr(0, 3), kDays)) {
-        return false;
-    }
-    s.remove_prefix(3);
-    if (!takeLiteral(s, " ")) {
-        return false;
-    }
-    const auto month = takeMonth(s);
-    if (!month || !takeLiteral(s, " ")) {
-        return false;
-    }
-    takeLiteral(s, " "); // a one-digit day is padded with a space
-    const auto day = takeNumber(s, 2, false);
-    if (!day || !takeLiteral(s, " ") || !takeTime(s, tm) || !takeLiteral(s, " ")) {
-        return false;
-    }
-    const auto year = takeNumber(s, 4);
-    if (!year || !s.empty()) {
-        return false;
-    }
-    tm.tm_mday = *day;
-    tm.tm_mon = *month;
-    tm.tm_year = *year - 1900;
-    return true;
-}
-
 std::optional<std::chrono::system_clock::time_point>
 parseHttpDate(std::string_view s, std::chrono::system_clock::time_point now) {
-    std::tm tm{};
-    if (!parseImfFixdate(s, tm) && !parseRfc850(s, tm, now) && !parseAsctime(s, tm)) {
+    const std::string text(s); // strptime wants a terminated string
+    const CLocaleScope cLocale;
+    if (!cLocale.active()) {
         return std::nullopt;
     }
-    if (tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) { // 60: a leap second
-        return std::nullopt;
+    for (const auto& form : httpDateForms()) {
+        if (!std::regex_match(text, form.shape)) {
+            continue;
+        }
+        std::tm tm{};
+        const char* end = strptime(text.c_str(), form.format, &tm);
+        if (end == nullptr || *end != '\0' || tm.tm_sec > 60) { // strptime allows 61; 60 is a leap second
+            return std::nullopt;
+        }
+        if (form.twoDigitYear) {
+            tm.tm_year = fullYear(tm.tm_year % 100, now) - 1900;
+        }
+        const std::tm written = tm;
+        const std::time_t t = timegm(&tm);
+        // timegm normalises "31 Feb" into March; such a date was never valid.
+        if (t == static_cast<std::time_t>(-1) || tm.tm_mday != written.tm_mday ||
+            tm.tm_mon != written.tm_mon) {
+            return std::nullopt;
+        }
+        return std::chrono::system_clock::from_time_t(t);
     }
-    const std::tm written = tm;
-    const std::time_t t = timegm(&tm);
-    // timegm normalises "31 Feb" into March; such a date was never valid.
-    if (t == static_cast<std::time_t>(-1) || tm.tm_mday != written.tm_mday || tm.tm_mon != written.tm_mon) {
-        return std::nullopt;
-    }
-    return std::chrono::system_clock::from_time_t(t);
+    return std::nullopt;
 }
 
 } // namespace
@@ -249,7 +132,7 @@ parseHttpDate(std::string_view s, std::chrono::system_clock::time_point now) {
 std::optional<ContentRange> parseContentRange(std::string_view value) {
     value = text::trim(value);
     const auto space = value.find(' ');
-    if (space == std::string_view::npos || !equalsIgnoringCase(value.substr(0, space), "bytes")) {
+    if (space == std::string_view::npos || text::toLowerAscii(value.substr(0, space)) != "bytes") {
         return std::nullopt;
     }
     value = value.substr(space + 1);

@@ -98,6 +98,9 @@ TEST_CASE("parseRetryAfter reads the three HTTP-date forms relative to now", "[H
     CHECK(parseRetryAfter("Mon, 07 Nov 1994 08:49:37 GMT", now) == 120s + 24h);
     CHECK(parseRetryAfter("Tue, 01 Mar 2022 00:00:00 GMT", utc(2022, 2, 28)) == 24h);
     CHECK(parseRetryAfter("Tue, 29 Feb 2000 00:00:00 GMT", utc(2000, 2, 28)) == 24h); // a leap year
+    // asctime's day unpadded, as some servers write it, and a leap second.
+    CHECK(parseRetryAfter("Sun Nov 6 08:49:37 1994", now) == 120s);
+    CHECK(parseRetryAfter("Sun, 06 Nov 1994 08:49:60 GMT", now) == 143s);
 }
 
 TEST_CASE("parseRetryAfter rounds a partial second up, so the wait never ends early", "[HttpHeaders]") {
@@ -130,7 +133,8 @@ TEST_CASE("parseRetryAfter refuses values that are neither form", "[HttpHeaders]
         "Sun 06 Nov 1994 08:49:37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT", "Sun, 00 Nov 1994 08:49:37 GMT",
         "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT", "Sun, 06 Nov 1994 08:49:61 GMT",
         "Sun, 06 Nov 1994 08:49:37 GMT x", "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun, 06-Nov-94 08:49:37 GMT",
-        "Sun Nov  6 08:49:37 94", "Sun Nov  6 08:49:37 1994 GMT", "Sun Nov 6 08:49:37");
+        "Sun Nov  6 08:49:37 94", "Sun Nov  6 08:49:37 1994 GMT", "Sun Nov 6 08:49:37",
+        "Xunday, 06-Nov-94 08:49:37 GMT", "Sunday, 06-NOV-94 08:49:37 GMT", "Sun Nov  6 08:49:37 19945");
     INFO("'" << value << "'");
     CHECK_FALSE(parseRetryAfter(value, kRfcDate).has_value());
 }
