@@ -1,5 +1,9 @@
 #include "net/rate/RateLimiter.h"
 
+#include "util/Text.h"
+
+#include <CLI/CLI.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -73,53 +77,39 @@ Result<double> parseByteRate(std::string_view text) {
                      "' is not a rate: give bytes per second as a positive number with an optional "
                      "suffix k, M or G (1024-based), e.g. 500k or 10M"};
     };
-    std::size_t digits = 0;
-    bool dot = false;
-    while (digits < text.size() &&
-           ((text[digits] >= '0' && text[digits] <= '9') || (text[digits] == '.' && !dot))) {
-        dot = dot || text[digits] == '.';
-        ++digits;
-    }
-    const std::string number(text.substr(0, digits));
-    if (number.empty() || number == ".") {
+    // The unit is the letters at the end, as CLI11 splits it; the rest must be all number, no sign.
+    constexpr std::string_view kLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    const auto unitStart = text.find_last_not_of(kLetters) + 1; // 0 when it is all letters
+    const std::string_view number = text.substr(0, unitStart);
+    const std::string_view unit = text.substr(unitStart);
+
+    double parsed = 0.0;
+    // from_chars, fixed: independent of the locale's decimal separator, and no exponent or hex.
+    if (number.empty() || number.front() == '-') {
         return bad();
     }
-    std::string_view suffix = text.substr(digits);
-    double multiplier = 1.0;
-    if (!suffix.empty()) {
-        switch (suffix.front()) {
-        case 'k':
-        case 'K':
-            multiplier = 1024.0;
-            break;
-        case 'm':
-        case 'M':
-            multiplier = 1024.0 * 1024.0;
-            break;
-        case 'g':
-        case 'G':
-            multiplier = 1024.0 * 1024.0 * 1024.0;
-            break;
-        case 'b':
-        case 'B':
-            break;
-        default:
-            return bad();
-        }
-        if (multiplier > 1.0) {
-            suffix.remove_prefix(1);
-        }
-        if (!(suffix.empty() || suffix == "B" || suffix == "b" || (multiplier > 1.0 && suffix == "iB"))) {
-            return bad();
-        }
-    }
-    double parsed = 0.0;
-    // from_chars: independent of the locale's decimal separator, unlike strtod.
-    if (const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), parsed);
+    if (const auto [end, ec] =
+            std::from_chars(number.data(), number.data() + number.size(), parsed, std::chars_format::fixed);
         ec != std::errc{} || end != number.data() + number.size()) {
         return bad();
     }
-    const double value = parsed * multiplier;
+
+    // CLI11's size units, 1024-based: b, k, kb, ki, kib, and so on up to e (exbibytes), in any case.
+    std::uint64_t factor = 1;
+    if (!unit.empty()) {
+        static const CLI::AsSizeValue kSizes(false);
+        std::string one = "1" + std::string(unit);
+        try {
+            kSizes(one);
+        } catch (const CLI::ValidationError&) {
+            return bad();
+        }
+        if (!text::parseNumber(one, factor)) {
+            return bad();
+        }
+    }
+
+    const double value = parsed * static_cast<double>(factor);
     if (!(value >= 1.0) || !std::isfinite(value)) {
         return Error{"a rate of '" + std::string(text) + "' is too small: give at least 1 byte per second"};
     }

@@ -101,10 +101,15 @@ TEST_CASE("parseByteRate reads bytes per second with binary suffixes", "[RateLim
     CHECK(*parseByteRate("10MB") == 10485760.0);
     CHECK(*parseByteRate("64KB") == 65536.0);
     CHECK(*parseByteRate("100B") == 100.0);
+    // CLI11's size units go further, all 1024-based.
+    CHECK(*parseByteRate("2Ki") == 2048.0);
+    CHECK(*parseByteRate("1T") == 1099511627776.0);
+    CHECK(*parseByteRate(".5k") == 512.0);
 }
 
 TEST_CASE("parseByteRate refuses what is not a positive rate, saying what is accepted", "[RateLimiter]") {
-    for (const char* bad : {"", "k", "-1", "10X", "1..5", "10 M", "M10", "10Mx", "1e6", "10iB", "0x10"}) {
+    for (const char* bad : {"", "k", "-1", "10X", "1..5", "10 M", "M10", "10Mx", "1e6", "10iB", "0x10", "+5",
+                            "5k ", "inf", "1,5M"}) {
         INFO(bad);
         const auto parsed = parseByteRate(bad);
         REQUIRE_FALSE(parsed);
