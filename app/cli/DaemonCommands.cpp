@@ -2,7 +2,9 @@
 
 #include "ExitCode.h"
 #include "HumanBytes.h"
+#include "control/ParameterTable.h"
 #include "control/ParameterText.h"
+#include "daemon/DownloadStatus.h"
 #include "dbus/DaemonClient.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadPresets.h"
@@ -23,24 +25,26 @@ void printDownloads(const dbus::DaemonStatus& s) {
     bool totalKnown = true;
     std::vector<const api::DownloadEntry*> failed;
     for (const auto& e : s.downloads) {
-        inPlace += e.state.starts_with("ok") || e.state.starts_with("present");
+        inPlace += api::isDownloadInPlace(e.state);
         active += api::isDownloadActive(e.state);
         done += e.bytesDone;
         total += e.bytesTotal;
         totalKnown = totalKnown && e.bytesTotal > 0;
-        if (e.state.starts_with("failed")) {
+        if (e.state == api::DownloadState::Failed) {
             failed.push_back(&e);
         }
     }
     std::printf("  downloads    %zu of %zu files in place, %s of %s%s, %s/s now (bandwidth: %s)\n", inPlace,
                 s.downloads.size(), humanBytes(double(done)).c_str(), humanBytes(double(total)).c_str(),
-                totalKnown ? "" : " known", humanBytes(s.downloadRate).c_str(), s.bandwidthMode.c_str());
+                totalKnown ? "" : " known", humanBytes(s.downloadRate).c_str(),
+                daemon::bandwidthModeText(s.bandwidth).c_str());
     if (active > 0) {
         std::printf("               %zu downloading or waiting for a stream\n", active);
     }
     constexpr std::size_t kShown = 5;
     for (std::size_t i = 0; i < failed.size() && i < kShown; ++i) {
-        std::printf("               %s: %s\n", failed[i]->name.c_str(), failed[i]->state.c_str());
+        std::printf("               %s: %s\n", failed[i]->name.c_str(),
+                    daemon::downloadStateText(*failed[i]).c_str());
     }
     if (failed.size() > kShown) {
         std::printf("               and %zu more failed (`nicer status --json` lists them)\n",
@@ -78,19 +82,27 @@ void printStatus(const dbus::DaemonStatus& s) {
 
 nlohmann::json statusJson(const dbus::DaemonStatus& s) {
     nlohmann::json params;
-    params["reserve_band"] = s.params.reserveBand;
-    params["min_multiplier"] = s.params.minMultiplier;
-    params["max_multiplier"] = s.params.maxMultiplier;
-    params["overload_threshold"] = s.params.overloadThreshold;
-    params["idle_epsilon"] = s.params.idleEpsilon;
-    params["period_s"] = static_cast<double>(s.params.period.count()) / 1000.0;
+    for (const auto& info : control::parameterTable()) {
+        // JSON keys in snake case, the period with its unit: reserve_band, ..., period_s.
+        std::string key = info.key;
+        std::replace(key.begin(), key.end(), '-', '_');
+        const double value = info.get(s.params);
+        if (info.type == control::ParameterType::Count) {
+            params[key] = static_cast<long long>(value);
+        } else {
+            params[info.type == control::ParameterType::Duration ? key + "_s" : key] = value;
+        }
+    }
     nlohmann::json downloads = nlohmann::json::array();
     for (const auto& e : s.downloads) {
         downloads.push_back({{"name", e.name},
                              {"bytes_done", e.bytesDone},
                              {"bytes_total", e.bytesTotal},
                              {"rate", e.rate},
-                             {"state", e.state}});
+                             {"state", api::downloadStateKeyword(e.state)},
+                             {"verified", e.verified},
+                             {"reason", e.reason},
+                             {"retry_in_s", e.retryInSeconds ? nlohmann::json(*e.retryInSeconds) : nullptr}});
     }
     return {{"paused", s.paused},
             {"actuator", s.actuator},
@@ -109,7 +121,10 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
             {"parameters", params},
             {"downloads", downloads},
             {"download_rate", s.downloadRate},
-            {"bandwidth_mode", s.bandwidthMode}};
+            {"bandwidth_mode", api::bandwidthKindKeyword(s.bandwidth.kind)},
+            {"bandwidth_cap",
+             s.bandwidth.capBytesPerSecond ? nlohmann::json(*s.bandwidth.capBytesPerSecond) : nullptr},
+            {"api_version", s.apiVersion}};
 }
 
 /// Why a choice cannot run, from this client's own list of presets (nicerd says only whether it can).
@@ -144,8 +159,7 @@ DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o) {
     c.set = parent.add_subcommand("set", "Change controller parameters (kept across restarts)");
     c.set
         ->add_option("assignments", o.assignments,
-                     "KEY=VALUE: reserve-band, min-multiplier, max-multiplier, "
-                     "overload-threshold, idle-epsilon, period (seconds)")
+                     "KEY=VALUE: " + control::parameterNameList() + " (period in seconds)")
         ->required();
     c.workload = parent.add_subcommand(
         "workload", "List the workloads nicerd can run, or switch to one (kept across restarts)");

@@ -1,7 +1,7 @@
 #include "SampleCommand.h"
 
 #include "ExitCode.h"
-#include "control/ControllerParams.h"
+#include "control/ParameterTable.h"
 #include "cpu/CpuSampler.h"
 
 #include <chrono>
@@ -13,15 +13,18 @@ namespace nicer::cli {
 
 namespace {
 
-constexpr double kMinPeriodS = std::chrono::duration<double>(control::limits::kPeriodMin).count();
-constexpr double kMaxPeriodS = std::chrono::duration<double>(control::limits::kPeriodMax).count();
+// The same range as the controller's period.
+const control::ParameterInfo& periodInfo() {
+    return *control::findParameter("period");
+}
 
 } // namespace
 
 CLI::App* addSampleCommand(CLI::App& parent, SampleOptions& o) {
     auto* cmd = parent.add_subcommand("sample", "Print the machine's live idle and busy CPU fractions");
-    cmd->add_option("--period", o.periodSeconds, "Seconds between samples, 0.01..10")
-        ->check(CLI::Range(kMinPeriodS, kMaxPeriodS))
+    cmd->add_option("--period", o.periodSeconds,
+                    std::string("Seconds between samples, ") + periodInfo().range)
+        ->check(CLI::Range(periodInfo().min, periodInfo().max))
         ->capture_default_str();
     cmd->add_option("--count", o.count, "Number of samples to print (0: until interrupted)")
         ->check(CLI::NonNegativeNumber)

@@ -3,6 +3,8 @@
 #include "ExitCode.h"
 #include "control/Controller.h"
 #include "control/IdleTrace.h"
+#include "control/ParameterTable.h"
+#include "control/ParameterText.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -21,17 +23,23 @@ CLI::App* addSimulateCommand(CLI::App& parent, SimulateOptions& o) {
         "Output columns: step,idle,multiplier,overload_count,quota.");
     auto& p = o.params;
     cmd->add_option("--trace", o.tracePath, "Idle trace to replay")->required();
-    cmd->add_option("--reserve-band", p.reserveBand, "Idle share of the machine kept in reserve, in (0, 0.5]")
-        ->capture_default_str();
-    cmd->add_option("--min-multiplier", p.minMultiplier, "Smallest reserve-band multiplier, 1..64")
-        ->capture_default_str();
-    cmd->add_option("--max-multiplier", p.maxMultiplier, "Largest reserve-band multiplier, min..64")
-        ->capture_default_str();
-    cmd->add_option("--overload-threshold", p.overloadThreshold,
-                    "No-idle periods tolerated before the work is stopped, >= 0")
-        ->capture_default_str();
-    cmd->add_option("--idle-epsilon", p.idleEpsilon, "Idle at or below this counts as none, in [0, 0.5)")
-        ->capture_default_str();
+    // The controller's parameters, from their table; a trace has no clock, so the period is not one.
+    for (const auto& info : control::parameterTable()) {
+        if (info.type == control::ParameterType::Duration) {
+            continue;
+        }
+        const auto set = [&p, &info](double value) {
+            if (auto done = info.set(p, value); !done) {
+                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
+            }
+        };
+        const std::string name = std::string("--") + info.key;
+        CLI::Option* option = info.type == control::ParameterType::Count
+                                  ? cmd->add_option_function<int>(
+                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
+                                  : cmd->add_option_function<double>(name, set, control::parameterHelp(info));
+        option->default_str(control::parameterAsText(info, p));
+    }
     return cmd;
 }
 

@@ -1,8 +1,10 @@
 // nicerd: the nicer daemon. Parses options and the config file, then hands over to nicer::daemon::Daemon.
 #include "control/ControllerParams.h"
+#include "control/ParameterTable.h"
 #include "control/ParameterText.h"
 #include "daemon/Daemon.h"
 #include "daemon/DaemonConfig.h"
+#include "daemon/DownloadStatus.h"
 #include "daemon/ManifestSources.h"
 #include "dbus/DaemonService.h"
 #include "net/rate/RateLimiter.h"
@@ -38,7 +40,6 @@ int main(int argc, char** argv) {
 
     daemon::DaemonConfig config;
     auto& p = config.params;
-    double periodSeconds = std::chrono::duration<double>(p.period).count();
     int instances = 0;
     std::string parameterFile = daemon::defaultParameterFile().string();
     std::string workloadFile = daemon::defaultWorkloadFile().string();
@@ -49,18 +50,20 @@ int main(int argc, char** argv) {
     std::string caFile;
     int retrySeconds = static_cast<int>(downloads.retryDelay.count());
 
-    app.add_option("--reserve-band", p.reserveBand, "Idle share of the machine kept in reserve, (0, 0.5]")
-        ->capture_default_str();
-    app.add_option("--min-multiplier", p.minMultiplier, "Smallest reserve-band multiplier, 1..64")
-        ->capture_default_str();
-    app.add_option("--max-multiplier", p.maxMultiplier, "Largest reserve-band multiplier, 1..64")
-        ->capture_default_str();
-    app.add_option("--overload-threshold", p.overloadThreshold, "No-idle periods before the work is stopped")
-        ->capture_default_str();
-    app.add_option("--idle-epsilon", p.idleEpsilon, "Idle at or below this counts as none, [0, 0.5)")
-        ->capture_default_str();
-    app.add_option("--period", periodSeconds, "Seconds between two steps of the loop, 0.01..10")
-        ->capture_default_str();
+    // The controller's parameters, from their table: --reserve-band and so on (period in seconds).
+    for (const auto& info : control::parameterTable()) {
+        const auto set = [&p, &info](double value) {
+            if (auto done = info.set(p, value); !done) {
+                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
+            }
+        };
+        const std::string name = std::string("--") + info.key;
+        CLI::Option* option = info.type == control::ParameterType::Count
+                                  ? app.add_option_function<int>(
+                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
+                                  : app.add_option_function<double>(name, set, control::parameterHelp(info));
+        option->default_str(control::parameterAsText(info, p));
+    }
     app.add_option("--instances", instances,
                    "Copies of a command or of the demo to run (default: one per CPU); the BOINC and "
                    "Folding@home clients run once and use every CPU themselves")
@@ -109,12 +112,6 @@ int main(int argc, char** argv) {
         return 2;
     }
 
-    auto period = control::periodFromSeconds(periodSeconds);
-    if (!period) {
-        std::cerr << "nicerd: " << period.error().message << '\n';
-        return 2;
-    }
-    p.period = *period;
     if (auto valid = control::validate(p); !valid) {
         std::cerr << "nicerd: " << valid.error().message << '\n';
         return 2;
@@ -174,7 +171,7 @@ int main(int argc, char** argv) {
     if (const auto files = (*daemon)->downloads(); !files.empty()) {
         std::cerr << "nicerd: downloading " << files.size() << (files.size() == 1 ? " file" : " files")
                   << " into " << (*daemon)->downloadDir().string()
-                  << " (bandwidth: " << (*daemon)->bandwidthMode() << ")\n";
+                  << " (bandwidth: " << nicer::daemon::bandwidthModeText((*daemon)->bandwidthMode()) << ")\n";
     }
     return (*daemon)->run();
 }

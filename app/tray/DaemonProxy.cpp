@@ -1,7 +1,9 @@
 #include "tray/DaemonProxy.h"
 
+#include "Daemon1Interface.h"
 #include "api/BusNames.h"
 #include "api/DownloadEntry.h"
+#include "control/ParameterTable.h"
 
 #include <QDBusArgument>
 #include <QDBusConnectionInterface>
@@ -10,6 +12,7 @@
 #include <QTimer>
 
 #include <chrono>
+#include <cmath>
 
 namespace nicer::tray {
 
@@ -27,47 +30,18 @@ constexpr int kStartTimeoutMs = 20000;
 constexpr int kActiveDownloadPollMs = 1000;
 constexpr int kRetryDownloadPollMs = 10000;
 
-void readSample(const QDBusArgument& arg, api::Sample& s) {
-    qulonglong time = 0;
-    uint overloads = 0;
-    arg.beginStructure();
-    arg >> time >> s.idle >> s.foreground >> s.background >> s.quota >> s.multiplier >> overloads >> s.paused;
-    arg.endStructure();
-    s.timeUSec = time;
-    s.overloadCount = overloads;
-}
-
-std::vector<PresetChoice> readPresets(const QVariant& value) {
-    std::vector<PresetChoice> presets;
-    const auto arg = qvariant_cast<QDBusArgument>(value);
-    arg.beginArray();
-    while (!arg.atEnd()) {
-        PresetChoice p;
-        arg.beginStructure();
-        arg >> p.id >> p.name >> p.description >> p.available;
-        arg.endStructure();
-        presets.push_back(p);
-    }
-    arg.endArray();
-    return presets;
-}
-
-std::vector<DownloadRow> readDownloadRows(const QVariant& value) {
-    std::vector<DownloadRow> rows;
+/// A property read by GetAll that holds structs (a QDBusArgument), as @p T; empty when it is missing (an
+/// older nicerd) or has another signature (one of another ApiVersion).
+template <typename T>
+T readStructs(const QVariant& value, const char* fields) {
     if (!value.canConvert<QDBusArgument>()) {
-        return rows; // an older nicerd without downloads
+        return {};
     }
     const auto arg = qvariant_cast<QDBusArgument>(value);
-    arg.beginArray();
-    while (!arg.atEnd()) {
-        DownloadRow row;
-        arg.beginStructure();
-        arg >> row.name >> row.bytesDone >> row.bytesTotal >> row.rate >> row.state;
-        arg.endStructure();
-        rows.push_back(row);
+    if (arg.currentSignature() != QStringLiteral("a(%1)").arg(QLatin1String(fields))) {
+        return {};
     }
-    arg.endArray();
-    return rows;
+    return qdbus_cast<T>(arg);
 }
 
 } // namespace
@@ -91,6 +65,7 @@ bool isDaemonNotInstalled(const QString& activationErrorName, const QString& uni
 DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
     : QObject(parent)
     , m_bus(bus)
+    , m_daemon((registerBusTypes(), new Daemon1Interface(api::kBusName, api::kObjectPath, bus, this)))
     , m_watcher(new QDBusServiceWatcher(api::kBusName, bus, QDBusServiceWatcher::WatchForOwnerChange, this))
     , m_startTimeout(new QTimer(this))
     , m_downloadPoll(new QTimer(this)) {
@@ -109,8 +84,7 @@ DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
         }
     });
     // Signals are matched by the well-known name, so they keep arriving from a restarted nicerd.
-    m_bus.connect(api::kBusName, api::kObjectPath, api::kInterface, "Sample", this,
-                  SLOT(onSample(QDBusMessage)));
+    connect(m_daemon, &Daemon1Interface::Sample, this, &DaemonProxy::onSample);
     m_bus.connect(api::kBusName, api::kObjectPath, "org.freedesktop.DBus.Properties", "PropertiesChanged",
                   this, SLOT(onPropertiesChanged(QDBusMessage)));
 }
@@ -211,13 +185,15 @@ void DaemonProxy::setConnected(bool connected) {
     }
 }
 
-QDBusMessage DaemonProxy::methodCall(const char* method) const {
-    return QDBusMessage::createMethodCall(api::kBusName, api::kObjectPath, api::kInterface, method);
-}
-
 void DaemonProxy::watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,
                              std::function<void(const QDBusMessage&)> onError) {
-    auto* watcher = new QDBusPendingCallWatcher(m_bus.asyncCall(call), this);
+    watchReply(m_bus.asyncCall(call), std::move(onReply), std::move(onError));
+}
+
+void DaemonProxy::watchReply(const QDBusPendingCall& pending,
+                             std::function<void(const QDBusMessage&)> onReply,
+                             std::function<void(const QDBusMessage&)> onError) {
+    auto* watcher = new QDBusPendingCallWatcher(pending, this);
     connect(watcher, &QDBusPendingCallWatcher::finished, this,
             [onReply = std::move(onReply), onError = std::move(onError)](QDBusPendingCallWatcher* w) {
                 w->deleteLater();
@@ -241,23 +217,25 @@ void DaemonProxy::refreshProperties() {
         [this](const QDBusMessage& reply) {
             const QVariantMap map = qdbus_cast<QVariantMap>(reply.arguments().value(0));
             auto& p = m_properties;
-            p.params.reserveBand = map.value("ReserveBand").toDouble();
-            p.params.minMultiplier = map.value("MinMultiplier").toDouble();
-            p.params.maxMultiplier = map.value("MaxMultiplier").toDouble();
-            p.params.overloadThreshold = static_cast<int>(map.value("OverloadThreshold").toUInt());
-            p.params.idleEpsilon = map.value("IdleEpsilon").toDouble();
-            p.params.period = std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::microseconds(map.value("PeriodUSec").toULongLong()));
+            for (const auto& info : control::parameterTable()) {
+                // The D-Bus value (ReserveBand, ..., PeriodUSec in µs) in the table's unit.
+                const double value = map.value(QLatin1String(info.busName)).toDouble() / info.busScale;
+                (void)info.set(p.params, value); // only an absurd period fails: keep the last one
+            }
             p.paused = map.value("Paused").toBool();
             p.actuator = map.value("Actuator").toString();
             p.workload = map.value("Workload").toStringList();
             p.preset = map.value("WorkloadPreset").toString();
-            p.presets = readPresets(map.value("WorkloadPresets"));
+            p.presets = readStructs<PresetChoiceList>(map.value("WorkloadPresets"), api::kPresetSignature);
             p.demoWorkload = map.value("DemoWorkload").toBool();
             p.instances = map.value("Instances").toUInt();
             p.cpuCount = map.value("CpuCount").toUInt();
             p.lastError = map.value("LastError").toString();
-            p.bandwidthMode = map.value("BandwidthMode").toString();
+            p.bandwidth.kind =
+                api::bandwidthKindFromKeyword(map.value("BandwidthMode").toString().toStdString())
+                    .value_or(api::BandwidthMode::Kind::None);
+            const qulonglong cap = map.value("BandwidthCap").toULongLong();
+            p.bandwidth.capBytesPerSecond = cap > 0 ? std::optional<std::uint64_t>(cap) : std::nullopt;
             readDownloads(map);
             emit propertiesChanged();
             emit downloadsChanged();
@@ -270,7 +248,7 @@ void DaemonProxy::refreshProperties() {
 }
 
 void DaemonProxy::readDownloads(const QVariantMap& map) {
-    m_properties.downloads = readDownloadRows(map.value("Downloads"));
+    m_properties.downloads = readStructs<DownloadRowList>(map.value("Downloads"), api::kDownloadSignature);
     m_properties.downloadRate = map.value("DownloadRate").toDouble();
     updateDownloadPolling();
 }
@@ -311,9 +289,8 @@ void DaemonProxy::updateDownloadPolling() {
     bool active = false;
     bool failed = false;
     for (const auto& row : m_properties.downloads) {
-        const std::string state = row.state.toStdString();
-        active = active || api::isDownloadActive(state);
-        failed = failed || row.state.startsWith(QLatin1String("failed"));
+        active = active || api::isDownloadActive(row.state);
+        failed = failed || row.state == api::DownloadState::Failed;
     }
     const int interval = active ? kActiveDownloadPollMs : failed ? kRetryDownloadPollMs : 0;
     if (!m_watchingDownloads || !m_connected || interval == 0) {
@@ -327,17 +304,10 @@ void DaemonProxy::updateDownloadPolling() {
 
 void DaemonProxy::fetchHistory() {
     watchReply(
-        methodCall("GetHistory"),
+        m_daemon->GetHistory(),
         [this](const QDBusMessage& reply) {
-            std::vector<api::Sample> samples;
-            const auto arg = qvariant_cast<QDBusArgument>(reply.arguments().value(0));
-            arg.beginArray();
-            while (!arg.atEnd()) {
-                api::Sample s;
-                readSample(arg, s);
-                samples.push_back(s);
-            }
-            arg.endArray();
+            const auto history = qdbus_cast<SampleList>(reply.arguments().value(0));
+            std::vector<api::Sample> samples(history.begin(), history.end());
             if (!samples.empty()) {
                 m_lastSample = samples.back();
             }
@@ -348,20 +318,9 @@ void DaemonProxy::fetchHistory() {
         });
 }
 
-void DaemonProxy::onSample(const QDBusMessage& message) {
-    const auto args = message.arguments();
-    if (args.size() != 8) {
-        return;
-    }
-    api::Sample s;
-    s.timeUSec = args[0].toULongLong();
-    s.idle = args[1].toDouble();
-    s.foreground = args[2].toDouble();
-    s.background = args[3].toDouble();
-    s.quota = args[4].toDouble();
-    s.multiplier = args[5].toDouble();
-    s.overloadCount = args[6].toUInt();
-    s.paused = args[7].toBool();
+void DaemonProxy::onSample(qulonglong timeUSec, double idle, double foreground, double background,
+                           double quota, double multiplier, uint overloadCount, bool paused) {
+    const api::Sample s{timeUSec, idle, foreground, background, quota, multiplier, overloadCount, paused};
     if (!m_connected) {
         // The signal can beat the name-owner notice after a restart.
         setConnected(true);
@@ -377,34 +336,38 @@ void DaemonProxy::onPropertiesChanged(const QDBusMessage&) {
     refreshProperties();
 }
 
-void DaemonProxy::callSimple(const char* method, const QString& context) {
+void DaemonProxy::callSimple(const QDBusPendingCall& call, const QString& context) {
     watchReply(
-        methodCall(method), [this](const QDBusMessage&) { refreshProperties(); },
+        call, [this](const QDBusMessage&) { refreshProperties(); },
         [this, context](const QDBusMessage& error) { emit errorOccurred(context, error.errorMessage()); });
 }
 
 void DaemonProxy::pause() {
-    callSimple("Pause", tr("Pausing the work"));
+    callSimple(m_daemon->Pause(), tr("Pausing the work"));
 }
 
 void DaemonProxy::resume() {
-    callSimple("Resume", tr("Resuming the work"));
+    callSimple(m_daemon->Resume(), tr("Resuming the work"));
 }
 
 void DaemonProxy::setParameters(const control::ControllerParams& params) {
     QVariantMap map;
-    map.insert("ReserveBand", params.reserveBand);
-    map.insert("MinMultiplier", params.minMultiplier);
-    map.insert("MaxMultiplier", params.maxMultiplier);
-    map.insert("OverloadThreshold", static_cast<uint>(params.overloadThreshold));
-    map.insert("IdleEpsilon", params.idleEpsilon);
-    map.insert("PeriodUSec",
-               static_cast<qulonglong>(
-                   std::chrono::duration_cast<std::chrono::microseconds>(params.period).count()));
-    auto call = methodCall("SetParameters");
-    call << map;
+    for (const auto& info : control::parameterTable()) {
+        const double value = info.get(params) * info.busScale;
+        switch (info.busSignature[0]) {
+        case 'u':
+            map.insert(QLatin1String(info.busName), static_cast<uint>(std::llround(value)));
+            break;
+        case 't':
+            map.insert(QLatin1String(info.busName), static_cast<qulonglong>(std::llround(value)));
+            break;
+        default:
+            map.insert(QLatin1String(info.busName), value);
+            break;
+        }
+    }
     watchReply(
-        call,
+        m_daemon->SetParameters(map),
         [this](const QDBusMessage&) {
             refreshProperties();
             emit parametersApplied();
@@ -415,10 +378,8 @@ void DaemonProxy::setParameters(const control::ControllerParams& params) {
 }
 
 void DaemonProxy::setWorkloadPreset(const QString& id) {
-    auto call = methodCall("SetWorkloadPreset");
-    call << id;
     watchReply(
-        call,
+        m_daemon->SetWorkloadPreset(id),
         [this](const QDBusMessage&) {
             refreshProperties();
             emit workloadPresetApplied();

@@ -2,6 +2,7 @@
 
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
+#include "tray/BusTypes.h"
 #include "tray/TrayState.h"
 
 #include <QDBusConnection>
@@ -12,28 +13,13 @@
 #include <optional>
 #include <vector>
 
+class Daemon1Interface;
+class QDBusPendingCall;
 class QDBusPendingCallWatcher;
 class QDBusServiceWatcher;
 class QTimer;
 
 namespace nicer::tray {
-
-/// A workload preset as nicerd offers it.
-struct PresetChoice {
-    QString id;
-    QString name;
-    QString description;
-    bool available = false;
-};
-
-/// One work unit nicerd downloads (its Downloads property).
-struct DownloadRow {
-    QString name;
-    qulonglong bytesDone = 0;
-    qulonglong bytesTotal = 0; ///< 0 while unknown
-    double rate = 0.0;         ///< bytes per second now
-    QString state;             ///< nicerd's state text: "downloading", "ok", "failed: REASON", ...
-};
 
 /// Properties of nicerd that do not change every period.
 struct DaemonProperties {
@@ -42,15 +28,15 @@ struct DaemonProperties {
     QString actuator;
     QStringList workload;
     QString preset;
-    std::vector<PresetChoice> presets;
+    PresetChoiceList presets;
     bool demoWorkload = false;
     unsigned instances = 0;
     unsigned cpuCount = 0;
     QString lastError;
     /// Polled while watched (setWatchingDownloads), since nicerd announces no change of these.
-    std::vector<DownloadRow> downloads;
+    DownloadRowList downloads;
     double downloadRate = 0.0;
-    QString bandwidthMode; ///< "none" without downloads
+    api::BandwidthMode bandwidth; ///< none without downloads
 };
 
 /// Whether starting nicerd failed because it is not installed here: D-Bus activation found no service file
@@ -60,7 +46,8 @@ bool isDaemonNotInstalled(const QString& activationErrorName, const QString& uni
                           const QString& unitErrorMessage);
 
 /**
- * nicerd as the GUI sees it: an asynchronous client of org.nicer.Daemon1 on the session bus.
+ * nicerd as the GUI sees it: an asynchronous client of org.nicer.Daemon1 on the session bus, over the proxy
+ * generated from resources/org.nicer.Daemon1.xml (Daemon1Interface).
  *
  * It never blocks the GUI: every call is asynchronous and every failure becomes errorOccurred() in plain
  * words. It follows the bus name, so it reconnects by itself when nicerd restarts (history and properties
@@ -112,7 +99,8 @@ signals:
     void errorOccurred(const QString& context, const QString& message);
 
 private slots:
-    void onSample(const QDBusMessage& message);
+    void onSample(qulonglong timeUSec, double idle, double foreground, double background, double quota,
+                  double multiplier, uint overloadCount, bool paused);
     void onPropertiesChanged(const QDBusMessage& message);
 
 private:
@@ -122,13 +110,15 @@ private:
     void refreshDownloads();
     void readDownloads(const QVariantMap& map);
     void updateDownloadPolling();
-    void callSimple(const char* method, const QString& context);
+    void callSimple(const QDBusPendingCall& call, const QString& context);
     void startUnitFallback(const QDBusMessage& activationError);
-    QDBusMessage methodCall(const char* method) const;
     void watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,
+                    std::function<void(const QDBusMessage&)> onError);
+    void watchReply(const QDBusPendingCall& pending, std::function<void(const QDBusMessage&)> onReply,
                     std::function<void(const QDBusMessage&)> onError);
 
     QDBusConnection m_bus;
+    Daemon1Interface* m_daemon = nullptr;
     QDBusServiceWatcher* m_watcher = nullptr;
     QTimer* m_startTimeout = nullptr;
     QTimer* m_downloadPoll = nullptr;

@@ -2,12 +2,13 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QLocale>
 #include <QProgressBar>
-#include <QRegularExpression>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace nicer::tray {
 
@@ -18,13 +19,17 @@ enum Column { kName, kProgress, kSize, kRate, kState, kColumns };
 // Rows shown before the table scrolls: work units come in handfuls, and the chart keeps the room it needs.
 constexpr int kVisibleRows = 6;
 
-bool inPlace(const QString& state) {
-    return state.startsWith(QLatin1String("ok")) || state.startsWith(QLatin1String("present"));
+/// "1.5 MiB" for people, in the user's locale (1024-based, like nicer fetch).
+QString dataSize(double bytes) {
+    return QLocale().formattedDataSize(static_cast<qint64>(std::llround(bytes)), 1);
 }
 
-QString reasonOf(const QString& state) {
-    const auto colon = state.indexOf(QLatin1String(": "));
-    return colon < 0 ? QString() : state.mid(colon + 2);
+/// "in 10 min" or "in 40 s", rounded up like nicerd's own text.
+QString retryText(qint64 seconds) {
+    if (seconds < 60) {
+        return DownloadsPanel::tr("in %n s", nullptr, static_cast<int>(std::max<qint64>(seconds, 0)));
+    }
+    return DownloadsPanel::tr("in %n min", nullptr, static_cast<int>((seconds + 59) / 60));
 }
 
 QTableWidgetItem* cell(QTableWidget* table, int row, int column) {
@@ -75,8 +80,8 @@ QString DownloadsPanel::summaryText() const {
     return m_summary->text();
 }
 
-void DownloadsPanel::setDownloads(const std::vector<DownloadRow>& rows, double totalRate,
-                                  const QString& bandwidthMode) {
+void DownloadsPanel::setDownloads(const DownloadRowList& rows, double totalRate,
+                                  const api::BandwidthMode& bandwidth) {
     setVisible(!rows.empty());
     if (rows.empty()) {
         m_table->setRowCount(0);
@@ -87,8 +92,8 @@ void DownloadsPanel::setDownloads(const std::vector<DownloadRow>& rows, double t
     m_table->setRowCount(count);
     int done = 0;
     for (int i = 0; i < count; ++i) {
-        const DownloadRow& r = rows[static_cast<std::size_t>(i)];
-        const bool complete = inPlace(r.state);
+        const DownloadRow& r = rows[i];
+        const bool complete = api::isDownloadInPlace(r.state);
         done += complete ? 1 : 0;
         cell(m_table, i, kName)->setText(r.name);
         cell(m_table, i, kName)->setToolTip(r.name);
@@ -111,18 +116,18 @@ void DownloadsPanel::setDownloads(const std::vector<DownloadRow>& rows, double t
         } else {
             // Size not known yet: no busy animation (it would wake the window all the time), just the bytes.
             bar->setValue(0);
-            bar->setFormat(humanBytes(double(r.bytesDone)));
+            bar->setFormat(dataSize(double(r.bytesDone)));
         }
 
-        cell(m_table, i, kSize)->setText(r.bytesTotal > 0 ? humanBytes(double(r.bytesTotal)) : tr("unknown"));
-        cell(m_table, i, kRate)->setText(r.rate > 0 ? tr("%1/s").arg(humanBytes(r.rate)) : QString());
-        cell(m_table, i, kState)->setText(stateText(r.state));
-        cell(m_table, i, kState)->setToolTip(r.state);
+        cell(m_table, i, kSize)->setText(r.bytesTotal > 0 ? dataSize(double(r.bytesTotal)) : tr("unknown"));
+        cell(m_table, i, kRate)->setText(r.rate > 0 ? tr("%1/s").arg(dataSize(r.rate)) : QString());
+        cell(m_table, i, kState)->setText(stateText(r));
+        cell(m_table, i, kState)->setToolTip(stateToolTip(r));
     }
-    QString summary = modeText(bandwidthMode);
+    QString summary = modeText(bandwidth);
     summary += tr(" \u00b7 %1 of %2 files in place").arg(done).arg(count);
     if (totalRate > 0) {
-        summary += tr(" \u00b7 %1/s now").arg(humanBytes(totalRate));
+        summary += tr(" \u00b7 %1/s now").arg(dataSize(totalRate));
     }
     m_summary->setText(summary);
     if (resized) {
@@ -138,63 +143,52 @@ void DownloadsPanel::fitHeight() {
     m_table->setFixedHeight(height);
 }
 
-QString DownloadsPanel::humanBytes(double bytes) {
-    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    std::size_t unit = 0;
-    while (bytes >= 1024.0 && unit + 1 < std::size(kUnits)) {
-        bytes /= 1024.0;
-        ++unit;
-    }
-    return QStringLiteral("%1 %2").arg(bytes, 0, 'f', unit == 0 ? 0 : 1).arg(QLatin1String(kUnits[unit]));
-}
-
-QString DownloadsPanel::stateText(const QString& state) {
-    const QString reason = reasonOf(state);
-    if (state.startsWith(QLatin1String("checking"))) {
+QString DownloadsPanel::stateText(const DownloadRow& row) {
+    using api::DownloadState;
+    switch (row.state) {
+    case DownloadState::Checking:
         return tr("checking what is already here");
-    }
-    if (state.startsWith(QLatin1String("queued"))) {
+    case DownloadState::Queued:
         return tr("queued");
-    }
-    if (state.startsWith(QLatin1String("waiting"))) {
-        return reason.isEmpty() ? tr("retrying soon") : tr("retrying soon (%1)").arg(reason);
-    }
-    if (state.startsWith(QLatin1String("downloading"))) {
+    case DownloadState::Waiting:
+        return row.reason.isEmpty() ? tr("retrying soon") : tr("retrying soon (%1)").arg(row.reason);
+    case DownloadState::Downloading:
         return tr("downloading");
-    }
-    if (state == QLatin1String("ok")) {
-        return tr("done, verified");
-    }
-    if (state.startsWith(QLatin1String("ok"))) {
-        return tr("done (not verified: no hash to check)");
-    }
-    if (state.startsWith(QLatin1String("present"))) {
+    case DownloadState::Ok:
+        return row.verified ? tr("done, verified") : tr("done (not verified: no hash to check)");
+    case DownloadState::Present:
         return tr("already here, verified");
-    }
-    if (state.startsWith(QLatin1String("failed"))) {
-        return tr("failed: %1").arg(reason);
-    }
-    if (state.startsWith(QLatin1String("stopped"))) {
+    case DownloadState::Failed:
+        return tr("failed: %1").arg(row.reason);
+    case DownloadState::Stopped:
         return tr("stopped");
     }
-    return state;
+    return tr("queued");
 }
 
-QString DownloadsPanel::modeText(const QString& mode) {
-    static const QRegularExpression capped(QStringLiteral("capped (\\d+) B/s"));
-    const auto match = capped.match(mode);
-    const QString cap = match.hasMatch() ? humanBytes(match.captured(1).toDouble()) : QString();
-    if (mode.startsWith(QLatin1String("nice"))) {
+QString DownloadsPanel::stateToolTip(const DownloadRow& row) {
+    QString tip = stateText(row);
+    if (row.state == api::DownloadState::Failed && row.retryInSeconds) {
+        tip += tr("; nicerd tries again %1").arg(retryText(*row.retryInSeconds));
+    }
+    return tip;
+}
+
+QString DownloadsPanel::modeText(const api::BandwidthMode& mode) {
+    using Kind = api::BandwidthMode::Kind;
+    const QString cap = mode.capBytesPerSecond ? dataSize(double(*mode.capBytesPerSecond)) : QString();
+    switch (mode.kind) {
+    case Kind::Nice:
         return cap.isEmpty() ? tr("Bandwidth: nice, gives way to your own traffic")
                              : tr("Bandwidth: nice, gives way to your own traffic, at most %1/s").arg(cap);
-    }
-    if (!cap.isEmpty()) {
+    case Kind::Capped:
         return tr("Bandwidth: at most %1/s").arg(cap);
-    }
-    if (mode == QLatin1String("full")) {
+    case Kind::Full:
         return tr("Bandwidth: full speed");
+    case Kind::None:
+        break;
     }
-    return tr("Bandwidth: %1").arg(mode);
+    return tr("Bandwidth: none");
 }
 
 } // namespace nicer::tray

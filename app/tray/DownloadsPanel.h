@@ -24,18 +24,18 @@ public:
 
     /// Shows @p rows (and hides the panel when there are none), the bandwidth mode nicerd reports and the
     /// total rate in bytes per second.
-    void setDownloads(const std::vector<DownloadRow>& rows, double totalRate, const QString& bandwidthMode);
+    void setDownloads(const DownloadRowList& rows, double totalRate, const api::BandwidthMode& bandwidth);
 
     /// For tests: the table (columns file, progress, size, rate, state) and the bandwidth line.
     QTableWidget* table() const { return m_table; }
     QString summaryText() const;
 
-    /// "1.5 MiB" for people (1024-based, like nicer fetch).
-    static QString humanBytes(double bytes);
-    /// nicerd's state text ("downloading", "failed: REASON", ...) in the user's language.
-    static QString stateText(const QString& state);
-    /// nicerd's BandwidthMode ("nice", "capped N B/s", ...) in plain words.
-    static QString modeText(const QString& mode);
+    /// A file's state, from its fields, in the user's language.
+    static QString stateText(const DownloadRow& row);
+    /// The state with when nicerd tries a failed file again, for the tooltip.
+    static QString stateToolTip(const DownloadRow& row);
+    /// nicerd's bandwidth mode (BandwidthMode and BandwidthCap) in plain words.
+    static QString modeText(const api::BandwidthMode& mode);
 
 private:
     void fitHeight();

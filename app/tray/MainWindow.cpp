@@ -140,7 +140,7 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     connect(&m_daemon, &DaemonProxy::propertiesChanged, this, &MainWindow::onProperties);
     connect(&m_daemon, &DaemonProxy::downloadsChanged, this, [this] {
         const auto& p = m_daemon.properties();
-        m_downloads->setDownloads(p.downloads, p.downloadRate, p.bandwidthMode);
+        m_downloads->setDownloads(p.downloads, p.downloadRate, p.bandwidth);
     });
     connect(&m_daemon, &DaemonProxy::connectedChanged, this, &MainWindow::onConnection);
     connect(&m_daemon, &DaemonProxy::errorOccurred, this, &MainWindow::showError);

@@ -1,5 +1,7 @@
 #include "tray/ParametersPanel.h"
 
+#include "control/ParameterTable.h"
+
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -20,12 +22,13 @@ constexpr int kSliderSteps = 1000;
 // True when the controls' values are the daemon's as the controls would show them: a difference finer than
 // a control's precision (half its last digit) is not an edit.
 bool showsSameAs(const control::ControllerParams& shown, const control::ControllerParams& daemon) {
-    auto near = [](double a, double b, double halfStep) { return std::abs(a - b) < halfStep; };
-    return near(shown.reserveBand, daemon.reserveBand, 0.0005) &&
-           near(shown.minMultiplier, daemon.minMultiplier, 0.05) &&
-           near(shown.maxMultiplier, daemon.maxMultiplier, 0.05) &&
-           shown.overloadThreshold == daemon.overloadThreshold &&
-           near(shown.idleEpsilon, daemon.idleEpsilon, 0.0005) && shown.period == daemon.period;
+    for (const auto& info : control::parameterTable()) {
+        const double halfStep = 0.5 * std::pow(10.0, -info.displayDecimals);
+        if (!(std::abs(info.get(shown) - info.get(daemon)) * info.displayScale < halfStep)) {
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -37,24 +40,10 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     setLayout(new QVBoxLayout());
     static_cast<QVBoxLayout*>(layout())->addLayout(grid);
 
-    using namespace control::limits;
-    addRow("reserve-band", tr("Reserve band"),
-           tr("Idle share of the whole machine kept free for your programs, before the multiplier."), 0.5,
-           100 * kReserveBandMax, 0.5, 1, tr(" %"), false);
-    addRow("min-multiplier", tr("Min multiplier"),
-           tr("The band is multiplied by at least this: the steady-state idle reserve is min x band."),
-           kMultiplierMin, kMultiplierMax, 0.5, 1, tr(" x"), false);
-    addRow("max-multiplier", tr("Max multiplier"),
-           tr("How far the band may widen while your programs keep the CPU busy."), kMultiplierMin,
-           kMultiplierMax, 0.5, 1, tr(" x"), false);
-    addRow("overload-threshold", tr("Overload threshold"),
-           tr("Periods in a row with no idle CPU before the work is stopped."), 0, 60, 1, 0, tr(" periods"),
-           false);
-    addRow("idle-epsilon", tr("No-idle threshold"),
-           tr("An idle share at or below this counts as no idle at all."), 0, 49, 0.5, 1, tr(" %"), false);
-    addRow("period", tr("Period"), tr("How often nicerd measures and adjusts."),
-           static_cast<double>(kPeriodMin.count()), static_cast<double>(kPeriodMax.count()), 10, 0, tr(" ms"),
-           true);
+    // One row per parameter of the controller's table, in its order, with its label, help, unit and range.
+    for (const auto& info : control::parameterTable()) {
+        addRow(info);
+    }
     for (std::size_t i = 0; i < m_rows.size(); ++i) {
         const Row& r = m_rows[i];
         grid->addWidget(r.slider, static_cast<int>(i), 1);
@@ -99,19 +88,22 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     show(m_current);
 }
 
-void ParametersPanel::addRow(const QString& key, const QString& label, const QString& help, double min,
-                             double max, double step, int decimals, const QString& suffix, bool logarithmic) {
+void ParametersPanel::addRow(const control::ParameterInfo& info) {
+    const QString label = QString::fromUtf8(info.label);
+    const QString help = QString::fromUtf8(info.help) + QLatin1Char('.');
+    const double min = info.sliderMin, max = info.sliderMax;
     Row r;
-    r.key = key;
+    r.key = QString::fromUtf8(info.key);
+    r.info = &info;
     r.slider = new QSlider(Qt::Horizontal, this);
     r.slider->setRange(0, kSliderSteps);
     r.spin = new QDoubleSpinBox(this);
     r.spin->setRange(min, max);
-    r.spin->setSingleStep(step);
-    r.spin->setDecimals(decimals);
-    r.spin->setSuffix(suffix);
+    r.spin->setSingleStep(info.displayStep);
+    r.spin->setDecimals(info.displayDecimals);
+    r.spin->setSuffix(QString::fromUtf8(info.displayUnit));
     r.spin->setKeyboardTracking(false);
-    if (logarithmic) {
+    if (info.logarithmic) {
         const double lmin = std::log(min), lmax = std::log(max);
         r.toSlider = [=](double v) {
             return static_cast<int>(std::lround((std::log(v) - lmin) / (lmax - lmin) * kSliderSteps));
@@ -181,12 +173,13 @@ QDoubleSpinBox* ParametersPanel::spinBox(const QString& key) const {
 
 control::ControllerParams ParametersPanel::editedParams() const {
     control::ControllerParams p;
-    p.reserveBand = spinBox("reserve-band")->value() / 100.0;
-    p.minMultiplier = spinBox("min-multiplier")->value();
-    p.maxMultiplier = spinBox("max-multiplier")->value();
-    p.overloadThreshold = static_cast<int>(std::lround(spinBox("overload-threshold")->value()));
-    p.idleEpsilon = spinBox("idle-epsilon")->value() / 100.0;
-    p.period = std::chrono::milliseconds(std::lround(spinBox("period")->value()));
+    for (const Row& r : m_rows) {
+        double value = r.spin->value() / r.info->displayScale;
+        if (r.info->type == control::ParameterType::Count) {
+            value = std::round(value);
+        }
+        (void)r.info->set(p, value); // the spin box's range holds only values that can be stored
+    }
     return p;
 }
 
@@ -201,17 +194,10 @@ void ParametersPanel::setParams(const control::ControllerParams& params) {
 
 void ParametersPanel::show(const control::ControllerParams& p) {
     m_updating = true;
-    auto set = [this](const QString& key, double v) {
-        const Row* r = row(key);
-        r->spin->setValue(v);
-        r->slider->setValue(r->toSlider(r->spin->value()));
-    };
-    set("reserve-band", 100 * p.reserveBand);
-    set("min-multiplier", p.minMultiplier);
-    set("max-multiplier", p.maxMultiplier);
-    set("overload-threshold", p.overloadThreshold);
-    set("idle-epsilon", 100 * p.idleEpsilon);
-    set("period", static_cast<double>(p.period.count()));
+    for (const Row& r : m_rows) {
+        r.spin->setValue(r.info->get(p) * r.info->displayScale);
+        r.slider->setValue(r.toSlider(r.spin->value()));
+    }
     m_updating = false;
     edited();
 }

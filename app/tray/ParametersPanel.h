@@ -12,6 +12,10 @@ class QLabel;
 class QPushButton;
 class QSlider;
 
+namespace nicer::control {
+struct ParameterInfo;
+}
+
 namespace nicer::tray {
 
 /**
@@ -44,6 +48,7 @@ signals:
 private:
     struct Row {
         QString key;
+        const control::ParameterInfo* info;
         QSlider* slider;
         QDoubleSpinBox* spin;
         // Slider positions are integers; these map between a position and the parameter's value.
@@ -51,8 +56,7 @@ private:
         std::function<double(int)> fromSlider;
     };
 
-    void addRow(const QString& key, const QString& label, const QString& help, double min, double max,
-                double step, int decimals, const QString& suffix, bool logarithmic);
+    void addRow(const control::ParameterInfo& info);
     void show(const control::ControllerParams& params);
     void edited();
     const Row* row(const QString& key) const;

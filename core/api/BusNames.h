@@ -1,20 +1,29 @@
 #pragma once
 
+#include <cstdint>
+
 namespace nicer::api {
 
 /// nicerd's well-known name, object and interface on the session bus (resources/org.nicer.Daemon1.xml).
 inline constexpr const char* kBusName = "org.nicer.Daemon";
 inline constexpr const char* kObjectPath = "/org/nicer/Daemon";
 inline constexpr const char* kInterface = "org.nicer.Daemon1";
+/// The version of the interface's signatures (its ApiVersion property). 2: the states of Downloads and the
+/// bandwidth mode travel as separate fields (BandwidthCap) instead of sentences. A property that was not
+/// there in version 1 reads as 1.
+inline constexpr std::uint32_t kApiVersion = 2;
 /// The error of SetWorkloadPreset when the preset's program is not installed (or custom has no command).
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
-/// D-Bus signature of one entry of the WorkloadPresets property: id, name, description, available.
+
+// D-Bus signatures of the structs on the bus, written down once here; dbus/Codec encodes and decodes them
+// and resources/org.nicer.Daemon1.xml documents them.
+/// One entry of the WorkloadPresets property: id, name, description, available.
 inline constexpr const char* kPresetSignature = "sssb";
-/// D-Bus signature of one history entry and of the Sample signal: time µs, idle, foreground, background,
-/// quota, multiplier, overload count, paused.
+/// One history entry and the Sample signal: time µs, idle, foreground, background, quota, multiplier,
+/// overload count, paused.
 inline constexpr const char* kSampleSignature = "tdddddub";
-/// D-Bus signature of one entry of the Downloads property: name, bytes done, total bytes (0: unknown),
-/// bytes per second, state.
-inline constexpr const char* kDownloadSignature = "sttds";
+/// One entry of the Downloads property: name, bytes done, total bytes (0: unknown), bytes per second, state
+/// keyword, verified, reason, seconds until nicerd tries again (-1: it will not).
+inline constexpr const char* kDownloadSignature = "sttdsbsx";
 
 } // namespace nicer::api

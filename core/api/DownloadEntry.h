@@ -1,10 +1,42 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace nicer::api {
+
+/// Where a work unit stands. On D-Bus it travels as its keyword (downloadStateKeyword).
+enum class DownloadState {
+    Checking,    ///< hashing what an earlier run left
+    Queued,      ///< waiting for a free stream
+    Waiting,     ///< to retry after a failed attempt (reason says why)
+    Downloading, ///< receiving now
+    Ok,          ///< downloaded (verified says whether a hash was checked)
+    Present,     ///< was already in place and verified
+    Failed,      ///< every mirror failed (reason says why; retryInSeconds when nicerd tries again)
+    Stopped,     ///< nicerd stopped first; the part file stays
+};
+
+inline constexpr std::array<std::string_view, 8> kDownloadStateKeywords = {
+    "checking", "queued", "waiting", "downloading", "ok", "present", "failed", "stopped"};
+
+/// "checking", "queued", ...: the state's keyword on D-Bus.
+constexpr std::string_view downloadStateKeyword(DownloadState state) {
+    return kDownloadStateKeywords[static_cast<std::size_t>(state)];
+}
+
+/// The state for its keyword; nullopt for an unknown one (a newer daemon's).
+constexpr std::optional<DownloadState> downloadStateFromKeyword(std::string_view keyword) {
+    for (std::size_t i = 0; i < kDownloadStateKeywords.size(); ++i) {
+        if (kDownloadStateKeywords[i] == keyword) {
+            return static_cast<DownloadState>(i);
+        }
+    }
+    return std::nullopt;
+}
 
 /// One work unit as nicerd shows it: the Downloads property, `nicer status` and the tray.
 struct DownloadEntry {
@@ -12,15 +44,54 @@ struct DownloadEntry {
     std::uint64_t bytesDone = 0;  ///< in place now (in the part file, or all of it once done)
     std::uint64_t bytesTotal = 0; ///< the expected size; 0 while it is not known
     double rate = 0.0;            ///< bytes per second over the last seconds while downloading, else 0
-    std::string state;            ///< daemon::downloadStateText()
+    DownloadState state = DownloadState::Queued;
+    bool verified = false; ///< Ok or Present: checked against the manifest's hash
+    std::string reason;    ///< Waiting or Failed: why, in plain words; else empty
+    /// Failed: seconds until nicerd tries the failed files again, when it will.
+    std::optional<std::int64_t> retryInSeconds;
 
     bool operator==(const DownloadEntry&) const = default;
 };
 
 /// True for the states that change by themselves soon: checking, queued, waiting and downloading.
-inline bool isDownloadActive(std::string_view state) {
-    return state.starts_with("checking") || state.starts_with("queued") || state.starts_with("waiting") ||
-           state.starts_with("downloading");
+constexpr bool isDownloadActive(DownloadState state) {
+    return state == DownloadState::Checking || state == DownloadState::Queued ||
+           state == DownloadState::Waiting || state == DownloadState::Downloading;
+}
+
+/// True once the file is complete here: ok or present.
+constexpr bool isDownloadInPlace(DownloadState state) {
+    return state == DownloadState::Ok || state == DownloadState::Present;
+}
+
+/// How nicerd's downloads use the link (the BandwidthMode and BandwidthCap properties).
+struct BandwidthMode {
+    enum class Kind {
+        None,   ///< nicerd downloads nothing
+        Nice,   ///< yields the link to the user's own traffic (and may be capped as well)
+        Capped, ///< at most the cap, without yielding
+        Full,   ///< no limit at all
+    };
+    Kind kind = Kind::None;
+    /// The cap in bytes per second, when there is one (Nice or Capped).
+    std::optional<std::uint64_t> capBytesPerSecond;
+
+    bool operator==(const BandwidthMode&) const = default;
+};
+
+inline constexpr std::array<std::string_view, 4> kBandwidthKindKeywords = {"none", "nice", "capped", "full"};
+
+constexpr std::string_view bandwidthKindKeyword(BandwidthMode::Kind kind) {
+    return kBandwidthKindKeywords[static_cast<std::size_t>(kind)];
+}
+
+constexpr std::optional<BandwidthMode::Kind> bandwidthKindFromKeyword(std::string_view keyword) {
+    for (std::size_t i = 0; i < kBandwidthKindKeywords.size(); ++i) {
+        if (kBandwidthKindKeywords[i] == keyword) {
+            return static_cast<BandwidthMode::Kind>(i);
+        }
+    }
+    return std::nullopt;
 }
 
 } // namespace nicer::api

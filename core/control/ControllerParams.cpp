@@ -1,5 +1,7 @@
 #include "control/ControllerParams.h"
 
+#include "control/ParameterTable.h"
+
 #include <cstdio>
 #include <string>
 
@@ -13,37 +15,31 @@ std::string fmt(double v) {
     return buf;
 }
 
-Error outOfRange(const char* name, const std::string& value, const char* range) {
-    return Error{std::string(name) + " = " + value + " is out of range: it must be " + range};
+/// The value as the errors show it: the period in milliseconds, counts as whole numbers.
+std::string shown(const ParameterInfo& info, const ControllerParams& p) {
+    switch (info.type) {
+    case ParameterType::Count:
+        return std::to_string(static_cast<long long>(info.get(p)));
+    case ParameterType::Duration:
+        return fmt(info.get(p) * 1000.0) + " ms";
+    case ParameterType::Real:
+        break;
+    }
+    return fmt(info.get(p));
 }
 
 } // namespace
 
 Result<void> validate(const ControllerParams& p) {
-    // Written as negated "inside" tests so that NaN is rejected as well.
-    if (!(p.reserveBand > 0.0 && p.reserveBand <= limits::kReserveBandMax)) {
-        return outOfRange("reserve-band", fmt(p.reserveBand),
-                          "in (0, 0.5] (a fraction of the whole machine)");
-    }
-    if (!(p.minMultiplier >= limits::kMultiplierMin && p.minMultiplier <= limits::kMultiplierMax)) {
-        return outOfRange("min-multiplier", fmt(p.minMultiplier), "in [1, 64] and at most max-multiplier");
-    }
-    if (!(p.maxMultiplier >= limits::kMultiplierMin && p.maxMultiplier <= limits::kMultiplierMax)) {
-        return outOfRange("max-multiplier", fmt(p.maxMultiplier), "in [1, 64] and at least min-multiplier");
+    for (const auto& info : parameterTable()) {
+        if (!inRange(info, info.get(p))) {
+            return Error{std::string(info.key) + " = " + shown(info, p) + " is out of range: it must be " +
+                         info.range};
+        }
     }
     if (p.minMultiplier > p.maxMultiplier) {
         return Error{"min-multiplier = " + fmt(p.minMultiplier) + " is greater than max-multiplier = " +
                      fmt(p.maxMultiplier) + ": it must be 1 <= min-multiplier <= max-multiplier <= 64"};
-    }
-    if (p.overloadThreshold < 0) {
-        return outOfRange("overload-threshold", std::to_string(p.overloadThreshold), ">= 0 (whole periods)");
-    }
-    if (!(p.idleEpsilon >= 0.0 && p.idleEpsilon < limits::kIdleEpsilonMax)) {
-        return outOfRange("idle-epsilon", fmt(p.idleEpsilon),
-                          "in [0, 0.5) (a fraction of the whole machine)");
-    }
-    if (p.period < limits::kPeriodMin || p.period > limits::kPeriodMax) {
-        return outOfRange("period", std::to_string(p.period.count()) + " ms", "between 10 ms and 10 s");
     }
     return {};
 }

@@ -23,17 +23,8 @@ struct ControllerParams {
     bool operator==(const ControllerParams&) const = default;
 };
 
-/// Allowed ranges, shared by validation, the CLI and the GUI's sliders.
-namespace limits {
-inline constexpr double kReserveBandMax = 0.5; // band is in (0, 0.5]
-inline constexpr double kMultiplierMin = 1.0;
-inline constexpr double kMultiplierMax = 64.0;
-inline constexpr double kIdleEpsilonMax = 0.5; // epsilon is in [0, 0.5)
-inline constexpr std::chrono::milliseconds kPeriodMin{10};
-inline constexpr std::chrono::milliseconds kPeriodMax{10'000};
-} // namespace limits
-
-/// Checks every parameter; the error names the first parameter out of range and its allowed range.
+/// Checks every parameter against its range in parameterTable() (control/ParameterTable.h) and that
+/// min-multiplier <= max-multiplier; the error names the first parameter out of range and its allowed range.
 Result<void> validate(const ControllerParams& params);
 
 } // namespace nicer::control

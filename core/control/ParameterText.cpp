@@ -1,5 +1,6 @@
 #include "control/ParameterText.h"
 
+#include "control/ParameterTable.h"
 #include "util/KeyValueText.h"
 #include "util/Text.h"
 
@@ -41,55 +42,39 @@ Result<std::chrono::milliseconds> periodFromSeconds(double seconds) {
 
 Result<void> setParameterFromText(ControllerParams& p, std::string_view key, std::string_view value) {
     value = text::trim(value);
-    const auto assign = [&](auto& field) -> Result<void> {
-        auto parsed = parseValue<std::remove_reference_t<decltype(field)>>(key, value);
+    const ParameterInfo* info = findParameter(key);
+    if (!info) {
+        return Error{"unknown parameter '" + std::string(key) + "': the parameters are " +
+                     parameterNameList()};
+    }
+    double v = 0;
+    if (info->type == ParameterType::Count) {
+        auto parsed = parseValue<int>(key, value);
         if (!parsed) {
             return parsed.error();
         }
-        field = *parsed;
-        return {};
-    };
-    if (key == "reserve-band") {
-        return assign(p.reserveBand);
-    }
-    if (key == "min-multiplier") {
-        return assign(p.minMultiplier);
-    }
-    if (key == "max-multiplier") {
-        return assign(p.maxMultiplier);
-    }
-    if (key == "overload-threshold") {
-        return assign(p.overloadThreshold);
-    }
-    if (key == "idle-epsilon") {
-        return assign(p.idleEpsilon);
-    }
-    if (key == "period") {
-        auto seconds = parseValue<double>(key, value);
-        if (!seconds) {
-            return seconds.error();
+        v = *parsed;
+    } else {
+        auto parsed = parseValue<double>(key, value);
+        if (!parsed) {
+            return parsed.error();
         }
-        auto period = periodFromSeconds(*seconds);
-        if (!period) {
-            return period.error();
-        }
-        p.period = *period;
-        return {};
+        v = *parsed;
     }
-    std::string known;
-    for (const auto k : kParameterKeys) {
-        known += (known.empty() ? "" : ", ") + std::string(k);
-    }
-    return Error{"unknown parameter '" + std::string(key) + "': the parameters are " + known};
+    return info->set(p, v);
+}
+
+std::string parameterAsText(const ParameterInfo& info, const ControllerParams& p) {
+    const double v = info.get(p);
+    return info.type == ParameterType::Count ? std::to_string(static_cast<long long>(v)) : exact(v);
 }
 
 std::vector<std::pair<std::string, std::string>> parametersAsText(const ControllerParams& p) {
-    return {{"reserve-band", exact(p.reserveBand)},
-            {"min-multiplier", exact(p.minMultiplier)},
-            {"max-multiplier", exact(p.maxMultiplier)},
-            {"overload-threshold", std::to_string(p.overloadThreshold)},
-            {"idle-epsilon", exact(p.idleEpsilon)},
-            {"period", exact(static_cast<double>(p.period.count()) / 1000.0)}};
+    std::vector<std::pair<std::string, std::string>> pairs;
+    for (const auto& info : parameterTable()) {
+        pairs.emplace_back(info.key, parameterAsText(info, p));
+    }
+    return pairs;
 }
 
 Result<ControllerParams> readParameterFile(const std::string& text, const std::string& source,

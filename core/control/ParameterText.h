@@ -10,19 +10,19 @@
 
 namespace nicer::control {
 
-/// The parameters' names in files and on the command line, in display order.
-inline constexpr std::string_view kParameterKeys[] = {
-    "reserve-band", "min-multiplier", "max-multiplier", "overload-threshold", "idle-epsilon", "period"};
-
-/// Sets the parameter @p key from its text form (period in seconds). Does not validate ranges: call
-/// validate() once all are set, so that min/max can be changed together.
+/// Sets the parameter @p key (a key of parameterTable()) from its text form (period in seconds). Does not
+/// validate ranges: call validate() once all are set, so that min/max can be changed together.
 Result<void> setParameterFromText(ControllerParams& params, std::string_view key, std::string_view value);
 
 /// The period for a duration in seconds, rounded to whole milliseconds; an error for a negative, infinite or
 /// absurdly long one. The range itself is checked by validate().
 Result<std::chrono::milliseconds> periodFromSeconds(double seconds);
 
-/// Every parameter as key and text, in kParameterKeys order; setParameterFromText reads them back exactly.
+struct ParameterInfo;
+/// One parameter's value as text (the period in seconds), as parametersAsText writes it.
+std::string parameterAsText(const ParameterInfo& info, const ControllerParams& params);
+
+/// Every parameter as key and text, in parameterTable() order; setParameterFromText reads them back exactly.
 std::vector<std::pair<std::string, std::string>> parametersAsText(const ControllerParams& params);
 
 /// Reads "key = value" lines (blank lines and # comments ignored) over @p params and validates the result;

@@ -416,8 +416,8 @@ double Daemon::downloadRate() const {
     return m_downloads ? m_downloads->rate() : 0.0;
 }
 
-std::string Daemon::bandwidthMode() const {
-    return m_downloads ? m_downloads->bandwidthMode() : bandwidthModeText(false, false, std::nullopt);
+api::BandwidthMode Daemon::bandwidthMode() const {
+    return m_downloads ? m_downloads->bandwidthMode() : api::BandwidthMode{};
 }
 
 std::filesystem::path Daemon::downloadDir() const {

@@ -55,7 +55,7 @@ public:
     const std::string& lastError() const override { return m_lastError; }
     std::vector<api::DownloadEntry> downloads() const override;
     double downloadRate() const override;
-    std::string bandwidthMode() const override;
+    api::BandwidthMode bandwidthMode() const override;
 
     /// Where the downloads go; empty when there are none.
     std::filesystem::path downloadDir() const;

@@ -44,8 +44,8 @@ public:
     virtual std::vector<api::DownloadEntry> downloads() const = 0;
     /// Body bytes per second the downloads receive now.
     virtual double downloadRate() const = 0;
-    /// How the downloads use the link: "none", "nice", "nice, capped N B/s", "capped N B/s" or "full".
-    virtual std::string bandwidthMode() const = 0;
+    /// How the downloads use the link: none, nice (perhaps capped), capped or full.
+    virtual api::BandwidthMode bandwidthMode() const = 0;
 };
 
 } // namespace nicer::daemon

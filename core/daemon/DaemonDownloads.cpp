@@ -238,12 +238,12 @@ std::vector<api::DownloadEntry> DaemonDownloads::entries() const {
     entries.reserve(files.size());
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& file = files[i];
-        api::DownloadEntry e;
+        api::DownloadEntry e =
+            downloadEntry(file, file.state == net::FileState::Failed ? retryIn : std::nullopt);
         e.name = file.name;
         e.bytesDone = file.bytesDone;
         e.bytesTotal = file.size.value_or(inPlace(file.state) ? file.bytesDone : 0);
         e.rate = file.state == net::FileState::Active ? m_rates.rate(i, now) : 0.0;
-        e.state = downloadStateText(file, file.state == net::FileState::Failed ? retryIn : std::nullopt);
         entries.push_back(std::move(e));
     }
     return entries;
@@ -256,8 +256,8 @@ double DaemonDownloads::rate() const {
     return 0.0;
 }
 
-std::string DaemonDownloads::bandwidthMode() const {
-    return bandwidthModeText(true, m_settings.nice, m_settings.maxRate);
+api::BandwidthMode DaemonDownloads::bandwidthMode() const {
+    return daemon::bandwidthMode(true, m_settings.nice, m_settings.maxRate);
 }
 
 bool DaemonDownloads::complete() const {

@@ -51,8 +51,8 @@ public:
     std::vector<api::DownloadEntry> entries() const;
     /// Body bytes per second received now, over all files.
     double rate() const;
-    /// The BandwidthMode property (bandwidthModeText).
-    std::string bandwidthMode() const;
+    /// The BandwidthMode and BandwidthCap properties (daemon::bandwidthMode()).
+    api::BandwidthMode bandwidthMode() const;
     const std::filesystem::path& dir() const { return m_settings.dir; }
     std::size_t fileCount() const { return m_files.size(); }
     /// Every file is in place (ok or present).

@@ -1,59 +1,110 @@
 #include "daemon/DownloadStatus.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace nicer::daemon {
 
 namespace {
 
-std::string roughly(std::chrono::seconds wait) {
-    if (wait < std::chrono::minutes(1)) {
-        return std::to_string(std::max<long long>(wait.count(), 0)) + " s";
+std::string roughly(std::int64_t seconds) {
+    if (seconds < 60) {
+        return std::to_string(std::max<std::int64_t>(seconds, 0)) + " s";
     }
     // Rounded up: "in 1 min" for 59 s left would promise too early.
-    return std::to_string((wait.count() + 59) / 60) + " min";
+    return std::to_string((seconds + 59) / 60) + " min";
 }
 
 } // namespace
 
-std::string downloadStateText(const net::FetchFileReport& file, std::optional<std::chrono::seconds> retryIn) {
+api::DownloadEntry downloadEntry(const net::FetchFileReport& file,
+                                 std::optional<std::chrono::seconds> retryIn) {
+    using api::DownloadState;
     using net::FileState;
+    api::DownloadEntry e;
     switch (file.state) {
     case FileState::Checking:
-        return "checking";
+        e.state = DownloadState::Checking;
+        break;
     case FileState::Queued:
-        return "queued";
+        e.state = DownloadState::Queued;
+        break;
     case FileState::Waiting:
-        return file.error.empty() ? "waiting" : "waiting: " + file.error;
+        e.state = DownloadState::Waiting;
+        e.reason = file.error;
+        break;
     case FileState::Active:
-        return "downloading";
+        e.state = DownloadState::Downloading;
+        break;
     case FileState::Ok:
-        return file.verified ? "ok" : "ok, unverified";
+        e.state = DownloadState::Ok;
+        e.verified = file.verified;
+        break;
     case FileState::AlreadyPresent:
-        return "present";
-    case FileState::Failed: {
-        std::string text = "failed: " + (file.error.empty() ? std::string("no reason given") : file.error);
+        e.state = DownloadState::Present;
+        e.verified = true;
+        break;
+    case FileState::Failed:
+        e.state = DownloadState::Failed;
+        e.reason = file.error.empty() ? std::string("no reason given") : file.error;
         if (retryIn) {
-            text += "; nicerd tries again in " + roughly(*retryIn);
+            e.retryInSeconds = retryIn->count();
+        }
+        break;
+    case FileState::Cancelled:
+        e.state = DownloadState::Stopped;
+        break;
+    }
+    return e;
+}
+
+std::string downloadStateText(const api::DownloadEntry& e) {
+    using api::DownloadState;
+    switch (e.state) {
+    case DownloadState::Waiting:
+        return e.reason.empty() ? "waiting" : "waiting: " + e.reason;
+    case DownloadState::Ok:
+        return e.verified ? "ok" : "ok, unverified";
+    case DownloadState::Failed: {
+        std::string text = "failed: " + (e.reason.empty() ? std::string("no reason given") : e.reason);
+        if (e.retryInSeconds) {
+            text += "; nicerd tries again in " + roughly(*e.retryInSeconds);
         }
         return text;
     }
-    case FileState::Cancelled:
-        return "stopped";
+    default:
+        return std::string(api::downloadStateKeyword(e.state));
     }
-    return std::string(net::toString(file.state));
 }
 
-std::string bandwidthModeText(bool hasDownloads, bool nice, std::optional<double> maxRate) {
+api::BandwidthMode bandwidthMode(bool hasDownloads, bool nice, std::optional<double> maxRate) {
+    using Kind = api::BandwidthMode::Kind;
     if (!hasDownloads) {
-        return "none";
+        return {};
     }
+    api::BandwidthMode mode;
+    if (maxRate) {
+        mode.capBytesPerSecond = static_cast<std::uint64_t>(std::llround(std::max(0.0, *maxRate)));
+    }
+    mode.kind = nice ? Kind::Nice : maxRate ? Kind::Capped : Kind::Full;
+    return mode;
+}
+
+std::string bandwidthModeText(const api::BandwidthMode& mode) {
+    using Kind = api::BandwidthMode::Kind;
     const std::string cap =
-        maxRate ? "capped " + std::to_string(static_cast<long long>(std::llround(*maxRate))) + " B/s" : "";
-    if (nice) {
+        mode.capBytesPerSecond ? "capped " + std::to_string(*mode.capBytesPerSecond) + " B/s" : "";
+    switch (mode.kind) {
+    case Kind::None:
+        return "none";
+    case Kind::Nice:
         return cap.empty() ? "nice" : "nice, " + cap;
+    case Kind::Capped:
+        return cap.empty() ? "capped" : cap;
+    case Kind::Full:
+        return "full";
     }
-    return cap.empty() ? "full" : cap;
+    return "none";
 }
 
 } // namespace nicer::daemon

@@ -11,19 +11,25 @@
 
 namespace nicer::daemon {
 
-/**
- * Where a file stands, for people and clients. The text starts with one keyword:
- * "checking" (hashing what an earlier run left), "queued" (waiting for a free stream), "waiting" (to retry
- * after a failed attempt: "waiting: REASON"), "downloading", "ok" (downloaded and verified; "ok, unverified"
- * when there was no hash to check), "present" (was already in place and verified), "failed: REASON" (every
- * mirror failed; with @p retryIn, "; nicerd tries again in N min" follows), or "stopped" (nicerd stopped
- * first; the part file stays).
- */
-std::string downloadStateText(const net::FetchFileReport& file,
-                              std::optional<std::chrono::seconds> retryIn = std::nullopt);
+/// The state fields of a file's entry (state, verified, reason, retryInSeconds) from the fetcher's report;
+/// @p retryIn is when nicerd tries the failed files again, kept only for a failed file.
+api::DownloadEntry downloadEntry(const net::FetchFileReport& file,
+                                 std::optional<std::chrono::seconds> retryIn = std::nullopt);
 
-/// The BandwidthMode property: "none" without downloads, else "nice", "nice, capped N B/s", "capped N B/s"
-/// or "full" (no limit at all); N is a whole number of bytes per second.
-std::string bandwidthModeText(bool hasDownloads, bool nice, std::optional<double> maxRate);
+/**
+ * Where a file stands, for people (`nicer status`, nicerd's log). The text starts with one keyword:
+ * "checking", "queued", "waiting" ("waiting: REASON"), "downloading", "ok" ("ok, unverified" when there was
+ * no hash to check), "present", "failed: REASON" (with a retry time, "; nicerd tries again in N min"
+ * follows), or "stopped".
+ */
+std::string downloadStateText(const api::DownloadEntry& entry);
+
+/// The bandwidth mode for nicerd's settings: None without downloads, else Nice (with the cap, if any),
+/// Capped, or Full (no limit at all).
+api::BandwidthMode bandwidthMode(bool hasDownloads, bool nice, std::optional<double> maxRate);
+
+/// The mode for people: "none", "nice", "nice, capped N B/s", "capped N B/s" or "full"; N is a whole number
+/// of bytes per second.
+std::string bandwidthModeText(const api::BandwidthMode& mode);
 
 } // namespace nicer::daemon

@@ -1,6 +1,8 @@
 #include "dbus/DaemonClient.h"
 
 #include "api/BusNames.h"
+#include "control/ParameterTable.h"
+#include "dbus/Codec.h"
 
 #include <cstring>
 #include <string_view>
@@ -80,22 +82,15 @@ Result<DaemonStatus> DaemonClient::status() {
             out = b != 0;
             return rr;
         };
-        std::uint32_t u = 0;
-        if (key == "ReserveBand")
-            r = readDouble(s.params.reserveBand);
-        else if (key == "MinMultiplier")
-            r = readDouble(s.params.minMultiplier);
-        else if (key == "MaxMultiplier")
-            r = readDouble(s.params.maxMultiplier);
-        else if (key == "IdleEpsilon")
-            r = readDouble(s.params.idleEpsilon);
-        else if (key == "OverloadThreshold") {
-            r = readU32(u);
-            s.params.overloadThreshold = static_cast<int>(u);
-        } else if (key == "PeriodUSec") {
-            std::uint64_t t = 0;
-            r = sd_bus_message_read(reply, "v", "t", &t);
-            s.params.period = std::chrono::milliseconds(t / 1000);
+        if (const auto* info = control::findBusParameter(key)) {
+            std::string problem;
+            r = codec::readParameterVariant(reply, *info, s.params, problem);
+        } else if (key == "ApiVersion")
+            r = readU32(s.apiVersion);
+        else if (key == "BandwidthCap") {
+            std::uint64_t cap = 0;
+            r = sd_bus_message_read(reply, "v", "t", &cap);
+            s.bandwidth.capBytesPerSecond = cap > 0 ? std::optional<std::uint64_t>(cap) : std::nullopt;
         } else if (key == "Paused")
             r = readBool(s.paused);
         else if (key == "DemoWorkload")
@@ -118,51 +113,19 @@ Result<DaemonStatus> DaemonClient::status() {
             r = readDouble(s.background);
         else if (key == "DownloadRate")
             r = readDouble(s.downloadRate);
-        else if (key == "Actuator" || key == "LastError" || key == "WorkloadPreset" ||
-                 key == "BandwidthMode") {
+        else if (key == "BandwidthMode") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
-            (key == "Actuator"        ? s.actuator
-             : key == "LastError"     ? s.lastError
-             : key == "BandwidthMode" ? s.bandwidthMode
-                                      : s.preset) = text ? text : "";
+            s.bandwidth.kind =
+                api::bandwidthKindFromKeyword(text ? text : "").value_or(api::BandwidthMode::Kind::None);
+        } else if (key == "Actuator" || key == "LastError" || key == "WorkloadPreset") {
+            const char* text = nullptr;
+            r = sd_bus_message_read(reply, "v", "s", &text);
+            (key == "Actuator" ? s.actuator : key == "LastError" ? s.lastError : s.preset) = text ? text : "";
         } else if (key == "Downloads") {
-            r = sd_bus_message_enter_container(reply, 'v', "a(sttds)");
-            if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(sttds)");
-            while (r >= 0) {
-                const char *file = nullptr, *state = nullptr;
-                api::DownloadEntry e;
-                r = sd_bus_message_read(reply, "(sttds)", &file, &e.bytesDone, &e.bytesTotal, &e.rate,
-                                        &state);
-                if (r <= 0) {
-                    break;
-                }
-                e.name = file;
-                e.state = state;
-                s.downloads.push_back(std::move(e));
-            }
-            if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
-            if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
+            r = codec::readArrayVariant(reply, s.downloads);
         } else if (key == "WorkloadPresets") {
-            r = sd_bus_message_enter_container(reply, 'v', "a(sssb)");
-            if (r >= 0)
-                r = sd_bus_message_enter_container(reply, 'a', "(sssb)");
-            while (r >= 0) {
-                const char *id = nullptr, *title = nullptr, *description = nullptr;
-                int available = 0;
-                r = sd_bus_message_read(reply, "(sssb)", &id, &title, &description, &available);
-                if (r <= 0) {
-                    break;
-                }
-                s.presets.push_back({id, title, description, available != 0});
-            }
-            if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
-            if (r >= 0)
-                r = sd_bus_message_exit_container(reply);
+            r = codec::readArrayVariant(reply, s.presets);
         } else if (key == "Workload") {
             char** strv = nullptr;
             r = sd_bus_message_enter_container(reply, 'v', "as");
@@ -194,11 +157,7 @@ Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
                                            "SetParameters");
     sd::BusMessagePtr call(m);
     if (r >= 0) {
-        r = sd_bus_message_append(m, "a{sv}", 6, "ReserveBand", "d", p.reserveBand, "MinMultiplier", "d",
-                                  p.minMultiplier, "MaxMultiplier", "d", p.maxMultiplier, "OverloadThreshold",
-                                  "u", static_cast<std::uint32_t>(p.overloadThreshold), "IdleEpsilon", "d",
-                                  p.idleEpsilon, "PeriodUSec", "t",
-                                  static_cast<std::uint64_t>(p.period.count()) * 1000);
+        r = codec::appendParameters(m, p);
     }
     sd::BusError error;
     if (r >= 0) {
@@ -238,18 +197,7 @@ Result<std::vector<api::Sample>> DaemonClient::history() {
         return callError("GetHistory", r, error);
     }
     std::vector<api::Sample> samples;
-    r = sd_bus_message_enter_container(reply, 'a', "(tdddddub)");
-    while (r >= 0) {
-        api::Sample s;
-        int paused = 0;
-        r = sd_bus_message_read(reply, "(tdddddub)", &s.timeUSec, &s.idle, &s.foreground, &s.background,
-                                &s.quota, &s.multiplier, &s.overloadCount, &paused);
-        if (r <= 0) {
-            break;
-        }
-        s.paused = paused != 0;
-        samples.push_back(s);
-    }
+    r = codec::readArray(reply, samples);
     if (r < 0) {
         return sd::busError("cannot read nicerd's history", r);
     }

@@ -29,7 +29,8 @@ struct DaemonStatus {
     std::vector<workload::PresetInfo> presets; ///< what setWorkloadPreset can choose
     std::vector<api::DownloadEntry> downloads; ///< the work units nicerd downloads; empty when none
     double downloadRate = 0;                   ///< bytes per second received now
-    std::string bandwidthMode;                 ///< "none", "nice", "capped N B/s", ...
+    api::BandwidthMode bandwidth;              ///< how the downloads use the link
+    std::uint32_t apiVersion = 1;              ///< nicerd's ApiVersion (1: before it had one)
 };
 
 /// A blocking client of nicerd on the session bus, for the CLI and tests.

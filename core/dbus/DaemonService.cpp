@@ -2,6 +2,8 @@
 
 #include "api/BusNames.h"
 #include "control/ControllerParams.h"
+#include "control/ParameterTable.h"
+#include "dbus/Codec.h"
 #include "workload/WorkloadChooser.h"
 
 #include <cerrno>
@@ -9,6 +11,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace nicer::dbus {
 
@@ -29,65 +32,40 @@ int guarded(sd_bus_error* error, Body&& body) noexcept {
     }
 }
 
-int appendSample(sd_bus_message* m, const api::Sample& s) {
-    return sd_bus_message_append(m, api::kSampleSignature, s.timeUSec, s.idle, s.foreground, s.background,
-                                 s.quota, s.multiplier, s.overloadCount, static_cast<int>(s.paused));
-}
-
 /// Reads one a{sv} entry's value into @p params by its D-Bus name.
 int readParameter(sd_bus_message* m, std::string_view key, control::ControllerParams& p,
                   sd_bus_error* error) {
-    int r = 0;
-    if (key == "ReserveBand" || key == "MinMultiplier" || key == "MaxMultiplier" || key == "IdleEpsilon") {
-        double v = 0;
-        r = sd_bus_message_read(m, "v", "d", &v);
-        if (r >= 0) {
-            (key == "ReserveBand"     ? p.reserveBand
-             : key == "MinMultiplier" ? p.minMultiplier
-             : key == "MaxMultiplier" ? p.maxMultiplier
-                                      : p.idleEpsilon) = v;
-        }
-    } else if (key == "OverloadThreshold") {
-        std::uint32_t v = 0;
-        r = sd_bus_message_read(m, "v", "u", &v);
-        if (r >= 0 && v > static_cast<std::uint32_t>(INT32_MAX)) {
-            return sd_bus_error_setf(error, kInvalidArgs, "OverloadThreshold = %u is out of range", v);
-        }
-        p.overloadThreshold = static_cast<int>(v);
-    } else if (key == "PeriodUSec") {
-        std::uint64_t v = 0;
-        r = sd_bus_message_read(m, "v", "t", &v);
-        p.period = std::chrono::milliseconds(v / 1000);
-        if (r >= 0 && v % 1000 != 0) {
-            return sd_bus_error_setf(error, kInvalidArgs, "PeriodUSec must be whole milliseconds");
-        }
-    } else {
-        return sd_bus_error_setf(error, kInvalidArgs,
-                                 "unknown parameter '%.*s': the parameters are ReserveBand, MinMultiplier, "
-                                 "MaxMultiplier, OverloadThreshold, IdleEpsilon and PeriodUSec",
-                                 static_cast<int>(key.size()), key.data());
+    const control::ParameterInfo* info = control::findBusParameter(key);
+    if (!info) {
+        return sd_bus_error_setf(error, kInvalidArgs, "unknown parameter '%.*s': the parameters are %s",
+                                 static_cast<int>(key.size()), key.data(),
+                                 control::parameterNameList(true).c_str());
     }
-    if (r < 0) {
-        return sd_bus_error_setf(error, kInvalidArgs, "parameter %.*s has the wrong type: %s",
-                                 static_cast<int>(key.size()), key.data(), std::strerror(-r));
+    std::string problem;
+    if (int r = codec::readParameterVariant(m, *info, p, problem); r < 0) {
+        return sd_bus_error_set(error, kInvalidArgs, problem.c_str());
     }
     return 0;
 }
 
+// The vtable needs its signatures as constants: these are api/BusNames.h's, checked here.
+constexpr bool isArrayOf(std::string_view array, std::string_view fields) {
+    return array.size() == fields.size() + 3 && array.substr(0, 2) == "a(" &&
+           array.substr(2, fields.size()) == fields && array.back() == ')';
+}
+constexpr const char kPresetsType[] = "a(sssb)";
+constexpr const char kDownloadsType[] = "a(sttdsbsx)";
+constexpr const char kHistoryType[] = "a(tdddddub)";
+static_assert(isArrayOf(kPresetsType, api::kPresetSignature));
+static_assert(isArrayOf(kDownloadsType, api::kDownloadSignature));
+static_assert(isArrayOf(kHistoryType, api::kSampleSignature));
+
 } // namespace
 
 const sd_bus_vtable DaemonService::s_vtable[] = {
+    // The controller's parameters come first, from their table (vtable() above).
     SD_BUS_VTABLE_START(0),
-    // Parameters.
-    SD_BUS_PROPERTY("ReserveBand", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("MinMultiplier", "d", &DaemonService::getProperty, 0,
-                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("MaxMultiplier", "d", &DaemonService::getProperty, 0,
-                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("OverloadThreshold", "u", &DaemonService::getProperty, 0,
-                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("IdleEpsilon", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("PeriodUSec", "t", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ApiVersion", "u", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     // State; these change every period and are announced by the Sample signal instead.
     SD_BUS_PROPERTY("Paused", "b", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Actuator", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -97,7 +75,7 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_PROPERTY("WorkloadPreset", "s", &DaemonService::getProperty, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     // Whether a preset's program is installed can change at any time, unannounced: read it when needed.
-    SD_BUS_PROPERTY("WorkloadPresets", "a(sssb)", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("WorkloadPresets", kPresetsType, &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("CpuCount", "u", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Quota", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Multiplier", "d", &DaemonService::getProperty, 0, 0),
@@ -107,23 +85,44 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_PROPERTY("Background", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("LastError", "s", &DaemonService::getProperty, 0, 0),
     // Downloads change many times a second: clients poll them while they show them.
-    SD_BUS_PROPERTY("Downloads", "a(sttds)", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("Downloads", kDownloadsType, &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("DownloadRate", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("BandwidthMode", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("BandwidthCap", "t", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_METHOD("Pause", "", "", &DaemonService::onPause, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Resume", "", "", &DaemonService::onResume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetParameters", "a{sv}", "", &DaemonService::onSetParameters, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetWorkloadPreset", "s", "", &DaemonService::onSetWorkloadPreset,
                   SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("GetHistory", "", "a(tdddddub)", &DaemonService::onGetHistory, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_SIGNAL("Sample", "tdddddub", 0),
+    SD_BUS_METHOD("GetHistory", "", kHistoryType, &DaemonService::onGetHistory, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_SIGNAL("Sample", api::kSampleSignature, 0),
     SD_BUS_VTABLE_END,
 };
+
+/// The object's table: the controller's parameters from control::parameterTable(), then the rest. Built
+/// once; sd-bus keeps pointing at it.
+const sd_bus_vtable* DaemonService::vtable() {
+    static const std::vector<sd_bus_vtable> table = [] {
+        std::vector<sd_bus_vtable> v;
+        v.push_back(SD_BUS_VTABLE_START(0));
+        for (const auto& info : control::parameterTable()) {
+            v.push_back(SD_BUS_PROPERTY(info.busName, info.busSignature, &getProperty, 0,
+                                        SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE));
+        }
+        for (const auto& entry : s_vtable) {
+            if (entry.type != _SD_BUS_VTABLE_START) {
+                v.push_back(entry);
+            }
+        }
+        return v;
+    }();
+    return table.data();
+}
 
 Result<std::unique_ptr<DaemonService>> DaemonService::publish(sd_bus* bus, daemon::DaemonControl& daemon) {
     auto service = std::unique_ptr<DaemonService>(new DaemonService(bus, daemon));
     sd_bus_slot* slot = nullptr;
-    int r = sd_bus_add_object_vtable(bus, &slot, api::kObjectPath, api::kInterface, s_vtable, service.get());
+    int r = sd_bus_add_object_vtable(bus, &slot, api::kObjectPath, api::kInterface, vtable(), service.get());
     if (r < 0) {
         return sd::busError("cannot publish nicerd's D-Bus object", r);
     }
@@ -148,18 +147,10 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         const auto& st = d.controllerState();
         const auto& last = d.lastSample();
         const std::string_view name = property;
-        if (name == "ReserveBand")
-            return sd_bus_message_append(reply, "d", p.reserveBand);
-        if (name == "MinMultiplier")
-            return sd_bus_message_append(reply, "d", p.minMultiplier);
-        if (name == "MaxMultiplier")
-            return sd_bus_message_append(reply, "d", p.maxMultiplier);
-        if (name == "OverloadThreshold")
-            return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(p.overloadThreshold));
-        if (name == "IdleEpsilon")
-            return sd_bus_message_append(reply, "d", p.idleEpsilon);
-        if (name == "PeriodUSec")
-            return sd_bus_message_append(reply, "t", static_cast<std::uint64_t>(p.period.count()) * 1000);
+        if (const auto* info = control::findBusParameter(name))
+            return codec::appendParameter(reply, *info, p);
+        if (name == "ApiVersion")
+            return sd_bus_message_append(reply, "u", api::kApiVersion);
         if (name == "Paused")
             return sd_bus_message_append(reply, "b", static_cast<int>(d.paused()));
         if (name == "Actuator")
@@ -189,16 +180,12 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         if (name == "DownloadRate")
             return sd_bus_message_append(reply, "d", d.downloadRate());
         if (name == "BandwidthMode")
-            return sd_bus_message_append(reply, "s", d.bandwidthMode().c_str());
-        if (name == "Downloads") {
-            int r = sd_bus_message_open_container(reply, 'a', "(sttds)");
-            for (const auto& e : d.downloads()) {
-                if (r >= 0)
-                    r = sd_bus_message_append(reply, "(sttds)", e.name.c_str(), e.bytesDone, e.bytesTotal,
-                                              e.rate, e.state.c_str());
-            }
-            return r < 0 ? r : sd_bus_message_close_container(reply);
-        }
+            return sd_bus_message_append(
+                reply, "s", std::string(api::bandwidthKindKeyword(d.bandwidthMode().kind)).c_str());
+        if (name == "BandwidthCap")
+            return sd_bus_message_append(reply, "t", d.bandwidthMode().capBytesPerSecond.value_or(0));
+        if (name == "Downloads")
+            return codec::appendArray(reply, d.downloads());
         if (name == "Workload") {
             int r = sd_bus_message_open_container(reply, 'a', "s");
             for (const auto& arg : d.workload().argv) {
@@ -207,15 +194,8 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
             }
             return r < 0 ? r : sd_bus_message_close_container(reply);
         }
-        if (name == "WorkloadPresets") {
-            int r = sd_bus_message_open_container(reply, 'a', "(sssb)");
-            for (const auto& preset : d.presets()) {
-                if (r >= 0)
-                    r = sd_bus_message_append(reply, "(sssb)", preset.id.c_str(), preset.name.c_str(),
-                                              preset.description.c_str(), static_cast<int>(preset.available));
-            }
-            return r < 0 ? r : sd_bus_message_close_container(reply);
-        }
+        if (name == "WorkloadPresets")
+            return codec::appendArray(reply, d.presets());
         return sd_bus_error_setf(error, "org.freedesktop.DBus.Error.UnknownProperty", "no property %s",
                                  property);
     });
@@ -305,18 +285,9 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
         sd_bus_message* reply = nullptr;
         int r = sd_bus_message_new_method_return(m, &reply);
         sd::BusMessagePtr owned(reply);
+        const auto& history = self->m_daemon.history();
         if (r >= 0)
-            r = sd_bus_message_open_container(reply, 'a', "(tdddddub)");
-        for (const auto& s : self->m_daemon.history()) {
-            if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'r', api::kSampleSignature);
-            if (r >= 0)
-                r = appendSample(reply, s);
-            if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        }
-        if (r >= 0)
-            r = sd_bus_message_close_container(reply);
+            r = codec::appendArray(reply, std::vector<api::Sample>(history.begin(), history.end()));
         if (r >= 0)
             r = sd_bus_send(nullptr, reply, nullptr);
         return r;
@@ -329,15 +300,19 @@ void DaemonService::onSample(const api::Sample& s) {
         return;
     }
     sd::BusMessagePtr owned(message);
-    if (appendSample(message, s) >= 0) {
+    if (codec::appendSampleFields(message, s) >= 0) {
         sd_bus_send(m_bus, message, nullptr);
     }
 }
 
 void DaemonService::emitParametersChanged() {
-    sd_bus_emit_properties_changed(m_bus, api::kObjectPath, api::kInterface, "ReserveBand", "MinMultiplier",
-                                   "MaxMultiplier", "OverloadThreshold", "IdleEpsilon", "PeriodUSec",
-                                   "Paused", nullptr);
+    std::vector<char*> names;
+    for (const auto& info : control::parameterTable()) {
+        names.push_back(const_cast<char*>(info.busName));
+    }
+    names.push_back(const_cast<char*>("Paused"));
+    names.push_back(nullptr);
+    sd_bus_emit_properties_changed_strv(m_bus, api::kObjectPath, api::kInterface, names.data());
 }
 
 void DaemonService::emitWorkloadChanged() {

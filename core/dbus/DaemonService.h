@@ -39,6 +39,9 @@ private:
     static int onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
 
+    /// s_vtable with the controller's parameters (control::parameterTable()) in front.
+    static const sd_bus_vtable* vtable();
+
     static const sd_bus_vtable s_vtable[];
 
     sd_bus* m_bus;

@@ -1,3 +1,4 @@
+#include "control/ParameterTable.h"
 #include "control/ParameterText.h"
 
 #include <catch2/catch.hpp>
@@ -54,8 +55,8 @@ TEST_CASE("setParameterFromText rejects an unknown key, listing the known ones",
     const auto unknown = setParameterFromText(p, "reserve_band", "0.1");
     REQUIRE_FALSE(unknown.ok());
     CHECK_THAT(unknown.error().message, Catch::Contains("'reserve_band'"));
-    for (const auto key : kParameterKeys) {
-        CHECK_THAT(unknown.error().message, Catch::Contains(std::string(key)));
+    for (const auto& info : parameterTable()) {
+        CHECK_THAT(unknown.error().message, Catch::Contains(std::string(info.key)));
     }
     CHECK(p == ControllerParams{});
 }
@@ -128,9 +129,9 @@ TEST_CASE("writeParameterFile and readParameterFile round-trip exactly", "[Param
 
 TEST_CASE("parametersAsText lists every key in order", "[ParameterText]") {
     const auto pairs = parametersAsText(ControllerParams{});
-    REQUIRE(pairs.size() == std::size(kParameterKeys));
+    REQUIRE(pairs.size() == parameterTable().size());
     for (std::size_t i = 0; i < pairs.size(); ++i) {
-        CHECK(pairs[i].first == kParameterKeys[i]);
+        CHECK(pairs[i].first == parameterTable()[i].key);
     }
     CHECK(pairs.back().second == "1"); // the period, in seconds
 }

@@ -4,9 +4,11 @@
 
 #include <chrono>
 
+using nicer::api::BandwidthMode;
+using nicer::api::DownloadState;
 using nicer::api::isDownloadActive;
-using nicer::daemon::bandwidthModeText;
-using nicer::daemon::downloadStateText;
+using nicer::daemon::bandwidthMode;
+using nicer::daemon::downloadEntry;
 using nicer::net::FetchFileReport;
 using nicer::net::FileState;
 using namespace std::chrono_literals;
@@ -20,6 +22,15 @@ FetchFileReport file(FileState state, std::string error = {}, bool verified = tr
     f.error = std::move(error);
     f.verified = verified;
     return f;
+}
+
+/// The text `nicer status` shows for a file, from the entry's fields.
+std::string downloadStateText(const FetchFileReport& f, std::optional<std::chrono::seconds> retryIn = {}) {
+    return nicer::daemon::downloadStateText(downloadEntry(f, retryIn));
+}
+
+std::string bandwidthModeText(bool hasDownloads, bool nice, std::optional<double> maxRate) {
+    return nicer::daemon::bandwidthModeText(bandwidthMode(hasDownloads, nice, maxRate));
 }
 
 } // namespace
@@ -52,15 +63,36 @@ TEST_CASE("a failed file says when nicerd tries it again, rounded up", "[Downloa
 }
 
 TEST_CASE("queued, waiting and downloading are the states that change by themselves", "[DownloadStatus]") {
-    CHECK(isDownloadActive("checking"));
-    CHECK(isDownloadActive("queued"));
-    CHECK(isDownloadActive("waiting: the server answered 503"));
-    CHECK(isDownloadActive("downloading"));
-    CHECK_FALSE(isDownloadActive("ok"));
-    CHECK_FALSE(isDownloadActive("ok, unverified"));
-    CHECK_FALSE(isDownloadActive("present"));
-    CHECK_FALSE(isDownloadActive("failed: the server answered 404 Not Found; nicerd tries again in 10 min"));
-    CHECK_FALSE(isDownloadActive("stopped"));
+    CHECK(isDownloadActive(DownloadState::Checking));
+    CHECK(isDownloadActive(DownloadState::Queued));
+    CHECK(isDownloadActive(DownloadState::Waiting));
+    CHECK(isDownloadActive(DownloadState::Downloading));
+    CHECK_FALSE(isDownloadActive(DownloadState::Ok));
+    CHECK_FALSE(isDownloadActive(DownloadState::Present));
+    CHECK_FALSE(isDownloadActive(DownloadState::Failed));
+    CHECK_FALSE(isDownloadActive(DownloadState::Stopped));
+}
+
+TEST_CASE("the state travels as fields: state, verified, reason and the retry time", "[DownloadStatus]") {
+    const auto waiting = downloadEntry(file(FileState::Waiting, "the server answered 503"));
+    CHECK(waiting.state == DownloadState::Waiting);
+    CHECK(waiting.reason == "the server answered 503");
+    CHECK_FALSE(waiting.retryInSeconds);
+    const auto failed = downloadEntry(file(FileState::Failed, "the server answered 404 Not Found"), 600s);
+    CHECK(failed.state == DownloadState::Failed);
+    CHECK(failed.reason == "the server answered 404 Not Found");
+    CHECK(failed.retryInSeconds == 600);
+    CHECK(downloadEntry(file(FileState::Failed)).reason == "no reason given");
+    CHECK_FALSE(downloadEntry(file(FileState::Ok), 600s).retryInSeconds);
+    CHECK(downloadEntry(file(FileState::Ok)).verified);
+    CHECK_FALSE(downloadEntry(file(FileState::Ok, {}, false)).verified);
+    CHECK(downloadEntry(file(FileState::AlreadyPresent)).state == DownloadState::Present);
+    CHECK(downloadEntry(file(FileState::Cancelled)).state == DownloadState::Stopped);
+    for (std::size_t i = 0; i < nicer::api::kDownloadStateKeywords.size(); ++i) {
+        const auto state = static_cast<DownloadState>(i);
+        CHECK(nicer::api::downloadStateFromKeyword(nicer::api::downloadStateKeyword(state)) == state);
+    }
+    CHECK_FALSE(nicer::api::downloadStateFromKeyword("failed: x"));
 }
 
 TEST_CASE("the bandwidth mode names nice, a cap, both, full speed, or none", "[DownloadStatus]") {
@@ -69,4 +101,10 @@ TEST_CASE("the bandwidth mode names nice, a cap, both, full speed, or none", "[D
     CHECK(bandwidthModeText(true, true, 512000.4) == "nice, capped 512000 B/s");
     CHECK(bandwidthModeText(true, false, 10485760.0) == "capped 10485760 B/s");
     CHECK(bandwidthModeText(true, false, std::nullopt) == "full");
+    CHECK(bandwidthMode(true, true, 512000.4) ==
+          BandwidthMode{BandwidthMode::Kind::Nice, std::uint64_t{512000}});
+    CHECK(bandwidthMode(true, false, 1024.0) ==
+          BandwidthMode{BandwidthMode::Kind::Capped, std::uint64_t{1024}});
+    CHECK(bandwidthMode(true, false, std::nullopt) == BandwidthMode{BandwidthMode::Kind::Full, std::nullopt});
+    CHECK(bandwidthMode(false, true, 1000.0) == BandwidthMode{});
 }

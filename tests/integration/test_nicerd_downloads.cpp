@@ -5,6 +5,7 @@
 #include "H2Manifest.h"
 #include "NicerdProcess.h"
 #include "cli/RunCommand.h"
+#include "daemon/DownloadStatus.h"
 #include "dbus/DaemonClient.h"
 #include "net/H2Servers.h"
 #include "net/fetch/Sha256.h"
@@ -46,11 +47,16 @@ std::optional<dbus::DaemonStatus> tryStatus() {
     return s ? std::optional(*s) : std::nullopt;
 }
 
+/// The state as `nicer status` words it: since ApiVersion 2 the bus carries it as fields.
+std::string stateText(const api::DownloadEntry& e) {
+    return daemon::downloadStateText(e);
+}
+
 std::string describe(const std::vector<api::DownloadEntry>& downloads) {
     std::ostringstream text;
     for (const auto& e : downloads) {
         text << "  " << e.name << ": " << e.bytesDone << "/" << e.bytesTotal << " B, " << e.rate << " B/s, "
-             << e.state << '\n';
+             << stateText(e) << '\n';
     }
     return text.str();
 }
@@ -88,7 +94,7 @@ const api::DownloadEntry& entry(const dbus::DaemonStatus& s, const std::string& 
 
 bool allInPlace(const dbus::DaemonStatus& s) {
     return !s.downloads.empty() && std::all_of(s.downloads.begin(), s.downloads.end(), [](const auto& e) {
-        return e.state.starts_with("ok") || e.state.starts_with("present");
+        return stateText(e).starts_with("ok") || stateText(e).starts_with("present");
     });
 }
 
@@ -133,16 +139,16 @@ TEST_CASE("nicerd downloads its manifests into the download directory, verified,
     REQUIRE(s.downloads.size() == 5);
     for (const auto& f : files) {
         const auto& e = entry(s, f.name);
-        CHECK(e.state == "ok");
+        CHECK(stateText(e) == "ok");
         CHECK(e.bytesDone == f.size);
         CHECK(e.bytesTotal == f.size);
         CHECK(e.rate == 0.0); // done: nothing moves any more
         CHECK(sha256Of(downloads / f.name) == f.sha256);
     }
     // A plain URL has no hash to check: it is in place, and says it is unverified.
-    CHECK(entry(s, "hello.txt").state == "ok, unverified");
+    CHECK(stateText(entry(s, "hello.txt")) == "ok, unverified");
     CHECK(sha256Of(downloads / "hello.txt") == test::readSha256Sums(servers.www).at("hello.txt"));
-    CHECK(s.bandwidthMode == "nice"); // the daemon yields the link by default
+    CHECK(daemon::bandwidthModeText(s.bandwidth) == "nice"); // the daemon yields the link by default
     CHECK(s.downloadRate == 0.0);
     CHECK(s.lastError.empty());
     CHECK_FALSE(std::filesystem::exists(downloads / "1m.bin.part"));
@@ -173,11 +179,11 @@ TEST_CASE("a capped download shows its rate, and after a stop the next start fin
         REQUIRE(daemon.waitReady());
         // Two seconds into the download, the per-file rate and the total are both measured.
         const auto s = waitForDownloads(daemon, [](const dbus::DaemonStatus& st) {
-            return !st.downloads.empty() && st.downloads[0].state == "downloading" &&
+            return !st.downloads.empty() && stateText(st.downloads[0]) == "downloading" &&
                    st.downloads[0].bytesDone > 1024 * 1024 && st.downloads[0].rate > 0;
         });
         INFO(describe(s.downloads));
-        CHECK(s.bandwidthMode == "capped 524288 B/s");
+        CHECK(daemon::bandwidthModeText(s.bandwidth) == "capped 524288 B/s");
         CHECK(s.downloads[0].bytesTotal == big.size);
         // Loose bounds: a cap must hold it far under loopback speed, and a measured rate is never zero.
         CHECK(s.downloads[0].rate < 2 * 524288.0);
@@ -194,8 +200,8 @@ TEST_CASE("a capped download shows its rate, and after a stop the next start fin
                         dir);
     REQUIRE(again.waitReady());
     const auto s = waitForDownloads(again, allInPlace);
-    CHECK(s.bandwidthMode == "full");
-    CHECK(s.downloads[0].state == "ok");
+    CHECK(daemon::bandwidthModeText(s.bandwidth) == "full");
+    CHECK(stateText(s.downloads[0]) == "ok");
     CHECK(sha256Of(downloads / "16m.bin") == big.sha256);
     CHECK(again.stop() == 0);
     std::filesystem::remove_all(dir);
@@ -223,13 +229,13 @@ TEST_CASE("files that fail are tried again after the retry delay, and only they"
     // The retry is armed once the round is over, that is once 64k.bin is in place too (in nice mode, the
     // default, that can take a second or two: the download starts at the nice mode's floor rate).
     const auto failed = waitForDownloads(daemon, [&](const dbus::DaemonStatus& s) {
-        return s.downloads.size() == 2 && entry(s, lateName).state.starts_with("failed: ") &&
-               entry(s, lateName).state.find("nicerd tries again in") != std::string::npos;
+        return s.downloads.size() == 2 && stateText(entry(s, lateName)).starts_with("failed: ") &&
+               stateText(entry(s, lateName)).find("nicerd tries again in") != std::string::npos;
     });
     INFO(describe(failed.downloads));
-    CHECK_THAT(entry(failed, lateName).state, Catch::Contains("404"));
-    CHECK_THAT(entry(failed, lateName).state, Catch::Contains("nicerd tries again in"));
-    CHECK(entry(failed, "64k.bin").state == "ok");
+    CHECK_THAT(stateText(entry(failed, lateName)), Catch::Contains("404"));
+    CHECK_THAT(stateText(entry(failed, lateName)), Catch::Contains("nicerd tries again in"));
+    CHECK(stateText(entry(failed, "64k.bin")) == "ok");
 
     {
         std::ofstream out(late);
@@ -237,9 +243,9 @@ TEST_CASE("files that fail are tried again after the retry delay, and only they"
     }
     const auto s = waitForDownloads(daemon, allInPlace);
     std::filesystem::remove(late);
-    CHECK(entry(s, lateName).state == "ok");
+    CHECK(stateText(entry(s, lateName)) == "ok");
     // The file that was in place stays as it was: it is not fetched or even hashed again.
-    CHECK(entry(s, "64k.bin").state == "ok");
+    CHECK(stateText(entry(s, "64k.bin")) == "ok");
     std::ifstream in(downloads / lateName);
     std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CHECK(content == lateContent);

@@ -8,19 +8,38 @@
 #include <QTableWidget>
 #include <catch2/catch.hpp>
 
+using nicer::api::BandwidthMode;
+using nicer::api::DownloadState;
 using nicer::tray::DaemonProxy;
 using nicer::tray::DownloadRow;
+using nicer::tray::DownloadRowList;
 using nicer::tray::DownloadsPanel;
 
 namespace {
 
-std::vector<DownloadRow> someDownloads() {
-    return {
-        {"units/a.bin", 1048576, 1048576, 0.0, "ok"},
-        {"units/b.bin", 262144, 1048576, 131072.0, "downloading"},
-        {"c.bin", 0, 0, 0.0, "queued"},
-        {"d.bin", 0, 4096, 0.0, "failed: the server answered 404 Not Found; nicerd tries again in 10 min"},
-    };
+const BandwidthMode kNice{BandwidthMode::Kind::Nice, std::nullopt};
+const BandwidthMode kFull{BandwidthMode::Kind::Full, std::nullopt};
+
+DownloadRow row(QString name, DownloadState state, QString reason = {}, bool verified = true) {
+    DownloadRow r;
+    r.name = std::move(name);
+    r.state = state;
+    r.reason = std::move(reason);
+    r.verified = verified;
+    return r;
+}
+
+DownloadRowList someDownloads() {
+    DownloadRow a = row("units/a.bin", DownloadState::Ok);
+    a.bytesDone = a.bytesTotal = 1048576;
+    DownloadRow b = row("units/b.bin", DownloadState::Downloading);
+    b.bytesDone = 262144;
+    b.bytesTotal = 1048576;
+    b.rate = 131072.0;
+    DownloadRow d = row("d.bin", DownloadState::Failed, "the server answered 404 Not Found");
+    d.bytesTotal = 4096;
+    d.retryInSeconds = 600;
+    return {a, b, row("c.bin", DownloadState::Queued), d};
 }
 
 QProgressBar* progress(QTableWidget* table, int row) {
@@ -33,7 +52,7 @@ TEST_CASE("the downloads panel shows a row per file with progress, size, rate an
           "[tray][downloads]") {
     DownloadsPanel panel;
     panel.show();
-    panel.setDownloads(someDownloads(), 131072.0, "nice");
+    panel.setDownloads(someDownloads(), 131072.0, kNice);
     CHECK(panel.isVisible());
     QTableWidget* table = panel.table();
     REQUIRE(table->rowCount() == 4);
@@ -41,7 +60,8 @@ TEST_CASE("the downloads panel shows a row per file with progress, size, rate an
     CHECK(progress(table, 0)->value() == 1000);
     CHECK(progress(table, 1)->value() == 250);
     CHECK(progress(table, 1)->text() == "25.0 %");
-    CHECK(progress(table, 2)->text() == "0 B"); // size unknown: the bytes so far, no busy animation
+    // Size unknown: the bytes so far, no busy animation. QLocale::formattedDataSize writes "0 bytes".
+    CHECK(progress(table, 2)->text() == "0 bytes");
     CHECK(table->item(1, 2)->text() == "1.0 MiB");
     CHECK(table->item(2, 2)->text() == "unknown");
     CHECK(table->item(1, 3)->text() == "128.0 KiB/s");
@@ -49,7 +69,7 @@ TEST_CASE("the downloads panel shows a row per file with progress, size, rate an
     CHECK(table->item(0, 4)->text() == "done, verified");
     CHECK(table->item(1, 4)->text() == "downloading");
     CHECK(table->item(3, 4)->text().startsWith("failed: the server answered 404 Not Found"));
-    CHECK(table->item(3, 4)->toolTip().contains("tries again"));
+    CHECK(table->item(3, 4)->toolTip().contains("tries again in 10 min"));
     CHECK(panel.summaryText().contains("gives way to your own traffic"));
     CHECK(panel.summaryText().contains("1 of 4 files in place"));
     CHECK(panel.summaryText().contains("128.0 KiB/s now"));
@@ -57,7 +77,7 @@ TEST_CASE("the downloads panel shows a row per file with progress, size, rate an
     CHECK_FALSE(progress(table, 1)->accessibleName().isEmpty());
 
     // Fewer rows on the next update: the table follows.
-    panel.setDownloads({someDownloads()[0]}, 0.0, "full");
+    panel.setDownloads({someDownloads()[0]}, 0.0, kFull);
     CHECK(table->rowCount() == 1);
     CHECK(panel.summaryText().contains("full speed"));
     CHECK_FALSE(panel.summaryText().contains("now"));
@@ -66,26 +86,31 @@ TEST_CASE("the downloads panel shows a row per file with progress, size, rate an
 TEST_CASE("the downloads panel hides when nicerd has no downloads", "[tray][downloads]") {
     DownloadsPanel panel;
     panel.show();
-    panel.setDownloads(someDownloads(), 0.0, "nice");
+    panel.setDownloads(someDownloads(), 0.0, kNice);
     CHECK(panel.isVisible());
-    panel.setDownloads({}, 0.0, "none");
+    panel.setDownloads({}, 0.0, BandwidthMode{});
     CHECK_FALSE(panel.isVisible());
     CHECK(panel.table()->rowCount() == 0);
 }
 
-TEST_CASE("nicerd's bandwidth modes and states read as plain words", "[tray][downloads]") {
-    CHECK(DownloadsPanel::modeText("nice") == "Bandwidth: nice, gives way to your own traffic");
-    CHECK(DownloadsPanel::modeText("nice, capped 524288 B/s").endsWith("at most 512.0 KiB/s"));
-    CHECK(DownloadsPanel::modeText("capped 1048576 B/s") == "Bandwidth: at most 1.0 MiB/s");
-    CHECK(DownloadsPanel::modeText("full") == "Bandwidth: full speed");
-    CHECK(DownloadsPanel::stateText("ok, unverified").contains("not verified"));
-    CHECK(DownloadsPanel::stateText("present").startsWith("already here"));
-    CHECK(DownloadsPanel::stateText("waiting: the server answered 503") ==
+TEST_CASE("nicerd's bandwidth modes and states read as plain words, from their fields", "[tray][downloads]") {
+    CHECK(DownloadsPanel::modeText(kNice) == "Bandwidth: nice, gives way to your own traffic");
+    CHECK(DownloadsPanel::modeText({BandwidthMode::Kind::Nice, 524288}).endsWith("at most 512.0 KiB/s"));
+    CHECK(DownloadsPanel::modeText({BandwidthMode::Kind::Capped, 1048576}) == "Bandwidth: at most 1.0 MiB/s");
+    CHECK(DownloadsPanel::modeText(kFull) == "Bandwidth: full speed");
+    CHECK(DownloadsPanel::stateText(row("x", DownloadState::Ok, {}, false)).contains("not verified"));
+    CHECK(DownloadsPanel::stateText(row("x", DownloadState::Ok)) == "done, verified");
+    CHECK(DownloadsPanel::stateText(row("x", DownloadState::Present)).startsWith("already here"));
+    CHECK(DownloadsPanel::stateText(row("x", DownloadState::Waiting, "the server answered 503")) ==
           "retrying soon (the server answered 503)");
-    CHECK(DownloadsPanel::stateText("stopped") == "stopped");
-    CHECK(DownloadsPanel::stateText("checking").startsWith("checking"));
-    CHECK(DownloadsPanel::humanBytes(999) == "999 B");
-    CHECK(DownloadsPanel::humanBytes(1536) == "1.5 KiB");
+    CHECK(DownloadsPanel::stateText(row("x", DownloadState::Stopped)) == "stopped");
+    CHECK(DownloadsPanel::stateText(row("x", DownloadState::Checking)).startsWith("checking"));
+    // A reason that looks like a state or a cap is shown as it is: nothing is parsed out of it.
+    DownloadRow odd = row("x", DownloadState::Failed, "capped 5 B/s: ok");
+    CHECK(DownloadsPanel::stateText(odd) == "failed: capped 5 B/s: ok");
+    CHECK(DownloadsPanel::stateToolTip(odd) == "failed: capped 5 B/s: ok");
+    odd.retryInSeconds = 59;
+    CHECK(DownloadsPanel::stateToolTip(odd).endsWith("tries again in 59 s"));
 }
 
 TEST_CASE("without nicerd the window shows no downloads and polls nothing", "[tray][downloads]") {

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "control/ControllerParams.h"
+#include "util/Result.h"
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace nicer::control {
+
+/// How a parameter is stored and carried: a real number, a whole number, or a duration (in seconds in text,
+/// milliseconds in ControllerParams, microseconds on D-Bus).
+enum class ParameterType { Real, Count, Duration };
+
+/**
+ * One controller parameter, the one place its names, range, unit and help are written down. The text form
+ * (files, `nicer set`), both command lines, nicerd's D-Bus properties and SetParameters, the D-Bus client
+ * and the tray's sliders are all generated from parameterTable().
+ *
+ * Values are exchanged as doubles in the text form's unit (a fraction, a multiplier, whole periods, or
+ * seconds); busScale and displayScale turn them into the D-Bus and the GUI units.
+ */
+struct ParameterInfo {
+    const char* key;          ///< text form, file key and command-line option (without "--"): "reserve-band"
+    const char* busName;      ///< D-Bus property and SetParameters key: "ReserveBand"
+    const char* busSignature; ///< D-Bus type of the property: "d", "u" or "t"
+    ParameterType type;
+    const char* label; ///< a short name for people: "Reserve band"
+    const char* help;  ///< one sentence, for --help and tooltips
+    const char* range; ///< the allowed values in words, as errors and --help show them
+    double min;        ///< in the text unit
+    double max;
+    bool minOpen;    ///< min itself is not allowed
+    bool maxOpen;    ///< max itself is not allowed
+    double busScale; ///< D-Bus value = text value x busScale (1e6 for the period: seconds to µs)
+    // The tray's slider and spin box.
+    double displayScale;     ///< shown value = text value x displayScale (100 for a percentage)
+    const char* displayUnit; ///< suffix of the shown value: " %", " x", " periods", " ms"
+    double sliderMin;        ///< the slider's range, in the shown unit
+    double sliderMax;
+    double displayStep;
+    int displayDecimals;
+    bool logarithmic;                       ///< the slider moves on a log scale
+    double (*get)(const ControllerParams&); ///< the value in the text unit
+    /// Sets the value given in the text unit; fails only for values that cannot be stored (a negative or
+    /// infinite period). Ranges are checked by validate().
+    Result<void> (*set)(ControllerParams&, double);
+};
+
+/// Every parameter, in display order.
+std::span<const ParameterInfo> parameterTable();
+
+/// The parameter named @p key in the text form, or nullptr.
+const ParameterInfo* findParameter(std::string_view key);
+/// The parameter named @p busName on D-Bus, or nullptr.
+const ParameterInfo* findBusParameter(std::string_view busName);
+
+/// "reserve-band, min-multiplier, ..." or, with @p bus, "ReserveBand, MinMultiplier, ...".
+std::string parameterNameList(bool bus = false);
+
+/// True when @p value is inside the parameter's own range (not checking min <= max between parameters).
+bool inRange(const ParameterInfo& info, double value);
+
+/// "Idle share ..., in (0, 0.5]": the help with the range, for --help.
+std::string parameterHelp(const ParameterInfo& info);
+
+} // namespace nicer::control

@@ -1,0 +1,186 @@
+#include "dbus/Codec.h"
+
+#include "api/BusNames.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+
+namespace nicer::dbus::codec {
+
+template <>
+std::string structSignature<api::Sample>() {
+    return std::string("(") + api::kSampleSignature + ")";
+}
+template <>
+std::string structSignature<api::DownloadEntry>() {
+    return std::string("(") + api::kDownloadSignature + ")";
+}
+template <>
+std::string structSignature<workload::PresetInfo>() {
+    return std::string("(") + api::kPresetSignature + ")";
+}
+
+namespace {
+
+/// Runs @p body inside a struct container of signature @p fields; 0 at the end of an array when reading.
+template <typename Body>
+int inStruct(sd_bus_message* m, bool reading, const char* fields, Body&& body) {
+    int r = reading ? sd_bus_message_enter_container(m, 'r', fields)
+                    : sd_bus_message_open_container(m, 'r', fields);
+    if (r <= 0 && reading) {
+        return r;
+    }
+    if (r >= 0) {
+        r = body();
+    }
+    if (r >= 0) {
+        r = reading ? sd_bus_message_exit_container(m) : sd_bus_message_close_container(m);
+    }
+    return r < 0 ? r : 1;
+}
+
+} // namespace
+
+int appendSampleFields(sd_bus_message* m, const api::Sample& s) {
+    return sd_bus_message_append(m, api::kSampleSignature, s.timeUSec, s.idle, s.foreground, s.background,
+                                 s.quota, s.multiplier, s.overloadCount, static_cast<int>(s.paused));
+}
+
+int append(sd_bus_message* m, const api::Sample& s) {
+    return inStruct(m, false, api::kSampleSignature, [&] { return appendSampleFields(m, s); });
+}
+
+int read(sd_bus_message* m, api::Sample& s) {
+    return inStruct(m, true, api::kSampleSignature, [&] {
+        int paused = 0;
+        const int r = sd_bus_message_read(m, api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground,
+                                          &s.background, &s.quota, &s.multiplier, &s.overloadCount, &paused);
+        s.paused = paused != 0;
+        return r;
+    });
+}
+
+int append(sd_bus_message* m, const api::DownloadEntry& e) {
+    return inStruct(m, false, api::kDownloadSignature, [&] {
+        const std::string state(api::downloadStateKeyword(e.state));
+        return sd_bus_message_append(m, api::kDownloadSignature, e.name.c_str(), e.bytesDone, e.bytesTotal,
+                                     e.rate, state.c_str(), static_cast<int>(e.verified), e.reason.c_str(),
+                                     static_cast<std::int64_t>(e.retryInSeconds.value_or(-1)));
+    });
+}
+
+int read(sd_bus_message* m, api::DownloadEntry& e) {
+    return inStruct(m, true, api::kDownloadSignature, [&] {
+        const char *name = nullptr, *state = nullptr, *reason = nullptr;
+        int verified = 0;
+        std::int64_t retryIn = -1;
+        const int r = sd_bus_message_read(m, api::kDownloadSignature, &name, &e.bytesDone, &e.bytesTotal,
+                                          &e.rate, &state, &verified, &reason, &retryIn);
+        if (r < 0) {
+            return r;
+        }
+        e.name = name;
+        // A state this client does not know yet (a newer nicerd's) shows as queued: it changes soon.
+        e.state = api::downloadStateFromKeyword(state).value_or(api::DownloadState::Queued);
+        e.verified = verified != 0;
+        e.reason = reason;
+        e.retryInSeconds = retryIn >= 0 ? std::optional<std::int64_t>(retryIn) : std::nullopt;
+        return r;
+    });
+}
+
+int append(sd_bus_message* m, const workload::PresetInfo& p) {
+    return inStruct(m, false, api::kPresetSignature, [&] {
+        return sd_bus_message_append(m, api::kPresetSignature, p.id.c_str(), p.name.c_str(),
+                                     p.description.c_str(), static_cast<int>(p.available));
+    });
+}
+
+int read(sd_bus_message* m, workload::PresetInfo& p) {
+    return inStruct(m, true, api::kPresetSignature, [&] {
+        const char *id = nullptr, *name = nullptr, *description = nullptr;
+        int available = 0;
+        const int r = sd_bus_message_read(m, api::kPresetSignature, &id, &name, &description, &available);
+        if (r >= 0) {
+            p = {id, name, description, available != 0};
+        }
+        return r;
+    });
+}
+
+int appendParameter(sd_bus_message* m, const control::ParameterInfo& info,
+                    const control::ControllerParams& p) {
+    const double v = info.get(p) * info.busScale;
+    switch (info.busSignature[0]) {
+    case 'u':
+        return sd_bus_message_append(m, "u", static_cast<std::uint32_t>(std::llround(v)));
+    case 't':
+        return sd_bus_message_append(m, "t", static_cast<std::uint64_t>(std::llround(v)));
+    default:
+        return sd_bus_message_append(m, "d", v);
+    }
+}
+
+int readParameterVariant(sd_bus_message* m, const control::ParameterInfo& info, control::ControllerParams& p,
+                         std::string& error) {
+    double v = 0;
+    int r = 0;
+    switch (info.busSignature[0]) {
+    case 'u': {
+        std::uint32_t u = 0;
+        r = sd_bus_message_read(m, "v", "u", &u);
+        if (r >= 0 && u > static_cast<std::uint32_t>(INT32_MAX)) {
+            error = std::string(info.busName) + " = " + std::to_string(u) + " is out of range";
+            return -EINVAL;
+        }
+        v = u;
+        break;
+    }
+    case 't': {
+        std::uint64_t t = 0;
+        r = sd_bus_message_read(m, "v", "t", &t);
+        // The period is kept in whole milliseconds.
+        if (r >= 0 && t % 1000 != 0) {
+            error = std::string(info.busName) + " must be whole milliseconds";
+            return -EINVAL;
+        }
+        v = static_cast<double>(t);
+        break;
+    }
+    default:
+        r = sd_bus_message_read(m, "v", "d", &v);
+        break;
+    }
+    if (r < 0) {
+        error =
+            std::string("parameter ") + info.busName + " has the wrong type: it must be " + info.busSignature;
+        return r;
+    }
+    if (auto set = info.set(p, v / info.busScale); !set) {
+        error = set.error().message;
+        return -EINVAL;
+    }
+    return r;
+}
+
+int appendParameters(sd_bus_message* m, const control::ControllerParams& p) {
+    int r = sd_bus_message_open_container(m, 'a', "{sv}");
+    for (const auto& info : control::parameterTable()) {
+        if (r >= 0)
+            r = sd_bus_message_open_container(m, 'e', "sv");
+        if (r >= 0)
+            r = sd_bus_message_append(m, "s", info.busName);
+        if (r >= 0)
+            r = sd_bus_message_open_container(m, 'v', info.busSignature);
+        if (r >= 0)
+            r = appendParameter(m, info, p);
+        if (r >= 0)
+            r = sd_bus_message_close_container(m);
+        if (r >= 0)
+            r = sd_bus_message_close_container(m);
+    }
+    return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+} // namespace nicer::dbus::codec

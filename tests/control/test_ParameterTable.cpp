@@ -1,0 +1,121 @@
+#include "control/ParameterTable.h"
+#include "control/ParameterText.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+#include <string>
+
+using namespace nicer::control;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// A value inside the range of @p info that differs from the default, in the text unit.
+double otherValue(const ParameterInfo& info, const ControllerParams& p) {
+    switch (info.type) {
+    case ParameterType::Count:
+        return info.get(p) + 3;
+    case ParameterType::Duration:
+        return info.get(p) == 0.25 ? 0.5 : 0.25;
+    case ParameterType::Real:
+        break;
+    }
+    const double v = info.get(p);
+    return v + 0.125 <= info.max ? v + 0.125 : v - 0.125;
+}
+
+} // namespace
+
+TEST_CASE("every field of ControllerParams is in the table exactly once", "[ParameterTable]") {
+    // Setting each parameter in turn to another value changes exactly one field, a different one each time:
+    // together they cover every field, since changing all of them leaves nothing equal to the defaults.
+    const ControllerParams defaults;
+    ControllerParams all;
+    std::set<int> changedFields;
+    for (const auto& info : parameterTable()) {
+        CAPTURE(info.key);
+        ControllerParams p;
+        REQUIRE(info.set(p, otherValue(info, defaults)).ok());
+        CHECK_FALSE(p == defaults);
+        const bool fields[] = {
+            p.reserveBand != defaults.reserveBand,     p.minMultiplier != defaults.minMultiplier,
+            p.maxMultiplier != defaults.maxMultiplier, p.overloadThreshold != defaults.overloadThreshold,
+            p.idleEpsilon != defaults.idleEpsilon,     p.period != defaults.period};
+        int count = 0;
+        for (int i = 0; i < 6; ++i) {
+            if (fields[i]) {
+                ++count;
+                CHECK(changedFields.insert(i).second);
+            }
+        }
+        CHECK(count == 1);
+        REQUIRE(info.set(all, otherValue(info, defaults)).ok());
+    }
+    CHECK(changedFields.size() == 6);
+    CHECK(parameterTable().size() == 6);
+    CHECK(all.reserveBand != defaults.reserveBand);
+    CHECK(all.period != defaults.period);
+}
+
+TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]") {
+    std::set<std::string> keys, busNames, labels;
+    for (const auto& info : parameterTable()) {
+        CHECK(keys.insert(info.key).second);
+        CHECK(busNames.insert(info.busName).second);
+        CHECK(labels.insert(info.label).second);
+        CHECK(findParameter(info.key) == &info);
+        CHECK(findBusParameter(info.busName) == &info);
+        CHECK(std::string(info.busSignature).size() == 1);
+        CHECK_FALSE(std::string(info.help).empty());
+    }
+    CHECK(findParameter("reserve_band") == nullptr);
+    CHECK(findBusParameter("reserve-band") == nullptr);
+    CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, overload-threshold, "
+                                 "idle-epsilon, period");
+    CHECK(parameterNameList(true) ==
+          "ReserveBand, MinMultiplier, MaxMultiplier, OverloadThreshold, IdleEpsilon, PeriodUSec");
+}
+
+TEST_CASE("the defaults are inside every range, and the edges are as validate() has them",
+          "[ParameterTable]") {
+    const ControllerParams defaults;
+    for (const auto& info : parameterTable()) {
+        CAPTURE(info.key);
+        CHECK(inRange(info, info.get(defaults)));
+        CHECK(inRange(info, info.min) == !info.minOpen);
+        CHECK(inRange(info, info.max) == !info.maxOpen);
+        CHECK_FALSE(inRange(info, std::nan("")));
+        // The slider covers only allowed values and holds the default.
+        CHECK(inRange(info, info.sliderMin / info.displayScale));
+        CHECK(inRange(info, info.sliderMax / info.displayScale));
+        CHECK(info.get(defaults) * info.displayScale >= info.sliderMin);
+        CHECK(info.get(defaults) * info.displayScale <= info.sliderMax);
+        // The help of the command line shows the same range as the errors.
+        CHECK_THAT(parameterHelp(info), Catch::Contains(info.range));
+        // A value just outside the range is refused by validate(), naming the parameter and the range.
+        ControllerParams p;
+        const double outside = info.type == ParameterType::Count ? info.min - 1 : info.min - 0.001;
+        if (info.set(p, outside).ok()) {
+            const auto valid = validate(p);
+            REQUIRE_FALSE(valid.ok());
+            CHECK_THAT(valid.error().message, Catch::Contains(info.key) && Catch::Contains(info.range));
+        }
+    }
+}
+
+TEST_CASE("the text form and the table agree on every parameter", "[ParameterTable]") {
+    ControllerParams p;
+    p.period = 250ms;
+    for (const auto& info : parameterTable()) {
+        ControllerParams read;
+        const auto text = parametersAsText(p);
+        for (const auto& [key, value] : text) {
+            REQUIRE(setParameterFromText(read, key, value).ok());
+        }
+        CHECK(info.get(read) == info.get(p));
+    }
+    CHECK(findParameter("period")->get(p) == 0.25);
+    CHECK(findParameter("period")->get(p) * findParameter("period")->busScale == 250000);
+}
