@@ -1,7 +1,7 @@
 #pragma once
 
 #include "actuator/QuotaActuator.h"
-#include "sd/Event.h"
+#include "sd/Timer.h"
 #include "systemd/CgroupLayout.h"
 
 #include <systemd/sd-event.h>
@@ -31,8 +31,7 @@ public:
 
 private:
     SignalDutyCycleActuator(systemd::CgroupLayout layout, std::string cgroup, std::chrono::milliseconds slot);
-    static int onSlot(sd_event_source* source, std::uint64_t usec, void* self) noexcept;
-    static int onStop(sd_event_source* source, std::uint64_t usec, void* self) noexcept;
+    void onSlot();
     int signalAll(int signal);
 
     systemd::CgroupLayout m_layout;
@@ -42,8 +41,8 @@ private:
     int m_cpuCount = 1;
     double m_duty = 0.0;
     bool m_released = false;
-    sd::EventSourcePtr m_slotTimer;
-    sd::EventSourcePtr m_stopTimer;
+    sd::Timer m_slotTimer;
+    sd::Timer m_stopTimer;
 };
 
 } // namespace nicer::actuator

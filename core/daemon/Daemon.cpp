@@ -26,10 +26,6 @@ std::uint64_t nowUSec(clockid_t clock) {
     return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000 + static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
 }
 
-std::uint64_t periodUSec(const control::ControllerParams& p) {
-    return static_cast<std::uint64_t>(p.period.count()) * 1000;
-}
-
 /// Writes @p text to @p path atomically (temporary file, then rename), creating the directory.
 Result<void> writeFileAtomically(const std::filesystem::path& path, const std::string& text) {
     std::error_code ec;
@@ -170,13 +166,13 @@ Result<void> Daemon::start() {
     m_sigterm.reset(source);
     sd_event_add_signal(event, &source, SIGINT, &Daemon::onSignal, this);
     m_sigint.reset(source);
-    if (int r =
-            sd_event_add_time(event, &source, CLOCK_MONOTONIC,
-                              nowUSec(CLOCK_MONOTONIC) + periodUSec(c.params), 1000, &Daemon::onTimer, this);
-        r < 0) {
-        return sd::busError("cannot start the period timer", r);
+    auto timer = sd::Timer::create(event, [this] { onTimer(); });
+    if (!timer) {
+        return Error{"cannot start the period timer: " + timer.error().message};
     }
-    m_timer.reset(source);
+    m_timer = std::move(*timer);
+    m_timer.setErrorHandler([this](std::string_view what) { m_lastError = what; });
+    m_timer.armIn(c.params.period);
     // After the work, which the downloads feed; they share the loop and never wait on the network.
     if (m_downloads) {
         m_downloads->start();
@@ -295,7 +291,7 @@ void Daemon::shutdown() {
         return;
     }
     m_shutDown = true;
-    m_timer.reset();
+    m_timer = sd::Timer();
     if (m_downloads) {
         m_downloads->stop(); // part files stay for the next start
     }
@@ -316,23 +312,16 @@ void Daemon::shutdown() {
     }
 }
 
-int Daemon::onTimer(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept {
-    auto* self = static_cast<Daemon*>(userdata);
-    try {
-        self->onTick();
-    } catch (const std::exception& e) {
-        self->m_lastError = e.what();
-    }
+void Daemon::onTimer() {
     // A fixed schedule: the next period starts one period after this one was due, not after the work done.
-    const std::uint64_t period = periodUSec(self->m_loop->params());
-    const std::uint64_t now = nowUSec(CLOCK_MONOTONIC);
-    std::uint64_t next = usec + period;
-    if (next <= now) {
-        next = now + period; // fell behind (suspend, overload): skip rather than burst
+    // Armed before the tick, so that a tick that throws does not end the schedule.
+    const sd::Timer::Time period = m_loop->params().period;
+    sd::Timer::Time next = m_timer.due() + period;
+    if (next <= m_timer.now()) {
+        next = m_timer.now() + period; // fell behind (suspend, overload): skip rather than burst
     }
-    sd_event_source_set_time(source, next);
-    sd_event_source_set_enabled(source, SD_EVENT_ONESHOT);
-    return 0;
+    m_timer.armAt(next);
+    onTick();
 }
 
 void Daemon::onTick() {
@@ -369,7 +358,7 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
     m_loop->setParams(params);
     if (periodChanged && m_timer) {
         // The next tick was armed with the old period: re-arm it, or a shorter period would wait for it.
-        sd_event_source_set_time(m_timer.get(), nowUSec(CLOCK_MONOTONIC) + periodUSec(params));
+        m_timer.armIn(params.period);
     }
     return {};
 }

@@ -8,6 +8,7 @@
 #include "daemon/DaemonObserver.h"
 #include "sd/Bus.h"
 #include "sd/Event.h"
+#include "sd/Timer.h"
 #include "systemd/CgroupLayout.h"
 #include "systemd/SystemdUnitManager.h"
 #include "workload/WorkloadChooser.h"
@@ -70,8 +71,7 @@ private:
     Result<void> selectActuator();
     void shutdown();
     void onTick();
-    void armTimer();
-    static int onTimer(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
+    void onTimer();
     static int onSignal(sd_event_source* source, const struct signalfd_siginfo* info,
                         void* userdata) noexcept;
 
@@ -87,7 +87,7 @@ private:
     std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
     std::unique_ptr<ControlLoop> m_loop;
     std::unique_ptr<DaemonDownloads> m_downloads;
-    sd::EventSourcePtr m_timer;
+    sd::Timer m_timer;
     sd::EventSourcePtr m_sigterm;
     sd::EventSourcePtr m_sigint;
     std::string m_ownScope; ///< the scope this daemon created for itself, if any

@@ -54,20 +54,22 @@ Result<std::unique_ptr<DaemonDownloads>> DaemonDownloads::create(sd_event* event
     self->m_round = std::move(all);
     self->absorb(self->m_fetcher->report());
 
-    sd_event_source* source = nullptr;
+    auto* raw = self.get();
     // Accuracy of a second: a retry minutes away need not wake the machine at an exact moment.
-    if (int r = sd_event_add_time(event, &source, CLOCK_MONOTONIC, UINT64_MAX, 1'000'000,
-                                  &DaemonDownloads::onRetry, self.get());
-        r < 0) {
-        return sd::busError("cannot set up the download retry timer", r);
+    auto retry = sd::Timer::create(
+        event, [raw] { raw->startRound(); }, CLOCK_MONOTONIC, std::chrono::seconds(1));
+    if (!retry) {
+        return Error{"cannot set up the download retry timer: " + retry.error().message};
     }
-    self->m_retry.reset(source);
-    sd_event_source_set_enabled(source, SD_EVENT_OFF);
-    if (int r = sd_event_add_defer(event, &source, &DaemonDownloads::onRelease, self.get()); r < 0) {
-        return sd::busError("cannot set up the download loop", r);
+    self->m_retry = std::move(*retry);
+    self->m_retry.setErrorHandler([raw](std::string_view what) {
+        raw->failRound("nicerd could not start the download: " + std::string(what));
+    });
+    auto release = sd::Defer::create(event, [raw] { raw->releaseFinished(); });
+    if (!release) {
+        return Error{"cannot set up the download loop: " + release.error().message};
     }
-    self->m_release.reset(source);
-    sd_event_source_set_enabled(source, SD_EVENT_OFF);
+    self->m_release = std::move(*release);
     return self;
 }
 
@@ -94,7 +96,7 @@ void DaemonDownloads::startRound() {
     m_retryAt.reset();
     if (m_fetcherStarted) {
         // The last round's fetcher, finished: only the files not in place go into the next one.
-        sd_event_source_set_enabled(m_release.get(), SD_EVENT_OFF);
+        m_release.cancel();
         m_fetcher.reset();
         m_fetcherStarted = false;
     }
@@ -138,11 +140,7 @@ void DaemonDownloads::armRetry() {
     if (m_stopped || !m_retry) {
         return;
     }
-    std::uint64_t now = 0;
-    sd_event_now(m_event, CLOCK_MONOTONIC, &now);
-    const auto delay = static_cast<std::uint64_t>(m_settings.retryDelay.count()) * 1'000'000;
-    sd_event_source_set_time(m_retry.get(), now + delay);
-    sd_event_source_set_enabled(m_retry.get(), SD_EVENT_ONESHOT);
+    m_retry.armIn(m_settings.retryDelay);
     m_retryAt = Clock::now() + m_settings.retryDelay;
 }
 
@@ -152,11 +150,11 @@ void DaemonDownloads::stop() {
     }
     m_stopped = true;
     m_retryAt.reset();
-    m_retry.reset();
+    m_retry = sd::Timer();
     if (m_fetcher && m_fetcherStarted && !m_fetcher->finished()) {
         m_fetcher->cancel(); // part files stay for the next run
     }
-    m_release.reset();
+    m_release = sd::Defer();
     m_fetcher.reset();
     m_fetcherStarted = false;
 }
@@ -188,31 +186,17 @@ void DaemonDownloads::onFinished(const net::FetchReport& report) {
     }
     // The finished fetcher still holds the directory's lock: let it go on the next turn of the loop (it
     // must not be destroyed from its own callback).
-    if (m_release) {
-        sd_event_source_set_enabled(m_release.get(), SD_EVENT_ONESHOT);
-    }
+    m_release.trigger();
     if (!complete()) {
         armRetry();
     }
 }
 
-int DaemonDownloads::onRetry(sd_event_source*, std::uint64_t, void* userdata) noexcept {
-    auto* self = static_cast<DaemonDownloads*>(userdata);
-    try {
-        self->startRound();
-    } catch (const std::exception& e) {
-        self->failRound(std::string("nicerd could not start the download: ") + e.what());
+void DaemonDownloads::releaseFinished() {
+    if (m_fetcher && m_fetcherStarted && m_fetcher->finished()) {
+        m_fetcher.reset();
+        m_fetcherStarted = false;
     }
-    return 0;
-}
-
-int DaemonDownloads::onRelease(sd_event_source*, void* userdata) noexcept {
-    auto* self = static_cast<DaemonDownloads*>(userdata);
-    if (self->m_fetcher && self->m_fetcherStarted && self->m_fetcher->finished()) {
-        self->m_fetcher.reset();
-        self->m_fetcherStarted = false;
-    }
-    return 0;
 }
 
 std::vector<net::FetchFileReport> DaemonDownloads::currentFiles() const {

@@ -7,6 +7,7 @@
 #include "net/fetch/Fetcher.h"
 #include "net/rate/RateController.h"
 #include "sd/Event.h"
+#include "sd/Timer.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -73,8 +74,8 @@ private:
     void onFileDone(const net::FetchReport& report, std::size_t index) override;
     void onFinished(const net::FetchReport& report) override;
 
-    static int onRetry(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
-    static int onRelease(sd_event_source* source, void* userdata) noexcept;
+    /// Lets the finished fetcher go (and with it the directory's lock), outside its own callbacks.
+    void releaseFinished();
 
     sd_event* m_event;
     DownloadSettings m_settings;
@@ -87,8 +88,8 @@ private:
     std::vector<net::FetchFileReport> m_files;
     DownloadRates m_rates;
     std::optional<Clock::time_point> m_retryAt;
-    sd::EventSourcePtr m_retry;
-    sd::EventSourcePtr m_release;
+    sd::Timer m_retry;
+    sd::Defer m_release;
     bool m_stopped = false;
 };
 

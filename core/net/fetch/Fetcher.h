@@ -1,14 +1,17 @@
 #pragma once
 
-#include "net/fetch/DownloadTask.h"
 #include "net/fetch/FetchObserver.h"
+#include "net/fetch/FetchPlan.h"
 #include "net/fetch/FetchReport.h"
 #include "net/fetch/FetcherConnection.h"
 #include "net/fetch/FetcherOptions.h"
+#include "net/fetch/FileDownload.h"
+#include "net/fetch/FlowPacer.h"
 #include "net/fetch/Metalink.h"
-#include "net/rate/RateLimiter.h"
+#include "net/fetch/ResumeInspector.h"
 #include "net/transport/TlsContext.h"
 #include "sd/Event.h"
+#include "sd/Timer.h"
 #include "util/Result.h"
 #include "util/UniqueFd.h"
 
@@ -66,16 +69,16 @@ public:
     /// Every file reached a final state (or cancel() was called); the directory is free for another fetch.
     bool finished() const { return m_report.finished; }
     /// The state of every file and the totals; the summary once finished().
-    const FetchReport& report() const { return m_report; }
+    const FetchReport& report() const;
 
 private:
     struct ClosedStream {
-        std::size_t task;
+        std::size_t file;
         FetcherConnection* connection;
         StreamEnd end;
     };
 
-    Fetcher(sd_event* event, std::filesystem::path dir, FetcherOptions options, FetchObserver* observer);
+    Fetcher(sd_event* event, FetchPlan plan, FetcherOptions options, FetchObserver* observer);
 
     // FetcherConnection::Owner
     void onResponseHeaders(FetcherConnection& connection, std::int32_t stream, int status,
@@ -86,79 +89,49 @@ private:
     void onPingAck(FetcherConnection& connection, std::chrono::nanoseconds rtt) override;
     void onConnectionChanged(FetcherConnection& connection) override;
 
-    static int onKickEvent(sd_event_source* source, void* userdata) noexcept;
-    static int onTimerEvent(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
-    static int onWakeEvent(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
-    template <typename Body>
-    void guarded(Body&& body) noexcept;
-
     Result<void> setUpEvents();
-    bool inspectSome();
-    bool startInspection(DownloadTask& task);
-    bool startPartInspection(DownloadTask& task, PartFile part);
-    bool finishInspection(DownloadTask& task);
     void kick();
     void runKick();
     void schedule();
-    FetcherConnection* connectionFor(DownloadTask& task, std::string& error);
-    bool startAttempt(DownloadTask& task, FetcherConnection& connection);
-    void processClosed(const ClosedStream& closed);
-    void finishFile(DownloadTask& task);
-    void attemptFailed(DownloadTask& task, DownloadTask::Failure failure);
-    void nextMirror(DownloadTask& task, const std::string& reason);
-    void failFile(DownloadTask& task, const std::string& reason);
-    void fileDone(DownloadTask& task, FileState state);
-    void resetAttempt(DownloadTask& task, DownloadTask::Failure failure);
-    void consume(DownloadTask& task, std::size_t n);
-    DownloadTask* taskOf(FetcherConnection& connection, std::int32_t stream);
+    FetcherConnection* connectionFor(FileDownload& download, std::string& error);
+    bool startAttempt(FileDownload& download, FetcherConnection& connection);
+    void settle(FileDownload& download, FileDownload::Outcome outcome);
+    void acknowledge(FileDownload& download, std::size_t n);
+    FileDownload* downloadOf(FetcherConnection& connection, std::int32_t stream);
+    std::vector<std::int32_t> streamsOn(const FetcherConnection& connection) const;
+    void applyWindows();
 
     void tick();
-    void pace(std::chrono::steady_clock::time_point now);
-    void sample(std::chrono::steady_clock::time_point now);
-    /// The receive rate allowed now: the nice mode's answer for a fresh link sample, capped by maxRate.
-    std::optional<double> allowedRate(std::chrono::steady_clock::time_point now);
-    void applyRate(std::optional<double> rate, std::chrono::steady_clock::time_point now);
-    std::uint32_t connectionWindow() const;
-    std::uint32_t streamWindow() const;
-    Http2Session::Options sessionOptions() const;
-    void armTick();
+    void pace();
+    void sample();
     void armWake();
     void reap();
-    void refreshTotals();
+    void refreshTotals() const;
     void finish();
-    bool manualFlowControl() const;
+    void stopWith(const std::string& error);
 
     sd::EventPtr m_event;
     std::filesystem::path m_dir;
     FetcherOptions m_options;
     FetchObserver* m_observer;
     std::shared_ptr<const TlsContext> m_tls;
-    std::vector<DownloadTask> m_tasks;
-    FetchReport m_report;
+    std::vector<FileDownload> m_downloads;
+    /// The files' reports are copied in from m_downloads (where they live) whenever it is read.
+    mutable FetchReport m_report;
     UniqueFd m_dirLock;
+    ResumeInspector m_inspector;
+    FlowPacer m_pacer;
 
     std::vector<std::unique_ptr<FetcherConnection>> m_connections;
     std::map<std::string, FetcherConnection*> m_current; // origin -> the connection new requests go to
     std::map<std::pair<FetcherConnection*, std::int32_t>, std::size_t> m_streams;
     std::deque<ClosedStream> m_closed;
-    /// Tasks whose files from an earlier run are still to be looked at, the one being hashed first.
-    std::deque<std::size_t> m_inspecting;
-
-    RateLimiter m_limiter;
-    std::uint32_t m_windowTarget = 0; // the windows in force while limited; 0 when unlimited
-    std::optional<std::chrono::nanoseconds> m_lastRtt;
-    std::optional<std::chrono::nanoseconds> m_newRtt; // since the last sample
-    std::uint64_t m_received = 0;
-    std::deque<std::pair<std::chrono::steady_clock::time_point, std::uint64_t>> m_rateWindow;
     std::chrono::steady_clock::time_point m_startTime;
-    std::chrono::steady_clock::time_point m_lastSample;
-    std::size_t m_paceCursor = 0;
 
     bool m_started = false;
-    bool m_inKick = false;
-    sd::EventSourcePtr m_kick;
-    sd::EventSourcePtr m_tick;
-    sd::EventSourcePtr m_wake;
+    sd::Defer m_kick;
+    sd::Timer m_tick;
+    sd::Timer m_wake;
 };
 
 } // namespace nicer::net

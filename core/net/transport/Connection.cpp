@@ -20,10 +20,6 @@ namespace {
 // Most bytes one read pass hands to the listener before yielding to other sources of the loop.
 constexpr std::size_t kReadBudget = 256 * 1024;
 
-std::uint64_t toUsec(std::chrono::milliseconds duration) {
-    return duration.count() > 0 ? static_cast<std::uint64_t>(duration.count()) * 1000 : 0;
-}
-
 std::string seconds(std::chrono::milliseconds duration) {
     char text[32];
     std::snprintf(text, sizeof text, "%g s", static_cast<double>(duration.count()) / 1000.0);
@@ -96,19 +92,23 @@ Connection::~Connection() {
 }
 
 Result<void> Connection::start() {
-    sd_event_source* source = nullptr;
-    int r = sd_event_add_defer(m_event.get(), &source, &Connection::onKick, this);
-    if (r >= 0) {
-        m_kick.reset(source);
-        sd_event_source_set_enabled(source, SD_EVENT_OFF);
-        r = sd_event_add_time(m_event.get(), &source, CLOCK_MONOTONIC, 0, 0, &Connection::onTimer, this);
+    // A handler may destroy this connection, so a failure is reported only while it is still alive.
+    const auto onError = [this, alive = m_alive](std::string_view what) {
+        if (*alive) {
+            failInternal(std::string(what).c_str());
+        }
+    };
+    auto kick = sd::Defer::create(m_event.get(), [this] { handleKick(); });
+    auto timer = sd::Timer::create(
+        m_event.get(), [this] { handleTimer(); }, CLOCK_MONOTONIC, std::chrono::microseconds(0));
+    if (!kick || !timer) {
+        return Error{"cannot connect to " + m_endpoint.toString() + ": " +
+                     (kick ? timer.error() : kick.error()).message};
     }
-    if (r < 0) {
-        return Error{"cannot connect to " + m_endpoint.toString() +
-                     ": cannot set up the event loop: " + std::strerror(-r)};
-    }
-    m_timer.reset(source);
-    sd_event_source_set_enabled(source, SD_EVENT_OFF);
+    m_kick = std::move(*kick);
+    m_kick.setErrorHandler(onError);
+    m_timer = std::move(*timer);
+    m_timer.setErrorHandler(onError);
 
     if (auto literal = SocketAddress::fromLiteral(m_endpoint.host, m_endpoint.port)) {
         m_addresses.push_back(*literal);
@@ -522,9 +522,7 @@ void Connection::close() {
     teardown();
     m_closePending = false;
     m_closeError.reset();
-    if (m_kick) {
-        sd_event_source_set_enabled(m_kick.get(), SD_EVENT_OFF);
-    }
+    m_kick.cancel();
 }
 
 void Connection::pauseReading(bool paused) {
@@ -551,11 +549,6 @@ void Connection::setStallTimeout(std::chrono::milliseconds timeout) {
     }
 }
 
-int Connection::onTimer(sd_event_source*, std::uint64_t, void* userdata) noexcept {
-    static_cast<Connection*>(userdata)->guarded(&Connection::handleTimer);
-    return 0;
-}
-
 void Connection::handleTimer() {
     switch (m_state) {
     case State::Resolving:
@@ -576,7 +569,7 @@ void Connection::handleTimer() {
         }
         if (m_readPaused) {
             m_lastReceive = now();
-        } else if (now() - m_lastReceive >= toUsec(m_stallTimeout)) {
+        } else if (now() - m_lastReceive >= m_stallTimeout) {
             fail(Error{"no data from " + m_endpoint.toString() + " for " + seconds(m_stallTimeout) +
                        ": the connection stalled"});
             return;
@@ -586,11 +579,6 @@ void Connection::handleTimer() {
     default:
         return;
     }
-}
-
-int Connection::onKick(sd_event_source*, void* userdata) noexcept {
-    static_cast<Connection*>(userdata)->guarded(&Connection::handleKick);
-    return 0;
 }
 
 void Connection::handleKick() {
@@ -612,27 +600,23 @@ void Connection::handleKick() {
 }
 
 void Connection::armTimer(std::chrono::milliseconds delay) {
-    sd_event_source_set_time(m_timer.get(), now() + toUsec(delay));
-    sd_event_source_set_enabled(m_timer.get(), SD_EVENT_ONESHOT);
+    m_timer.armIn(delay);
 }
 
 void Connection::armStallTimer() {
     if (m_stallTimeout.count() <= 0) {
-        sd_event_source_set_enabled(m_timer.get(), SD_EVENT_OFF);
+        m_timer.disarm();
         return;
     }
-    sd_event_source_set_time(m_timer.get(), m_lastReceive + toUsec(m_stallTimeout));
-    sd_event_source_set_enabled(m_timer.get(), SD_EVENT_ONESHOT);
+    m_timer.armAt(m_lastReceive + m_stallTimeout);
 }
 
-std::uint64_t Connection::now() const {
-    std::uint64_t usec = 0;
-    sd_event_now(m_event.get(), CLOCK_MONOTONIC, &usec);
-    return usec;
+sd::Timer::Time Connection::now() const {
+    return m_timer.now();
 }
 
 void Connection::kick() {
-    sd_event_source_set_enabled(m_kick.get(), SD_EVENT_ONESHOT);
+    m_kick.trigger();
 }
 
 void Connection::finish(std::optional<ConnectionError> error) {
@@ -663,9 +647,7 @@ void Connection::teardown() noexcept {
     m_io.reset();
     m_ssl.reset(); // before the socket: its BIO points at it
     m_socket.close();
-    if (m_timer) {
-        sd_event_source_set_enabled(m_timer.get(), SD_EVENT_OFF);
-    }
+    m_timer.disarm();
     m_out.clear();
     m_outOffset = 0;
     m_readPending = false;

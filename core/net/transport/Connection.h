@@ -8,6 +8,7 @@
 #include "net/transport/SocketAddress.h"
 #include "net/transport/TlsContext.h"
 #include "sd/Event.h"
+#include "sd/Timer.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -114,8 +115,6 @@ private:
     Result<void> start();
 
     static int onIo(sd_event_source* source, int fd, std::uint32_t revents, void* userdata) noexcept;
-    static int onTimer(sd_event_source* source, std::uint64_t usec, void* userdata) noexcept;
-    static int onKick(sd_event_source* source, void* userdata) noexcept;
     /// Runs one of the handlers below for a loop callback, turning an exception into a failed connection.
     void guarded(void (Connection::*handler)()) noexcept;
 
@@ -133,7 +132,7 @@ private:
 
     void armTimer(std::chrono::milliseconds delay);
     void armStallTimer();
-    std::uint64_t now() const;
+    sd::Timer::Time now() const;
     void kick();
 
     /// Ends the connection and reports @p error (nullopt: closed by the server) through onClosed() from the
@@ -167,8 +166,8 @@ private:
     Socket m_socket;
     SslPtr m_ssl;
     sd::EventSourcePtr m_io;
-    sd::EventSourcePtr m_timer;
-    sd::EventSourcePtr m_kick; // defers work to the loop's next iteration
+    sd::Timer m_timer;
+    sd::Defer m_kick; // defers work to the loop's next iteration
     std::uint32_t m_ioEvents = 0;
     std::uint32_t m_handshakeEvents = 0;
     std::string m_alpn;
@@ -183,7 +182,7 @@ private:
     std::optional<ConnectionError> m_closeError;
 
     std::chrono::milliseconds m_stallTimeout{0};
-    std::uint64_t m_lastReceive = 0; // CLOCK_MONOTONIC µs
+    sd::Timer::Time m_lastReceive{0}; // on CLOCK_MONOTONIC
 };
 
 } // namespace nicer::net

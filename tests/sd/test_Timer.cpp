@@ -1,0 +1,217 @@
+#include "sd/Timer.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace nicer;
+using namespace std::chrono_literals;
+
+namespace {
+
+sd::EventPtr newLoop() {
+    sd_event* event = nullptr;
+    REQUIRE(sd_event_new(&event) >= 0);
+    return sd::EventPtr(event);
+}
+
+// Runs @p event until @p condition holds or @p timeout passes; the condition's final value.
+template <typename Condition>
+bool runUntil(sd_event* event, Condition&& condition, std::chrono::milliseconds timeout = 5s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!condition() && std::chrono::steady_clock::now() < deadline) {
+        sd_event_run(event, 10'000);
+    }
+    return condition();
+}
+
+// Runs @p n iterations that do not wait.
+void spin(sd_event* event, int n = 3) {
+    for (int i = 0; i < n; ++i) {
+        sd_event_run(event, 0);
+    }
+}
+
+} // namespace
+
+TEST_CASE("a timer fires once, not before it is due") {
+    auto loop = newLoop();
+    int fired = 0;
+    sd::Timer::Time firedAt{0};
+    auto timer = sd::Timer::create(loop.get(), [&] {
+        ++fired;
+        // steady_clock is CLOCK_MONOTONIC, the timer's clock.
+        firedAt =
+            std::chrono::duration_cast<sd::Timer::Time>(std::chrono::steady_clock::now().time_since_epoch());
+    });
+    REQUIRE(timer);
+    CHECK_FALSE(timer->armed());
+    spin(loop.get());
+    CHECK(fired == 0);
+
+    // Relative to the loop's time (when its iteration woke up), as sd-event counts.
+    const auto armedAt = timer->now();
+    timer->armIn(30ms);
+    CHECK(timer->due() == armedAt + 30ms);
+    CHECK(timer->armed());
+    REQUIRE(runUntil(loop.get(), [&] { return fired > 0; }));
+    CHECK(firedAt - armedAt >= 30ms);
+    CHECK_FALSE(timer->armed());
+    spin(loop.get());
+    CHECK(fired == 1);
+}
+
+TEST_CASE("a timer armed for a time in the past fires on the next iteration") {
+    auto loop = newLoop();
+    int fired = 0;
+    auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
+    REQUIRE(timer);
+    const auto past = timer->now() - 1s;
+    timer->armAt(past);
+    CHECK(timer->due() == past);
+    REQUIRE(runUntil(
+        loop.get(), [&] { return fired == 1; }, 1s));
+}
+
+TEST_CASE("a disarmed timer does not fire, re-arming moves it") {
+    auto loop = newLoop();
+    int fired = 0;
+    auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
+    REQUIRE(timer);
+    timer->armIn(0ms);
+    timer->disarm();
+    CHECK_FALSE(timer->armed());
+    spin(loop.get());
+    CHECK(fired == 0);
+
+    timer->armIn(1h);
+    timer->armIn(0ms);
+    REQUIRE(runUntil(
+        loop.get(), [&] { return fired == 1; }, 1s));
+}
+
+TEST_CASE("a timer re-armed from its callback fires on a fixed schedule") {
+    auto loop = newLoop();
+    std::vector<sd::Timer::Time> dues;
+    sd::Timer timer;
+    auto created = sd::Timer::create(loop.get(), [&] {
+        dues.push_back(timer.due());
+        if (dues.size() < 3) {
+            timer.armAt(timer.due() + 10ms);
+        }
+    });
+    REQUIRE(created);
+    timer = std::move(*created);
+    timer.armIn(0ms);
+    const auto first = timer.due();
+    REQUIRE(runUntil(loop.get(), [&] { return dues.size() == 3; }));
+    CHECK(dues == std::vector<sd::Timer::Time>{first, first + 10ms, first + 20ms});
+}
+
+TEST_CASE("an exception from a timer's callback reaches its error handler and the loop goes on") {
+    auto loop = newLoop();
+    int fired = 0;
+    auto timer = sd::Timer::create(loop.get(), [&] {
+        ++fired;
+        throw std::runtime_error("disk on fire");
+    });
+    REQUIRE(timer);
+    std::string error;
+    timer->setErrorHandler([&](std::string_view what) { error = what; });
+    timer->armIn(0ms);
+    REQUIRE(runUntil(
+        loop.get(), [&] { return fired == 1; }, 1s));
+    CHECK(error == "disk on fire");
+
+    // Without a handler it is swallowed, and the timer still works.
+    timer->setErrorHandler({});
+    timer->armIn(0ms);
+    REQUIRE(runUntil(
+        loop.get(), [&] { return fired == 2; }, 1s));
+    int later = 0;
+    auto other = sd::Timer::create(loop.get(), [&] { ++later; });
+    REQUIRE(other);
+    other->armIn(0ms);
+    CHECK(runUntil(
+        loop.get(), [&] { return later == 1; }, 1s));
+}
+
+TEST_CASE("a timer may destroy itself from its callback") {
+    auto loop = newLoop();
+    auto owned = std::make_unique<sd::Timer>();
+    std::string seen;
+    std::string capture = "still here";
+    auto created = sd::Timer::create(loop.get(), [&, capture] {
+        owned.reset();
+        seen = capture; // the callback's captures outlive the Timer until it returns
+    });
+    REQUIRE(created);
+    *owned = std::move(*created);
+    owned->armIn(0ms);
+    REQUIRE(runUntil(
+        loop.get(), [&] { return !owned; }, 1s));
+    CHECK(seen == "still here");
+}
+
+TEST_CASE("a destroyed timer never fires") {
+    auto loop = newLoop();
+    int fired = 0;
+    {
+        auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
+        REQUIRE(timer);
+        timer->armIn(0ms);
+    }
+    spin(loop.get());
+    CHECK(fired == 0);
+}
+
+TEST_CASE("a defer runs once per trigger, on the next iteration") {
+    auto loop = newLoop();
+    int ran = 0;
+    auto defer = sd::Defer::create(loop.get(), [&] { ++ran; });
+    REQUIRE(defer);
+    spin(loop.get());
+    CHECK(ran == 0);
+    CHECK_FALSE(defer->pending());
+
+    defer->trigger();
+    defer->trigger();
+    CHECK(defer->pending());
+    CHECK(ran == 0);
+    REQUIRE(runUntil(
+        loop.get(), [&] { return ran == 1; }, 1s));
+    spin(loop.get());
+    CHECK(ran == 1);
+
+    defer->trigger();
+    defer->cancel();
+    spin(loop.get());
+    CHECK(ran == 1);
+}
+
+TEST_CASE("an exception from a defer's callback reaches its error handler") {
+    auto loop = newLoop();
+    auto defer = sd::Defer::create(loop.get(), [] { throw 42; });
+    REQUIRE(defer);
+    std::string error;
+    defer->setErrorHandler([&](std::string_view what) { error = what; });
+    defer->trigger();
+    CHECK(runUntil(
+        loop.get(), [&] { return !error.empty(); }, 1s));
+    CHECK(error == "unknown exception");
+}
+
+TEST_CASE("an empty timer or defer does nothing") {
+    sd::Timer timer;
+    sd::Defer defer;
+    CHECK_FALSE(timer);
+    CHECK_FALSE(defer);
+    timer.armIn(1s);
+    defer.trigger();
+    CHECK_FALSE(timer.armed());
+    CHECK_FALSE(defer.pending());
+}
