@@ -1,0 +1,177 @@
+#include "DbusTestSupport.h"
+#include "api/BusNames.h"
+#include "control/ParameterTable.h"
+#include "dbus/DaemonClient.h"
+
+#include <catch2/catch.hpp>
+
+using namespace nicer;
+using namespace std::chrono_literals;
+using api::DownloadState;
+using dbus::DaemonClient;
+using dbus::test::FakeDaemon;
+using dbus::test::PrivateBus;
+using dbus::test::ServedService;
+
+namespace {
+
+std::vector<api::DownloadEntry> everyState() {
+    std::vector<api::DownloadEntry> entries;
+    for (std::size_t i = 0; i < api::kDownloadStateKeywords.size(); ++i) {
+        api::DownloadEntry e;
+        e.name = "unit-" + std::to_string(i) + ".bin";
+        e.bytesDone = 1000 * i;
+        e.bytesTotal = 10'000;
+        e.rate = 12.5 * static_cast<double>(i);
+        e.state = static_cast<DownloadState>(i);
+        e.verified = e.state == DownloadState::Ok || e.state == DownloadState::Present;
+        if (e.state == DownloadState::Waiting || e.state == DownloadState::Failed) {
+            // A reason that reads like another state or a cap: it is a field, nothing parses it.
+            e.reason = "failed: capped 5 B/s; ok";
+        }
+        if (e.state == DownloadState::Failed) {
+            e.retryInSeconds = 0; // "now" is a retry time too, distinct from none
+        }
+        entries.push_back(e);
+    }
+    return entries;
+}
+
+} // namespace
+
+TEST_CASE("status reads every property nicerd publishes, fields as they were sent", "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    daemon.params_.reserveBand = 0.125;
+    daemon.params_.maxMultiplier = 8;
+    daemon.params_.overloadThreshold = 7;
+    daemon.params_.period = 250ms;
+    daemon.downloads_ = everyState();
+    daemon.bandwidth_ = {api::BandwidthMode::Kind::Nice, std::uint64_t{524288}};
+    ServedService service(bus, daemon);
+
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+    const auto s = client->status();
+    REQUIRE(s.ok());
+    CHECK(s->params == daemon.params_);
+    CHECK(s->apiVersion == api::kApiVersion);
+    CHECK(s->actuator == "signal-duty-cycle");
+    CHECK(s->workload == std::vector<std::string>{"md5sum", "/dev/zero"});
+    CHECK(s->demo);
+    CHECK(s->preset == "demo");
+    CHECK(s->instances == 3);
+    CHECK(s->cpuCount == 4);
+    CHECK_FALSE(s->paused);
+    CHECK(s->quota == 0.4);
+    CHECK(s->multiplier == 2.5);
+    CHECK(s->overloadCount == 1);
+    CHECK(s->idle == 0.3);
+    CHECK(s->foreground == 0.2);
+    CHECK(s->background == 0.5);
+    CHECK(s->lastError == "the last error");
+    REQUIRE(s->presets.size() == 2);
+    CHECK(s->presets[1].id == "boinc");
+    CHECK(s->presets[1].description == "Science");
+    CHECK_FALSE(s->presets[1].available);
+    CHECK(s->downloads == daemon.downloads_);
+    CHECK(s->downloadRate == 1234.5);
+    CHECK(s->bandwidth == daemon.bandwidth_);
+}
+
+TEST_CASE("a bandwidth mode without a cap and no downloads read back as such", "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    daemon.bandwidth_ = {api::BandwidthMode::Kind::Full, std::nullopt};
+    ServedService service(bus, daemon);
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+    const auto s = client->status();
+    REQUIRE(s.ok());
+    CHECK(s->downloads.empty());
+    CHECK(s->bandwidth == daemon.bandwidth_);
+}
+
+TEST_CASE("setParameters sends every parameter of the table, and nicerd gets them exactly",
+          "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    ServedService service(bus, daemon);
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+
+    control::ControllerParams p;
+    p.reserveBand = 0.0625;
+    p.minMultiplier = 2;
+    p.maxMultiplier = 32.5;
+    p.overloadThreshold = 9;
+    p.idleEpsilon = 0.01;
+    p.period = 10s;
+    REQUIRE(client->setParameters(p).ok());
+    {
+        std::lock_guard lock(daemon.mutex);
+        CHECK(daemon.params_ == p);
+    }
+    // Values nicerd refuses come back as the error, in plain words, and change nothing.
+    control::ControllerParams bad = p;
+    bad.maxMultiplier = 99;
+    const auto refused = client->setParameters(bad);
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error().message, Catch::Contains("max-multiplier = 99 is out of range"));
+    std::lock_guard lock(daemon.mutex);
+    CHECK(daemon.params_ == p);
+}
+
+TEST_CASE("history, pause, resume and the workload preset round-trip", "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    ServedService service(bus, daemon);
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+
+    const auto history = client->history();
+    REQUIRE(history.ok());
+    REQUIRE(history->size() == 2);
+    CHECK((*history)[1].timeUSec == 2);
+    CHECK((*history)[1].foreground == 0.6);
+    CHECK((*history)[1].multiplier == 4.0);
+    CHECK((*history)[1].overloadCount == 2);
+    CHECK((*history)[1].paused);
+    CHECK_FALSE((*history)[0].paused);
+
+    REQUIRE(client->pause().ok());
+    {
+        std::lock_guard lock(daemon.mutex);
+        CHECK(daemon.paused_);
+    }
+    REQUIRE(client->resume().ok());
+    {
+        std::lock_guard lock(daemon.mutex);
+        CHECK_FALSE(daemon.paused_);
+    }
+    REQUIRE(client->setWorkloadPreset("demo").ok());
+    {
+        std::lock_guard lock(daemon.mutex);
+        CHECK(daemon.lastPreset == "demo");
+        daemon.refusal = "the BOINC client is not installed: sudo apt install boinc-client";
+    }
+    const auto refused = client->setWorkloadPreset("boinc");
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error().message, Catch::Contains("sudo apt install boinc-client"));
+    const auto notPaused = client->pause();
+    REQUIRE_FALSE(notPaused.ok());
+    CHECK_THAT(notPaused.error().message, Catch::Contains("not installed"));
+}
+
+TEST_CASE("without nicerd on the bus the client says it is not running and how to start it",
+          "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+    const auto status = client->status();
+    REQUIRE_FALSE(status.ok());
+    CHECK_THAT(status.error().message, Catch::Contains("nicerd is not running"));
+    const auto paused = client->pause();
+    REQUIRE_FALSE(paused.ok());
+    CHECK_THAT(paused.error().message, Catch::Contains("systemctl --user start nicerd"));
+}

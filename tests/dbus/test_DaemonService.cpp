@@ -1,0 +1,283 @@
+#include "DbusTestSupport.h"
+#include "api/BusNames.h"
+#include "control/ParameterTable.h"
+#include "dbus/Codec.h"
+#include "dbus/DaemonService.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+
+using namespace nicer;
+using namespace std::chrono_literals;
+using dbus::test::FakeDaemon;
+using dbus::test::PrivateBus;
+using dbus::test::ServedService;
+
+namespace {
+
+/// Calls @p method of nicerd's interface on @p bus with the arguments @p fill appends; the reply, or the
+/// error's name and message.
+struct Reply {
+    sd::BusMessagePtr message;
+    std::string errorName;
+    std::string errorMessage;
+};
+
+template <typename Fill>
+Reply call(sd_bus* bus, const char* interface, const char* method, Fill&& fill) {
+    sd_bus_message* m = nullptr;
+    REQUIRE(sd_bus_message_new_method_call(bus, &m, api::kBusName, api::kObjectPath, interface, method) >= 0);
+    sd::BusMessagePtr owned(m);
+    REQUIRE(fill(m) >= 0);
+    sd::BusError error;
+    sd_bus_message* reply = nullptr;
+    Reply result;
+    if (sd_bus_call(bus, m, 0, error.get(), &reply) < 0) {
+        result.errorName = error.name();
+        result.errorMessage = error.message();
+    }
+    result.message.reset(reply);
+    return result;
+}
+
+Reply setParameters(sd_bus* bus, const char* key, const char* type, auto value) {
+    return call(bus, api::kInterface, "SetParameters",
+                [&](sd_bus_message* m) { return sd_bus_message_append(m, "a{sv}", 1, key, type, value); });
+}
+
+/// "property ReserveBand d", "method Pause", ...: the members of an introspection's or the XML's interface.
+std::vector<std::string> members(const std::string& text) {
+    std::vector<std::string> found;
+    for (const char* kind : {"<property name=\"", "<method name=\"", "<signal name=\""}) {
+        for (auto pos = text.find(kind); pos != std::string::npos; pos = text.find(kind, pos + 1)) {
+            const auto start = pos + std::strlen(kind);
+            std::string member = std::string(kind).substr(1, std::string(kind).find(' ') - 1) + " " +
+                                 text.substr(start, text.find('"', start) - start);
+            if (kind[1] == 'p') {
+                const auto type = text.find("type=\"", start) + 6;
+                member += " " + text.substr(type, text.find('"', type) - type);
+            }
+            found.push_back(member);
+        }
+    }
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+} // namespace
+
+TEST_CASE("the service publishes exactly the interface of resources/org.nicer.Daemon1.xml",
+          "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+    const auto reply = call(client.get(), "org.freedesktop.DBus.Introspectable", "Introspect",
+                            [](sd_bus_message*) { return 0; });
+    REQUIRE(reply.errorName.empty());
+    const char* xml = nullptr;
+    REQUIRE(sd_bus_message_read(reply.message.get(), "s", &xml) >= 0);
+    const std::string live = xml;
+    const auto iface = live.find("<interface name=\"org.nicer.Daemon1\">");
+    REQUIRE(iface != std::string::npos);
+    std::ifstream in(NICER_RESOURCES "/org.nicer.Daemon1.xml");
+    REQUIRE(in);
+    const std::string documented((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto published = members(live.substr(iface, live.find("</interface>", iface) - iface));
+    CHECK(published == members(documented));
+    // Every parameter of the table is a property of its D-Bus type, in the XML too.
+    for (const auto& info : control::parameterTable()) {
+        CHECK(std::count(published.begin(), published.end(),
+                         std::string("property ") + info.busName + " " + info.busSignature) == 1);
+    }
+    CHECK(std::count(published.begin(), published.end(),
+                     std::string("property Downloads a(") + api::kDownloadSignature + ")") == 1);
+}
+
+TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    daemon.params_.period = 250ms;
+    daemon.params_.overloadThreshold = 6;
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+    for (const auto& info : control::parameterTable()) {
+        CAPTURE(info.busName);
+        sd::BusError error;
+        sd_bus_message* reply = nullptr;
+        REQUIRE(sd_bus_get_property(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
+                                    info.busName, error.get(), &reply, info.busSignature) >= 0);
+        sd::BusMessagePtr owned(reply);
+        double value = 0;
+        if (info.busSignature[0] == 't') {
+            std::uint64_t t = 0;
+            REQUIRE(sd_bus_message_read(reply, "t", &t) >= 0);
+            value = static_cast<double>(t);
+        } else if (info.busSignature[0] == 'u') {
+            std::uint32_t u = 0;
+            REQUIRE(sd_bus_message_read(reply, "u", &u) >= 0);
+            value = u;
+        } else {
+            REQUIRE(sd_bus_message_read(reply, "d", &value) >= 0);
+        }
+        CHECK(value == info.get(daemon.params_) * info.busScale);
+    }
+    std::uint32_t version = 0;
+    sd::BusError error;
+    REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
+                                        "ApiVersion", error.get(), 'u', &version) >= 0);
+    CHECK(version == 2);
+}
+
+TEST_CASE("download states and the bandwidth mode are separate fields on the bus", "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    api::DownloadEntry failed;
+    failed.name = "late.bin";
+    failed.bytesTotal = 4096;
+    failed.state = api::DownloadState::Failed;
+    failed.reason = "the server answered 404 Not Found";
+    failed.retryInSeconds = 600;
+    api::DownloadEntry ok;
+    ok.name = "done.bin";
+    ok.bytesDone = ok.bytesTotal = 65536;
+    ok.state = api::DownloadState::Ok;
+    daemon.downloads_ = {failed, ok};
+    daemon.bandwidth_ = {api::BandwidthMode::Kind::Capped, std::uint64_t{1048576}};
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+
+    sd::BusError error;
+    sd_bus_message* reply = nullptr;
+    REQUIRE(sd_bus_get_property(client.get(), api::kBusName, api::kObjectPath, api::kInterface, "Downloads",
+                                error.get(), &reply, "a(sttdsbsx)") >= 0);
+    sd::BusMessagePtr owned(reply);
+    REQUIRE(sd_bus_message_enter_container(reply, 'a', "(sttdsbsx)") > 0);
+    const char *name = nullptr, *state = nullptr, *reason = nullptr;
+    std::uint64_t done = 0, total = 0;
+    double rate = -1;
+    int verified = -1;
+    std::int64_t retryIn = 0;
+    REQUIRE(sd_bus_message_read(reply, "(sttdsbsx)", &name, &done, &total, &rate, &state, &verified, &reason,
+                                &retryIn) > 0);
+    CHECK(std::string(name) == "late.bin");
+    CHECK(std::string(state) == "failed");
+    CHECK(std::string(reason) == "the server answered 404 Not Found");
+    CHECK(retryIn == 600);
+    CHECK(verified == 0);
+    REQUIRE(sd_bus_message_read(reply, "(sttdsbsx)", &name, &done, &total, &rate, &state, &verified, &reason,
+                                &retryIn) > 0);
+    CHECK(std::string(state) == "ok");
+    CHECK(std::string(reason).empty());
+    CHECK(retryIn == -1); // no retry planned
+    CHECK(done == 65536);
+
+    char* mode = nullptr;
+    REQUIRE(sd_bus_get_property_string(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
+                                       "BandwidthMode", error.get(), &mode) >= 0);
+    CHECK(std::string(mode) == "capped");
+    std::free(mode);
+    std::uint64_t cap = 0;
+    REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
+                                        "BandwidthCap", error.get(), 't', &cap) >= 0);
+    CHECK(cap == 1048576);
+}
+
+TEST_CASE("SetParameters takes the table's names and types, all or nothing", "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+    const control::ControllerParams before;
+    const auto unchanged = [&] {
+        std::lock_guard lock(daemon.mutex);
+        return daemon.params_ == before;
+    };
+
+    SECTION("one value changes only its parameter") {
+        const auto r = setParameters(client.get(), "PeriodUSec", "t", std::uint64_t{500'000});
+        CHECK(r.errorName.empty());
+        control::ControllerParams expected;
+        expected.period = 500ms;
+        std::lock_guard lock(daemon.mutex);
+        CHECK(daemon.params_ == expected);
+    }
+    SECTION("an unknown name is refused, listing the known ones") {
+        const auto r = setParameters(client.get(), "reserve-band", "d", 0.1);
+        CHECK(r.errorName == "org.freedesktop.DBus.Error.InvalidArgs");
+        CHECK_THAT(r.errorMessage,
+                   Catch::Contains("'reserve-band'") && Catch::Contains(control::parameterNameList(true)));
+        CHECK(unchanged());
+    }
+    SECTION("a value of the wrong type is refused, naming the type") {
+        const auto r = setParameters(client.get(), "OverloadThreshold", "d", 2.0);
+        CHECK(r.errorName == "org.freedesktop.DBus.Error.InvalidArgs");
+        CHECK_THAT(r.errorMessage, Catch::Contains("OverloadThreshold") && Catch::Contains("u"));
+        CHECK(unchanged());
+    }
+    SECTION("a period in a fraction of a millisecond is refused") {
+        const auto r = setParameters(client.get(), "PeriodUSec", "t", std::uint64_t{250'500});
+        CHECK_THAT(r.errorMessage, Catch::Contains("whole milliseconds"));
+        CHECK(unchanged());
+    }
+    SECTION("a value out of range is refused with validate()'s words") {
+        const auto r = setParameters(client.get(), "ReserveBand", "d", 0.7);
+        CHECK(r.errorName == "org.freedesktop.DBus.Error.InvalidArgs");
+        CHECK_THAT(r.errorMessage, Catch::Contains("reserve-band = 0.7 is out of range"));
+        CHECK(unchanged());
+    }
+}
+
+TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+    std::optional<api::Sample> received;
+    sd_bus_slot* slot = nullptr;
+    REQUIRE(sd_bus_match_signal(
+                client.get(), &slot, nullptr, api::kObjectPath, api::kInterface, "Sample",
+                [](sd_bus_message* m, void* userdata, sd_bus_error*) {
+                    auto* out = static_cast<std::optional<api::Sample>*>(userdata);
+                    api::Sample s;
+                    int paused = 0;
+                    if (sd_bus_message_read(m, api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground,
+                                            &s.background, &s.quota, &s.multiplier, &s.overloadCount,
+                                            &paused) >= 0) {
+                        s.paused = paused != 0;
+                        *out = s;
+                    }
+                    return 0;
+                },
+                &received) >= 0);
+    sd::BusSlotPtr ownedSlot(slot);
+    // The match is in place once the bus answered a call made after it.
+    REQUIRE(sd_bus_call_method(client.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                               "org.freedesktop.DBus.Peer", "Ping", nullptr, nullptr, "") >= 0);
+    const api::Sample sent{42, 0.25, 0.5, 0.25, 0.125, 3.0, 2, true};
+    service.run([&](dbus::DaemonService& s) { s.onSample(sent); });
+    const auto deadline = std::chrono::steady_clock::now() + 30s; // a bound on a stuck bus only
+    while (!received && std::chrono::steady_clock::now() < deadline) {
+        while (sd_bus_process(client.get(), nullptr) > 0) {
+        }
+        if (!received) {
+            sd_bus_wait(client.get(), 100'000);
+        }
+    }
+    REQUIRE(received);
+    CHECK(received->timeUSec == 42);
+    CHECK(received->foreground == 0.5);
+    CHECK(received->multiplier == 3.0);
+    CHECK(received->overloadCount == 2);
+    CHECK(received->paused);
+}
+
+TEST_CASE("the codec's signatures are api/BusNames.h's", "[dbus][Codec]") {
+    CHECK(dbus::codec::arraySignature<api::DownloadEntry>() == "a(sttdsbsx)");
+    CHECK(dbus::codec::arraySignature<api::Sample>() == "a(tdddddub)");
+    CHECK(dbus::codec::arraySignature<workload::PresetInfo>() == "a(sssb)");
+}
