@@ -1,17 +1,12 @@
 #include "net/fetch/Fetcher.h"
 
+#include "net/fetch/DownloadDirectory.h"
+
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 namespace nicer::net {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Bytes of earlier runs' files hashed per turn of the loop: about 5 ms of SHA-256.
 constexpr std::uint64_t kInspectBudget = 8 * 1024 * 1024;
@@ -24,7 +19,8 @@ Fetcher::Fetcher(sd_event* event, FetchPlan plan, FetcherOptions options, FetchO
     , m_options(std::move(options))
     , m_observer(observer)
     , m_inspector(m_dir, [this](FileDownload& download) { settle(download, FileDownload::Outcome::Done); })
-    , m_pacer(m_options) {
+    , m_pacer(m_options)
+    , m_pool(event, *this, m_options.tls, m_options.connectTimeout) {
     auto& o = m_options;
     if (!o.uniform01) {
         o.uniform01 = makeUniform01();
@@ -40,10 +36,7 @@ Fetcher::Fetcher(sd_event* event, FetchPlan plan, FetcherOptions options, FetchO
     refreshTotals();
 }
 
-Fetcher::~Fetcher() {
-    // Connections first: they hold pointers to nothing of ours, but their streams map into m_downloads.
-    m_connections.clear();
-}
+Fetcher::~Fetcher() = default;
 
 Result<std::unique_ptr<Fetcher>> Fetcher::create(sd_event* event, std::vector<MetalinkFile> files,
                                                  std::filesystem::path dir, FetcherOptions options,
@@ -55,11 +48,9 @@ Result<std::unique_ptr<Fetcher>> Fetcher::create(sd_event* event, std::vector<Me
     const bool anyTls = plan->anyTls;
     std::unique_ptr<Fetcher> fetcher(new Fetcher(event, std::move(*plan), std::move(options), observer));
     if (anyTls || fetcher->m_options.tls.caFile) {
-        auto tls = TlsContext::create(fetcher->m_options.tls);
-        if (!tls) {
+        if (auto tls = fetcher->m_pool.setUpTls(); !tls) {
             return tls.error();
         }
-        fetcher->m_tls = std::move(*tls);
     }
     return fetcher;
 }
@@ -75,23 +66,11 @@ Result<void> Fetcher::start() {
     if (m_started) {
         return Error{"this fetch has already started"};
     }
-    std::error_code ec;
-    std::filesystem::create_directories(m_dir, ec);
-    if (ec) {
-        return Error{"cannot create the download directory " + m_dir.string() + ": " + ec.message()};
+    auto lock = lockDownloadDirectory(m_dir);
+    if (!lock) {
+        return lock.error();
     }
-    m_dirLock.reset(::open(m_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!m_dirLock) {
-        return Error{"cannot open the download directory " + m_dir.string() + ": " + std::strerror(errno)};
-    }
-    // Two fetches writing the same part files would corrupt each other's prefixes.
-    if (::flock(m_dirLock.get(), LOCK_EX | LOCK_NB) != 0) {
-        if (errno == EWOULDBLOCK) {
-            return Error{"another nicer fetch is already downloading into " + m_dir.string() +
-                         "; wait for it to finish or choose another --dir"};
-        }
-        return Error{"cannot lock the download directory " + m_dir.string() + ": " + std::strerror(errno)};
-    }
+    m_dirLock = std::move(*lock);
     if (auto events = setUpEvents(); !events) {
         return events;
     }
@@ -127,9 +106,9 @@ Result<void> Fetcher::setUpEvents() {
     m_wake = std::move(*wakeTimer);
     // Only allocation can throw in these; nothing sensible is left to do but stop.
     const auto onError = [this](std::string_view what) { stopWith(std::string(what)); };
-    m_kick.setErrorHandler(onError);
-    m_tick.setErrorHandler(onError);
-    m_wake.setErrorHandler(onError);
+    for (sd::detail::Source* source : std::initializer_list<sd::detail::Source*>{&m_kick, &m_tick, &m_wake}) {
+        source->setErrorHandler(onError);
+    }
     return {};
 }
 
@@ -147,11 +126,8 @@ void Fetcher::cancel() {
         return;
     }
     m_report.cancelled = true;
-    for (auto& connection : m_connections) {
-        connection->fail(Error{"the download was cancelled"});
-    }
+    m_pool.failAll(Error{"the download was cancelled"});
     m_closed.clear();
-    m_streams.clear();
     m_inspector.clear();
     for (auto& download : m_downloads) {
         download.cancel();
@@ -175,15 +151,13 @@ void Fetcher::runKick() {
         const ClosedStream closed = m_closed.front();
         m_closed.pop_front();
         FileDownload& download = m_downloads[closed.file];
-        FileDownload::ConnectionFacts facts;
-        facts.everConnected = closed.connection->everConnected();
-        facts.failedPermanently = closed.connection->failedPermanently();
-        if (closed.connection->error()) {
-            facts.error = closed.connection->error()->message;
-        }
+        const FetcherConnection& c = *closed.connection;
+        const FileDownload::ConnectionFacts facts{c.everConnected(), c.failedPermanently(),
+                                                  c.error() ? std::optional(c.error()->message)
+                                                            : std::nullopt};
         settle(download, download.onClosed(closed.end, facts, m_pacer.now()));
     }
-    reap();
+    m_pool.reap();
     schedule();
     armWake();
     if (moreToInspect) {
@@ -224,12 +198,12 @@ void Fetcher::schedule() {
             break;
         }
         FileDownload& download = m_downloads[index];
-        std::string error;
-        FetcherConnection* connection = connectionFor(download, error);
-        if (!connection) {
-            settle(download, download.attemptFailed({AttemptFailure::Retry, error}, now));
+        auto opened = m_pool.connectionFor(download.url(), m_pacer.sessionOptions());
+        if (!opened) {
+            settle(download, download.attemptFailed({AttemptFailure::Retry, opened.error().message}, now));
             continue;
         }
+        FetcherConnection* connection = *opened;
         if (connection->activeStreams() >= std::min(connection->maxConcurrentStreams(), m_options.streams)) {
             continue; // this server's limit; a stream closing there calls schedule() again
         }
@@ -237,35 +211,6 @@ void Fetcher::schedule() {
             ++active;
         }
     }
-}
-
-FetcherConnection* Fetcher::connectionFor(FileDownload& download, std::string& error) {
-    const std::string key = FetcherConnection::originKey(download.url());
-    if (const auto it = m_current.find(key); it != m_current.end() && it->second->acceptsRequests()) {
-        return it->second;
-    }
-    if (download.url().scheme == "https" && !m_tls) {
-        // Only a redirect gets here: a manifest with https URLs has its TLS set up at create().
-        auto tls = TlsContext::create(m_options.tls);
-        if (!tls) {
-            error = tls.error().message;
-            return nullptr;
-        }
-        m_tls = std::move(*tls);
-    }
-    ConnectionOptions connectionOptions;
-    connectionOptions.connectTimeout = m_options.connectTimeout;
-    auto opened = FetcherConnection::open(m_event.get(), download.url(), m_tls, *this,
-                                          m_pacer.sessionOptions(), connectionOptions);
-    if (!opened) {
-        error = opened.error().message;
-        return nullptr;
-    }
-    ++m_report.totals.connectionsOpened;
-    FetcherConnection* connection = opened->get();
-    m_connections.push_back(std::move(*opened));
-    m_current[key] = connection;
-    return connection;
 }
 
 bool Fetcher::startAttempt(FileDownload& download, FetcherConnection& connection) {
@@ -282,14 +227,14 @@ bool Fetcher::startAttempt(FileDownload& download, FetcherConnection& connection
         return false;
     }
     download.attemptStarted(&connection, *stream);
-    m_streams[{&connection, *stream}] = download.index;
+    m_pool.track(connection, *stream, download.index);
     ++m_report.totals.streamsOpened;
     return true;
 }
 
 FileDownload* Fetcher::downloadOf(FetcherConnection& connection, std::int32_t stream) {
-    const auto it = m_streams.find({&connection, stream});
-    return it == m_streams.end() ? nullptr : &m_downloads[it->second];
+    const auto file = m_pool.fileOf(connection, stream);
+    return file ? &m_downloads[*file] : nullptr;
 }
 
 void Fetcher::acknowledge(FileDownload& download, std::size_t n) {
@@ -347,15 +292,13 @@ void Fetcher::onData(FetcherConnection& connection, std::int32_t stream, std::sp
 }
 
 void Fetcher::onStreamClosed(FetcherConnection& connection, std::int32_t stream, StreamEnd end) {
-    const auto it = m_streams.find({&connection, stream});
-    if (it == m_streams.end()) {
+    const auto file = m_pool.untrack(connection, stream);
+    if (!file) {
         return;
     }
-    const std::size_t index = it->second;
-    m_streams.erase(it);
     // The session released what we had not acknowledged; it still counts against the rate.
-    m_pacer.charge(m_downloads[index].unacknowledged());
-    m_closed.push_back(ClosedStream{index, &connection, end});
+    m_pacer.charge(m_downloads[*file].unacknowledged());
+    m_closed.push_back(ClosedStream{*file, &connection, end});
     kick();
 }
 
@@ -367,23 +310,8 @@ void Fetcher::onConnectionChanged(FetcherConnection& /*connection*/) {
     kick();
 }
 
-void Fetcher::reap() {
-    for (auto it = m_connections.begin(); it != m_connections.end();) {
-        FetcherConnection* connection = it->get();
-        if (!connection->closed()) {
-            ++it;
-            continue;
-        }
-        if (const auto current = m_current.find(connection->origin());
-            current != m_current.end() && current->second == connection) {
-            m_current.erase(current);
-        }
-        it = m_connections.erase(it);
-    }
-}
-
 void Fetcher::armWake() {
-    std::optional<Clock::time_point> earliest;
+    std::optional<FileDownload::Clock::time_point> earliest;
     for (const auto& download : m_downloads) {
         if (download.state() == FileState::Waiting) {
             earliest = earliest ? std::min(*earliest, download.readyAt) : download.readyAt;
@@ -393,28 +321,21 @@ void Fetcher::armWake() {
         m_wake.disarm();
         return;
     }
-    m_wake.armIn(std::max(Clock::duration::zero(), *earliest - m_pacer.now()));
-}
-
-std::vector<std::int32_t> Fetcher::streamsOn(const FetcherConnection& connection) const {
-    std::vector<std::int32_t> streams;
-    for (const auto& [key, index] : m_streams) {
-        if (key.first == &connection) {
-            streams.push_back(key.second);
-        }
-    }
-    return streams;
-}
-
-void Fetcher::applyWindows() {
-    for (auto& connection : m_connections) {
-        connection->setWindows(m_pacer.connectionWindow(), streamsOn(*connection), m_pacer.streamWindow());
-    }
+    m_wake.armIn(std::max(FileDownload::Clock::duration::zero(), *earliest - m_pacer.now()));
 }
 
 void Fetcher::tick() {
     if (m_pacer.rateLimit()) {
-        pace();
+        // Withheld bytes are acknowledged as the bucket refills, shared so that no stream starves.
+        const auto pending = m_pool.unacknowledged();
+        std::vector<std::size_t> bytes;
+        for (const auto& [file, n] : pending) {
+            bytes.push_back(n);
+        }
+        const auto shares = m_pacer.share(bytes);
+        for (std::size_t i = 0; i < pending.size(); ++i) {
+            acknowledge(m_downloads[pending[i].first], shares[i]);
+        }
     }
     if (m_pacer.sampleDue()) {
         sample();
@@ -424,42 +345,13 @@ void Fetcher::tick() {
     }
 }
 
-// Acknowledges withheld bytes as the bucket refills, shared round robin over the streams so none starves.
-void Fetcher::pace() {
-    std::vector<FileDownload*> waiting;
-    std::vector<std::size_t> pending;
-    for (const auto& [key, index] : m_streams) {
-        if (const std::size_t n = key.first->unconsumed(key.second); n > 0) {
-            waiting.push_back(&m_downloads[index]);
-            pending.push_back(n);
-        }
-    }
-    const auto shares = m_pacer.share(pending);
-    for (std::size_t i = 0; i < waiting.size(); ++i) {
-        acknowledge(*waiting[i], shares[i]);
-    }
-}
-
 void Fetcher::sample() {
-    const auto now = m_pacer.now();
-    for (auto& connection : m_connections) {
-        connection->checkStall(now, m_options.stallTimeout);
-    }
+    m_pool.checkStall(m_pacer.now(), m_options.stallTimeout);
     if (m_pacer.sample()) {
-        applyWindows();
+        m_pool.setWindows(m_pacer.connectionWindow(), m_pacer.streamWindow());
     }
     if (m_options.rateController) {
-        // The next RTT for the controller: a PING on the busiest connection, queued behind its data.
-        FetcherConnection* busiest = nullptr;
-        for (auto& connection : m_connections) {
-            if (!connection->closed() &&
-                (!busiest || connection->activeStreams() > busiest->activeStreams())) {
-                busiest = connection.get();
-            }
-        }
-        if (busiest && busiest->activeStreams() > 0) {
-            busiest->ping();
-        }
+        m_pool.pingBusiest(); // the next RTT for the controller, queued behind the data
     }
     if (m_observer && !m_report.finished) {
         m_observer->onProgress(report());
@@ -471,21 +363,12 @@ void Fetcher::refreshTotals() const {
     t.filesOk = t.filesAlreadyPresent = t.filesFailed = t.filesUnverified = 0;
     t.bytesTotal = t.bytesDone = 0;
     t.retries = t.hashMismatches = t.rangeIgnored = t.redirects = 0;
-    t.activeStreams = m_streams.size();
+    t.activeStreams = m_pool.streams();
+    t.connectionsOpened = m_pool.opened();
     m_report.files.resize(m_downloads.size());
     for (const auto& download : m_downloads) {
-        const FetchFileReport& file = download.report;
-        m_report.files[download.index] = file;
-        t.filesOk += file.state == FileState::Ok;
-        t.filesAlreadyPresent += file.state == FileState::AlreadyPresent;
-        t.filesFailed += file.state == FileState::Failed;
-        t.filesUnverified += file.state == FileState::Ok && !file.verified;
-        t.bytesTotal += file.size.value_or(0);
-        t.bytesDone += file.bytesDone;
-        t.retries += download.counters.retries;
-        t.hashMismatches += download.counters.hashMismatches;
-        t.rangeIgnored += download.counters.rangeIgnored;
-        t.redirects += download.counters.redirects;
+        m_report.files[download.index] = download.report;
+        download.countInto(t);
     }
     t.bytesDownloaded = m_pacer.receivedBytes();
     t.currentRate = m_pacer.currentRate();
@@ -500,9 +383,7 @@ void Fetcher::finish() {
         return;
     }
     m_report.finished = true;
-    for (auto& connection : m_connections) {
-        connection->shutdown();
-    }
+    m_pool.shutdownAll();
     // Nothing is written any more: the next fetch into this directory may start while this object lives.
     m_dirLock.reset();
     m_tick.disarm();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "net/fetch/ConnectionPool.h"
 #include "net/fetch/FetchObserver.h"
 #include "net/fetch/FetchPlan.h"
 #include "net/fetch/FetchReport.h"
@@ -93,19 +94,14 @@ private:
     void kick();
     void runKick();
     void schedule();
-    FetcherConnection* connectionFor(FileDownload& download, std::string& error);
     bool startAttempt(FileDownload& download, FetcherConnection& connection);
     void settle(FileDownload& download, FileDownload::Outcome outcome);
     void acknowledge(FileDownload& download, std::size_t n);
     FileDownload* downloadOf(FetcherConnection& connection, std::int32_t stream);
-    std::vector<std::int32_t> streamsOn(const FetcherConnection& connection) const;
-    void applyWindows();
 
     void tick();
-    void pace();
     void sample();
     void armWake();
-    void reap();
     void refreshTotals() const;
     void finish();
     void stopWith(const std::string& error);
@@ -114,7 +110,6 @@ private:
     std::filesystem::path m_dir;
     FetcherOptions m_options;
     FetchObserver* m_observer;
-    std::shared_ptr<const TlsContext> m_tls;
     std::vector<FileDownload> m_downloads;
     /// The files' reports are copied in from m_downloads (where they live) whenever it is read.
     mutable FetchReport m_report;
@@ -122,9 +117,8 @@ private:
     ResumeInspector m_inspector;
     FlowPacer m_pacer;
 
-    std::vector<std::unique_ptr<FetcherConnection>> m_connections;
-    std::map<std::string, FetcherConnection*> m_current; // origin -> the connection new requests go to
-    std::map<std::pair<FetcherConnection*, std::int32_t>, std::size_t> m_streams;
+    // After the downloads: the connections go first, their streams map into m_downloads.
+    ConnectionPool m_pool;
     std::deque<ClosedStream> m_closed;
     std::chrono::steady_clock::time_point m_startTime;
 

@@ -369,6 +369,19 @@ FileDownload::Outcome FileDownload::done(FileState final) {
     return Outcome::Done;
 }
 
+void FileDownload::countInto(FetchTotals& totals) const {
+    totals.filesOk += report.state == FileState::Ok;
+    totals.filesAlreadyPresent += report.state == FileState::AlreadyPresent;
+    totals.filesFailed += report.state == FileState::Failed;
+    totals.filesUnverified += report.state == FileState::Ok && !report.verified;
+    totals.bytesTotal += report.size.value_or(0);
+    totals.bytesDone += report.bytesDone;
+    totals.retries += counters.retries;
+    totals.hashMismatches += counters.hashMismatches;
+    totals.rangeIgnored += counters.rangeIgnored;
+    totals.redirects += counters.redirects;
+}
+
 void FileDownload::cancel() {
     if (part) {
         part->close();

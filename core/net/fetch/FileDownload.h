@@ -139,6 +139,8 @@ public:
     /// Stops: the part file is closed and kept; an unfinished file ends Cancelled.
     void cancel();
 
+    /// Adds this file's state, sizes and counters to @p totals.
+    void countInto(FetchTotals& totals) const;
     /// @p n bytes of the attempt were acknowledged to the server.
     void acknowledged(std::size_t n) { attemptConsumed += n; }
     /// Bytes received on the attempt but not acknowledged.
