@@ -63,16 +63,22 @@ int SignalDutyCycleActuator::signalAll(int signal) {
 }
 
 void SignalDutyCycleActuator::onSlot() {
-    // Each process runs on at most one CPU, so the work at full speed uses min(processes, CPUs) CPUs; the
-    // duty is the share of that which the quota allows. The next slot is armed first, so that a failure
-    // below cannot end the cycle.
+    // The next slot is armed first, so that a failure below cannot end the cycle.
     m_slotTimer.armIn(m_slot);
-    const int processes = signalAll(SIGCONT);
+    // Each process runs on at most one CPU, so the work at full speed uses min(processes, CPUs) CPUs; the
+    // duty is the share of that which the quota allows. Counted before any signal: with no quota the work
+    // stays stopped, instead of running for a moment each slot.
+    const auto pids = m_layout.readPids(m_cgroup);
+    const int processes = pids ? static_cast<int>(pids->size()) : 0;
     const double fullSpeedCpus = std::max(1, std::min(processes, m_cpuCount));
     m_duty = std::clamp(m_quota * m_cpuCount / fullSpeedCpus, 0.0, 1.0);
-    if (m_duty <= 0.0) {
-        signalAll(SIGSTOP);
-    } else if (m_duty < 1.0) {
+    if (!pids) {
+        return;
+    }
+    for (const pid_t pid : *pids) {
+        ::kill(pid, m_duty <= 0.0 ? SIGSTOP : SIGCONT);
+    }
+    if (m_duty > 0.0 && m_duty < 1.0) {
         m_stopTimer.armIn(m_slot * m_duty);
     }
 }
