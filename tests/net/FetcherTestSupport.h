@@ -7,6 +7,7 @@
 #include "net/fetch/Metalink.h"
 #include "net/fetch/Sha256.h"
 #include "sd/Event.h"
+#include "sd/Timer.h"
 
 #include <catch2/catch.hpp>
 
@@ -149,16 +150,9 @@ inline net::FetchReport fetchAll(std::vector<net::MetalinkFile> files, const std
         FAIL(started.error().message);
     }
     bool expired = false;
-    sd_event_source* source = nullptr;
-    REQUIRE(sd_event_add_time_relative(
-                event.get(), &source, CLOCK_MONOTONIC,
-                static_cast<std::uint64_t>(std::chrono::microseconds(limit).count()), 0,
-                [](sd_event_source*, std::uint64_t, void* flag) noexcept {
-                    *static_cast<bool*>(flag) = true;
-                    return 0;
-                },
-                &expired) >= 0);
-    const sd::EventSourcePtr timer(source);
+    auto timer = sd::Timer::create(event.get(), [&expired] { expired = true; });
+    REQUIRE(timer);
+    timer->armIn(limit);
     while (!(*fetcher)->finished() && !expired) {
         REQUIRE(sd_event_run(event.get(), UINT64_MAX) >= 0);
     }

@@ -1,0 +1,260 @@
+// FetcherConnection against the tiny in-process HTTP/2 server (MisbehavingH2Server: nghttp2 on a loopback
+// socket in a thread of the test). The I/O-free InMemoryH2Server cannot carry it: FetcherConnection owns a
+// real TCP Connection, so it needs a socket at the other end, but no server from outside the test.
+
+#include "net/MisbehavingH2Server.h"
+#include "net/fetch/FetcherConnection.h"
+#include "sd/Event.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace nicer;
+using namespace nicer::net;
+using namespace std::chrono_literals;
+
+namespace {
+
+// Records what the connection reports.
+struct Recorder : FetcherConnection::Owner {
+    std::map<std::int32_t, int> status;
+    std::map<std::int32_t, std::string> body;
+    std::map<std::int32_t, StreamEnd> ends;
+    std::vector<std::chrono::nanoseconds> rtts;
+    int changes = 0;
+    bool consumeAll = true;
+
+    void onResponseHeaders(FetcherConnection&, std::int32_t stream, int code,
+                           const Http2Session::Headers&) override {
+        status[stream] = code;
+    }
+    void onData(FetcherConnection& connection, std::int32_t stream,
+                std::span<const std::uint8_t> data) override {
+        body[stream].append(reinterpret_cast<const char*>(data.data()), data.size());
+        if (consumeAll) {
+            connection.consume(stream, data.size());
+        }
+    }
+    void onStreamClosed(FetcherConnection&, std::int32_t stream, StreamEnd end) override {
+        ends[stream] = end;
+    }
+    void onPingAck(FetcherConnection&, std::chrono::nanoseconds rtt) override { rtts.push_back(rtt); }
+    void onConnectionChanged(FetcherConnection&) override { ++changes; }
+};
+
+sd::EventPtr newLoop() {
+    sd_event* event = nullptr;
+    REQUIRE(sd_event_new(&event) >= 0);
+    return sd::EventPtr(event);
+}
+
+template <typename Condition>
+bool runUntil(sd_event* event, Condition&& condition, std::chrono::milliseconds timeout = 10s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (!condition() && std::chrono::steady_clock::now() < deadline) {
+        sd_event_run(event, 10'000);
+    }
+    return condition();
+}
+
+std::unique_ptr<FetcherConnection> openTo(sd_event* event, const std::string& url, Recorder& owner,
+                                          Http2Session::Options session = {}) {
+    auto parsed = parseUrl(url);
+    REQUIRE(parsed);
+    ConnectionOptions options;
+    options.connectTimeout = 5s;
+    auto opened = FetcherConnection::open(event, *parsed, nullptr, owner, session, options);
+    REQUIRE(opened);
+    return std::move(*opened);
+}
+
+Http2Session::Request get(const test::MisbehavingH2Server& server, const std::string& path) {
+    const auto url = parseUrl(server.url(path));
+    REQUIRE(url);
+    Http2Session::Request request;
+    request.scheme = url->scheme;
+    request.authority = url->authority();
+    request.path = url->path;
+    return request;
+}
+
+std::string bytesOf(std::size_t n) {
+    std::string text(n, '\0');
+    for (std::size_t i = 0; i < n; ++i) {
+        text[i] = static_cast<char>('a' + i % 26);
+    }
+    return text;
+}
+
+} // namespace
+
+TEST_CASE("a fetcher connection carries several streams to one origin") {
+    test::MisbehavingH2Server server;
+    server.serve("/a", test::MisbehavingH2Server::Behaviour::plain(bytesOf(100'000)));
+    server.serve("/b", test::MisbehavingH2Server::Behaviour::plain("small"));
+    auto loop = newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), server.url("/"), owner);
+    CHECK(connection->origin() ==
+          "http://127.0.0.1:" + std::to_string(server.port()) + ":" + std::to_string(server.port()));
+    CHECK(connection->acceptsRequests());
+
+    const auto a = connection->submit(get(server, "/a"));
+    const auto b = connection->submit(get(server, "/b"));
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.size() == 2; }));
+    CHECK(connection->everConnected());
+    CHECK(owner.changes >= 1); // connected
+    CHECK(owner.status[*a] == 200);
+    CHECK(owner.body[*a] == bytesOf(100'000));
+    CHECK(owner.body[*b] == "small");
+    CHECK(owner.ends[*a].kind == StreamEnd::Kind::Complete);
+    CHECK(connection->activeStreams() == 0);
+    CHECK(server.connectionsAccepted() == 1);
+    CHECK_FALSE(connection->error());
+}
+
+TEST_CASE("with manual flow control the server sends only what was acknowledged") {
+    test::MisbehavingH2Server server;
+    server.serve("/big", test::MisbehavingH2Server::Behaviour::plain(bytesOf(400'000)));
+    auto loop = newLoop();
+    Recorder owner;
+    owner.consumeAll = false;
+    Http2Session::Options session;
+    session.manualFlowControl = true;
+    session.connectionWindow = 64 * 1024;
+    session.streamWindow = 64 * 1024;
+    auto connection = openTo(loop.get(), server.url("/"), owner, session);
+    const auto stream = connection->submit(get(server, "/big"));
+    REQUIRE(stream);
+
+    REQUIRE(runUntil(loop.get(), [&] { return connection->unconsumed(*stream) == 64 * 1024; }));
+    // Nothing more comes while the window is used up.
+    for (int i = 0; i < 20; ++i) {
+        sd_event_run(loop.get(), 5'000);
+    }
+    CHECK(owner.body[*stream].size() == 64 * 1024);
+    CHECK(connection->unconsumedTotal() == 64 * 1024);
+
+    // Acknowledging lets the rest through.
+    owner.consumeAll = true;
+    CHECK(connection->consume(*stream, 64 * 1024) == 64 * 1024);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1; }));
+    CHECK(owner.body[*stream] == bytesOf(400'000));
+}
+
+TEST_CASE("a stream reset by us ends Cancelled and the connection goes on") {
+    test::MisbehavingH2Server server;
+    auto stall = test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
+    stall.stallAfter = 1000;
+    server.serve("/stall", stall);
+    server.serve("/ok", test::MisbehavingH2Server::Behaviour::plain("fine"));
+    auto loop = newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), server.url("/"), owner);
+    const auto stalled = connection->submit(get(server, "/stall"));
+    REQUIRE(stalled);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.body[*stalled].size() == 1000; }));
+    connection->resetStream(*stalled);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stalled) == 1; }));
+    CHECK(owner.ends[*stalled].kind == StreamEnd::Kind::Cancelled);
+
+    const auto ok = connection->submit(get(server, "/ok"));
+    REQUIRE(ok);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*ok) == 1; }));
+    CHECK(owner.body[*ok] == "fine");
+}
+
+TEST_CASE("a server that stalls with window to send fails the connection") {
+    test::MisbehavingH2Server server;
+    auto stall = test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
+    stall.stallAfter = 1000;
+    server.serve("/stall", stall);
+    auto loop = newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), server.url("/"), owner);
+    const auto stream = connection->submit(get(server, "/stall"));
+    REQUIRE(stream);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.body[*stream].size() == 1000; }));
+
+    const auto now = std::chrono::steady_clock::now();
+    connection->checkStall(now, 1h);
+    CHECK_FALSE(connection->error());
+    connection->checkStall(now + 2h, 1h);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
+    REQUIRE(connection->error());
+    CHECK_THAT(connection->error()->message, Catch::Contains("the server stalled"));
+    CHECK_FALSE(connection->failedPermanently());
+    CHECK_FALSE(connection->acceptsRequests());
+}
+
+TEST_CASE("GOAWAY stops new requests on the connection, and the streams it cut do not end Complete") {
+    test::MisbehavingH2Server server;
+    auto away = test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
+    away.goAwayAfter = 1000;
+    away.times = 1;
+    server.serve("/away", away);
+    auto loop = newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), server.url("/"), owner);
+    const auto stream = connection->submit(get(server, "/away"));
+    REQUIRE(stream);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
+    CHECK(connection->goAwayReceived());
+    CHECK_FALSE(connection->acceptsRequests());
+    CHECK(owner.ends[*stream].kind != StreamEnd::Kind::Complete);
+    CHECK_FALSE(connection->submit(get(server, "/away")));
+}
+
+TEST_CASE("a PING comes back with a round-trip time") {
+    test::MisbehavingH2Server server;
+    auto loop = newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), server.url("/"), owner);
+    connection->ping(); // not connected yet: nothing is sent
+    REQUIRE(runUntil(loop.get(), [&] { return connection->everConnected(); }));
+    connection->ping();
+    REQUIRE(runUntil(loop.get(), [&] { return owner.rtts.size() == 1; }));
+    CHECK(owner.rtts[0] > 0ns);
+}
+
+TEST_CASE("a connection that cannot be made ends its streams, not permanently failed") {
+    std::uint16_t port = 0;
+    {
+        test::MisbehavingH2Server server; // a port that was free a moment ago, and is closed now
+        port = server.port();
+    }
+    auto loop = newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), "http://127.0.0.1:" + std::to_string(port) + "/", owner);
+    Http2Session::Request request;
+    request.scheme = "http";
+    request.authority = "127.0.0.1:" + std::to_string(port);
+    request.path = "/x";
+    const auto stream = connection->submit(request);
+    REQUIRE(stream);
+    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
+    CHECK_FALSE(connection->everConnected());
+    CHECK_FALSE(connection->failedPermanently());
+    REQUIRE(connection->error());
+    CHECK_THAT(connection->error()->message, Catch::Contains("127.0.0.1"));
+}
+
+TEST_CASE("fail() ends the connection with the reason given") {
+    test::MisbehavingH2Server server;
+    server.serve("/a", test::MisbehavingH2Server::Behaviour::plain(bytesOf(10)));
+    auto loop = newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), server.url("/"), owner);
+    REQUIRE(runUntil(loop.get(), [&] { return connection->everConnected(); }));
+    connection->fail(Error{"the download was cancelled"});
+    REQUIRE(runUntil(loop.get(), [&] { return connection->closed(); }));
+    REQUIRE(connection->error());
+    CHECK(connection->error()->message == "the download was cancelled");
+}
