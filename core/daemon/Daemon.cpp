@@ -20,12 +20,6 @@ namespace nicer::daemon {
 
 namespace {
 
-std::uint64_t nowUSec(clockid_t clock) {
-    timespec ts{};
-    clock_gettime(clock, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000 + static_cast<std::uint64_t>(ts.tv_nsec) / 1000;
-}
-
 /// Writes @p text to @p path atomically (temporary file, then rename), creating the directory.
 Result<void> writeFileAtomically(const std::filesystem::path& path, const std::string& text) {
     std::error_code ec;
@@ -325,7 +319,10 @@ void Daemon::onTimer() {
 }
 
 void Daemon::onTick() {
-    auto sample = m_loop->tick(nowUSec(CLOCK_REALTIME));
+    // Samples are stamped with the wall clock, in microseconds since the epoch, as they travel on D-Bus.
+    const auto wall = std::chrono::system_clock::now().time_since_epoch();
+    auto sample = m_loop->tick(
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count()));
     if (sample) {
         m_lastError.clear();
         m_observer->onSample(*sample);
