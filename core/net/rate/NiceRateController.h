@@ -131,7 +131,7 @@ private:
     };
     struct TimedRate {
         std::chrono::steady_clock::time_point time;
-        double rate;
+        double rate = 0.0;
     };
 
     void addRtt(std::chrono::steady_clock::time_point time, std::chrono::nanoseconds rtt);
