@@ -250,6 +250,14 @@ Result<Url> parseUrl(std::string_view text) {
     return fromUri(text, parsed.uri());
 }
 
+std::string urlScheme(std::string_view text) {
+    if (checkCharacters(text)) {
+        return {};
+    }
+    const ParsedUri parsed(percentEncodeStrays(text));
+    return parsed.parsed() ? text::toLowerAscii(view(parsed.uri().scheme)) : std::string();
+}
+
 Result<Url> resolveUrl(const Url& base, std::string_view reference) {
     if (auto error = checkCharacters(reference)) {
         return *error;

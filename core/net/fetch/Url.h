@@ -30,6 +30,10 @@ struct Url {
 /// everything else is kept as written (nothing is decoded).
 Result<Url> parseUrl(std::string_view text);
 
+/// The scheme of @p text in lower case ("https", "ftp", "magnet"), as RFC 3986 reads it; empty when the text
+/// has none or is not a URI at all. For a caller that skips other schemes before parseUrl() judges the rest.
+std::string urlScheme(std::string_view text);
+
 /// Resolves @p reference (a Location header: an absolute URL, "//host/path", "/path", "?query" or a path
 /// relative to @p base) against @p base as RFC 3986 section 5.2 says, dot segments removed. The result must
 /// be an http:// or https:// URL that parseUrl() accepts; anything else is an error saying so.

@@ -213,3 +213,13 @@ TEST_CASE("resolveUrl refuses what is not an http(s) URL, saying why", "[Url]") 
     REQUIRE_FALSE(spaced.ok());
     CHECK_THAT(spaced.error().message, Catch::Contains("space"));
 }
+
+TEST_CASE("urlScheme names the scheme in lower case, or nothing", "[Url]") {
+    CHECK(urlScheme("HTTPS://example.org/f") == "https");
+    CHECK(urlScheme("ftp://example.org/f") == "ftp");
+    CHECK(urlScheme("magnet:?xt=urn:btih:abc") == "magnet");
+    CHECK(urlScheme("/relative/path").empty());
+    CHECK(urlScheme("example.org/f").empty());
+    CHECK(urlScheme("http://example.org/a b").empty());
+    CHECK(urlScheme("http://[::1/").empty());
+}
