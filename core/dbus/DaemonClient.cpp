@@ -123,7 +123,14 @@ Result<DaemonStatus> DaemonClient::status() {
             r = sd_bus_message_read(reply, "v", "s", &text);
             (key == "Actuator" ? s.actuator : key == "LastError" ? s.lastError : s.preset) = text ? text : "";
         } else if (key == "Downloads") {
-            r = codec::readArrayVariant(reply, s.downloads);
+            // An older nicerd's (ApiVersion 1: a(sttds)) cannot be read as fields: shown as none.
+            const char* contents = nullptr;
+            r = sd_bus_message_peek_type(reply, nullptr, &contents);
+            if (r >= 0 && contents && codec::arraySignature<api::DownloadEntry>() == contents) {
+                r = codec::readArrayVariant(reply, s.downloads);
+            } else if (r >= 0) {
+                r = sd_bus_message_skip(reply, "v");
+            }
         } else if (key == "WorkloadPresets") {
             r = codec::readArrayVariant(reply, s.presets);
         } else if (key == "Workload") {

@@ -175,3 +175,52 @@ TEST_CASE("without nicerd on the bus the client says it is not running and how t
     REQUIRE_FALSE(paused.ok());
     CHECK_THAT(paused.error().message, Catch::Contains("systemctl --user start nicerd"));
 }
+
+namespace {
+
+/// A nicerd of ApiVersion 1: no ApiVersion, Downloads as a(sttds) with the state as a sentence.
+int oldProperty(sd_bus*, const char*, const char*, const char* property, sd_bus_message* reply, void*,
+                sd_bus_error*) {
+    if (std::string_view(property) == "ReserveBand") {
+        return sd_bus_message_append(reply, "d", 0.25);
+    }
+    return sd_bus_message_append(reply, "a(sttds)", 1, "a.bin", std::uint64_t{1}, std::uint64_t{2}, 0.0,
+                                 "failed: the server answered 404 Not Found");
+}
+
+const sd_bus_vtable kOldVtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("ReserveBand", "d", oldProperty, 0, 0),
+    SD_BUS_PROPERTY("Downloads", "a(sttds)", oldProperty, 0, 0),
+    SD_BUS_VTABLE_END,
+};
+
+} // namespace
+
+TEST_CASE("a nicerd of ApiVersion 1 reads as version 1 with its downloads left out, not as an error",
+          "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    auto old = bus.connect();
+    sd_bus_slot* slot = nullptr;
+    REQUIRE(sd_bus_add_object_vtable(old.get(), &slot, api::kObjectPath, api::kInterface, kOldVtable,
+                                     nullptr) >= 0);
+    sd::BusSlotPtr ownedSlot(slot);
+    REQUIRE(sd_bus_request_name(old.get(), api::kBusName, 0) >= 0);
+    std::atomic<bool> stop{false};
+    std::thread serve([&] {
+        while (!stop) {
+            while (sd_bus_process(old.get(), nullptr) > 0) {
+            }
+            sd_bus_wait(old.get(), 20'000);
+        }
+    });
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+    const auto s = client->status();
+    stop = true;
+    serve.join();
+    REQUIRE(s.ok());
+    CHECK(s->apiVersion == 1);
+    CHECK(s->params.reserveBand == 0.25);
+    CHECK(s->downloads.empty());
+}
