@@ -95,7 +95,7 @@ Result<ControllerParams> readParameterFile(const std::string& text, const std::s
 std::string writeParameterFile(const ControllerParams& params) {
     std::string text = "# Controller parameters set at run time (nicer set, the tray). Written by nicerd.\n";
     for (const auto& [key, value] : parametersAsText(params)) {
-        text += key + " = " + value + "\n";
+        text.append(key).append(" = ").append(value).append("\n");
     }
     return text;
 }

@@ -167,18 +167,24 @@ int readParameterVariant(sd_bus_message* m, const control::ParameterInfo& info, 
 int appendParameters(sd_bus_message* m, const control::ControllerParams& p) {
     int r = sd_bus_message_open_container(m, 'a', "{sv}");
     for (const auto& info : control::parameterTable()) {
-        if (r >= 0)
+        if (r >= 0) {
             r = sd_bus_message_open_container(m, 'e', "sv");
-        if (r >= 0)
+        }
+        if (r >= 0) {
             r = sd_bus_message_append(m, "s", info.busName);
-        if (r >= 0)
+        }
+        if (r >= 0) {
             r = sd_bus_message_open_container(m, 'v', info.busSignature);
-        if (r >= 0)
+        }
+        if (r >= 0) {
             r = appendParameter(m, info, p);
-        if (r >= 0)
+        }
+        if (r >= 0) {
             r = sd_bus_message_close_container(m);
-        if (r >= 0)
+        }
+        if (r >= 0) {
             r = sd_bus_message_close_container(m);
+        }
     }
     return r < 0 ? r : sd_bus_message_close_container(m);
 }

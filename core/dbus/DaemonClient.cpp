@@ -85,35 +85,35 @@ Result<DaemonStatus> DaemonClient::status() {
         if (const auto* info = control::findBusParameter(key)) {
             std::string problem;
             r = codec::readParameterVariant(reply, *info, s.params, problem);
-        } else if (key == "ApiVersion")
+        } else if (key == "ApiVersion") {
             r = readU32(s.apiVersion);
-        else if (key == "BandwidthCap") {
+        } else if (key == "BandwidthCap") {
             std::uint64_t cap = 0;
             r = sd_bus_message_read(reply, "v", "t", &cap);
             s.bandwidth.capBytesPerSecond = cap > 0 ? std::optional<std::uint64_t>(cap) : std::nullopt;
-        } else if (key == "Paused")
+        } else if (key == "Paused") {
             r = readBool(s.paused);
-        else if (key == "DemoWorkload")
+        } else if (key == "DemoWorkload") {
             r = readBool(s.demo);
-        else if (key == "Instances")
+        } else if (key == "Instances") {
             r = readU32(s.instances);
-        else if (key == "CpuCount")
+        } else if (key == "CpuCount") {
             r = readU32(s.cpuCount);
-        else if (key == "OverloadCount")
+        } else if (key == "OverloadCount") {
             r = readU32(s.overloadCount);
-        else if (key == "Quota")
+        } else if (key == "Quota") {
             r = readDouble(s.quota);
-        else if (key == "Multiplier")
+        } else if (key == "Multiplier") {
             r = readDouble(s.multiplier);
-        else if (key == "Idle")
+        } else if (key == "Idle") {
             r = readDouble(s.idle);
-        else if (key == "Foreground")
+        } else if (key == "Foreground") {
             r = readDouble(s.foreground);
-        else if (key == "Background")
+        } else if (key == "Background") {
             r = readDouble(s.background);
-        else if (key == "DownloadRate")
+        } else if (key == "DownloadRate") {
             r = readDouble(s.downloadRate);
-        else if (key == "BandwidthMode") {
+        } else if (key == "BandwidthMode") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
             s.bandwidth.kind =
@@ -136,15 +136,17 @@ Result<DaemonStatus> DaemonClient::status() {
         } else if (key == "Workload") {
             char** strv = nullptr;
             r = sd_bus_message_enter_container(reply, 'v', "as");
-            if (r >= 0)
+            if (r >= 0) {
                 r = sd_bus_message_read_strv(reply, &strv);
+            }
             for (char** p = strv; p && *p; ++p) {
                 s.workload.emplace_back(*p);
                 std::free(*p);
             }
             std::free(strv);
-            if (r >= 0)
+            if (r >= 0) {
                 r = sd_bus_message_exit_container(reply);
+            }
         } else {
             r = sd_bus_message_skip(reply, "v"); // a newer daemon's property: ignore
         }

@@ -147,55 +147,76 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         const auto& st = d.controllerState();
         const auto& last = d.lastSample();
         const std::string_view name = property;
-        if (const auto* info = control::findBusParameter(name))
+        if (const auto* info = control::findBusParameter(name)) {
             return codec::appendParameter(reply, *info, p);
-        if (name == "ApiVersion")
+        }
+        if (name == "ApiVersion") {
             return sd_bus_message_append(reply, "u", api::kApiVersion);
-        if (name == "Paused")
+        }
+        if (name == "Paused") {
             return sd_bus_message_append(reply, "b", static_cast<int>(d.paused()));
-        if (name == "Actuator")
+        }
+        if (name == "Actuator") {
             return sd_bus_message_append(reply, "s", d.actuatorName().c_str());
-        if (name == "DemoWorkload")
+        }
+        if (name == "DemoWorkload") {
             return sd_bus_message_append(reply, "b", static_cast<int>(d.workload().demo));
-        if (name == "Instances")
+        }
+        if (name == "Instances") {
             return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(d.workload().instances));
-        if (name == "WorkloadPreset")
+        }
+        if (name == "WorkloadPreset") {
             return sd_bus_message_append(reply, "s", d.workload().preset.c_str());
-        if (name == "CpuCount")
+        }
+        if (name == "CpuCount") {
             return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(d.cpuCount()));
-        if (name == "Quota")
+        }
+        if (name == "Quota") {
             return sd_bus_message_append(reply, "d", last ? last->quota : 0.0);
-        if (name == "Multiplier")
+        }
+        if (name == "Multiplier") {
             return sd_bus_message_append(reply, "d", st.multiplier);
-        if (name == "OverloadCount")
+        }
+        if (name == "OverloadCount") {
             return sd_bus_message_append(reply, "u", static_cast<std::uint32_t>(st.overloadCount));
-        if (name == "Idle")
+        }
+        if (name == "Idle") {
             return sd_bus_message_append(reply, "d", last ? last->idle : 0.0);
-        if (name == "Foreground")
+        }
+        if (name == "Foreground") {
             return sd_bus_message_append(reply, "d", last ? last->foreground : 0.0);
-        if (name == "Background")
+        }
+        if (name == "Background") {
             return sd_bus_message_append(reply, "d", last ? last->background : 0.0);
-        if (name == "LastError")
+        }
+        if (name == "LastError") {
             return sd_bus_message_append(reply, "s", d.lastError().c_str());
-        if (name == "DownloadRate")
+        }
+        if (name == "DownloadRate") {
             return sd_bus_message_append(reply, "d", d.downloadRate());
-        if (name == "BandwidthMode")
+        }
+        if (name == "BandwidthMode") {
             return sd_bus_message_append(
                 reply, "s", std::string(api::bandwidthKindKeyword(d.bandwidthMode().kind)).c_str());
-        if (name == "BandwidthCap")
+        }
+        if (name == "BandwidthCap") {
             return sd_bus_message_append(reply, "t", d.bandwidthMode().capBytesPerSecond.value_or(0));
-        if (name == "Downloads")
+        }
+        if (name == "Downloads") {
             return codec::appendArray(reply, d.downloads());
+        }
         if (name == "Workload") {
             int r = sd_bus_message_open_container(reply, 'a', "s");
             for (const auto& arg : d.workload().argv) {
-                if (r >= 0)
+                if (r >= 0) {
                     r = sd_bus_message_append(reply, "s", arg.c_str());
+                }
             }
             return r < 0 ? r : sd_bus_message_close_container(reply);
         }
-        if (name == "WorkloadPresets")
+        if (name == "WorkloadPresets") {
             return codec::appendArray(reply, d.presets());
+        }
         return sd_bus_error_setf(error, "org.freedesktop.DBus.Error.UnknownProperty", "no property %s",
                                  property);
     });
@@ -286,10 +307,12 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
         int r = sd_bus_message_new_method_return(m, &reply);
         sd::BusMessagePtr owned(reply);
         const auto& history = self->m_daemon.history();
-        if (r >= 0)
+        if (r >= 0) {
             r = codec::appendArray(reply, std::vector<api::Sample>(history.begin(), history.end()));
-        if (r >= 0)
+        }
+        if (r >= 0) {
             r = sd_bus_send(nullptr, reply, nullptr);
+        }
         return r;
     });
 }
