@@ -48,9 +48,9 @@ signals:
 private:
     struct Row {
         QString key;
-        const control::ParameterInfo* info;
-        QSlider* slider;
-        QDoubleSpinBox* spin;
+        const control::ParameterInfo* info = nullptr;
+        QSlider* slider = nullptr;
+        QDoubleSpinBox* spin = nullptr;
         // Slider positions are integers; these map between a position and the parameter's value.
         std::function<int(double)> toSlider;
         std::function<double(int)> fromSlider;
