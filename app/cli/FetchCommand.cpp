@@ -279,7 +279,7 @@ void printSummary(const net::FetchReport& report) {
     std::string line = std::to_string(t.files) + " files: " + std::to_string(t.filesOk) + " downloaded, " +
                        std::to_string(t.filesAlreadyPresent) + " already present, " +
                        std::to_string(t.filesFailed) + " failed; " + humanBytes(double(t.bytesDownloaded)) +
-                       " in " + std::to_string(static_cast<long>(t.elapsed.count() + 0.5)) + " s over " +
+                       " in " + std::to_string(std::lround(t.elapsed.count())) + " s over " +
                        std::to_string(t.connectionsOpened) + " connection" +
                        (t.connectionsOpened == 1 ? "" : "s");
     if (t.filesUnverified > 0) {

@@ -37,7 +37,11 @@ SignalDutyCycleActuator::SignalDutyCycleActuator(systemd::CgroupLayout layout, s
     , m_slot(slot) {}
 
 SignalDutyCycleActuator::~SignalDutyCycleActuator() {
-    (void)release();
+    try {
+        (void)release();
+    } catch (...) {
+        // Only the error text can throw (out of memory); the processes were continued before it was built.
+    }
 }
 
 Result<void> SignalDutyCycleActuator::apply(double quota, int cpuCount) {

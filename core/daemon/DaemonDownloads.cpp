@@ -73,8 +73,9 @@ Result<std::unique_ptr<DaemonDownloads>> DaemonDownloads::create(sd_event* event
     return self;
 }
 
-Result<std::unique_ptr<net::Fetcher>> DaemonDownloads::makeFetcher(std::vector<std::size_t> round) {
+Result<std::unique_ptr<net::Fetcher>> DaemonDownloads::makeFetcher(const std::vector<std::size_t>& round) {
     std::vector<net::MetalinkFile> files;
+    files.reserve(round.size());
     for (const std::size_t i : round) {
         files.push_back(m_settings.files[i]);
     }
@@ -111,7 +112,7 @@ void DaemonDownloads::startRound() {
             return;
         }
         m_round = round;
-        auto fetcher = makeFetcher(std::move(round));
+        auto fetcher = makeFetcher(round);
         if (!fetcher) {
             failRound(fetcher.error().message);
             return;

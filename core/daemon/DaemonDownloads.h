@@ -62,7 +62,7 @@ public:
 private:
     DaemonDownloads(sd_event* event, DownloadSettings settings);
 
-    Result<std::unique_ptr<net::Fetcher>> makeFetcher(std::vector<std::size_t> round);
+    Result<std::unique_ptr<net::Fetcher>> makeFetcher(const std::vector<std::size_t>& round);
     void startRound();
     void failRound(const std::string& reason);
     void armRetry();

@@ -47,7 +47,7 @@ public:
     void reset() { sd_bus_error_free(&m_error); }
 
 private:
-    sd_bus_error m_error = SD_BUS_ERROR_NULL;
+    sd_bus_error m_error{}; // SD_BUS_ERROR_NULL, without its C compound literal
 };
 
 /// The readable part of a failed sd-bus call: the remote error's message where the peer sent one, else the

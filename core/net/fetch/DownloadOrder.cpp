@@ -1,5 +1,7 @@
 #include "net/fetch/DownloadOrder.h"
 
+#include "util/Text.h"
+
 #include <algorithm>
 #include <string>
 #include <tuple>
@@ -7,9 +9,7 @@
 namespace nicer::net {
 
 Result<DownloadOrder> parseDownloadOrder(std::string_view text) {
-    std::string lower(text);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; });
+    const std::string lower = text::toLowerAscii(text);
     for (const auto order : {DownloadOrder::Srpt, DownloadOrder::Fifo}) {
         if (lower == toString(order)) {
             return order;

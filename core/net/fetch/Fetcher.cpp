@@ -39,7 +39,7 @@ Fetcher::Fetcher(sd_event* event, FetchPlan plan, FetcherOptions options, FetchO
 Fetcher::~Fetcher() = default;
 
 Result<std::unique_ptr<Fetcher>> Fetcher::create(sd_event* event, std::vector<MetalinkFile> files,
-                                                 std::filesystem::path dir, FetcherOptions options,
+                                                 const std::filesystem::path& dir, FetcherOptions options,
                                                  FetchObserver* observer) {
     auto plan = planFetch(std::move(files), dir, options);
     if (!plan) {
@@ -329,6 +329,7 @@ void Fetcher::tick() {
         // Withheld bytes are acknowledged as the bucket refills, shared so that no stream starves.
         const auto pending = m_pool.unacknowledged();
         std::vector<std::size_t> bytes;
+        bytes.reserve(pending.size());
         for (const auto& [file, n] : pending) {
             bytes.push_back(n);
         }

@@ -53,7 +53,8 @@ public:
     /// without sha256 is downloaded unverified: only its length is checked. @p observer, if given, must
     /// outlive the Fetcher.
     static Result<std::unique_ptr<Fetcher>> create(sd_event* event, std::vector<MetalinkFile> files,
-                                                   std::filesystem::path dir, FetcherOptions options = {},
+                                                   const std::filesystem::path& dir,
+                                                   FetcherOptions options = {},
                                                    FetchObserver* observer = nullptr);
     ~Fetcher() override;
     Fetcher(const Fetcher&) = delete;
@@ -74,8 +75,8 @@ public:
 
 private:
     struct ClosedStream {
-        std::size_t file;
-        FetcherConnection* connection;
+        std::size_t file = 0;
+        FetcherConnection* connection = nullptr;
         StreamEnd end;
     };
 

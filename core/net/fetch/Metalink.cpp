@@ -17,13 +17,6 @@ namespace {
 constexpr std::string_view kNamespace = "urn:ietf:params:xml:ns:metalink";
 constexpr std::string_view kMetalink3Namespace = "http://www.metalinker.org/";
 
-std::string lowered(std::string_view s) {
-    std::string out(s);
-    std::transform(out.begin(), out.end(), out.begin(),
-                   [](char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; });
-    return out;
-}
-
 std::string_view localName(const pugi::xml_node& node) {
     const std::string_view name = node.name();
     const auto colon = name.find(':');
@@ -94,7 +87,7 @@ Result<MetalinkFile> parseFile(const pugi::xml_node& node, std::size_t number) {
             }
             file.size = size;
         } else if (isMetalinkElement(child, "hash")) {
-            if (lowered(child.attribute("type").value()) != "sha-256") {
+            if (text::toLowerAscii(child.attribute("type").value()) != "sha-256") {
                 continue; // md5, sha-1, sha-512 ...: not used, so not checked
             }
             const auto hash = textOf(child);
@@ -103,15 +96,14 @@ Result<MetalinkFile> parseFile(const pugi::xml_node& node, std::size_t number) {
                                                 "' that is not 64 hex digits; copy it again from the source, "
                                                 "e.g. from the output of sha256sum");
             }
-            const auto hex = lowered(hash);
+            const auto hex = text::toLowerAscii(hash);
             if (!file.sha256.empty() && file.sha256 != hex) {
                 return fileError(file.name, "has two different sha-256 hashes; keep the right one");
             }
             file.sha256 = hex;
         } else if (isMetalinkElement(child, "url")) {
             const std::string url(textOf(child));
-            const auto schemeEnd = url.find("://");
-            const auto scheme = lowered(url.substr(0, schemeEnd == std::string::npos ? 0 : schemeEnd));
+            const auto scheme = urlScheme(url);
             if (scheme != "http" && scheme != "https") {
                 continue; // ftp, magnet, ...: other clients may use them, nicer speaks HTTP only
             }

@@ -24,7 +24,7 @@ std::string errnoText(int error) {
 // Feeds bytes [from, from + length) of @p fd to @p hash; the errno of a failed read, or -1 when the file
 // ends early.
 int hashRange(int fd, Sha256& hash, std::uint64_t from, std::uint64_t length) {
-    std::array<std::uint8_t, 1 << 16> buffer;
+    std::array<std::uint8_t, 1 << 16> buffer{};
     const std::uint64_t end = from + length;
     std::uint64_t offset = from;
     while (offset < end) {

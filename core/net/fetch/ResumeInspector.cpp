@@ -123,7 +123,7 @@ bool ResumeInspector::startPart(FileDownload& download, PartFile part) {
 // Everything is hashed: decide. True when there is more to hash (the part file, after a finished file that
 // did not verify).
 bool ResumeInspector::finish(FileDownload& download, Clock::time_point now) {
-    Inspection in = std::move(*m_current);
+    ResumeInspection in = std::move(*m_current);
     m_current.reset();
     PartFile part = std::move(*download.part);
     download.part.reset();

@@ -12,6 +12,16 @@
 
 namespace nicer::net {
 
+/// The file ResumeInspector is hashing now. (Outside the class: clang cannot emplace a nested struct with
+/// default member initializers inside its enclosing class.)
+struct ResumeInspection {
+    bool final = false; ///< the finished file NAME (opened as finalFile), else NAME.part
+    UniqueFd finalFile;
+    std::uint64_t size = 0; ///< bytes to hash
+    std::uint64_t done = 0; ///< bytes hashed so far
+    Sha256 hash;
+};
+
 /**
  * Looks at what earlier runs left, a file at a time: a finished file that verifies is skipped
  * (AlreadyPresent); a part file is hashed so the download resumes where it ends and the final hash still
@@ -34,14 +44,6 @@ public:
     bool empty() const { return m_queue.empty(); }
 
 private:
-    struct Inspection {
-        bool final = false; ///< the finished file NAME (opened as finalFile), else NAME.part
-        UniqueFd finalFile;
-        std::uint64_t size = 0; ///< bytes to hash
-        std::uint64_t done = 0; ///< bytes hashed so far
-        Sha256 hash;
-    };
-
     bool start(FileDownload& download);
     bool startPart(FileDownload& download, PartFile part);
     bool finish(FileDownload& download, Clock::time_point now);
@@ -51,7 +53,7 @@ private:
     std::function<void(FileDownload&)> m_onDone;
     std::deque<FileDownload*> m_queue;
     /// The front file's, once it has something to hash.
-    std::optional<Inspection> m_current;
+    std::optional<ResumeInspection> m_current;
 };
 
 } // namespace nicer::net

@@ -340,7 +340,7 @@ void Connection::becomeOpen(std::string alpn) {
 
 void Connection::readPass() {
     const auto alive = m_alive;
-    std::array<std::uint8_t, 16384> buffer;
+    std::array<std::uint8_t, 16384> buffer{};
     std::size_t budget = kReadBudget;
     m_sslReadWantsWrite = false;
     while (m_state == State::Open && !m_readPaused) {
