@@ -7,7 +7,12 @@
 
 #include <CLI/CLI.hpp>
 
-int main(int argc, char** argv) {
+#include <exception>
+#include <iostream>
+
+namespace {
+
+int run(int argc, char** argv) {
     using namespace nicer::cli;
 
     CLI::App app{"nicer: donate your computer's spare CPU to volunteer computing without feeling it"};
@@ -43,4 +48,18 @@ int main(int argc, char** argv) {
         return status;
     }
     return kExitBadInput;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // Errors are values inside; what escapes (out of memory, a bug) still ends with a message, not abort().
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "nicer: internal error: " << e.what() << '\n';
+    } catch (...) {
+        std::cerr << "nicer: internal error\n";
+    }
+    return nicer::cli::kExitFailure;
 }

@@ -13,11 +13,14 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <iostream>
 #include <unistd.h>
 
-int main(int argc, char** argv) {
+namespace {
+
+int run(int argc, char** argv) {
     using namespace nicer;
 
     CLI::App app{
@@ -174,4 +177,19 @@ int main(int argc, char** argv) {
                   << " (bandwidth: " << nicer::daemon::bandwidthModeText((*daemon)->bandwidthMode()) << ")\n";
     }
     return (*daemon)->run();
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // Errors are values inside; what escapes (out of memory, a bug) still ends with a message, not abort(),
+    // and the work, bound to nicerd's unit, stops with it.
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "nicerd: internal error: " << e.what() << '\n';
+    } catch (...) {
+        std::cerr << "nicerd: internal error\n";
+    }
+    return EXIT_FAILURE;
 }

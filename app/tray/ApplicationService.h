@@ -46,10 +46,12 @@ public:
 
 public slots:
     // org.freedesktop.Application. The names are the interface's own.
+    // NOLINTBEGIN(readability-identifier-naming)
     Q_SCRIPTABLE void Activate(const QVariantMap& platformData);
     Q_SCRIPTABLE void Open(const QStringList& uris, const QVariantMap& platformData);
     Q_SCRIPTABLE void ActivateAction(const QString& actionName, const QVariantList& parameter,
                                      const QVariantMap& platformData);
+    // NOLINTEND(readability-identifier-naming)
 
 signals:
     void activated();

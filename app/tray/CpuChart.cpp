@@ -21,7 +21,7 @@ const QColor kQuotaColor(0x1b, 0x5e, 0x36);
 const QColor kBandColor(0xe0, 0x7b, 0x1f);
 
 double msecs(const api::Sample& s) {
-    return static_cast<double>(s.timeUSec / 1000);
+    return static_cast<double>(s.timeUSec) / 1000.0;
 }
 
 } // namespace

@@ -2,8 +2,6 @@
 
 #include "util/Text.h"
 
-#include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <optional>
 #include <string_view>
@@ -34,11 +32,6 @@ std::optional<double> parseNumber(std::string_view s) {
     }
     double v = 0.0;
     return text::parseNumber(s, v) ? std::optional<double>(v) : std::nullopt;
-}
-
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                      [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) == y; });
 }
 
 class TraceParser {
@@ -82,7 +75,7 @@ private:
     Result<void> header(std::string_view text) {
         const auto fields = splitFields(text);
         for (std::size_t i = 0; i < fields.size(); ++i) {
-            if (equalsIgnoreCase(fields[i], "idle")) {
+            if (text::toLowerAscii(fields[i]) == "idle") {
                 m_idleColumn = i;
                 m_columnCount = fields.size();
                 return {};
