@@ -1,3 +1,4 @@
+#include "EventLoop.h"
 #include "actuator/SignalDutyCycleActuator.h"
 #include "fakes/FakeCgroupTree.h"
 #include "sd/Timer.h"
@@ -56,22 +57,6 @@ systemd::CgroupLayout layoutWith(const test::FakeCgroupTree& tree, pid_t pid) {
     return *layout;
 }
 
-sd::EventPtr newLoop() {
-    sd_event* event = nullptr;
-    REQUIRE(sd_event_new(&event) >= 0);
-    return sd::EventPtr(event);
-}
-
-// Runs @p event until @p condition holds or @p timeout passes; the condition's final value.
-template <typename Condition>
-bool runUntil(sd_event* event, Condition&& condition, std::chrono::milliseconds timeout = 10s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!condition() && std::chrono::steady_clock::now() < deadline) {
-        sd_event_run(event, 5'000);
-    }
-    return condition();
-}
-
 // Samples the child's state every 5 ms on the loop for @p span; the share of samples in which it was stopped.
 double stoppedShare(sd_event* event, const Child& child, std::chrono::milliseconds span) {
     int samples = 0;
@@ -86,7 +71,7 @@ double stoppedShare(sd_event* event, const Child& child, std::chrono::millisecon
     sampler = std::move(*created);
     sampler.armIn(0ms);
     const auto end = std::chrono::steady_clock::now() + span;
-    runUntil(
+    test::runLoopUntil(
         event, [&] { return std::chrono::steady_clock::now() >= end; }, span + 1s);
     REQUIRE(samples > 20);
     return static_cast<double>(stopped) / samples;
@@ -97,7 +82,7 @@ double stoppedShare(sd_event* event, const Child& child, std::chrono::millisecon
 TEST_CASE("the signal duty cycle stops the work for the share of each slot the quota leaves") {
     test::FakeCgroupTree tree;
     Child child;
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     auto actuator = actuator::SignalDutyCycleActuator::create(loop.get(), layoutWith(tree, child.pid()),
                                                               "/work.slice", 100ms);
     REQUIRE(actuator);
@@ -105,13 +90,13 @@ TEST_CASE("the signal duty cycle stops the work for the share of each slot the q
     CHECK(duty.name() == "signal-duty-cycle");
 
     // Until a quota is applied, the work is stopped (the daemon starts it frozen).
-    CHECK(runUntil(loop.get(), [&] { return child.state() == 'T'; }));
+    CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() == 'T'; }));
 
     // Half a CPU for one process on one CPU: it runs and stops in turn, about half the time each.
     REQUIRE(duty.apply(0.5, 1));
-    CHECK(runUntil(loop.get(), [&] { return child.state() != 'T'; }));
-    CHECK(runUntil(loop.get(), [&] { return child.state() == 'T'; }));
-    CHECK(runUntil(loop.get(), [&] { return child.state() != 'T'; }));
+    CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() != 'T'; }));
+    CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() == 'T'; }));
+    CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() != 'T'; }));
     CHECK_FALSE(duty.frozen());
     const double share = stoppedShare(loop.get(), child, 1500ms);
     CHECK(share > 0.2);
@@ -119,52 +104,52 @@ TEST_CASE("the signal duty cycle stops the work for the share of each slot the q
 
     // No quota: stopped for good.
     REQUIRE(duty.apply(0.0, 1));
-    CHECK(runUntil(loop.get(), [&] { return duty.frozen(); })); // from the next slot on
-    CHECK(runUntil(loop.get(), [&] { return child.state() == 'T'; }));
+    CHECK(test::runLoopUntil(loop.get(), [&] { return duty.frozen(); })); // from the next slot on
+    CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() == 'T'; }));
     CHECK(stoppedShare(loop.get(), child, 500ms) == 1.0);
 
     // The whole CPU: never stopped.
     REQUIRE(duty.apply(1.0, 1));
-    CHECK(runUntil(loop.get(), [&] { return child.state() != 'T'; }));
+    CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() != 'T'; }));
     CHECK(stoppedShare(loop.get(), child, 500ms) == 0.0);
 }
 
 TEST_CASE("releasing the signal duty cycle lets the work run until a quota is applied again") {
     test::FakeCgroupTree tree;
     Child child;
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     auto actuator = actuator::SignalDutyCycleActuator::create(loop.get(), layoutWith(tree, child.pid()),
                                                               "/work.slice", 100ms);
     REQUIRE(actuator);
     auto& duty = **actuator;
-    CHECK(runUntil(loop.get(), [&] { return child.state() == 'T'; }));
+    CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() == 'T'; }));
 
     REQUIRE(duty.release());
     CHECK(child.state() != 'T'); // SIGCONT is sent at once
     CHECK(stoppedShare(loop.get(), child, 500ms) == 0.0);
 
     REQUIRE(duty.apply(0.0, 1));
-    CHECK(runUntil(loop.get(), [&] { return child.state() == 'T'; }));
+    CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() == 'T'; }));
 }
 
 TEST_CASE("destroying the signal duty cycle leaves the work running") {
     test::FakeCgroupTree tree;
     Child child;
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     {
         auto actuator = actuator::SignalDutyCycleActuator::create(loop.get(), layoutWith(tree, child.pid()),
                                                                   "/work.slice", 100ms);
         REQUIRE(actuator);
-        CHECK(runUntil(loop.get(), [&] { return child.state() == 'T'; }));
+        CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() == 'T'; }));
     }
-    CHECK(runUntil(
+    CHECK(test::runLoopUntil(
         loop.get(), [&] { return child.state() != 'T'; }, 1s));
     CHECK(stoppedShare(loop.get(), child, 300ms) == 0.0);
 }
 
 TEST_CASE("a signal duty cycle needs the work's cgroup") {
     test::FakeCgroupTree tree;
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     auto actuator = actuator::SignalDutyCycleActuator::create(loop.get(), layoutWith(tree, 1), "", 100ms);
     REQUIRE_FALSE(actuator);
     CHECK_THAT(actuator.error().message, Catch::Contains("no cgroup"));

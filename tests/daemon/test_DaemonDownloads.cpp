@@ -1,6 +1,7 @@
 // nicerd's downloads on a real sd-event loop, without any server: a plan checked before anything starts,
 // files an earlier run left in place, and a mirror that refuses (a closed port on loopback). The downloads
 // from real HTTP/2 servers are tested in tests/integration/test_nicerd_downloads.cpp.
+#include "EventLoop.h"
 #include "daemon/DaemonDownloads.h"
 #include "net/fetch/Sha256.h"
 #include "sd/Event.h"
@@ -54,32 +55,11 @@ net::MetalinkFile file(const std::string& name, const std::string& content, int 
     return f;
 }
 
-sd::EventPtr newLoop() {
-    sd_event* raw = nullptr;
-    REQUIRE(sd_event_new(&raw) >= 0);
-    return sd::EventPtr(raw);
-}
-
-/// Runs @p event until @p done holds or 20 s of loop time pass; returns whether it held.
-template <typename Done>
-bool runUntil(sd_event* event, Done done) {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (!done()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            return false;
-        }
-        if (sd_event_run(event, 100'000) < 0) {
-            return false;
-        }
-    }
-    return true;
-}
-
 } // namespace
 
 TEST_CASE("a plan with a name that leaves the directory is refused before anything starts", "[downloads]") {
     const auto dir = freshDir("bad-name");
-    const auto event = newLoop();
+    const auto event = test::newLoop();
     daemon::DownloadSettings settings;
     settings.dir = dir / "out";
     settings.files = {file("../escape.bin", "x", closedPort())};
@@ -95,14 +75,15 @@ TEST_CASE("files an earlier run left in place are verified and shown present, wi
     const std::string content(100'000, 'p');
     std::filesystem::create_directories(dir / "out");
     std::ofstream(dir / "out" / "a.bin", std::ios::binary) << content;
-    const auto event = newLoop();
+    const auto event = test::newLoop();
     daemon::DownloadSettings settings;
     settings.dir = dir / "out";
     settings.files = {file("a.bin", content, closedPort())};
     auto downloads = daemon::DaemonDownloads::create(event.get(), settings);
     REQUIRE(downloads.ok());
     (*downloads)->start();
-    CHECK(runUntil(event.get(), [&] { return (*downloads)->complete(); }));
+    CHECK(test::runLoopUntil(
+        event.get(), [&] { return (*downloads)->complete(); }, 20s));
 
     const auto entries = (*downloads)->entries();
     REQUIRE(entries.size() == 1);
@@ -117,7 +98,7 @@ TEST_CASE("files an earlier run left in place are verified and shown present, wi
 TEST_CASE("a file no mirror serves fails with the reason, and is tried again only after the retry delay",
           "[downloads]") {
     const auto dir = freshDir("refused");
-    const auto event = newLoop();
+    const auto event = test::newLoop();
     daemon::DownloadSettings settings;
     settings.dir = dir / "out";
     settings.nice = false;
@@ -127,10 +108,13 @@ TEST_CASE("a file no mirror serves fails with the reason, and is tried again onl
     auto downloads = daemon::DaemonDownloads::create(event.get(), settings);
     REQUIRE(downloads.ok());
     (*downloads)->start();
-    CHECK(runUntil(event.get(), [&] {
-        const auto entries = (*downloads)->entries();
-        return entries.size() == 1 && entries[0].state == DownloadState::Failed;
-    }));
+    CHECK(test::runLoopUntil(
+        event.get(),
+        [&] {
+            const auto entries = (*downloads)->entries();
+            return entries.size() == 1 && entries[0].state == DownloadState::Failed;
+        },
+        20s));
 
     const auto entries = (*downloads)->entries();
     REQUIRE(entries.size() == 1);

@@ -3,6 +3,7 @@
 // Helpers of the fetcher's tests: temporary directories, random file contents, SHA-256 of bytes, an sd-event
 // loop run with a generous safety limit, and a Fetcher run to the end.
 
+#include "EventLoop.h"
 #include "net/fetch/Fetcher.h"
 #include "net/fetch/Metalink.h"
 #include "net/fetch/Sha256.h"
@@ -138,9 +139,7 @@ public:
 inline net::FetchReport fetchAll(std::vector<net::MetalinkFile> files, const std::filesystem::path& dir,
                                  net::FetcherOptions options = {}, net::FetchObserver* observer = nullptr,
                                  std::chrono::seconds limit = std::chrono::seconds(120)) {
-    sd_event* raw = nullptr;
-    REQUIRE(sd_event_new(&raw) >= 0);
-    const sd::EventPtr event(raw);
+    const auto event = newLoop();
     auto fetcher = net::Fetcher::create(event.get(), std::move(files), dir, std::move(options), observer);
     if (!fetcher) {
         FAIL(fetcher.error().message);

@@ -1,3 +1,4 @@
+#include "EventLoop.h"
 #include "sd/Timer.h"
 
 #include <catch2/catch.hpp>
@@ -13,22 +14,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-sd::EventPtr newLoop() {
-    sd_event* event = nullptr;
-    REQUIRE(sd_event_new(&event) >= 0);
-    return sd::EventPtr(event);
-}
-
-// Runs @p event until @p condition holds or @p timeout passes; the condition's final value.
-template <typename Condition>
-bool runUntil(sd_event* event, Condition&& condition, std::chrono::milliseconds timeout = 5s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!condition() && std::chrono::steady_clock::now() < deadline) {
-        sd_event_run(event, 10'000);
-    }
-    return condition();
-}
-
 // Runs @p n iterations that do not wait.
 void spin(sd_event* event, int n = 3) {
     for (int i = 0; i < n; ++i) {
@@ -39,7 +24,7 @@ void spin(sd_event* event, int n = 3) {
 } // namespace
 
 TEST_CASE("a timer fires once, not before it is due") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     int fired = 0;
     sd::Timer::Time firedAt{0};
     auto timer = sd::Timer::create(loop.get(), [&] {
@@ -58,7 +43,7 @@ TEST_CASE("a timer fires once, not before it is due") {
     timer->armIn(30ms);
     CHECK(timer->due() == armedAt + 30ms);
     CHECK(timer->armed());
-    REQUIRE(runUntil(loop.get(), [&] { return fired > 0; }));
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return fired > 0; }));
     CHECK(firedAt - armedAt >= 30ms);
     CHECK_FALSE(timer->armed());
     spin(loop.get());
@@ -66,19 +51,19 @@ TEST_CASE("a timer fires once, not before it is due") {
 }
 
 TEST_CASE("a timer armed for a time in the past fires on the next iteration") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     int fired = 0;
     auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
     REQUIRE(timer);
     const auto past = timer->now() - 1s;
     timer->armAt(past);
     CHECK(timer->due() == past);
-    REQUIRE(runUntil(
+    REQUIRE(test::runLoopUntil(
         loop.get(), [&] { return fired == 1; }, 1s));
 }
 
 TEST_CASE("a disarmed timer does not fire, re-arming moves it") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     int fired = 0;
     auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
     REQUIRE(timer);
@@ -90,12 +75,12 @@ TEST_CASE("a disarmed timer does not fire, re-arming moves it") {
 
     timer->armIn(1h);
     timer->armIn(0ms);
-    REQUIRE(runUntil(
+    REQUIRE(test::runLoopUntil(
         loop.get(), [&] { return fired == 1; }, 1s));
 }
 
 TEST_CASE("a timer re-armed from its callback fires on a fixed schedule") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     std::vector<sd::Timer::Time> dues;
     sd::Timer timer;
     auto created = sd::Timer::create(loop.get(), [&] {
@@ -108,12 +93,12 @@ TEST_CASE("a timer re-armed from its callback fires on a fixed schedule") {
     timer = std::move(*created);
     timer.armIn(0ms);
     const auto first = timer.due();
-    REQUIRE(runUntil(loop.get(), [&] { return dues.size() == 3; }));
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return dues.size() == 3; }));
     CHECK(dues == std::vector<sd::Timer::Time>{first, first + 10ms, first + 20ms});
 }
 
 TEST_CASE("an exception from a timer's callback reaches its error handler and the loop goes on") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     int fired = 0;
     auto timer = sd::Timer::create(loop.get(), [&] {
         ++fired;
@@ -123,25 +108,25 @@ TEST_CASE("an exception from a timer's callback reaches its error handler and th
     std::string error;
     timer->setErrorHandler([&](std::string_view what) { error = what; });
     timer->armIn(0ms);
-    REQUIRE(runUntil(
+    REQUIRE(test::runLoopUntil(
         loop.get(), [&] { return fired == 1; }, 1s));
     CHECK(error == "disk on fire");
 
     // Without a handler it is swallowed, and the timer still works.
     timer->setErrorHandler({});
     timer->armIn(0ms);
-    REQUIRE(runUntil(
+    REQUIRE(test::runLoopUntil(
         loop.get(), [&] { return fired == 2; }, 1s));
     int later = 0;
     auto other = sd::Timer::create(loop.get(), [&] { ++later; });
     REQUIRE(other);
     other->armIn(0ms);
-    CHECK(runUntil(
+    CHECK(test::runLoopUntil(
         loop.get(), [&] { return later == 1; }, 1s));
 }
 
 TEST_CASE("a timer may destroy itself from its callback") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     auto owned = std::make_unique<sd::Timer>();
     std::string seen;
     std::string capture = "still here";
@@ -152,13 +137,13 @@ TEST_CASE("a timer may destroy itself from its callback") {
     REQUIRE(created);
     *owned = std::move(*created);
     owned->armIn(0ms);
-    REQUIRE(runUntil(
+    REQUIRE(test::runLoopUntil(
         loop.get(), [&] { return !owned; }, 1s));
     CHECK(seen == "still here");
 }
 
 TEST_CASE("a destroyed timer never fires") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     int fired = 0;
     {
         auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
@@ -170,7 +155,7 @@ TEST_CASE("a destroyed timer never fires") {
 }
 
 TEST_CASE("a defer runs once per trigger, on the next iteration") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     int ran = 0;
     auto defer = sd::Defer::create(loop.get(), [&] { ++ran; });
     REQUIRE(defer);
@@ -182,7 +167,7 @@ TEST_CASE("a defer runs once per trigger, on the next iteration") {
     defer->trigger();
     CHECK(defer->pending());
     CHECK(ran == 0);
-    REQUIRE(runUntil(
+    REQUIRE(test::runLoopUntil(
         loop.get(), [&] { return ran == 1; }, 1s));
     spin(loop.get());
     CHECK(ran == 1);
@@ -194,13 +179,13 @@ TEST_CASE("a defer runs once per trigger, on the next iteration") {
 }
 
 TEST_CASE("an exception from a defer's callback reaches its error handler") {
-    auto loop = newLoop();
+    auto loop = test::newLoop();
     auto defer = sd::Defer::create(loop.get(), [] { throw 42; });
     REQUIRE(defer);
     std::string error;
     defer->setErrorHandler([&](std::string_view what) { error = what; });
     defer->trigger();
-    CHECK(runUntil(
+    CHECK(test::runLoopUntil(
         loop.get(), [&] { return !error.empty(); }, 1s));
     CHECK(error == "unknown exception");
 }

@@ -183,9 +183,7 @@ TEST_CASE("What earlier runs left is hashed a piece at a time, with the loop tur
     std::vector<MetalinkFile> files{oneFile("done.bin", done, {nowhere + "/done.bin"}),
                                     oneFile("whole.bin", whole, {nowhere + "/whole.bin"})};
 
-    sd_event* raw = nullptr;
-    REQUIRE(sd_event_new(&raw) >= 0);
-    const sd::EventPtr event(raw);
+    const auto event = newLoop();
     auto fetcher = Fetcher::create(event.get(), std::move(files), dir.path(), quickOptions());
     REQUIRE(fetcher);
     REQUIRE((*fetcher)->start());
@@ -653,9 +651,7 @@ TEST_CASE("Names that leave the directory refuse the whole manifest before anyth
         INFO(name);
         MetalinkFile good = oneFile("good.bin", "good", {quirks() + "/good.bin"});
         MetalinkFile bad = oneFile(name, "evil", {quirks() + "/evil"});
-        sd_event* raw = nullptr;
-        REQUIRE(sd_event_new(&raw) >= 0);
-        const sd::EventPtr event(raw);
+        const auto event = newLoop();
         const auto fetcher = Fetcher::create(event.get(), {good, bad}, dir, quickOptions());
         REQUIRE_FALSE(fetcher);
         CHECK_THAT(fetcher.error().message, Catch::Contains("fix the manifest"));
@@ -745,9 +741,7 @@ TEST_CASE("The rate cap (--max-rate) is enforced through flow control", "[fetche
 
 TEST_CASE("Two fetches into one directory at once: the second is refused", "[fetcher]") {
     TempDir dir;
-    sd_event* raw = nullptr;
-    REQUIRE(sd_event_new(&raw) >= 0);
-    const sd::EventPtr event(raw);
+    const auto event = newLoop();
     auto first = Fetcher::create(event.get(), {oneFile("a.bin", "a", {quirks() + "/a.bin"})}, dir.path());
     auto second = Fetcher::create(event.get(), {oneFile("a.bin", "a", {quirks() + "/a.bin"})}, dir.path());
     REQUIRE(first);

@@ -2,6 +2,7 @@
 // socket in a thread of the test). The I/O-free InMemoryH2Server cannot carry it: FetcherConnection owns a
 // real TCP Connection, so it needs a socket at the other end, but no server from outside the test.
 
+#include "EventLoop.h"
 #include "net/MisbehavingH2Server.h"
 #include "net/fetch/FetcherConnection.h"
 #include "sd/Event.h"
@@ -47,21 +48,6 @@ struct Recorder : FetcherConnection::Owner {
     void onConnectionChanged(FetcherConnection&) override { ++changes; }
 };
 
-sd::EventPtr newLoop() {
-    sd_event* event = nullptr;
-    REQUIRE(sd_event_new(&event) >= 0);
-    return sd::EventPtr(event);
-}
-
-template <typename Condition>
-bool runUntil(sd_event* event, Condition&& condition, std::chrono::milliseconds timeout = 10s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!condition() && std::chrono::steady_clock::now() < deadline) {
-        sd_event_run(event, 10'000);
-    }
-    return condition();
-}
-
 std::unique_ptr<FetcherConnection> openTo(sd_event* event, const std::string& url, Recorder& owner,
                                           Http2Session::Options session = {}) {
     auto parsed = parseUrl(url);
@@ -73,7 +59,7 @@ std::unique_ptr<FetcherConnection> openTo(sd_event* event, const std::string& ur
     return std::move(*opened);
 }
 
-Http2Session::Request get(const test::MisbehavingH2Server& server, const std::string& path) {
+Http2Session::Request get(const net::test::MisbehavingH2Server& server, const std::string& path) {
     const auto url = parseUrl(server.url(path));
     REQUIRE(url);
     Http2Session::Request request;
@@ -94,10 +80,10 @@ std::string bytesOf(std::size_t n) {
 } // namespace
 
 TEST_CASE("a fetcher connection carries several streams to one origin") {
-    test::MisbehavingH2Server server;
-    server.serve("/a", test::MisbehavingH2Server::Behaviour::plain(bytesOf(100'000)));
-    server.serve("/b", test::MisbehavingH2Server::Behaviour::plain("small"));
-    auto loop = newLoop();
+    net::test::MisbehavingH2Server server;
+    server.serve("/a", net::test::MisbehavingH2Server::Behaviour::plain(bytesOf(100'000)));
+    server.serve("/b", net::test::MisbehavingH2Server::Behaviour::plain("small"));
+    auto loop = nicer::test::newLoop();
     Recorder owner;
     auto connection = openTo(loop.get(), server.url("/"), owner);
     CHECK(connection->origin() ==
@@ -108,7 +94,7 @@ TEST_CASE("a fetcher connection carries several streams to one origin") {
     const auto b = connection->submit(get(server, "/b"));
     REQUIRE(a);
     REQUIRE(b);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.size() == 2; }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return owner.ends.size() == 2; }));
     CHECK(connection->everConnected());
     CHECK(owner.changes >= 1); // connected
     CHECK(owner.status[*a] == 200);
@@ -121,9 +107,9 @@ TEST_CASE("a fetcher connection carries several streams to one origin") {
 }
 
 TEST_CASE("with manual flow control the server sends only what was acknowledged") {
-    test::MisbehavingH2Server server;
-    server.serve("/big", test::MisbehavingH2Server::Behaviour::plain(bytesOf(400'000)));
-    auto loop = newLoop();
+    net::test::MisbehavingH2Server server;
+    server.serve("/big", net::test::MisbehavingH2Server::Behaviour::plain(bytesOf(400'000)));
+    auto loop = nicer::test::newLoop();
     Recorder owner;
     owner.consumeAll = false;
     Http2Session::Options session;
@@ -134,7 +120,8 @@ TEST_CASE("with manual flow control the server sends only what was acknowledged"
     const auto stream = connection->submit(get(server, "/big"));
     REQUIRE(stream);
 
-    REQUIRE(runUntil(loop.get(), [&] { return connection->unconsumed(*stream) == 64 * 1024; }));
+    REQUIRE(
+        nicer::test::runLoopUntil(loop.get(), [&] { return connection->unconsumed(*stream) == 64 * 1024; }));
     // Nothing more comes while the window is used up.
     for (int i = 0; i < 20; ++i) {
         sd_event_run(loop.get(), 5'000);
@@ -145,49 +132,50 @@ TEST_CASE("with manual flow control the server sends only what was acknowledged"
     // Acknowledging lets the rest through.
     owner.consumeAll = true;
     CHECK(connection->consume(*stream, 64 * 1024) == 64 * 1024);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1; }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1; }));
     CHECK(owner.body[*stream] == bytesOf(400'000));
 }
 
 TEST_CASE("a stream reset by us ends Cancelled and the connection goes on") {
-    test::MisbehavingH2Server server;
-    auto stall = test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
+    net::test::MisbehavingH2Server server;
+    auto stall = net::test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
     stall.stallAfter = 1000;
     server.serve("/stall", stall);
-    server.serve("/ok", test::MisbehavingH2Server::Behaviour::plain("fine"));
-    auto loop = newLoop();
+    server.serve("/ok", net::test::MisbehavingH2Server::Behaviour::plain("fine"));
+    auto loop = nicer::test::newLoop();
     Recorder owner;
     auto connection = openTo(loop.get(), server.url("/"), owner);
     const auto stalled = connection->submit(get(server, "/stall"));
     REQUIRE(stalled);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.body[*stalled].size() == 1000; }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return owner.body[*stalled].size() == 1000; }));
     connection->resetStream(*stalled);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stalled) == 1; }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return owner.ends.count(*stalled) == 1; }));
     CHECK(owner.ends[*stalled].kind == StreamEnd::Kind::Cancelled);
 
     const auto ok = connection->submit(get(server, "/ok"));
     REQUIRE(ok);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*ok) == 1; }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return owner.ends.count(*ok) == 1; }));
     CHECK(owner.body[*ok] == "fine");
 }
 
 TEST_CASE("a server that stalls with window to send fails the connection") {
-    test::MisbehavingH2Server server;
-    auto stall = test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
+    net::test::MisbehavingH2Server server;
+    auto stall = net::test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
     stall.stallAfter = 1000;
     server.serve("/stall", stall);
-    auto loop = newLoop();
+    auto loop = nicer::test::newLoop();
     Recorder owner;
     auto connection = openTo(loop.get(), server.url("/"), owner);
     const auto stream = connection->submit(get(server, "/stall"));
     REQUIRE(stream);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.body[*stream].size() == 1000; }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return owner.body[*stream].size() == 1000; }));
 
     const auto now = std::chrono::steady_clock::now();
     connection->checkStall(now, 1h);
     CHECK_FALSE(connection->error());
     connection->checkStall(now + 2h, 1h);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
+    REQUIRE(nicer::test::runLoopUntil(
+        loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
     REQUIRE(connection->error());
     CHECK_THAT(connection->error()->message, Catch::Contains("the server stalled"));
     CHECK_FALSE(connection->failedPermanently());
@@ -195,17 +183,18 @@ TEST_CASE("a server that stalls with window to send fails the connection") {
 }
 
 TEST_CASE("GOAWAY stops new requests on the connection, and the streams it cut do not end Complete") {
-    test::MisbehavingH2Server server;
-    auto away = test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
+    net::test::MisbehavingH2Server server;
+    auto away = net::test::MisbehavingH2Server::Behaviour::plain(bytesOf(50'000));
     away.goAwayAfter = 1000;
     away.times = 1;
     server.serve("/away", away);
-    auto loop = newLoop();
+    auto loop = nicer::test::newLoop();
     Recorder owner;
     auto connection = openTo(loop.get(), server.url("/"), owner);
     const auto stream = connection->submit(get(server, "/away"));
     REQUIRE(stream);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
+    REQUIRE(nicer::test::runLoopUntil(
+        loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
     CHECK(connection->goAwayReceived());
     CHECK_FALSE(connection->acceptsRequests());
     CHECK(owner.ends[*stream].kind != StreamEnd::Kind::Complete);
@@ -213,24 +202,24 @@ TEST_CASE("GOAWAY stops new requests on the connection, and the streams it cut d
 }
 
 TEST_CASE("a PING comes back with a round-trip time") {
-    test::MisbehavingH2Server server;
-    auto loop = newLoop();
+    net::test::MisbehavingH2Server server;
+    auto loop = nicer::test::newLoop();
     Recorder owner;
     auto connection = openTo(loop.get(), server.url("/"), owner);
     connection->ping(); // not connected yet: nothing is sent
-    REQUIRE(runUntil(loop.get(), [&] { return connection->everConnected(); }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return connection->everConnected(); }));
     connection->ping();
-    REQUIRE(runUntil(loop.get(), [&] { return owner.rtts.size() == 1; }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return owner.rtts.size() == 1; }));
     CHECK(owner.rtts[0] > 0ns);
 }
 
 TEST_CASE("a connection that cannot be made ends its streams, not permanently failed") {
     std::uint16_t port = 0;
     {
-        test::MisbehavingH2Server server; // a port that was free a moment ago, and is closed now
+        net::test::MisbehavingH2Server server; // a port that was free a moment ago, and is closed now
         port = server.port();
     }
-    auto loop = newLoop();
+    auto loop = nicer::test::newLoop();
     Recorder owner;
     auto connection = openTo(loop.get(), "http://127.0.0.1:" + std::to_string(port) + "/", owner);
     Http2Session::Request request;
@@ -239,7 +228,8 @@ TEST_CASE("a connection that cannot be made ends its streams, not permanently fa
     request.path = "/x";
     const auto stream = connection->submit(request);
     REQUIRE(stream);
-    REQUIRE(runUntil(loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
+    REQUIRE(nicer::test::runLoopUntil(
+        loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
     CHECK_FALSE(connection->everConnected());
     CHECK_FALSE(connection->failedPermanently());
     REQUIRE(connection->error());
@@ -247,14 +237,14 @@ TEST_CASE("a connection that cannot be made ends its streams, not permanently fa
 }
 
 TEST_CASE("fail() ends the connection with the reason given") {
-    test::MisbehavingH2Server server;
-    server.serve("/a", test::MisbehavingH2Server::Behaviour::plain(bytesOf(10)));
-    auto loop = newLoop();
+    net::test::MisbehavingH2Server server;
+    server.serve("/a", net::test::MisbehavingH2Server::Behaviour::plain(bytesOf(10)));
+    auto loop = nicer::test::newLoop();
     Recorder owner;
     auto connection = openTo(loop.get(), server.url("/"), owner);
-    REQUIRE(runUntil(loop.get(), [&] { return connection->everConnected(); }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return connection->everConnected(); }));
     connection->fail(Error{"the download was cancelled"});
-    REQUIRE(runUntil(loop.get(), [&] { return connection->closed(); }));
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return connection->closed(); }));
     REQUIRE(connection->error());
     CHECK(connection->error()->message == "the download was cancelled");
 }
