@@ -1,3 +1,4 @@
+#include "DbusInterface.h"
 #include "DbusTestSupport.h"
 #include "api/BusNames.h"
 #include "control/ParameterTable.h"
@@ -7,9 +8,6 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 
 using namespace nicer;
 using namespace std::chrono_literals;
@@ -49,25 +47,6 @@ Reply setParameters(sd_bus* bus, const char* key, const char* type, auto value) 
                 [&](sd_bus_message* m) { return sd_bus_message_append(m, "a{sv}", 1, key, type, value); });
 }
 
-/// "property ReserveBand d", "method Pause", ...: the members of an introspection's or the XML's interface.
-std::vector<std::string> members(const std::string& text) {
-    std::vector<std::string> found;
-    for (const char* kind : {"<property name=\"", "<method name=\"", "<signal name=\""}) {
-        for (auto pos = text.find(kind); pos != std::string::npos; pos = text.find(kind, pos + 1)) {
-            const auto start = pos + std::strlen(kind);
-            std::string member = std::string(kind).substr(1, std::string(kind).find(' ') - 1) + " " +
-                                 text.substr(start, text.find('"', start) - start);
-            if (kind[1] == 'p') {
-                const auto type = text.find("type=\"", start) + 6;
-                member += " " + text.substr(type, text.find('"', type) - type);
-            }
-            found.push_back(member);
-        }
-    }
-    std::sort(found.begin(), found.end());
-    return found;
-}
-
 } // namespace
 
 TEST_CASE("the service publishes exactly the interface of resources/org.nicer.Daemon1.xml",
@@ -81,14 +60,9 @@ TEST_CASE("the service publishes exactly the interface of resources/org.nicer.Da
     REQUIRE(reply.errorName.empty());
     const char* xml = nullptr;
     REQUIRE(sd_bus_message_read(reply.message.get(), "s", &xml) >= 0);
-    const std::string live = xml;
-    const auto iface = live.find("<interface name=\"org.nicer.Daemon1\">");
-    REQUIRE(iface != std::string::npos);
-    std::ifstream in(NICER_RESOURCES "/org.nicer.Daemon1.xml");
-    REQUIRE(in);
-    const std::string documented((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto published = members(live.substr(iface, live.find("</interface>", iface) - iface));
-    CHECK(published == members(documented));
+    const auto published = test::interfaceMembers(std::string(xml));
+    REQUIRE_FALSE(published.empty());
+    CHECK(published == test::interfaceMembersInFile(NICER_RESOURCES "/org.nicer.Daemon1.xml"));
     // Every parameter of the table is a property of its D-Bus type, in the XML too.
     for (const auto& info : control::parameterTable()) {
         CHECK(std::count(published.begin(), published.end(),

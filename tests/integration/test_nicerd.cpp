@@ -2,6 +2,7 @@
 // fail-safe after kill -9, clean exit, a second daemon, bad configuration, persisted parameters and
 // workload presets switched at run time.
 #include "CpuMeter.h"
+#include "DbusInterface.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
 #include "cli/RunCommand.h"
@@ -356,33 +357,11 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     sd::BusMessagePtr owned(reply);
     const char* xml = nullptr;
     REQUIRE(sd_bus_message_read(reply, "s", &xml) >= 0);
-    const std::string live = xml;
-
-    std::ifstream in(NICER_RESOURCES "/org.nicer.Daemon1.xml");
-    const std::string documented((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     // Every member documented (with its type for properties) is what the daemon publishes, and vice versa.
-    const auto members = [](const std::string& text) {
-        std::vector<std::string> found;
-        for (const char* kind : {"<property name=\"", "<method name=\"", "<signal name=\""}) {
-            for (auto pos = text.find(kind); pos != std::string::npos; pos = text.find(kind, pos + 1)) {
-                const auto start = pos + std::strlen(kind);
-                std::string member =
-                    std::string(kind).substr(1, 4) + " " + text.substr(start, text.find('"', start) - start);
-                if (kind[1] == 'p') {
-                    const auto type = text.find("type=\"", start) + 6;
-                    member += " " + text.substr(type, text.find('"', type) - type);
-                }
-                found.push_back(member);
-            }
-        }
-        std::sort(found.begin(), found.end());
-        return found;
-    };
-    const auto iface = live.find("<interface name=\"org.nicer.Daemon1\">");
-    REQUIRE(iface != std::string::npos);
-    const std::string liveInterface = live.substr(iface, live.find("</interface>", iface) - iface);
-    CHECK(members(liveInterface) == members(documented));
-    CHECK(members(documented).size() == 32); // 30 before ApiVersion 2 added ApiVersion and BandwidthCap
+    const auto published = test::interfaceMembers(std::string(xml));
+    const auto documented = test::interfaceMembersInFile(NICER_RESOURCES "/org.nicer.Daemon1.xml");
+    CHECK(published == documented);
+    CHECK(documented.size() == 32); // 30 before ApiVersion 2 added ApiVersion and BandwidthCap
     CHECK(daemon.stop() == 0);
 }
 
