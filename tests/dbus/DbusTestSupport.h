@@ -2,6 +2,7 @@
 // For the D-Bus units' tests: a private session bus (a real dbus-daemon, nobody else on it), a fake nicerd
 // behind daemon::DaemonControl, and DaemonService published on its own connection, served by a thread.
 
+#include "PrivateBusConfig.h"
 #include "daemon/DaemonControl.h"
 #include "dbus/DaemonService.h"
 #include "sd/Bus.h"
@@ -36,20 +37,7 @@ public:
         const std::string config = m_dir + "/bus.conf";
         {
             std::ofstream out(config);
-            out << R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=)"
-                << m_dir << R"(</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-)";
+            out << nicer::test::privateBusConfig(m_dir);
             REQUIRE(out.good());
         }
         const std::string configOption = "--config-file=" + config;

@@ -1,6 +1,8 @@
 #pragma once
 // A private session bus (dbus-daemon) for one test: no service files, no systemd on it, nobody else on it.
 
+#include "PrivateBusConfig.h"
+
 #include <QDBusConnection>
 #include <QDeadlineTimer>
 #include <QProcess>
@@ -19,22 +21,7 @@ public:
         REQUIRE(m_dir.isValid());
         QFile config(m_dir.filePath("bus.conf"));
         REQUIRE(config.open(QIODevice::WriteOnly));
-        config.write(QStringLiteral(
-                         R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:dir=%1</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-)")
-                         .arg(m_dir.path())
-                         .toUtf8());
+        config.write(QByteArray::fromStdString(nicer::test::privateBusConfig(m_dir.path().toStdString())));
         config.close();
         m_process.start(daemon, {"--config-file=" + config.fileName(), "--nofork", "--print-address=1"});
         REQUIRE(m_process.waitForStarted());
