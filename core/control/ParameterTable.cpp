@@ -10,157 +10,173 @@ namespace nicer::control {
 namespace {
 
 constexpr ParameterInfo kParameters[] = {
-    {"reserve-band",
-     "ReserveBand",
-     "d",
-     ParameterType::Real,
-     "Reserve band",
-     "Idle share of the whole machine kept in reserve for your programs, before the multiplier",
-     "in (0, 0.5] (a fraction of the whole machine)",
-     0.0,
-     0.5,
-     true,
-     false,
-     1.0,
-     100.0,
-     " %",
-     0.5,
-     50.0,
-     0.5,
-     1,
-     false,
-     [](const ControllerParams& p) { return p.reserveBand; },
-     [](ControllerParams& p, double v) -> Result<void> {
-         p.reserveBand = v;
-         return {};
-     }},
-    {"min-multiplier",
-     "MinMultiplier",
-     "d",
-     ParameterType::Real,
-     "Min multiplier",
-     "Smallest reserve-band multiplier: the steady-state idle reserve is min-multiplier x reserve-band",
-     "in [1, 64] and at most max-multiplier",
-     1.0,
-     64.0,
-     false,
-     false,
-     1.0,
-     1.0,
-     " x",
-     1.0,
-     64.0,
-     0.5,
-     1,
-     false,
-     [](const ControllerParams& p) { return p.minMultiplier; },
-     [](ControllerParams& p, double v) -> Result<void> {
-         p.minMultiplier = v;
-         return {};
-     }},
-    {"max-multiplier",
-     "MaxMultiplier",
-     "d",
-     ParameterType::Real,
-     "Max multiplier",
-     "Largest reserve-band multiplier: how far the band may widen while your programs keep the CPU busy",
-     "in [1, 64] and at least min-multiplier",
-     1.0,
-     64.0,
-     false,
-     false,
-     1.0,
-     1.0,
-     " x",
-     1.0,
-     64.0,
-     0.5,
-     1,
-     false,
-     [](const ControllerParams& p) { return p.maxMultiplier; },
-     [](ControllerParams& p, double v) -> Result<void> {
-         p.maxMultiplier = v;
-         return {};
-     }},
-    {"overload-threshold",
-     "OverloadThreshold",
-     "u",
-     ParameterType::Count,
-     "Overload threshold",
-     "Periods in a row with no idle CPU tolerated before the work is stopped (it stops on the next one)",
-     ">= 0 (whole periods)",
-     0.0,
-     2147483647.0,
-     false,
-     false,
-     1.0,
-     1.0,
-     " periods",
-     0.0,
-     60.0,
-     1.0,
-     0,
-     false,
-     [](const ControllerParams& p) { return static_cast<double>(p.overloadThreshold); },
-     [](ControllerParams& p, double v) -> Result<void> {
-         if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
-             return Error{"overload-threshold = " + std::to_string(v) + " is not a whole number of periods"};
-         }
-         p.overloadThreshold = static_cast<int>(std::lround(v));
-         return {};
-     }},
-    {"idle-epsilon",
-     "IdleEpsilon",
-     "d",
-     ParameterType::Real,
-     "No-idle threshold",
-     "An idle share at or below this counts as no idle at all",
-     "in [0, 0.5) (a fraction of the whole machine)",
-     0.0,
-     0.5,
-     false,
-     true,
-     1.0,
-     100.0,
-     " %",
-     0.0,
-     49.0,
-     0.5,
-     1,
-     false,
-     [](const ControllerParams& p) { return p.idleEpsilon; },
-     [](ControllerParams& p, double v) -> Result<void> {
-         p.idleEpsilon = v;
-         return {};
-     }},
-    {"period",
-     "PeriodUSec",
-     "t",
-     ParameterType::Duration,
-     "Period",
-     "Seconds between two steps of the loop: how often nicerd measures and adjusts",
-     "between 10 ms and 10 s",
-     0.01,
-     10.0,
-     false,
-     false,
-     1e6,
-     1000.0,
-     " ms",
-     10.0,
-     10000.0,
-     10.0,
-     0,
-     true,
-     [](const ControllerParams& p) { return static_cast<double>(p.period.count()) / 1000.0; },
-     [](ControllerParams& p, double v) -> Result<void> {
-         auto period = periodFromSeconds(v);
-         if (!period) {
-             return period.error();
-         }
-         p.period = *period;
-         return {};
-     }},
+    {
+        .key = "reserve-band",
+        .busName = "ReserveBand",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Reserve band",
+        .help = "Idle share of the whole machine kept in reserve for your programs, before the multiplier",
+        .range = "in (0, 0.5] (a fraction of the whole machine)",
+        .min = 0.0,
+        .max = 0.5,
+        .minOpen = true,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 100.0,
+        .displayUnit = " %",
+        .sliderMin = 0.5,
+        .sliderMax = 50.0,
+        .displayStep = 0.5,
+        .displayDecimals = 1,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.reserveBand; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.reserveBand = v;
+            return {};
+        },
+    },
+    {
+        .key = "min-multiplier",
+        .busName = "MinMultiplier",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Min multiplier",
+        .help = "Smallest reserve-band multiplier: the steady-state idle reserve is min-multiplier x "
+                "reserve-band",
+        .range = "in [1, 64] and at most max-multiplier",
+        .min = 1.0,
+        .max = 64.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " x",
+        .sliderMin = 1.0,
+        .sliderMax = 64.0,
+        .displayStep = 0.5,
+        .displayDecimals = 1,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.minMultiplier; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.minMultiplier = v;
+            return {};
+        },
+    },
+    {
+        .key = "max-multiplier",
+        .busName = "MaxMultiplier",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Max multiplier",
+        .help = "Largest reserve-band multiplier: how far the band may widen while your programs keep the "
+                "CPU busy",
+        .range = "in [1, 64] and at least min-multiplier",
+        .min = 1.0,
+        .max = 64.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " x",
+        .sliderMin = 1.0,
+        .sliderMax = 64.0,
+        .displayStep = 0.5,
+        .displayDecimals = 1,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.maxMultiplier; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.maxMultiplier = v;
+            return {};
+        },
+    },
+    {
+        .key = "overload-threshold",
+        .busName = "OverloadThreshold",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Overload threshold",
+        .help = "Periods in a row with no idle CPU tolerated before the work is stopped (it stops on the "
+                "next one)",
+        .range = ">= 0 (whole periods)",
+        .min = 0.0,
+        .max = 2147483647.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " periods",
+        .sliderMin = 0.0,
+        .sliderMax = 60.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.overloadThreshold); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"overload-threshold = " + std::to_string(v) +
+                             " is not a whole number of periods"};
+            }
+            p.overloadThreshold = static_cast<int>(std::lround(v));
+            return {};
+        },
+    },
+    {
+        .key = "idle-epsilon",
+        .busName = "IdleEpsilon",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "No-idle threshold",
+        .help = "An idle share at or below this counts as no idle at all",
+        .range = "in [0, 0.5) (a fraction of the whole machine)",
+        .min = 0.0,
+        .max = 0.5,
+        .minOpen = false,
+        .maxOpen = true,
+        .busScale = 1.0,
+        .displayScale = 100.0,
+        .displayUnit = " %",
+        .sliderMin = 0.0,
+        .sliderMax = 49.0,
+        .displayStep = 0.5,
+        .displayDecimals = 1,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.idleEpsilon; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.idleEpsilon = v;
+            return {};
+        },
+    },
+    {
+        .key = "period",
+        .busName = "PeriodUSec",
+        .busSignature = "t",
+        .type = ParameterType::Duration,
+        .label = "Period",
+        .help = "Seconds between two steps of the loop: how often nicerd measures and adjusts",
+        .range = "between 10 ms and 10 s",
+        .min = 0.01,
+        .max = 10.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1e6,
+        .displayScale = 1000.0,
+        .displayUnit = " ms",
+        .sliderMin = 10.0,
+        .sliderMax = 10000.0,
+        .displayStep = 10.0,
+        .displayDecimals = 0,
+        .logarithmic = true,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.period.count()) / 1000.0; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            auto period = periodFromSeconds(v);
+            if (!period) {
+                return period.error();
+            }
+            p.period = *period;
+            return {};
+        },
+    },
 };
 
 } // namespace
