@@ -371,7 +371,9 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
     if (auto saved = writeFileAtomically(m_config.workloadFile, workload::writePresetFile(id)); !saved) {
         return Error{"the workload was not changed: " + saved.error().message};
     }
-    if (spec->argv == m_supervisor->spec().argv && spec->instances == m_supervisor->spec().instances) {
+    // The same choice again changes nothing (a preset's command may differ in a detail chosen at each
+    // resolve, such as the BOINC client's free port, which must not restart the client).
+    if (spec->preset == previous) {
         return {};
     }
     // Thawed first: a frozen process cannot act on the stop signal.

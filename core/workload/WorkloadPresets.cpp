@@ -1,5 +1,7 @@
 #include "workload/WorkloadPresets.h"
 
+#include "workload/BoincCommand.h"
+
 #include <system_error>
 
 namespace nicer::workload {
@@ -12,9 +14,10 @@ const std::vector<WorkloadPreset>& workloadPresets() {
          demoWorkload(1).argv, true, "coreutils", "", ""},
         {"boinc",
          "BOINC client",
-         "The BOINC client, running the projects you attach it to (boinccmd or the BOINC Manager); it runs "
-         "one task per CPU by itself and keeps its data in nicer's data folder.",
-         {"boinc", "--dir", std::string(kPresetDirArgument)},
+         "The BOINC client, running the projects you attach it to (nicer boinc attach, the tray, or the "
+         "BOINC Manager on its own port); it runs one task per CPU by itself and keeps its data in nicer's "
+         "data folder. nicer sets its preferences so that it never throttles or suspends itself.",
+         {"boinc", "--dir", std::string(kPresetDirArgument), "--gui_rpc_port", std::string(kBoincRpcPortArgument)},
          false,
          "boinc-client",
          "",
@@ -82,6 +85,11 @@ Result<WorkloadSpec> specForPreset(const WorkloadPreset& preset, int cpuCount,
             if (arg == kPresetDirArgument) {
                 arg = dir.string();
             }
+        }
+    }
+    for (auto& arg : spec.argv) {
+        if (arg == kBoincRpcPortArgument) {
+            arg = std::to_string(chooseBoincRpcPort());
         }
     }
     return spec;

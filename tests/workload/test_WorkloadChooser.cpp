@@ -79,7 +79,8 @@ TEST_CASE("resolve() gives the workload for an id, or says what is wrong", "[Wor
     const auto boinc = chooser.resolve("boinc");
     REQUIRE(boinc.ok());
     CHECK(boinc->instances == 1);
-    CHECK(boinc->argv == std::vector<std::string>{"boinc", "--dir", (data.dir() / "boinc").string()});
+    REQUIRE(boinc->argv.size() == 5);
+    CHECK(boinc->argv[2] == (data.dir() / "boinc").string());
     CHECK(fs::is_directory(data.dir() / "boinc"));
     const auto custom = chooser.resolve("custom");
     REQUIRE(custom.ok());

@@ -1,4 +1,5 @@
 #include "fakes/FakeBinDir.h"
+#include "workload/BoincCommand.h"
 #include "workload/WorkloadPresets.h"
 
 #include <catch2/catch.hpp>
@@ -41,7 +42,8 @@ TEST_CASE("the presets are the demo, the BOINC client and the Folding@home clien
     CHECK(preset("demo").argv == nicer::workload::demoWorkload(1).argv);
     CHECK(preset("demo").onePerCpu);
     CHECK_THAT(preset("demo").description, Catch::Contains("no science"));
-    CHECK(preset("boinc").argv == std::vector<std::string>{"boinc", "--dir", "{dir}"});
+    CHECK(preset("boinc").argv ==
+          std::vector<std::string>{"boinc", "--dir", "{dir}", "--gui_rpc_port", "{boinc-rpc-port}"});
     CHECK_FALSE(preset("boinc").onePerCpu);
     CHECK(preset("boinc").package == "boinc-client");
     CHECK(preset("folding").argv == std::vector<std::string>{"FAHClient", "--chdir", "{dir}"});
@@ -64,7 +66,14 @@ TEST_CASE("specForPreset() runs a client once, in its own directory under the da
 
     const auto boinc = specForPreset(preset("boinc"), 8, root, bin.pathVariable());
     REQUIRE(boinc.ok());
-    CHECK(boinc->argv == std::vector<std::string>{"boinc", "--dir", (root / "boinc").string()});
+    REQUIRE(boinc->argv.size() == 5);
+    CHECK(std::vector(boinc->argv.begin(), boinc->argv.begin() + 4) ==
+          std::vector<std::string>{"boinc", "--dir", (root / "boinc").string(), "--gui_rpc_port"});
+    const auto client = nicer::workload::boincClientOf(boinc->argv);
+    REQUIRE(client.ok());
+    REQUIRE(client->has_value());
+    CHECK((*client)->dir == root / "boinc");
+    CHECK((*client)->rpcPort > 0); // 31418, or a free one when that is taken
     CHECK(boinc->instances == 1);
     CHECK_FALSE(boinc->demo);
     CHECK(boinc->preset == "boinc");

@@ -1,0 +1,84 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nicer::api {
+
+/// One project the BOINC client is attached to (get_project_status), as nicerd shows it.
+struct BoincProject {
+    std::string url;  ///< the master URL, which names the project in attach and detach
+    std::string name; ///< e.g. "Einstein@Home"; empty until the client has fetched the master page
+    double userCredit = 0.0;       ///< the volunteer's total credit in the project
+    double hostCredit = 0.0;       ///< this computer's total credit
+    double recentCredit = 0.0;     ///< this computer's recent average credit (per day)
+    bool suspended = false;        ///< suspended by the volunteer
+    bool noMoreWork = false;       ///< "no new tasks"
+    bool viaAccountManager = false; ///< attached through an account manager
+
+    bool operator==(const BoincProject&) const = default;
+};
+
+/// One task (a BOINC result: a work unit and the app that computes it), from get_results.
+struct BoincTask {
+    std::string name;
+    std::string projectUrl;
+    /// What it is doing, as a keyword: "downloading", "ready", "running", "suspended", "uploading",
+    /// "ready-to-report", "reported", "error" or "aborted".
+    std::string state;
+    double fractionDone = 0.0;     ///< 0..1
+    double elapsedSeconds = 0.0;   ///< wall time it has run
+    double remainingSeconds = 0.0; ///< the client's estimate of the time left
+    std::int64_t deadline = 0;     ///< the report deadline, seconds since the epoch (0: none given)
+
+    bool operator==(const BoincTask&) const = default;
+};
+
+/// One file transfer the client has in progress or waiting (get_file_transfers).
+struct BoincTransfer {
+    std::string name;
+    std::string projectUrl;
+    bool upload = false;
+    double bytesTotal = 0.0;
+    double bytesDone = 0.0;
+    double rate = 0.0; ///< bytes per second now; 0 while it waits
+    /// "active", or "waiting" (for a retry after an error, or for a free slot).
+    std::string state;
+
+    bool operator==(const BoincTransfer&) const = default;
+};
+
+/// A notice from the client or a project, or an error message, in plain words (get_notices, get_messages).
+struct BoincNotice {
+    std::int64_t seqno = 0;
+    std::int64_t time = 0;   ///< seconds since the epoch
+    std::string project;     ///< the project's name; empty for the client's own notices
+    std::string title;       ///< may be empty
+    std::string text;        ///< plain text (BOINC's markup removed)
+    bool error = false;      ///< an error or alert rather than news
+
+    bool operator==(const BoincNotice&) const = default;
+};
+
+/// How nicerd's BOINC client stands, for the tray, `nicer status` and `nicer boinc`.
+struct BoincStatus {
+    /// "off" (the boinc preset is not running), "starting" (the client is not answering yet), "running",
+    /// "suspended" (the client suspended its work itself; detail says why) or "error" (detail says what).
+    std::string state = "off";
+    std::string detail; ///< plain words for suspended and error; else empty
+    /// When an enabled system-wide boinc-client.service is found: what that means and the one command that
+    /// hands BOINC to nicer; else empty.
+    std::string systemService;
+    bool overrideApplied = false; ///< nicer's preferences override is in force in the client
+    double maxDownRate = 0.0;     ///< bytes/s last pushed into max_bytes_sec_down; 0: no limit
+    double maxUpRate = 0.0;       ///< bytes/s last pushed into max_bytes_sec_up; 0: no limit
+    std::vector<BoincProject> projects;
+    std::vector<BoincTask> tasks;
+    std::vector<BoincTransfer> transfers;
+    std::vector<BoincNotice> notices;
+
+    bool operator==(const BoincStatus&) const = default;
+};
+
+} // namespace nicer::api
