@@ -11,6 +11,14 @@ void registerBusTypes() {
     qDBusRegisterMetaType<DownloadRowList>();
     qDBusRegisterMetaType<api::Sample>();
     qDBusRegisterMetaType<SampleList>();
+    qDBusRegisterMetaType<api::BoincProject>();
+    qDBusRegisterMetaType<BoincProjectList>();
+    qDBusRegisterMetaType<api::BoincTask>();
+    qDBusRegisterMetaType<BoincTaskList>();
+    qDBusRegisterMetaType<api::BoincTransfer>();
+    qDBusRegisterMetaType<BoincTransferList>();
+    qDBusRegisterMetaType<api::BoincNotice>();
+    qDBusRegisterMetaType<BoincNoticeList>();
 }
 
 QDBusArgument& operator<<(QDBusArgument& arg, const PresetChoice& p) {
@@ -69,6 +77,99 @@ const QDBusArgument& operator>>(const QDBusArgument& arg, Sample& s) {
     arg.endStructure();
     s.timeUSec = time;
     s.overloadCount = overloads;
+    return arg;
+}
+
+namespace {
+
+/// The api types hold UTF-8 std::strings; QtDBus speaks QString.
+QString q(const std::string& text) {
+    return QString::fromStdString(text);
+}
+
+/// Reads a string field into a std::string.
+const QDBusArgument& readString(const QDBusArgument& arg, std::string& out) {
+    QString text;
+    arg >> text;
+    out = text.toStdString();
+    return arg;
+}
+
+} // namespace
+
+QDBusArgument& operator<<(QDBusArgument& arg, const BoincProject& p) {
+    arg.beginStructure();
+    arg << q(p.url) << q(p.name) << p.userCredit << p.hostCredit << p.recentCredit << p.suspended
+        << p.noMoreWork << p.viaAccountManager;
+    arg.endStructure();
+    return arg;
+}
+
+const QDBusArgument& operator>>(const QDBusArgument& arg, BoincProject& p) {
+    arg.beginStructure();
+    readString(arg, p.url);
+    readString(arg, p.name);
+    arg >> p.userCredit >> p.hostCredit >> p.recentCredit >> p.suspended >> p.noMoreWork >>
+        p.viaAccountManager;
+    arg.endStructure();
+    return arg;
+}
+
+QDBusArgument& operator<<(QDBusArgument& arg, const BoincTask& t) {
+    arg.beginStructure();
+    arg << q(t.name) << q(t.projectUrl) << q(t.state) << t.fractionDone << t.elapsedSeconds
+        << t.remainingSeconds << qint64(t.deadline);
+    arg.endStructure();
+    return arg;
+}
+
+const QDBusArgument& operator>>(const QDBusArgument& arg, BoincTask& t) {
+    qint64 deadline = 0;
+    arg.beginStructure();
+    readString(arg, t.name);
+    readString(arg, t.projectUrl);
+    readString(arg, t.state);
+    arg >> t.fractionDone >> t.elapsedSeconds >> t.remainingSeconds >> deadline;
+    arg.endStructure();
+    t.deadline = deadline;
+    return arg;
+}
+
+QDBusArgument& operator<<(QDBusArgument& arg, const BoincTransfer& t) {
+    arg.beginStructure();
+    arg << q(t.name) << q(t.projectUrl) << t.upload << t.bytesTotal << t.bytesDone << t.rate << q(t.state);
+    arg.endStructure();
+    return arg;
+}
+
+const QDBusArgument& operator>>(const QDBusArgument& arg, BoincTransfer& t) {
+    arg.beginStructure();
+    readString(arg, t.name);
+    readString(arg, t.projectUrl);
+    arg >> t.upload >> t.bytesTotal >> t.bytesDone >> t.rate;
+    readString(arg, t.state);
+    arg.endStructure();
+    return arg;
+}
+
+QDBusArgument& operator<<(QDBusArgument& arg, const BoincNotice& n) {
+    arg.beginStructure();
+    arg << qint64(n.seqno) << qint64(n.time) << q(n.project) << q(n.title) << q(n.text) << n.error;
+    arg.endStructure();
+    return arg;
+}
+
+const QDBusArgument& operator>>(const QDBusArgument& arg, BoincNotice& n) {
+    qint64 seqno = 0, time = 0;
+    arg.beginStructure();
+    arg >> seqno >> time;
+    readString(arg, n.project);
+    readString(arg, n.title);
+    readString(arg, n.text);
+    arg >> n.error;
+    arg.endStructure();
+    n.seqno = seqno;
+    n.time = time;
     return arg;
 }
 

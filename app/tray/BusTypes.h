@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/Boinc.h"
 #include "api/DownloadEntry.h"
 #include "api/Sample.h"
 
@@ -39,6 +40,10 @@ struct DownloadRow {
 using PresetChoiceList = QList<PresetChoice>;
 using DownloadRowList = QList<DownloadRow>;
 using SampleList = QList<api::Sample>;
+using BoincProjectList = QList<api::BoincProject>;
+using BoincTaskList = QList<api::BoincTask>;
+using BoincTransferList = QList<api::BoincTransfer>;
+using BoincNoticeList = QList<api::BoincNotice>;
 
 /// Registers the types with QtDBus; call once before the first call to nicerd.
 void registerBusTypes();
@@ -54,8 +59,20 @@ namespace nicer::api {
 // In api's namespace, where argument-dependent lookup finds them.
 QDBusArgument& operator<<(QDBusArgument& arg, const Sample& s);
 const QDBusArgument& operator>>(const QDBusArgument& arg, Sample& s);
+QDBusArgument& operator<<(QDBusArgument& arg, const BoincProject& p);
+const QDBusArgument& operator>>(const QDBusArgument& arg, BoincProject& p);
+QDBusArgument& operator<<(QDBusArgument& arg, const BoincTask& t);
+const QDBusArgument& operator>>(const QDBusArgument& arg, BoincTask& t);
+QDBusArgument& operator<<(QDBusArgument& arg, const BoincTransfer& t);
+const QDBusArgument& operator>>(const QDBusArgument& arg, BoincTransfer& t);
+QDBusArgument& operator<<(QDBusArgument& arg, const BoincNotice& n);
+const QDBusArgument& operator>>(const QDBusArgument& arg, BoincNotice& n);
 } // namespace nicer::api
 
 Q_DECLARE_METATYPE(nicer::tray::PresetChoice)
 Q_DECLARE_METATYPE(nicer::tray::DownloadRow)
 Q_DECLARE_METATYPE(nicer::api::Sample)
+Q_DECLARE_METATYPE(nicer::api::BoincProject)
+Q_DECLARE_METATYPE(nicer::api::BoincTask)
+Q_DECLARE_METATYPE(nicer::api::BoincTransfer)
+Q_DECLARE_METATYPE(nicer::api::BoincNotice)

@@ -8,13 +8,13 @@ namespace nicer::api {
 
 /// One project the BOINC client is attached to (get_project_status), as nicerd shows it.
 struct BoincProject {
-    std::string url;  ///< the master URL, which names the project in attach and detach
-    std::string name; ///< e.g. "Einstein@Home"; empty until the client has fetched the master page
-    double userCredit = 0.0;       ///< the volunteer's total credit in the project
-    double hostCredit = 0.0;       ///< this computer's total credit
-    double recentCredit = 0.0;     ///< this computer's recent average credit (per day)
-    bool suspended = false;        ///< suspended by the volunteer
-    bool noMoreWork = false;       ///< "no new tasks"
+    std::string url;           ///< the master URL, which names the project in attach and detach
+    std::string name;          ///< e.g. "Einstein@Home"; empty until the client has fetched the master page
+    double userCredit = 0.0;   ///< the volunteer's total credit in the project
+    double hostCredit = 0.0;   ///< this computer's total credit
+    double recentCredit = 0.0; ///< this computer's recent average credit (per day)
+    bool suspended = false;    ///< suspended by the volunteer
+    bool noMoreWork = false;   ///< "no new tasks"
     bool viaAccountManager = false; ///< attached through an account manager
 
     bool operator==(const BoincProject&) const = default;
@@ -52,11 +52,11 @@ struct BoincTransfer {
 /// A notice from the client or a project, or an error message, in plain words (get_notices, get_messages).
 struct BoincNotice {
     std::int64_t seqno = 0;
-    std::int64_t time = 0;   ///< seconds since the epoch
-    std::string project;     ///< the project's name; empty for the client's own notices
-    std::string title;       ///< may be empty
-    std::string text;        ///< plain text (BOINC's markup removed)
-    bool error = false;      ///< an error or alert rather than news
+    std::int64_t time = 0; ///< seconds since the epoch
+    std::string project;   ///< the project's name; empty for the client's own notices
+    std::string title;     ///< may be empty
+    std::string text;      ///< plain text (BOINC's markup removed)
+    bool error = false;    ///< an error or alert rather than news
 
     bool operator==(const BoincNotice&) const = default;
 };

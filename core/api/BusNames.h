@@ -9,11 +9,13 @@ inline constexpr const char* kBusName = "org.nicer.Daemon";
 inline constexpr const char* kObjectPath = "/org/nicer/Daemon";
 inline constexpr const char* kInterface = "org.nicer.Daemon1";
 /// The version of the interface's signatures (its ApiVersion property). 2: the states of Downloads and the
-/// bandwidth mode travel as separate fields (BandwidthCap) instead of sentences. A property that was not
-/// there in version 1 reads as 1.
-inline constexpr std::uint32_t kApiVersion = 2;
+/// bandwidth mode travel as separate fields (BandwidthCap) instead of sentences. 3: the BOINC client's
+/// properties and methods (Boinc*). A property that was not there in version 1 reads as 1.
+inline constexpr std::uint32_t kApiVersion = 3;
 /// The error of SetWorkloadPreset when the preset's program is not installed (or custom has no command).
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
+/// The error of the Boinc* methods when no BOINC client runs under nicerd (or it does not answer yet).
+inline constexpr const char* kBoincUnavailableError = "org.nicer.Daemon1.Error.BoincUnavailable";
 
 // D-Bus signatures of the structs on the bus, written down once here; dbus/Codec encodes and decodes them
 // and resources/org.nicer.Daemon1.xml documents them.
@@ -25,5 +27,16 @@ inline constexpr const char* kSampleSignature = "tdddddub";
 /// One entry of the Downloads property: name, bytes done, total bytes (0: unknown), bytes per second, state
 /// keyword, verified, reason, seconds until nicerd tries again (-1: it will not).
 inline constexpr const char* kDownloadSignature = "sttdsbsx";
+/// One entry of BoincProjects: URL, name, user credit, host credit, recent average credit, suspended, no new
+/// tasks, attached through an account manager.
+inline constexpr const char* kBoincProjectSignature = "ssdddbbb";
+/// One entry of BoincTasks: name, project URL, state keyword, fraction done, elapsed s, remaining s, report
+/// deadline (s since the epoch; 0: none).
+inline constexpr const char* kBoincTaskSignature = "sssdddx";
+/// One entry of BoincTransfers: file name, project URL, upload, total bytes, bytes done, bytes per second,
+/// state keyword ("active" or "waiting").
+inline constexpr const char* kBoincTransferSignature = "ssbddds";
+/// One entry of BoincNotices: sequence number, time (s since the epoch), project name, title, text, error.
+inline constexpr const char* kBoincNoticeSignature = "xxsssb";
 
 } // namespace nicer::api

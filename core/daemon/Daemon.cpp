@@ -412,6 +412,23 @@ std::filesystem::path Daemon::downloadDir() const {
     return m_downloads ? m_downloads->dir() : std::filesystem::path();
 }
 
+api::BoincStatus Daemon::boincStatus() const {
+    return {};
+}
+
+void Daemon::boincAttach(const std::string&, const std::string&, BoincDone done) {
+    done(Error{"no BOINC client runs under nicerd"});
+}
+
+void Daemon::boincAttachAccountManager(const std::string&, const std::string&, const std::string&,
+                                       BoincDone done) {
+    done(Error{"no BOINC client runs under nicerd"});
+}
+
+void Daemon::boincDetach(const std::string&, BoincDone done) {
+    done(Error{"no BOINC client runs under nicerd"});
+}
+
 Result<void> Daemon::pause() {
     return m_loop->pause();
 }

@@ -57,6 +57,11 @@ public:
     std::vector<api::DownloadEntry> downloads() const override;
     double downloadRate() const override;
     api::BandwidthMode bandwidthMode() const override;
+    api::BoincStatus boincStatus() const override;
+    void boincAttach(const std::string& url, const std::string& key, BoincDone done) override;
+    void boincAttachAccountManager(const std::string& url, const std::string& name,
+                                   const std::string& password, BoincDone done) override;
+    void boincDetach(const std::string& url, BoincDone done) override;
 
     /// Where the downloads go; empty when there are none.
     std::filesystem::path downloadDir() const;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/Boinc.h"
 #include "api/DownloadEntry.h"
 #include "api/Sample.h"
 #include "control/Controller.h"
@@ -8,6 +9,7 @@
 #include "workload/WorkloadSpec.h"
 
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +48,20 @@ public:
     virtual double downloadRate() const = 0;
     /// How the downloads use the link: none, nice (perhaps capped), capped or full.
     virtual api::BandwidthMode bandwidthMode() const = 0;
+
+    /// How nicerd's BOINC client stands: its projects, tasks, transfers and notices ("off" without one).
+    virtual api::BoincStatus boincStatus() const = 0;
+    /// Called once with the outcome of a request to the BOINC client.
+    using BoincDone = std::function<void(Result<void>)>;
+    /// Attaches the BOINC client to the project at @p url with the account key @p key; @p done gets BOINC's
+    /// verdict (or why no client could be asked). Asynchronous: the client answers after fetching the
+    /// project's master page.
+    virtual void boincAttach(const std::string& url, const std::string& key, BoincDone done) = 0;
+    /// Attaches the BOINC client to the account manager at @p url with the volunteer's name and password.
+    virtual void boincAttachAccountManager(const std::string& url, const std::string& name,
+                                           const std::string& password, BoincDone done) = 0;
+    /// Detaches the BOINC client from the project at @p url (its tasks and files there are dropped).
+    virtual void boincDetach(const std::string& url, BoincDone done) = 0;
 };
 
 } // namespace nicer::daemon

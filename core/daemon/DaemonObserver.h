@@ -18,6 +18,9 @@ public:
     /// One period's sample, or the last good one again when this period's failed (Daemon::lastError says
     /// why).
     virtual void onSample(const api::Sample& sample) = 0;
+    /// The BOINC client's state, detail, system-service advice or override changed
+    /// (DaemonControl::boincStatus).
+    virtual void onBoincStateChanged() = 0;
 };
 
 /**

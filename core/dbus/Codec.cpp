@@ -20,6 +20,22 @@ template <>
 std::string structSignature<workload::PresetInfo>() {
     return std::string("(") + api::kPresetSignature + ")";
 }
+template <>
+std::string structSignature<api::BoincProject>() {
+    return std::string("(") + api::kBoincProjectSignature + ")";
+}
+template <>
+std::string structSignature<api::BoincTask>() {
+    return std::string("(") + api::kBoincTaskSignature + ")";
+}
+template <>
+std::string structSignature<api::BoincTransfer>() {
+    return std::string("(") + api::kBoincTransferSignature + ")";
+}
+template <>
+std::string structSignature<api::BoincNotice>() {
+    return std::string("(") + api::kBoincNoticeSignature + ")";
+}
 
 namespace {
 
@@ -104,6 +120,102 @@ int read(sd_bus_message* m, workload::PresetInfo& p) {
         const int r = sd_bus_message_read(m, api::kPresetSignature, &id, &name, &description, &available);
         if (r >= 0) {
             p = {id, name, description, available != 0};
+        }
+        return r;
+    });
+}
+
+int append(sd_bus_message* m, const api::BoincProject& p) {
+    return inStruct(m, false, api::kBoincProjectSignature, [&] {
+        return sd_bus_message_append(m, api::kBoincProjectSignature, p.url.c_str(), p.name.c_str(),
+                                     p.userCredit, p.hostCredit, p.recentCredit,
+                                     static_cast<int>(p.suspended), static_cast<int>(p.noMoreWork),
+                                     static_cast<int>(p.viaAccountManager));
+    });
+}
+
+int read(sd_bus_message* m, api::BoincProject& p) {
+    return inStruct(m, true, api::kBoincProjectSignature, [&] {
+        const char *url = nullptr, *name = nullptr;
+        int suspended = 0, noMoreWork = 0, viaAccountManager = 0;
+        const int r =
+            sd_bus_message_read(m, api::kBoincProjectSignature, &url, &name, &p.userCredit, &p.hostCredit,
+                                &p.recentCredit, &suspended, &noMoreWork, &viaAccountManager);
+        if (r >= 0) {
+            p.url = url;
+            p.name = name;
+            p.suspended = suspended != 0;
+            p.noMoreWork = noMoreWork != 0;
+            p.viaAccountManager = viaAccountManager != 0;
+        }
+        return r;
+    });
+}
+
+int append(sd_bus_message* m, const api::BoincTask& t) {
+    return inStruct(m, false, api::kBoincTaskSignature, [&] {
+        return sd_bus_message_append(m, api::kBoincTaskSignature, t.name.c_str(), t.projectUrl.c_str(),
+                                     t.state.c_str(), t.fractionDone, t.elapsedSeconds, t.remainingSeconds,
+                                     t.deadline);
+    });
+}
+
+int read(sd_bus_message* m, api::BoincTask& t) {
+    return inStruct(m, true, api::kBoincTaskSignature, [&] {
+        const char *name = nullptr, *url = nullptr, *state = nullptr;
+        const int r = sd_bus_message_read(m, api::kBoincTaskSignature, &name, &url, &state, &t.fractionDone,
+                                          &t.elapsedSeconds, &t.remainingSeconds, &t.deadline);
+        if (r >= 0) {
+            t.name = name;
+            t.projectUrl = url;
+            t.state = state;
+        }
+        return r;
+    });
+}
+
+int append(sd_bus_message* m, const api::BoincTransfer& t) {
+    return inStruct(m, false, api::kBoincTransferSignature, [&] {
+        return sd_bus_message_append(m, api::kBoincTransferSignature, t.name.c_str(), t.projectUrl.c_str(),
+                                     static_cast<int>(t.upload), t.bytesTotal, t.bytesDone, t.rate,
+                                     t.state.c_str());
+    });
+}
+
+int read(sd_bus_message* m, api::BoincTransfer& t) {
+    return inStruct(m, true, api::kBoincTransferSignature, [&] {
+        const char *name = nullptr, *url = nullptr, *state = nullptr;
+        int upload = 0;
+        const int r = sd_bus_message_read(m, api::kBoincTransferSignature, &name, &url, &upload,
+                                          &t.bytesTotal, &t.bytesDone, &t.rate, &state);
+        if (r >= 0) {
+            t.name = name;
+            t.projectUrl = url;
+            t.upload = upload != 0;
+            t.state = state;
+        }
+        return r;
+    });
+}
+
+int append(sd_bus_message* m, const api::BoincNotice& n) {
+    return inStruct(m, false, api::kBoincNoticeSignature, [&] {
+        return sd_bus_message_append(m, api::kBoincNoticeSignature, n.seqno, n.time, n.project.c_str(),
+                                     n.title.c_str(), n.text.c_str(), static_cast<int>(n.error));
+    });
+}
+
+int read(sd_bus_message* m, api::BoincNotice& n) {
+    return inStruct(m, true, api::kBoincNoticeSignature, [&] {
+        const char *project = nullptr, *title = nullptr, *text = nullptr;
+        int error = 0;
+        const int r = sd_bus_message_read(m, api::kBoincNoticeSignature, &n.seqno, &n.time, &project, &title,
+                                          &text, &error);
+        if (r >= 0) {
+            n.project = project;
+            n.title = title;
+            n.text = text;
+            n.error = error != 0;
         }
         return r;
     });

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/Boinc.h"
 #include "api/DownloadEntry.h"
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
@@ -25,6 +26,14 @@ int append(sd_bus_message* m, const workload::PresetInfo& preset);
 int read(sd_bus_message* m, api::Sample& sample);
 int read(sd_bus_message* m, api::DownloadEntry& entry);
 int read(sd_bus_message* m, workload::PresetInfo& preset);
+int append(sd_bus_message* m, const api::BoincProject& project);
+int append(sd_bus_message* m, const api::BoincTask& task);
+int append(sd_bus_message* m, const api::BoincTransfer& transfer);
+int append(sd_bus_message* m, const api::BoincNotice& notice);
+int read(sd_bus_message* m, api::BoincProject& project);
+int read(sd_bus_message* m, api::BoincTask& task);
+int read(sd_bus_message* m, api::BoincTransfer& transfer);
+int read(sd_bus_message* m, api::BoincNotice& notice);
 
 /// "(tdddddub)" and so on: the struct's signature, and "a(...)" for an array of them.
 template <typename T>
@@ -35,6 +44,14 @@ template <>
 std::string structSignature<api::DownloadEntry>();
 template <>
 std::string structSignature<workload::PresetInfo>();
+template <>
+std::string structSignature<api::BoincProject>();
+template <>
+std::string structSignature<api::BoincTask>();
+template <>
+std::string structSignature<api::BoincTransfer>();
+template <>
+std::string structSignature<api::BoincNotice>();
 template <typename T>
 std::string arraySignature() {
     return "a" + structSignature<T>();

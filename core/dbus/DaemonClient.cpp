@@ -118,6 +118,28 @@ Result<DaemonStatus> DaemonClient::status() {
             r = sd_bus_message_read(reply, "v", "s", &text);
             s.bandwidth.kind =
                 api::bandwidthKindFromKeyword(text ? text : "").value_or(api::BandwidthMode::Kind::None);
+        } else if (key == "BoincState" || key == "BoincDetail" || key == "BoincSystemService") {
+            const char* text = nullptr;
+            r = sd_bus_message_read(reply, "v", "s", &text);
+            (key == "BoincState"    ? s.boinc.state
+             : key == "BoincDetail" ? s.boinc.detail
+                                    : s.boinc.systemService) = text ? text : "";
+        } else if (key == "BoincOverrideApplied") {
+            int applied = 0;
+            r = sd_bus_message_read(reply, "v", "b", &applied);
+            s.boinc.overrideApplied = applied != 0;
+        } else if (key == "BoincMaxDownRate") {
+            r = readDouble(s.boinc.maxDownRate);
+        } else if (key == "BoincMaxUpRate") {
+            r = readDouble(s.boinc.maxUpRate);
+        } else if (key == "BoincProjects") {
+            r = codec::readArrayVariant(reply, s.boinc.projects);
+        } else if (key == "BoincTasks") {
+            r = codec::readArrayVariant(reply, s.boinc.tasks);
+        } else if (key == "BoincTransfers") {
+            r = codec::readArrayVariant(reply, s.boinc.transfers);
+        } else if (key == "BoincNotices") {
+            r = codec::readArrayVariant(reply, s.boinc.notices);
         } else if (key == "Actuator" || key == "LastError" || key == "WorkloadPreset") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
@@ -178,22 +200,47 @@ Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
     return {};
 }
 
-Result<void> DaemonClient::setWorkloadPreset(const std::string& id) {
+Result<void> DaemonClient::callWithStrings(const char* method, std::initializer_list<std::string> args,
+                                           std::uint64_t timeoutUsec) {
     sd_bus_message* m = nullptr;
     int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
-                                           "SetWorkloadPreset");
+                                           method);
     sd::BusMessagePtr call(m);
-    if (r >= 0) {
-        r = sd_bus_message_append(m, "s", id.c_str());
+    for (const auto& arg : args) {
+        if (r >= 0) {
+            r = sd_bus_message_append(m, "s", arg.c_str());
+        }
     }
     sd::BusError error;
     if (r >= 0) {
-        r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
+        r = sd_bus_call(m_bus.get(), m, timeoutUsec, error.get(), nullptr);
     }
     if (r < 0) {
-        return callError("SetWorkloadPreset", r, error);
+        return callError(method, r, error);
     }
     return {};
+}
+
+Result<void> DaemonClient::setWorkloadPreset(const std::string& id) {
+    return callWithStrings("SetWorkloadPreset", {id});
+}
+
+namespace {
+/// BOINC answers an attach after fetching the project's master page, which may take a while.
+constexpr std::uint64_t kBoincAttachTimeoutUsec = 120'000'000;
+} // namespace
+
+Result<void> DaemonClient::boincAttach(const std::string& url, const std::string& accountKey) {
+    return callWithStrings("BoincAttach", {url, accountKey}, kBoincAttachTimeoutUsec);
+}
+
+Result<void> DaemonClient::boincAttachAccountManager(const std::string& url, const std::string& name,
+                                                     const std::string& password) {
+    return callWithStrings("BoincAttachAccountManager", {url, name, password}, kBoincAttachTimeoutUsec);
+}
+
+Result<void> DaemonClient::boincDetach(const std::string& url) {
+    return callWithStrings("BoincDetach", {url}, kBoincAttachTimeoutUsec);
 }
 
 Result<std::vector<api::Sample>> DaemonClient::history() {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/Boinc.h"
 #include "api/DownloadEntry.h"
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
@@ -8,6 +9,7 @@
 #include "workload/WorkloadPresets.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,7 @@ struct DaemonStatus {
     double downloadRate = 0;                   ///< bytes per second received now
     api::BandwidthMode bandwidth;              ///< how the downloads use the link
     std::uint32_t apiVersion = 1;              ///< nicerd's ApiVersion (1: before it had one)
+    api::BoincStatus boinc;                    ///< its BOINC client; "off" before ApiVersion 3
 };
 
 /// A blocking client of nicerd on the session bus, for the CLI and tests.
@@ -48,11 +51,19 @@ public:
     /// nicerd's reason, e.g. that the preset's program is not installed.
     Result<void> setWorkloadPreset(const std::string& id);
     Result<std::vector<api::Sample>> history();
+    /// Attaches nicerd's BOINC client to a project; waits for BOINC's verdict (up to two minutes).
+    Result<void> boincAttach(const std::string& url, const std::string& accountKey);
+    Result<void> boincAttachAccountManager(const std::string& url, const std::string& name,
+                                           const std::string& password);
+    Result<void> boincDetach(const std::string& url);
 
 private:
     explicit DaemonClient(sd::BusPtr bus)
         : m_bus(std::move(bus)) {}
     Result<void> callNoArgs(const char* method);
+    /// Calls @p method with string arguments and no reply value; @p timeoutUsec 0 is sd-bus's default.
+    Result<void> callWithStrings(const char* method, std::initializer_list<std::string> args,
+                                 std::uint64_t timeoutUsec = 0);
 
     sd::BusPtr m_bus;
 };

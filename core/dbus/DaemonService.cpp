@@ -9,6 +9,9 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <functional>
+#include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,9 +59,32 @@ constexpr bool isArrayOf(std::string_view array, std::string_view fields) {
 constexpr const char kPresetsType[] = "a(sssb)";
 constexpr const char kDownloadsType[] = "a(sttdsbsx)";
 constexpr const char kHistoryType[] = "a(tdddddub)";
+constexpr const char kBoincProjectsType[] = "a(ssdddbbb)";
+constexpr const char kBoincTasksType[] = "a(sssdddx)";
+constexpr const char kBoincTransfersType[] = "a(ssbddds)";
+constexpr const char kBoincNoticesType[] = "a(xxsssb)";
 static_assert(isArrayOf(kPresetsType, api::kPresetSignature));
 static_assert(isArrayOf(kDownloadsType, api::kDownloadSignature));
 static_assert(isArrayOf(kHistoryType, api::kSampleSignature));
+static_assert(isArrayOf(kBoincProjectsType, api::kBoincProjectSignature));
+static_assert(isArrayOf(kBoincTasksType, api::kBoincTaskSignature));
+static_assert(isArrayOf(kBoincTransfersType, api::kBoincTransferSignature));
+static_assert(isArrayOf(kBoincNoticesType, api::kBoincNoticeSignature));
+
+/// Reads a method's string arguments into @p out; a clear InvalidArgs when one is missing (their content
+/// is checked where it is used).
+int readStrings(sd_bus_message* m, const char* method, std::initializer_list<std::string*> out,
+                sd_bus_error* error) {
+    for (std::string* value : out) {
+        const char* text = nullptr;
+        if (int r = sd_bus_message_read(m, "s", &text); r < 0) {
+            return sd_bus_error_setf(error, kInvalidArgs, "%s takes %zu strings: %s", method, out.size(),
+                                     std::strerror(-r));
+        }
+        *value = text;
+    }
+    return 0;
+}
 
 } // namespace
 
@@ -89,12 +115,29 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_PROPERTY("DownloadRate", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("BandwidthMode", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("BandwidthCap", "t", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    // The BOINC client: its state is announced, its lists change without a signal (poll while showing them).
+    SD_BUS_PROPERTY("BoincState", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincDetail", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincSystemService", "s", &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincOverrideApplied", "b", &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincMaxDownRate", "d", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("BoincMaxUpRate", "d", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("BoincProjects", kBoincProjectsType, &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("BoincTasks", kBoincTasksType, &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("BoincTransfers", kBoincTransfersType, &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("BoincNotices", kBoincNoticesType, &DaemonService::getProperty, 0, 0),
     SD_BUS_METHOD("Pause", "", "", &DaemonService::onPause, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Resume", "", "", &DaemonService::onResume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetParameters", "a{sv}", "", &DaemonService::onSetParameters, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetWorkloadPreset", "s", "", &DaemonService::onSetWorkloadPreset,
                   SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("GetHistory", "", kHistoryType, &DaemonService::onGetHistory, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("BoincAttach", "ss", "", &DaemonService::onBoincAttach, SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("BoincAttachAccountManager", "sss", "", &DaemonService::onBoincAttachAccountManager,
+                  SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("BoincDetach", "s", "", &DaemonService::onBoincDetach, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_SIGNAL("Sample", api::kSampleSignature, 0),
     SD_BUS_VTABLE_END,
 };
@@ -217,6 +260,39 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         if (name == "WorkloadPresets") {
             return codec::appendArray(reply, d.presets());
         }
+        if (name.starts_with("Boinc")) {
+            const auto boinc = d.boincStatus();
+            if (name == "BoincState") {
+                return sd_bus_message_append(reply, "s", boinc.state.c_str());
+            }
+            if (name == "BoincDetail") {
+                return sd_bus_message_append(reply, "s", boinc.detail.c_str());
+            }
+            if (name == "BoincSystemService") {
+                return sd_bus_message_append(reply, "s", boinc.systemService.c_str());
+            }
+            if (name == "BoincOverrideApplied") {
+                return sd_bus_message_append(reply, "b", static_cast<int>(boinc.overrideApplied));
+            }
+            if (name == "BoincMaxDownRate") {
+                return sd_bus_message_append(reply, "d", boinc.maxDownRate);
+            }
+            if (name == "BoincMaxUpRate") {
+                return sd_bus_message_append(reply, "d", boinc.maxUpRate);
+            }
+            if (name == "BoincProjects") {
+                return codec::appendArray(reply, boinc.projects);
+            }
+            if (name == "BoincTasks") {
+                return codec::appendArray(reply, boinc.tasks);
+            }
+            if (name == "BoincTransfers") {
+                return codec::appendArray(reply, boinc.transfers);
+            }
+            if (name == "BoincNotices") {
+                return codec::appendArray(reply, boinc.notices);
+            }
+        }
         return sd_bus_error_setf(error, "org.freedesktop.DBus.Error.UnknownProperty", "no property %s",
                                  property);
     });
@@ -315,6 +391,74 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
         }
         return r;
     });
+}
+
+int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
+                                     const std::function<void(daemon::DaemonControl::BoincDone)>& request) {
+    const auto state = m_daemon.boincStatus().state;
+    if (state == "off" || state == "starting") {
+        return sd_bus_error_set(error, api::kBoincUnavailableError,
+                                state == "off"
+                                    ? "no BOINC client runs under nicerd: choose the boinc workload "
+                                      "first (nicer workload boinc, or the tray's Workload menu)"
+                                    : "nicerd's BOINC client is starting and does not answer yet: "
+                                      "try again in a few seconds");
+    }
+    // The reply goes out when BOINC has answered; the message is kept until then.
+    auto call = std::make_shared<sd::BusMessagePtr>(sd_bus_message_ref(m));
+    request([call](Result<void> done) {
+        if (done) {
+            sd_bus_reply_method_return(call->get(), "");
+        } else {
+            sd_bus_reply_method_errorf(call->get(), kFailed, "%s", done.error().message.c_str());
+        }
+    });
+    return 1;
+}
+
+int DaemonService::onBoincAttach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
+    return guarded(error, [&]() -> int {
+        auto* self = static_cast<DaemonService*>(userdata);
+        std::string url, key;
+        if (int r = readStrings(m, "BoincAttach", {&url, &key}, error); r < 0) {
+            return r;
+        }
+        return self->startBoincRequest(m, error, [&](daemon::DaemonControl::BoincDone done) {
+            self->m_daemon.boincAttach(url, key, std::move(done));
+        });
+    });
+}
+
+int DaemonService::onBoincAttachAccountManager(sd_bus_message* m, void* userdata,
+                                               sd_bus_error* error) noexcept {
+    return guarded(error, [&]() -> int {
+        auto* self = static_cast<DaemonService*>(userdata);
+        std::string url, name, password;
+        if (int r = readStrings(m, "BoincAttachAccountManager", {&url, &name, &password}, error); r < 0) {
+            return r;
+        }
+        return self->startBoincRequest(m, error, [&](daemon::DaemonControl::BoincDone done) {
+            self->m_daemon.boincAttachAccountManager(url, name, password, std::move(done));
+        });
+    });
+}
+
+int DaemonService::onBoincDetach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
+    return guarded(error, [&]() -> int {
+        auto* self = static_cast<DaemonService*>(userdata);
+        std::string url;
+        if (int r = readStrings(m, "BoincDetach", {&url}, error); r < 0) {
+            return r;
+        }
+        return self->startBoincRequest(m, error, [&](daemon::DaemonControl::BoincDone done) {
+            self->m_daemon.boincDetach(url, std::move(done));
+        });
+    });
+}
+
+void DaemonService::onBoincStateChanged() {
+    sd_bus_emit_properties_changed(m_bus, api::kObjectPath, api::kInterface, "BoincState", "BoincDetail",
+                                   "BoincSystemService", "BoincOverrideApplied", nullptr);
 }
 
 void DaemonService::onSample(const api::Sample& s) {

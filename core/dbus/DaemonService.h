@@ -9,9 +9,9 @@ namespace nicer::dbus {
 
 /**
  * nicerd's D-Bus object (org.nicer.Daemon1 at /org/nicer/Daemon, see resources/org.nicer.Daemon1.xml):
- * parameters, state and downloads as properties, a Sample signal every period, Pause, Resume,
- * SetParameters, SetWorkloadPreset and GetHistory. Exceptions never cross into sd-bus: handlers turn them
- * into D-Bus errors.
+ * parameters, state, downloads and the BOINC client's state as properties, a Sample signal every period,
+ * Pause, Resume, SetParameters, SetWorkloadPreset, GetHistory and the BOINC client's attach and detach.
+ * Exceptions never cross into sd-bus: handlers turn them into D-Bus errors.
  */
 class DaemonService final : public daemon::DaemonObserver {
 public:
@@ -25,6 +25,8 @@ public:
     void emitParametersChanged();
     /// Emits PropertiesChanged for the workload: Workload, DemoWorkload, Instances and WorkloadPreset.
     void emitWorkloadChanged();
+    /// Emits PropertiesChanged for BoincState, BoincDetail, BoincSystemService and BoincOverrideApplied.
+    void onBoincStateChanged() override;
 
 private:
     DaemonService(sd_bus* bus, daemon::DaemonControl& daemon)
@@ -38,6 +40,13 @@ private:
     static int onSetParameters(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    static int onBoincAttach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    static int onBoincAttachAccountManager(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    static int onBoincDetach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    /// The BOINC methods' common part: checks that a client runs, then answers @p m when @p request's
+    /// callback is called (the reply is sent later, from the loop).
+    int startBoincRequest(sd_bus_message* m, sd_bus_error* error,
+                          const std::function<void(daemon::DaemonControl::BoincDone)>& request);
 
     /// s_vtable with the controller's parameters (control::parameterTable()) in front.
     static const sd_bus_vtable* vtable();

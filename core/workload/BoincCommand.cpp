@@ -69,8 +69,9 @@ Result<std::optional<BoincClientCommand>> boincClientOf(const std::vector<std::s
         }
     }
     if (command.dir.empty()) {
-        return Error{"the workload runs the BOINC client without --dir: give it `--dir DIR` so that nicer can "
-                     "find its GUI RPC password (DIR/gui_rpc_auth.cfg) and govern it"};
+        return Error{
+            "the workload runs the BOINC client without --dir: give it `--dir DIR` so that nicer can "
+            "find its GUI RPC password (DIR/gui_rpc_auth.cfg) and govern it"};
     }
     return std::optional<BoincClientCommand>{std::move(command)};
 }

@@ -42,6 +42,7 @@ public:
         const std::lock_guard lock(m_recorded.mutex);
         m_recorded.samples.push_back(sample);
     }
+    void onBoincStateChanged() override {}
 
 private:
     Recorded& m_recorded;

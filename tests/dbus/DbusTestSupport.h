@@ -127,6 +127,9 @@ public:
     std::string refusal; ///< when set, pause() and setWorkloadPreset() fail with it
     std::vector<api::DownloadEntry> downloads_;
     api::BandwidthMode bandwidth_;
+    api::BoincStatus boinc_;
+    std::vector<std::string> boincRequests; ///< "attach URL KEY", "manager URL NAME PASSWORD", "detach URL"
+    std::string boincRefusal;               ///< when set, the BOINC requests fail with it
 
     const control::ControllerParams& params() const override { return params_; }
     Result<void> setParams(const control::ControllerParams& p) override {
@@ -170,8 +173,32 @@ public:
     }
     double downloadRate() const override { return 1234.5; }
     api::BandwidthMode bandwidthMode() const override { return bandwidth_; }
+    api::BoincStatus boincStatus() const override {
+        std::lock_guard lock(mutex);
+        return boinc_;
+    }
+    void boincAttach(const std::string& url, const std::string& key, BoincDone done) override {
+        answerBoinc("attach " + url + " " + key, std::move(done));
+    }
+    void boincAttachAccountManager(const std::string& url, const std::string& name,
+                                   const std::string& password, BoincDone done) override {
+        answerBoinc("manager " + url + " " + name + " " + password, std::move(done));
+    }
+    void boincDetach(const std::string& url, BoincDone done) override {
+        answerBoinc("detach " + url, std::move(done));
+    }
 
 private:
+    void answerBoinc(std::string request, BoincDone done) {
+        std::string refusal;
+        {
+            std::lock_guard lock(mutex);
+            boincRequests.push_back(std::move(request));
+            refusal = boincRefusal;
+        }
+        done(refusal.empty() ? Result<void>{} : Result<void>{Error{refusal}});
+    }
+
     workload::WorkloadSpec m_workload;
     std::vector<workload::PresetInfo> m_presets;
     control::ControllerState m_state;

@@ -224,3 +224,62 @@ TEST_CASE("a nicerd of ApiVersion 1 reads as version 1 with its downloads left o
     CHECK(s->params.reserveBand == 0.25);
     CHECK(s->downloads.empty());
 }
+
+TEST_CASE("the BOINC client's state and lists read back field by field", "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    daemon.boinc_.state = "suspended";
+    daemon.boinc_.detail = "suspended by you";
+    daemon.boinc_.systemService =
+        "the system-wide BOINC service is enabled: sudo systemctl disable --now ...";
+    daemon.boinc_.overrideApplied = true;
+    daemon.boinc_.maxDownRate = 250'000.5;
+    daemon.boinc_.maxUpRate = 0;
+    daemon.boinc_.projects = {{"http://a.example/p/", "Project A", 1.5, 2.5, 3.5, true, false, true},
+                              {"https://b.example/", "", 0, 0, 0, false, true, false}};
+    daemon.boinc_.tasks = {{"wu_1_0", "http://a.example/p/", "running", 0.25, 60.5, 180.0, 1'800'000'000},
+                           {"wu_2_0", "https://b.example/", "ready-to-report", 1.0, 300, 0, 0}};
+    daemon.boinc_.transfers = {{"wu_1.in", "http://a.example/p/", false, 1e6, 2.5e5, 5e4, "active"},
+                               {"wu_1_0_r1.out", "http://a.example/p/", true, 100, 0, 0, "waiting"}};
+    daemon.boinc_.notices = {{7, 1'700'000'000, "Project A", "News", "Plain text, with <no> markup", false},
+                             {9, 1'700'000'100, "", "", "Syntax error in app_info.xml", true}};
+    ServedService service(bus, daemon);
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+    const auto s = client->status();
+    REQUIRE(s.ok());
+    CHECK(s->boinc == daemon.boinc_);
+}
+
+TEST_CASE("attach, account manager and detach reach the daemon, and its refusal comes back",
+          "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    ServedService service(bus, daemon);
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+
+    // Without a BOINC client under nicerd, nothing is asked of it.
+    const auto off = client->boincAttach("http://a.example/", "key");
+    REQUIRE_FALSE(off.ok());
+    CHECK_THAT(off.error().message, Catch::Contains("no BOINC client runs under nicerd") &&
+                                        Catch::Contains("nicer workload boinc"));
+    {
+        std::lock_guard lock(daemon.mutex);
+        CHECK(daemon.boincRequests.empty());
+        daemon.boinc_.state = "running";
+    }
+    REQUIRE(client->boincAttach("http://a.example/", "key 1").ok());
+    REQUIRE(client->boincAttachAccountManager("https://bam.example/", "me", "secret").ok());
+    REQUIRE(client->boincDetach("http://a.example/").ok());
+    {
+        std::lock_guard lock(daemon.mutex);
+        CHECK(daemon.boincRequests == std::vector<std::string>{"attach http://a.example/ key 1",
+                                                               "manager https://bam.example/ me secret",
+                                                               "detach http://a.example/"});
+        daemon.boincRefusal = "BOINC: Invalid URL";
+    }
+    const auto refused = client->boincDetach("http://nowhere.example/");
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error().message, Catch::Contains("BOINC: Invalid URL"));
+}

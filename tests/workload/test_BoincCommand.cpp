@@ -21,7 +21,8 @@ TEST_CASE("boincClientOf() finds the BOINC client in a command, behind wrappers 
              Case{{"boinc", "--dir", "/d", "--gui_rpc_port", "31500"}, {"/d", 31500}},
              Case{{"/usr/bin/boinc", "-dir", "/d"}, {"/d", 31416}},
              Case{{"nice", "-n", "19", "boinc", "--gui_rpc_port", "1", "--dir", "/x/y"}, {"/x/y", 1}},
-             Case{{"ip", "netns", "exec", "ns", "boinc", "--dir", "/d", "--skip_cpu_benchmarks"}, {"/d", 31416}},
+             Case{{"ip", "netns", "exec", "ns", "boinc", "--dir", "/d", "--skip_cpu_benchmarks"},
+                  {"/d", 31416}},
          }) {
         INFO(c.argv.front());
         const auto client = boincClientOf(c.argv);
@@ -30,7 +31,8 @@ TEST_CASE("boincClientOf() finds the BOINC client in a command, behind wrappers 
         CHECK(**client == c.expected);
     }
     // Not the client: no argument is named boinc (boinccmd is the client's tool, not the client).
-    for (const auto& argv : {Argv{"md5sum", "/dev/zero"}, Argv{"boinccmd", "--dir", "/d"}, Argv{"FAHClient"}}) {
+    for (const auto& argv :
+         {Argv{"md5sum", "/dev/zero"}, Argv{"boinccmd", "--dir", "/d"}, Argv{"FAHClient"}}) {
         const auto client = boincClientOf(argv);
         REQUIRE(client.ok());
         CHECK_FALSE(client->has_value());
@@ -40,11 +42,13 @@ TEST_CASE("boincClientOf() finds the BOINC client in a command, behind wrappers 
 TEST_CASE("boincClientOf() refuses a client it could not govern, and says why", "[BoincCommand]") {
     const auto noDir = boincClientOf({"boinc", "--gui_rpc_port", "31500"});
     REQUIRE_FALSE(noDir.ok());
-    CHECK_THAT(noDir.error().message, Catch::Contains("without --dir") && Catch::Contains("gui_rpc_auth.cfg"));
+    CHECK_THAT(noDir.error().message,
+               Catch::Contains("without --dir") && Catch::Contains("gui_rpc_auth.cfg"));
     for (const std::string port : {"x", "0", "65536", "314a", ""}) {
         const auto bad = boincClientOf({"boinc", "--dir", "/d", "--gui_rpc_port", port});
         REQUIRE_FALSE(bad.ok());
-        CHECK(bad.error().message == "the BOINC client's --gui_rpc_port '" + port + "' is not a port (1..65535)");
+        CHECK(bad.error().message ==
+              "the BOINC client's --gui_rpc_port '" + port + "' is not a port (1..65535)");
     }
 }
 
