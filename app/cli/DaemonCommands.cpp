@@ -1,5 +1,6 @@
 #include "DaemonCommands.h"
 
+#include "BoincCommand.h"
 #include "ExitCode.h"
 #include "HumanBytes.h"
 #include "control/ParameterTable.h"
@@ -78,6 +79,7 @@ void printStatus(const dbus::DaemonStatus& s) {
     if (!s.downloads.empty()) {
         printDownloads(s);
     }
+    printBoincSummary(s.boinc);
 }
 
 nlohmann::json statusJson(const dbus::DaemonStatus& s) {
@@ -124,6 +126,7 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
             {"bandwidth_mode", api::bandwidthKindKeyword(s.bandwidth.kind)},
             {"bandwidth_cap",
              s.bandwidth.capBytesPerSecond ? nlohmann::json(*s.bandwidth.capBytesPerSecond) : nullptr},
+            {"boinc", boincJson(s.boinc)},
             {"api_version", s.apiVersion}};
 }
 

@@ -1,4 +1,5 @@
 // nicer: command-line client of the nicer core.
+#include "BoincCommand.h"
 #include "DaemonCommands.h"
 #include "ExitCode.h"
 #include "FetchCommand.h"
@@ -27,6 +28,8 @@ int run(int argc, char** argv) {
     auto* fetchCmd = addFetchCommand(app, fetch);
     DaemonCommandOptions daemonOptions;
     const auto daemonCmds = addDaemonCommands(app, daemonOptions);
+    BoincOptions boincOptions;
+    const auto boincCmds = addBoincCommands(app, boincOptions);
 
     try {
         app.parse(argc, argv);
@@ -45,6 +48,9 @@ int run(int argc, char** argv) {
         return runFetch(fetch);
     }
     if (const int status = runDaemonCommand(daemonCmds, daemonOptions); status >= 0) {
+        return status;
+    }
+    if (const int status = runBoincCommand(boincCmds, boincOptions); status >= 0) {
         return status;
     }
     return kExitBadInput;
