@@ -1,0 +1,62 @@
+#include "daemon/BoincRates.h"
+
+#include <cmath>
+
+namespace nicer::daemon {
+
+void TransferCounter::update(const std::vector<api::BoincTransfer>& transfers) {
+    std::map<std::pair<std::string, bool>, double> seen;
+    for (const auto& t : transfers) {
+        const auto key = std::make_pair(t.name, t.upload);
+        const auto before = m_seen.find(key);
+        double moved = 0.0;
+        if (before != m_seen.end() && t.bytesDone > before->second) {
+            moved = t.bytesDone - before->second;
+        }
+        (t.upload ? m_up : m_down) += static_cast<std::uint64_t>(std::llround(moved));
+        // A restart from zero keeps the high-water mark, so the bytes moved again are not counted twice.
+        seen[key] = before != m_seen.end() ? std::max(before->second, t.bytesDone) : t.bytesDone;
+    }
+    m_seen = std::move(seen);
+}
+
+net::NiceRateOptions boincNiceRateOptions() {
+    net::NiceRateOptions options;
+    options.reserve.period = std::chrono::milliseconds{2000};
+    return options;
+}
+
+BoincRateGovernor::BoincRateGovernor(const BoincRateOptions& options)
+    : m_options(options)
+    , m_down(options.nice)
+    , m_up(options.nice) {}
+
+std::optional<TransferLimits> BoincRateGovernor::onSample(const Sample& sample) {
+    m_counter.update(sample.transfers);
+    const auto down =
+        m_down.onSample({sample.time, m_counter.downloaded(), std::nullopt, sample.interfaceRxBytes});
+    const auto up = m_up.onSample({sample.time, m_counter.uploaded(), std::nullopt, sample.interfaceTxBytes});
+    m_wanted = {down.value_or(0.0), up.value_or(0.0)};
+    // A controller's answer changes only when it steps; before its first step it is only the floor.
+    const int steps = m_down.status().steps;
+    const bool stepped = steps != m_steps;
+    m_steps = steps;
+    if (!stepped || !worthPushing()) {
+        return std::nullopt;
+    }
+    m_pushed = m_wanted;
+    return m_wanted;
+}
+
+bool BoincRateGovernor::worthPushing() const {
+    if (!m_pushed) {
+        return true;
+    }
+    const auto change = [](double from, double to) {
+        return from > 0 ? std::abs(to - from) / from : (to > 0 ? 1.0 : 0.0);
+    };
+    return change(m_pushed->down, m_wanted.down) > m_options.hysteresis ||
+           change(m_pushed->up, m_wanted.up) > m_options.hysteresis;
+}
+
+} // namespace nicer::daemon

@@ -1,0 +1,99 @@
+#pragma once
+
+#include "api/Boinc.h"
+#include "net/rate/NiceRateController.h"
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nicer::daemon {
+
+/**
+ * BOINC's file transfers as two monotonic byte counters, down and up, from the lists get_file_transfers
+ * gives at each poll. A transfer counts from where it was first seen (what it moved before that is not
+ * this period's traffic); one that went away (finished, or given up) stops counting. A transfer that
+ * restarts from zero (a retry without resume) counts nothing until it passes where it was.
+ */
+class TransferCounter {
+public:
+    /// Takes the transfers of one poll.
+    void update(const std::vector<api::BoincTransfer>& transfers);
+    std::uint64_t downloaded() const { return m_down; }
+    std::uint64_t uploaded() const { return m_up; }
+
+private:
+    std::map<std::pair<std::string, bool>, double> m_seen; // (name, upload) -> bytes done at the last poll
+    std::uint64_t m_down = 0;
+    std::uint64_t m_up = 0;
+};
+
+/// The limits to write into BOINC's max_bytes_sec_down and max_bytes_sec_up, bytes per second.
+struct TransferLimits {
+    double down = 0.0;
+    double up = 0.0;
+    bool operator==(const TransferLimits&) const = default;
+};
+
+/// The nice rate controller for BOINC's transfers: the CPU's thesis controller on the link, as for nicer's
+/// own downloads, but with a period of 2 s rather than 0.5 s. BOINC can only be told a static limit, which
+/// its libcurl applies within a second or so; the controller must see the effect of one step before it
+/// takes the next, or it reads the old limit as the link's capacity.
+net::NiceRateOptions boincNiceRateOptions();
+
+/// How eagerly BoincRateGovernor changes BOINC's limits. Each change rewrites BOINC's override file and
+/// adds lines to its event log: a limit that moves a little is left alone.
+struct BoincRateOptions {
+    net::NiceRateOptions nice = boincNiceRateOptions(); ///< one controller per direction
+    /// A change smaller than this share is not pushed. Below the controller's probe step (10%), so that
+    /// a probe for more capacity still goes out.
+    double hysteresis = 0.08;
+};
+
+/**
+ * Makes BOINC's transfers yield to the user's own traffic. Each poll feeds the machine's interface
+ * counters and BOINC's own transfer bytes to two nice rate controllers (receive and send: the link is
+ * treated like the CPU, with a reserve band for the user); their rates are what BOINC may use. A new limit
+ * is pushed at most once per controller period, after the controllers' first step, and only when it moved
+ * by more than the hysteresis.
+ *
+ * Pure: no I/O and no clock of its own.
+ */
+class BoincRateGovernor {
+public:
+    explicit BoincRateGovernor(const BoincRateOptions& options = {});
+
+    struct Sample {
+        std::chrono::steady_clock::time_point time;
+        std::optional<std::uint64_t> interfaceRxBytes; ///< the machine's, loopback excluded
+        std::optional<std::uint64_t> interfaceTxBytes;
+        std::vector<api::BoincTransfer> transfers; ///< BOINC's, from get_file_transfers
+    };
+
+    /// Feeds one poll; returns the limits to push now, or nullopt to leave BOINC's as they are.
+    std::optional<TransferLimits> onSample(const Sample& sample);
+
+    /// What the controllers allow now (pushed or not).
+    TransferLimits wanted() const { return m_wanted; }
+    /// What was pushed last; nullopt before the first push.
+    const std::optional<TransferLimits>& pushed() const { return m_pushed; }
+
+    const net::NiceRateController& downController() const { return m_down; }
+    const net::NiceRateController& upController() const { return m_up; }
+
+private:
+    bool worthPushing() const;
+
+    BoincRateOptions m_options;
+    TransferCounter m_counter;
+    net::NiceRateController m_down;
+    net::NiceRateController m_up;
+    TransferLimits m_wanted;
+    std::optional<TransferLimits> m_pushed;
+    int m_steps = 0; ///< the controllers' steps at the last look
+};
+
+} // namespace nicer::daemon

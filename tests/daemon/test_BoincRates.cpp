@@ -1,0 +1,105 @@
+#include "daemon/BoincRates.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <chrono>
+
+using namespace nicer;
+using namespace std::chrono_literals;
+using daemon::BoincRateGovernor;
+using daemon::TransferCounter;
+
+namespace {
+
+api::BoincTransfer transfer(const std::string& name, bool upload, double done) {
+    return {name, "http://p.example/", upload, 1e9, done, 0.0, "active"};
+}
+
+} // namespace
+
+TEST_CASE("BOINC's transfers add up to monotonic counters, each from where it was first seen",
+          "[BoincRates]") {
+    TransferCounter counter;
+    counter.update({transfer("a.in", false, 5000)}); // moved before it was first seen: not counted
+    CHECK(counter.downloaded() == 0);
+    counter.update({transfer("a.in", false, 8000), transfer("b.out", true, 100)});
+    CHECK(counter.downloaded() == 3000);
+    CHECK(counter.uploaded() == 0);
+    counter.update({transfer("a.in", false, 9000), transfer("b.out", true, 600)});
+    CHECK(counter.downloaded() == 4000);
+    CHECK(counter.uploaded() == 500);
+    // a.in finished and went away; a retry of b.out starts over from zero: nothing counts until it passes
+    // where it was.
+    counter.update({transfer("b.out", true, 0)});
+    counter.update({transfer("b.out", true, 400)});
+    CHECK(counter.uploaded() == 500);
+    counter.update({transfer("b.out", true, 900)});
+    CHECK(counter.uploaded() == 800);
+    CHECK(counter.downloaded() == 4000);
+    // The same name in the other direction is another transfer.
+    counter.update({transfer("b.out", true, 900), transfer("b.out", false, 10)});
+    counter.update({transfer("b.out", true, 900), transfer("b.out", false, 20)});
+    CHECK(counter.downloaded() == 4010);
+}
+
+TEST_CASE("the governor pushes after the controllers' first step, then only changes beyond the hysteresis",
+          "[BoincRates]") {
+    const daemon::BoincRateOptions options;
+    BoincRateGovernor governor(options);
+    const auto t0 = std::chrono::steady_clock::time_point{} + 1h;
+    // Before the first step the answer is only the floor: BOINC keeps its own limit.
+    CHECK_FALSE(governor.onSample({t0, 0, 0, {}}));
+    CHECK_FALSE(governor.pushed());
+
+    // An idle link, polled every 500 ms: at most one push per controller period (2 s), each a change beyond
+    // the hysteresis.
+    int pushes = 0;
+    std::optional<daemon::TransferLimits> last;
+    for (int i = 1; i <= 120; ++i) {
+        if (auto pushed = governor.onSample({t0 + i * 500ms, 0, 0, {}})) {
+            ++pushes;
+            if (last) {
+                CHECK(std::abs(pushed->down - last->down) > options.hysteresis * last->down);
+            }
+            last = pushed;
+        }
+    }
+    CHECK(pushes >= 1);
+    CHECK(pushes <= 120 / 4);
+    // What was not pushed differs from what was by at most the hysteresis (or it would have gone out).
+    REQUIRE(governor.pushed());
+    CHECK(std::abs(governor.wanted().down - governor.pushed()->down) <=
+          options.hysteresis * governor.pushed()->down + 1);
+}
+
+TEST_CASE("the user's traffic cuts BOINC's download limit within seconds, and it grows back after",
+          "[BoincRates]") {
+    // A 10 MB/s link. BOINC downloads as fast as its limit allows in what the user leaves; the user's
+    // stream, when on, takes 60% of the link. Sampled every second, as nicerd polls.
+    constexpr double kLink = 10e6;
+    BoincRateGovernor governor;
+    auto now = std::chrono::steady_clock::time_point{} + 1h;
+    double rx = 0, boincBytes = 0;
+    double limit = kLink; // BOINC's own default: no limit
+    REQUIRE_FALSE(governor.onSample({now, 0, 0, {transfer("wu.in", false, 0)}}));
+    const auto run = [&](int seconds, double user) {
+        for (int i = 0; i < seconds; ++i) {
+            now += 1s;
+            const double boinc = std::min(limit, kLink - user);
+            boincBytes += boinc;
+            rx += (boinc + user) * 1.05;
+            if (auto pushed = governor.onSample(
+                    {now, static_cast<std::uint64_t>(rx), 0, {transfer("wu.in", false, boincBytes)}})) {
+                limit = pushed->down;
+            }
+        }
+    };
+    run(60, 0.0);
+    const double idleLimit = limit;
+    CHECK(idleLimit >= 0.7 * kLink); // an idle link is BOINC's, less the reserve band
+    run(15, 0.6 * kLink);
+    CHECK(limit <= 0.35 * kLink); // the user's 60% plus headroom and the band stay free
+    run(60, 0.0);
+    CHECK(limit >= 0.7 * kLink);
+}
