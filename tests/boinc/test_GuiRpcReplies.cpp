@@ -1,0 +1,459 @@
+// The parsers of the replies that carry data, on replies recorded from the real client
+// (tests/boinc/replies/) and on replies written here in the client's own format (client/*.cpp's
+// write_gui(), BOINC 7.20.5) for the states a recording does not show, and on broken ones.
+
+#include "boinc/GuiRpcReplies.h"
+#include "boinc/Replies.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace nicer;
+using namespace nicer::boinc;
+using nicer::test::recordedReply;
+using nicer::test::wrapReply;
+
+namespace {
+
+// One <result> as RESULT::write_gui() writes it, with an <active_task> (ACTIVE_TASK::write_gui()) when
+// @p activeTask is not empty.
+std::string result(int state, const std::string& flags = "", const std::string& activeTask = "") {
+    return "<result>\n"
+           "    <name>wu_1_0</name>\n"
+           "    <wu_name>wu_1</wu_name>\n"
+           "    <platform>x86_64-pc-linux-gnu</platform>\n"
+           "    <version_num>100</version_num>\n"
+           "    <plan_class></plan_class>\n"
+           "    <project_url>http://127.0.0.1:8080/test/</project_url>\n"
+           "    <final_cpu_time>0.000000</final_cpu_time>\n"
+           "    <final_elapsed_time>12.500000</final_elapsed_time>\n"
+           "    <exit_status>0</exit_status>\n"
+           "    <state>" +
+           std::to_string(state) +
+           "</state>\n"
+           "    <report_deadline>1796153932.000000</report_deadline>\n"
+           "    <received_time>1795549132.000000</received_time>\n"
+           "    <estimated_cpu_time_remaining>80.250000</estimated_cpu_time_remaining>\n" +
+           flags + activeTask + "</result>\n";
+}
+
+std::string activeTask(int taskState, int schedulerState) {
+    return "<active_task>\n"
+           "    <active_task_state>" +
+           std::to_string(taskState) +
+           "</active_task_state>\n"
+           "    <app_version_num>100</app_version_num>\n"
+           "    <slot>0</slot>\n"
+           "    <pid>4242</pid>\n"
+           "    <scheduler_state>" +
+           std::to_string(schedulerState) +
+           "</scheduler_state>\n"
+           "    <checkpoint_cpu_time>0.000000</checkpoint_cpu_time>\n"
+           "    <fraction_done>0.250000</fraction_done>\n"
+           "    <current_cpu_time>19.000000</current_cpu_time>\n"
+           "    <elapsed_time>20.000000</elapsed_time>\n"
+           "</active_task>\n";
+}
+
+std::string stateOf(const std::string& oneResult) {
+    const auto tasks = parseResults(wrapReply("<results>\n" + oneResult + "</results>"));
+    INFO(oneResult);
+    REQUIRE(tasks.ok());
+    REQUIRE(tasks->size() == 1);
+    return tasks->front().state;
+}
+
+} // namespace
+
+TEST_CASE("get_cc_status of a client that runs its tasks", "[GuiRpcReplies]") {
+    const auto status = parseCcStatus(recordedReply("own-get_cc_status.xml"));
+    REQUIRE(status.ok());
+    CHECK_FALSE(status->tasksSuspended());
+    CHECK(status->taskSuspendText.empty());
+    CHECK(status->taskMode == RunMode::Auto);
+    CHECK_FALSE(status->networkSuspended());
+    CHECK(status->networkMode == RunMode::Auto);
+}
+
+TEST_CASE("get_cc_status while non-BOINC CPU use suspends the tasks (the default preferences)",
+          "[GuiRpcReplies]") {
+    const auto status = parseCcStatus(recordedReply("own-get_cc_status-cpu-busy.xml"));
+    REQUIRE(status.ok());
+    CHECK(status->taskSuspendReason == 1024);
+    CHECK(status->taskSuspendText == "the computer is busy (non-BOINC CPU use above the limit)");
+    CHECK(status->taskMode == RunMode::Auto);
+    CHECK_FALSE(status->networkSuspended());
+}
+
+TEST_CASE("get_cc_status with tasks and network suspended in the Activity menu", "[GuiRpcReplies]") {
+    const auto status = parseCcStatus(recordedReply("own-get_cc_status-suspended-by-user.xml"));
+    REQUIRE(status.ok());
+    CHECK(status->taskSuspendReason == 4);
+    CHECK(status->taskSuspendText == "suspended by the volunteer (BOINC's activity is set to suspend)");
+    CHECK(status->taskMode == RunMode::Never);
+    CHECK(status->networkSuspendReason == 4);
+    CHECK(status->networkMode == RunMode::Never);
+    CHECK(runModeName(status->taskMode) == "never");
+}
+
+TEST_CASE("suspend reasons in plain words: known codes, bits together, unknown codes", "[GuiRpcReplies]") {
+    CHECK(suspendReasonText(0).empty());
+    CHECK(suspendReasonText(1024) == "the computer is busy (non-BOINC CPU use above the limit)");
+    CHECK(suspendReasonText(2) == "the computer is in use");
+    CHECK(suspendReasonText(4097) == "the computer is not on WiFi"); // a value, not bits 1 and 4096
+    CHECK(suspendReasonText(1 | 1024) ==
+          "the computer is on batteries; the computer is busy (non-BOINC CPU use above the limit)");
+    CHECK(suspendReasonText(8192) == "an unknown reason (BOINC code 8192)");
+}
+
+TEST_CASE("get_cc_status that lacks a field or has a wrong one", "[GuiRpcReplies]") {
+    const auto missing = parseCcStatus(wrapReply("<cc_status>\n<task_mode>2</task_mode>\n"
+                                                 "<network_suspend_reason>0</network_suspend_reason>\n"
+                                                 "<network_mode>2</network_mode>\n</cc_status>"));
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message ==
+          "BOINC's reply to get_cc_status has <cc_status> with no <task_suspend_reason>");
+
+    const auto text = parseCcStatus(wrapReply("<cc_status>\n<task_suspend_reason>busy</task_suspend_reason>\n"
+                                              "<task_mode>2</task_mode>\n<network_suspend_reason>0"
+                                              "</network_suspend_reason>\n<network_mode>2</network_mode>\n"
+                                              "</cc_status>"));
+    REQUIRE_FALSE(text.ok());
+    CHECK(text.error().message == "BOINC's reply to get_cc_status has <cc_status> with "
+                                  "<task_suspend_reason>busy</task_suspend_reason>, which is not a number");
+
+    const auto mode = parseCcStatus(wrapReply("<cc_status>\n<task_suspend_reason>0</task_suspend_reason>\n"
+                                              "<task_mode>7</task_mode>\n<network_suspend_reason>0"
+                                              "</network_suspend_reason>\n<network_mode>2</network_mode>\n"
+                                              "</cc_status>"));
+    REQUIRE_FALSE(mode.ok());
+    CHECK(mode.error().message ==
+          "BOINC's reply to get_cc_status has <task_mode>7</task_mode>, which is no run mode (1 always, 2 "
+          "auto, 3 never)");
+
+    const auto other = parseCcStatus(recordedReply("own-get_project_status.xml"));
+    REQUIRE_FALSE(other.ok());
+    CHECK(other.error().message == "BOINC's reply to get_cc_status has no <cc_status> element");
+
+    const auto full = recordedReply("own-get_cc_status.xml");
+    const auto truncated = parseCcStatus(full.substr(0, full.size() - 40));
+    REQUIRE_FALSE(truncated.ok());
+    CHECK_THAT(truncated.error().message,
+               Catch::StartsWith("BOINC's reply to get_cc_status is not well-formed XML"));
+}
+
+TEST_CASE("get_project_status of a project being attached (its name written unescaped by the client)",
+          "[GuiRpcReplies]") {
+    const auto projects = parseProjectStatus(recordedReply("own-get_project_status.xml"));
+    REQUIRE(projects.ok());
+    REQUIRE(projects->size() == 1);
+    const api::BoincProject& project = projects->front();
+    CHECK(project.url == "http://127.0.0.1:9/nothere/");
+    // The client writes <project_name> as it is: a raw "&" that pugixml keeps.
+    CHECK(project.name == "Nowhere & Co");
+    CHECK(project.userCredit == 0.0);
+    CHECK_FALSE(project.suspended);
+    CHECK_FALSE(project.noMoreWork);
+    CHECK_FALSE(project.viaAccountManager);
+}
+
+TEST_CASE("get_project_status: credits and flags", "[GuiRpcReplies]") {
+    const auto projects = parseProjectStatus(wrapReply(
+        "<projects>\n<project>\n<master_url>https://einstein.phys.uwm.edu/</master_url>\n"
+        "<project_name>Einstein@Home</project_name>\n<user_total_credit>1234.500000</user_total_credit>\n"
+        "<host_total_credit>100.250000</host_total_credit>\n<host_expavg_credit>3.500000</"
+        "host_expavg_credit>\n"
+        "<suspended_via_gui/>\n<dont_request_more_work/>\n<attached_via_acct_mgr/>\n</project>\n"
+        "<project>\n<master_url>http://b/</master_url>\n</project>\n</projects>"));
+    REQUIRE(projects.ok());
+    REQUIRE(projects->size() == 2);
+    CHECK(projects->at(0) == api::BoincProject{"https://einstein.phys.uwm.edu/", "Einstein@Home", 1234.5,
+                                               100.25, 3.5, true, true, true});
+    CHECK(projects->at(1).url == "http://b/");
+    CHECK(projects->at(1).name.empty());
+
+    const auto none = parseProjectStatus(wrapReply("<projects>\n</projects>"));
+    REQUIRE(none.ok());
+    CHECK(none->empty());
+
+    const auto noUrl =
+        parseProjectStatus(wrapReply("<projects>\n<project>\n<master_url>http://a/</master_url>\n"
+                                     "</project>\n<project>\n<project_name>B</project_name>\n"
+                                     "</project>\n</projects>"));
+    REQUIRE_FALSE(noUrl.ok());
+    CHECK(noUrl.error().message ==
+          "BOINC's reply to get_project_status has <project> number 2 with no <master_url>");
+}
+
+TEST_CASE("get_results: each result state and active task state maps to one keyword", "[GuiRpcReplies]") {
+    CHECK(stateOf(result(0)) == "downloading");
+    CHECK(stateOf(result(1)) == "downloading");
+    CHECK(stateOf(result(2)) == "ready"); // downloaded, never started
+    CHECK(stateOf(result(2, "", activeTask(1, 2))) == "running");
+    // Stopped while the CPU scheduler wants it running: a client-wide suspension (CPU busy, user active).
+    CHECK(stateOf(result(2, "", activeTask(9, 2))) == "suspended");
+    // Preempted by the scheduler, left in memory: waiting for its turn.
+    CHECK(stateOf(result(2, "", activeTask(9, 1))) == "ready");
+    CHECK(stateOf(result(2, "", activeTask(0, 1))) == "ready");
+    CHECK(stateOf(result(2, "    <suspended_via_gui/>\n", activeTask(9, 1))) == "suspended");
+    CHECK(stateOf(result(2, "    <project_suspended_via_gui/>\n")) == "suspended");
+    CHECK(stateOf(result(3)) == "error");
+    CHECK(stateOf(result(4)) == "uploading");
+    CHECK(stateOf(result(5, "    <ready_to_report/>\n")) == "ready-to-report");
+    CHECK(stateOf(result(5, "    <got_server_ack/>\n    <ready_to_report/>\n")) == "reported");
+    CHECK(stateOf(result(6)) == "aborted");
+    CHECK(stateOf(result(7)) == "error");
+}
+
+TEST_CASE("get_results: the numbers of a running task and of a finished one", "[GuiRpcReplies]") {
+    const auto tasks = parseResults(wrapReply("<results>\n" + result(2, "", activeTask(1, 2)) +
+                                              result(5, "    <ready_to_report/>\n") + "</results>"));
+    REQUIRE(tasks.ok());
+    REQUIRE(tasks->size() == 2);
+    const api::BoincTask& running = tasks->at(0);
+    CHECK(running.name == "wu_1_0");
+    CHECK(running.projectUrl == "http://127.0.0.1:8080/test/");
+    CHECK(running.fractionDone == 0.25);
+    CHECK(running.elapsedSeconds == 20.0);
+    CHECK(running.remainingSeconds == 80.25);
+    CHECK(running.deadline == 1796153932);
+    const api::BoincTask& done = tasks->at(1);
+    CHECK(done.fractionDone == 1.0);
+    CHECK(done.elapsedSeconds == 12.5); // final_elapsed_time
+    CHECK(done.remainingSeconds == 0.0);
+}
+
+TEST_CASE("get_results that is empty, lacks a field or has an unknown state", "[GuiRpcReplies]") {
+    const auto none = parseResults(wrapReply("<results>\n</results>"));
+    REQUIRE(none.ok());
+    CHECK(none->empty());
+
+    const auto unknown = parseResults(wrapReply("<results>\n" + result(2) + result(12) + "</results>"));
+    REQUIRE_FALSE(unknown.ok());
+    CHECK(unknown.error().message == "BOINC's reply to get_results has <result> number 2 with "
+                                     "<state>12</state>, which BOINC 7.20 does not "
+                                     "define");
+
+    const auto noState = parseResults(wrapReply("<results>\n<result>\n<name>x</name>\n<project_url>http://a/"
+                                                "</project_url>\n</result>\n</results>"));
+    REQUIRE_FALSE(noState.ok());
+    CHECK(noState.error().message == "BOINC's reply to get_results has <result> number 1 with no <state>");
+
+    const auto badActive = parseResults(wrapReply(
+        "<results>\n" + result(2, "", "<active_task>\n<fraction_done>x</fraction_done>\n</active_task>\n") +
+        "</results>"));
+    REQUIRE_FALSE(badActive.ok());
+    CHECK(badActive.error().message == "BOINC's reply to get_results has the <active_task> of <result> "
+                                       "number 1 with no <active_task_state>");
+
+    const auto wrong = parseResults(recordedReply("own-get_cc_status.xml"));
+    REQUIRE_FALSE(wrong.ok());
+    CHECK(wrong.error().message == "BOINC's reply to get_results has no <results> element");
+}
+
+TEST_CASE("get_file_transfers: an active download and one waiting for a retry", "[GuiRpcReplies]") {
+    // FILE_INFO::write_gui() and PERS_FILE_XFER::write(): <file_xfer> only while bytes move.
+    const auto transfers = parseFileTransfers(wrapReply(
+        "<file_transfers>\n"
+        "<file_transfer>\n    <project_url>http://127.0.0.1:8080/test/</project_url>\n"
+        "    <project_name>nicer test</project_name>\n    <name>input_1</name>\n"
+        "    <nbytes>1048576.000000</nbytes>\n    <max_nbytes>0.000000</max_nbytes>\n    <status>0</status>\n"
+        "    <persistent_file_xfer>\n        <num_retries>0</num_retries>\n"
+        "        <first_request_time>1795549132.0</first_request_time>\n"
+        "        <next_request_time>1795549132.0</next_request_time>\n        "
+        "<time_so_far>2.0</time_so_far>\n"
+        "        <last_bytes_xferred>262144.000000</last_bytes_xferred>\n        <is_upload>0</is_upload>\n"
+        "    </persistent_file_xfer>\n"
+        "    <file_xfer>\n        <bytes_xferred>262144.000000</bytes_xferred>\n"
+        "        <file_offset>0.000000</file_offset>\n        <xfer_speed>131072.000000</xfer_speed>\n"
+        "        <url>http://127.0.0.1:8080/test/download/input_1</url>\n    </file_xfer>\n"
+        "</file_transfer>\n"
+        "<file_transfer>\n    <project_url>http://127.0.0.1:8080/test/</project_url>\n"
+        "    <project_name>nicer test</project_name>\n    <name>wu_1_0_r1_0</name>\n"
+        "    <nbytes>2048.000000</nbytes>\n    <max_nbytes>100000.000000</max_nbytes>\n    "
+        "<status>1</status>\n"
+        "    <persistent_file_xfer>\n        <num_retries>2</num_retries>\n"
+        "        <last_bytes_xferred>0.000000</last_bytes_xferred>\n        <is_upload>1</is_upload>\n"
+        "    </persistent_file_xfer>\n    <project_backoff>60.000000</project_backoff>\n"
+        "</file_transfer>\n"
+        "</file_transfers>"));
+    REQUIRE(transfers.ok());
+    REQUIRE(transfers->size() == 2);
+    CHECK(transfers->at(0) == api::BoincTransfer{"input_1", "http://127.0.0.1:8080/test/", false, 1048576.0,
+                                                 262144.0, 131072.0, "active"});
+    CHECK(transfers->at(1) == api::BoincTransfer{"wu_1_0_r1_0", "http://127.0.0.1:8080/test/", true, 2048.0,
+                                                 0.0, 0.0, "waiting"});
+}
+
+TEST_CASE("get_file_transfers that is empty or broken", "[GuiRpcReplies]") {
+    const auto none = parseFileTransfers(wrapReply("<file_transfers>\n</file_transfers>"));
+    REQUIRE(none.ok());
+    CHECK(none->empty());
+
+    const auto noPersistent = parseFileTransfers(
+        wrapReply("<file_transfers>\n<file_transfer>\n<project_url>http://a/</project_url>\n"
+                  "<name>f</name>\n</file_transfer>\n</file_transfers>"));
+    REQUIRE_FALSE(noPersistent.ok());
+    CHECK(noPersistent.error().message ==
+          "BOINC's reply to get_file_transfers has <file_transfer> number 1 with no <persistent_file_xfer>");
+}
+
+TEST_CASE("get_notices: the client's own alert, its translation markers removed", "[GuiRpcReplies]") {
+    const auto batch = parseNotices(recordedReply("own-get_notices-client-alert.xml"));
+    REQUIRE(batch.ok());
+    CHECK_FALSE(batch->refresh);
+    REQUIRE(batch->notices.size() == 1);
+    const api::BoincNotice& notice = batch->notices.front();
+    CHECK(notice.seqno == 1);
+    CHECK(notice.time == 1795549139);
+    CHECK(notice.project.empty());
+    CHECK(notice.title.empty());
+    CHECK(notice.text == "BOINC can't access Internet - check network connection or proxy configuration.");
+    CHECK(notice.error);
+
+    const auto empty = parseNotices(recordedReply("own-get_notices-empty.xml"));
+    REQUIRE(empty.ok());
+    CHECK(empty->notices.empty());
+}
+
+TEST_CASE("get_notices: a project's news in HTML becomes plain text, a refresh replaces everything",
+          "[GuiRpcReplies]") {
+    const auto batch = parseNotices(wrapReply(
+        "<notices>\n"
+        "<notice>\n   <title></title>\n   <description><![CDATA[\n]]></description>\n"
+        "   <create_time>0.000000</create_time>\n   <arrival_time>0.000000</arrival_time>\n"
+        "   <is_private>0</is_private>\n   <project_name></project_name>\n   <category></category>\n"
+        "   <link><![CDATA[]]></link>\n   <seqno>-1</seqno>\n</notice>\n"
+        "<notice>\n   <title>Server &amp; database upgrade</title>\n"
+        "   <description><![CDATA[\n<p>We will be <b>down</b> on Tuesday&nbsp;&amp; Wednesday.</p>"
+        "<p>See <a href=\"https://example.org/\">the forum</a>.<br/>Thanks!</p>\n]]></description>\n"
+        "   <create_time>1795549000.500000</create_time>\n   <arrival_time>1795549100.000000</arrival_time>\n"
+        "   <is_private>0</is_private>\n   <project_name>Einstein@Home</project_name>\n"
+        "   <category>news</category>\n   <link><![CDATA[https://example.org/n/1]]></link>\n"
+        "   <seqno>3</seqno>\n</notice>\n"
+        "<notice>\n   <title></title>\n   <description><![CDATA[\nYour app_info.xml has no usable version of "
+        "nicertest.\n]]></description>\n   <create_time>1795549200.000000</create_time>\n"
+        "   <arrival_time>1795549200.000000</arrival_time>\n   <is_private>0</is_private>\n"
+        "   <project_name>nicer test</project_name>\n   <category>scheduler</category>\n"
+        "   <link><![CDATA[]]></link>\n   <seqno>2</seqno>\n</notice>\n"
+        "</notices>"));
+    REQUIRE(batch.ok());
+    CHECK(batch->refresh);
+    REQUIRE(batch->notices.size() == 2);
+    CHECK(batch->notices[0].seqno == 2); // oldest first
+    CHECK(batch->notices[0].error);      // a scheduler's message to this computer
+    CHECK(batch->notices[0].project == "nicer test");
+    const api::BoincNotice& news = batch->notices[1];
+    CHECK(news.title == "Server & database upgrade");
+    CHECK(news.text == "We will be down on Tuesday & Wednesday.\nSee the forum.\nThanks!");
+    CHECK(news.time == 1795549000);
+    CHECK(news.project == "Einstein@Home");
+    CHECK_FALSE(news.error);
+}
+
+TEST_CASE("htmlToPlainText", "[GuiRpcReplies]") {
+    CHECK(htmlToPlainText("plain") == "plain");
+    CHECK(htmlToPlainText("  a \t  b  ") == "a b");
+    CHECK(htmlToPlainText("1 < 2 and 3 > 2") == "1 < 2 and 3 > 2");
+    CHECK(htmlToPlainText("&lt;tag&gt; &#39;q&#39; &#x263A; &unknown; & alone") ==
+          "<tag> 'q' \u263A &unknown; & alone");
+    CHECK(htmlToPlainText("<ul><li>one</li><li>two</li></ul>") == "one\ntwo");
+    CHECK(htmlToPlainText("a<br>b<br/><br/><br/>c") == "a\nb\n\nc");
+    CHECK(htmlToPlainText("<style>p { color: red }</style><script>alert(1)</script>text") == "text");
+    CHECK(htmlToPlainText("<!-- note -->x") == "x");
+    CHECK(htmlToPlainText("").empty());
+}
+
+TEST_CASE("get_messages: only the alerts and errors, and the last seqno of all", "[GuiRpcReplies]") {
+    const auto all = parseMessages(recordedReply("own-get_messages.xml"), 0);
+    REQUIRE(all.ok());
+    CHECK(all->errors.empty()); // the start-up log: information only
+    CHECK(all->lastSeqno > 40);
+
+    const auto alert = parseMessages(recordedReply("own-get_messages-user-alert.xml"), 50);
+    REQUIRE(alert.ok());
+    CHECK(alert->lastSeqno == 52);
+    REQUIRE(alert->errors.size() == 1);
+    CHECK(alert->errors.front() ==
+          api::BoincNotice{52, 1795549139, "", "",
+                           "BOINC can't access Internet - check network connection or "
+                           "proxy configuration.",
+                           true});
+
+    const auto nothing = parseMessages(wrapReply("<msgs>\n</msgs>"), 52);
+    REQUIRE(nothing.ok());
+    CHECK(nothing->lastSeqno == 52);
+
+    const auto internal = parseMessages(
+        wrapReply(
+            "<msgs>\n<msg>\n <project>nicer test</project>\n <pri>3</pri>\n <seqno>60</seqno>\n"
+            " <body><![CDATA[\n[error] Can't parse a file\n]]></body>\n <time>1795549300</time>\n</msg>\n"
+            "</msgs>"),
+        52);
+    REQUIRE(internal.ok());
+    REQUIRE(internal->errors.size() == 1);
+    CHECK(internal->errors.front().project == "nicer test");
+    CHECK(internal->errors.front().text == "[error] Can't parse a file");
+
+    const auto noPriority =
+        parseMessages(wrapReply("<msgs>\n<msg>\n <seqno>1</seqno>\n <body>x</body>\n</msg>\n</msgs>"), 0);
+    REQUIRE_FALSE(noPriority.ok());
+    CHECK(noPriority.error().message == "BOINC's reply to get_messages has <msg> number 1 with no <pri>");
+}
+
+TEST_CASE("get_global_prefs_override: the file's text, or none", "[GuiRpcReplies]") {
+    const auto none = parseGlobalPrefsOverride(recordedReply("own-get_global_prefs_override-none.xml"));
+    REQUIRE(none.ok());
+    CHECK(none->empty());
+
+    const auto text = parseGlobalPrefsOverride(recordedReply("own-get_global_prefs_override.xml"));
+    REQUIRE(text.ok());
+    CHECK_THAT(*text, Catch::StartsWith("<global_preferences>\n   <run_on_batteries>0</run_on_batteries>"));
+    CHECK_THAT(*text, Catch::EndsWith("</global_preferences>"));
+
+    // A file that is not XML comes back as it is (here: literal backslash-n written into it by hand).
+    const auto junk = parseGlobalPrefsOverride(recordedReply("own-get_global_prefs_override-stray-text.xml"));
+    REQUIRE(junk.ok());
+    CHECK_THAT(*junk, Catch::StartsWith("\\n<global_preferences>\\n"));
+
+    const auto refused = parseGlobalPrefsOverride(recordedReply("own-auth2-unauthorized.xml"));
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error().message, Catch::Contains("<unauthorized/>"));
+
+    const auto error = parseGlobalPrefsOverride(wrapReply("<error>disk on fire</error>"));
+    REQUIRE_FALSE(error.ok());
+    CHECK(error.error().message == "BOINC's reply to get_global_prefs_override is an error: disk on fire");
+
+    const auto cut = parseGlobalPrefsOverride("<boinc_gui_rpc_reply>\n<global_preferences>\n");
+    REQUIRE_FALSE(cut.ok());
+    CHECK_THAT(cut.error().message, Catch::Contains("is not a GUI RPC reply"));
+}
+
+TEST_CASE("project_attach_poll and acct_mgr_rpc_poll", "[GuiRpcReplies]") {
+    const auto attached =
+        parseOperationPoll(recordedReply("own-project_attach_poll-done.xml"), "project_attach_poll");
+    REQUIRE(attached.ok());
+    CHECK(attached->succeeded());
+    CHECK(attached->messages.empty());
+
+    const auto waiting =
+        parseOperationPoll(recordedReply("own-acct_mgr_rpc_poll-in-progress.xml"), "acct_mgr_rpc_poll");
+    REQUIRE(waiting.ok());
+    CHECK(waiting->inProgress());
+    CHECK(waiting->describe() == "BOINC error -204: still in progress");
+
+    const auto failed =
+        parseOperationPoll(wrapReply("<acct_mgr_rpc_reply>\n    <message>Invalid password</message>\n"
+                                     "    <error_num>-206</error_num>\n</acct_mgr_rpc_reply>"),
+                           "acct_mgr_rpc_poll");
+    REQUIRE(failed.ok());
+    CHECK_FALSE(failed->succeeded());
+    CHECK(failed->describe() == "Invalid password (BOINC error -206: wrong password)");
+
+    const auto crossed =
+        parseOperationPoll(recordedReply("own-project_attach_poll-done.xml"), "acct_mgr_rpc_poll");
+    REQUIRE_FALSE(crossed.ok());
+    CHECK(crossed.error().message ==
+          "BOINC's reply to acct_mgr_rpc_poll has no <acct_mgr_rpc_reply> element");
+}
