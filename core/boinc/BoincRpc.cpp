@@ -17,15 +17,14 @@ std::string projectOp(const char* op, const std::string& url) {
 } // namespace
 
 template <typename T, typename Parse>
-void BoincRpc::request(std::string body, Parse parse, Done<T> done) {
-    m_client.call(std::move(body),
-                  [parse = std::move(parse), done = std::move(done)](Result<std::string> reply) {
-                      if (!reply) {
-                          done(reply.error());
-                          return;
-                      }
-                      done(parse(*reply));
-                  });
+void BoincRpc::request(const std::string& body, Parse parse, Done<T> done) {
+    m_client.call(body, [parse = std::move(parse), done = std::move(done)](Result<std::string> reply) {
+        if (!reply) {
+            done(reply.error());
+            return;
+        }
+        done(parse(*reply));
+    });
 }
 
 void BoincRpc::getCcStatus(Done<CcStatus> done) {
@@ -60,7 +59,7 @@ void BoincRpc::getGlobalPrefsOverride(Done<std::string> done) {
     request<std::string>("<get_global_prefs_override/>\n", &parseGlobalPrefsOverride, std::move(done));
 }
 
-void BoincRpc::setGlobalPrefsOverride(std::string xml, Done<void> done) {
+void BoincRpc::setGlobalPrefsOverride(const std::string& xml, Done<void> done) {
     // Both requests go at once: the connection keeps them in order. The answer is the first failure, so a
     // refused write is not hidden by the re-read that follows it.
     auto written = std::make_shared<std::optional<Error>>();

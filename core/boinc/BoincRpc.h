@@ -41,7 +41,7 @@ public:
     void getGlobalPrefsOverride(Done<std::string> done);
     /// Writes @p xml as the override file ("" removes it) and has the client read it again, so that it
     /// takes effect at once (set_global_prefs_override, then read_global_prefs_override).
-    void setGlobalPrefsOverride(std::string xml, Done<void> done);
+    void setGlobalPrefsOverride(const std::string& xml, Done<void> done);
     /// Starts attaching to the project at @p url with the account key @p authenticator; @p name is shown
     /// until the client has fetched the project's own. Follow with projectAttachPoll().
     void projectAttach(const std::string& url, const std::string& authenticator, const std::string& name,
@@ -62,7 +62,7 @@ public:
 private:
     /// Sends @p body and hands @p done what @p parse makes of the reply.
     template <typename T, typename Parse>
-    void request(std::string body, Parse parse, Done<T> done);
+    void request(const std::string& body, Parse parse, Done<T> done);
 
     GuiRpcClient& m_client;
 };

@@ -225,7 +225,7 @@ void GuiRpcClient::handleIo(std::uint32_t revents) {
     }
 }
 
-void GuiRpcClient::send(std::string body) {
+void GuiRpcClient::send(std::string_view body) {
     m_out = frameRequest(body);
     m_outOffset = 0;
     flush();
@@ -409,7 +409,7 @@ void GuiRpcClient::closeQuietly() {
     }
 }
 
-void GuiRpcClient::fail(Error error) {
+void GuiRpcClient::fail(const Error& error) {
     closeSocket();
     std::deque<PendingCall> failed = std::exchange(m_queue, {});
     const auto alive = m_alive;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <sys/socket.h>
 
 namespace nicer::boinc {
@@ -87,7 +88,7 @@ private:
     void connect();
     void finishConnect(int error);
     void startAuthentication();
-    void send(std::string body);
+    void send(std::string_view body);
     void flush();
     void readAvailable();
     void handleReply(std::string reply);
@@ -97,7 +98,7 @@ private:
     void armTimer() { m_timer.armIn(m_timeout); }
 
     /// Closes the connection and hands @p error to every pending call, in order.
-    void fail(Error error);
+    void fail(const Error& error);
     /// "BOINC's GUI RPC at <endpoint> <what>".
     Error failure(const std::string& what) const;
     std::string currentStep() const;

@@ -339,10 +339,10 @@ std::string stripMarkup(std::string_view html) {
                 i = end == std::string::npos ? html.size() : i + end;
                 continue;
             }
-            if (name == "br") {
-                out += '\n'; // a line break of its own, even after another
-            } else if (isBlockTag(name) && !out.empty() && out.back() != '\n') {
-                out += '\n'; // a block starts or ends a line: one break between blocks
+            // <br> is a line break of its own, even after another; a block starts or ends a line, with one
+            // break between blocks.
+            if (name == "br" || (isBlockTag(name) && !out.empty() && out.back() != '\n')) {
+                out += '\n';
             }
             continue;
         }
