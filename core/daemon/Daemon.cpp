@@ -2,8 +2,11 @@
 
 #include "actuator/SignalDutyCycleActuator.h"
 #include "actuator/SystemdSliceActuator.h"
+#include "boinc/ClientDirectory.h"
+#include "boinc/SystemService.h"
 #include "control/ParameterText.h"
 #include "util/TextFile.h"
+#include "workload/BoincCommand.h"
 #include "workload/PresetFile.h"
 
 #include <systemd/sd-daemon.h>
@@ -13,34 +16,9 @@
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <unistd.h>
 
 namespace nicer::daemon {
-
-namespace {
-
-/// Writes @p text to @p path atomically (temporary file, then rename), creating the directory.
-Result<void> writeFileAtomically(const std::filesystem::path& path, const std::string& text) {
-    std::error_code ec;
-    std::filesystem::create_directories(path.parent_path(), ec);
-    const auto tmp = path.string() + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            return Error{"cannot write " + tmp};
-        }
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        return Error{"cannot replace " + path.string() + ": " + ec.message()};
-    }
-    return {};
-}
-
-} // namespace
 
 Result<std::unique_ptr<Daemon>> Daemon::create(DaemonConfig config, PublishDaemon publish) {
     auto daemon = std::unique_ptr<Daemon>(new Daemon(std::move(config), std::move(publish)));
@@ -129,11 +107,17 @@ Result<void> Daemon::start() {
     if (auto selected = selectActuator(); !selected) {
         return selected;
     }
+    if (auto prepared = prepareBoinc(*workload); !prepared) {
+        return prepared;
+    }
     m_supervisor =
         std::make_unique<workload::WorkloadSupervisor>(*m_units, std::move(*workload), c.slice, *bindTo);
     if (auto started = m_supervisor->start(std::chrono::steady_clock::now(), c.pathVariable); !started) {
+        restoreBoinc(m_supervisor->spec());
         return started;
     }
+    startBoinc();
+    checkSystemService();
     if (!c.adopt.empty()) {
         if (auto adopted = m_supervisor->adopt(c.adopt); !adopted) {
             return adopted;
@@ -293,8 +277,11 @@ void Daemon::shutdown() {
     if (m_actuator) {
         (void)m_actuator->release();
     }
+    m_boinc.reset();
     if (m_supervisor) {
-        (void)m_supervisor->stop();
+        if (m_supervisor->stop()) {
+            restoreBoinc(m_supervisor->spec());
+        }
     }
     m_actuator.reset();
     if (m_sliceStarted && m_units) {
@@ -335,6 +322,10 @@ void Daemon::onTick() {
     if (auto polled = m_supervisor->poll(std::chrono::steady_clock::now()); !polled) {
         m_lastError = "workload: " + polled.error().message;
     }
+    // Whether the system-wide BOINC client is enabled changes rarely: a look every 30 periods.
+    if (++m_ticks % 30 == 0) {
+        checkSystemService();
+    }
 }
 
 int Daemon::onSignal(sd_event_source* source, const struct signalfd_siginfo*, void*) noexcept {
@@ -367,19 +358,32 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
         return spec.error();
     }
     const std::string previous = m_supervisor->spec().preset;
+    // A BOINC client gets nicer's preferences before it starts; a volunteer's override that cannot be read
+    // stops the switch here, with nothing changed. (The same choice again restarts nothing: a preset's
+    // command may differ in a detail chosen at each resolve, such as the BOINC client's free port.)
+    if (spec->preset != previous) {
+        if (auto prepared = prepareBoinc(*spec); !prepared) {
+            return prepared;
+        }
+    }
     // Saved first, like the parameters, so that the work nicerd runs is the work it starts with next time.
     if (auto saved = writeFileAtomically(m_config.workloadFile, workload::writePresetFile(id)); !saved) {
         return Error{"the workload was not changed: " + saved.error().message};
     }
-    // The same choice again changes nothing (a preset's command may differ in a detail chosen at each
-    // resolve, such as the BOINC client's free port, which must not restart the client).
     if (spec->preset == previous) {
         return {};
     }
     // Thawed first: a frozen process cannot act on the stop signal.
     (void)m_actuator->release();
+    const workload::WorkloadSpec before = m_supervisor->spec();
+    const workload::WorkloadSpec after = *spec;
+    m_boinc.reset();
     auto switched =
         m_supervisor->switchTo(std::move(*spec), std::chrono::steady_clock::now(), m_chooser->pathVariable());
+    // The BOINC client that no longer runs gets the volunteer's override back: the old one after a switch,
+    // the new one when it did not start (the old work runs again).
+    restoreBoinc(switched ? before : after, &m_supervisor->spec());
+    startBoinc();
     if (!switched) {
         (void)writeFileAtomically(m_config.workloadFile, workload::writePresetFile(previous));
     }
@@ -412,21 +416,105 @@ std::filesystem::path Daemon::downloadDir() const {
     return m_downloads ? m_downloads->dir() : std::filesystem::path();
 }
 
-api::BoincStatus Daemon::boincStatus() const {
+namespace {
+
+/// Where @p spec's BOINC client keeps its state, when it runs one that nicer can govern.
+std::optional<std::filesystem::path> boincDirOf(const workload::WorkloadSpec& spec) {
+    auto client = workload::boincClientOf(spec.argv);
+    return client && *client ? std::optional((*client)->dir) : std::nullopt;
+}
+
+constexpr const char* kNoBoincClient = "no BOINC client runs under nicerd: choose the boinc workload first";
+
+} // namespace
+
+Result<void> Daemon::prepareBoinc(const workload::WorkloadSpec& spec) {
+    const auto dir = boincDirOf(spec);
+    if (!dir) {
+        return {};
+    }
+    if (auto prepared = boinc::prepareClientDirectory(*dir); !prepared) {
+        return Error{"the BOINC client cannot start under nicer: " + prepared.error().message};
+    }
     return {};
 }
 
-void Daemon::boincAttach(const std::string&, const std::string&, BoincDone done) {
-    done(Error{"no BOINC client runs under nicerd"});
+void Daemon::startBoinc() {
+    m_boinc.reset();
+    m_boincError.clear();
+    auto client = workload::boincClientOf(m_supervisor->spec().argv);
+    if (!client) {
+        // A custom command that runs BOINC in a way nicer cannot follow: it runs, ungoverned, and says so.
+        m_boincError = client.error().message;
+    } else if (*client) {
+        BoincSession::Options options;
+        options.client = **client;
+        auto session = BoincSession::start(m_event.get(), std::move(options), [this] {
+            if (m_observer) {
+                m_observer->onBoincStateChanged();
+            }
+        });
+        if (session) {
+            m_boinc = std::move(*session);
+        } else {
+            m_boincError = session.error().message;
+        }
+    }
+    if (m_observer) {
+        m_observer->onBoincStateChanged();
+    }
 }
 
-void Daemon::boincAttachAccountManager(const std::string&, const std::string&, const std::string&,
-                                       BoincDone done) {
-    done(Error{"no BOINC client runs under nicerd"});
+void Daemon::restoreBoinc(const workload::WorkloadSpec& stopped, const workload::WorkloadSpec* running) {
+    const auto dir = boincDirOf(stopped);
+    if (!dir || (running && boincDirOf(*running) == dir)) {
+        return; // no BOINC client, or the one running now uses the same directory
+    }
+    if (auto restored = boinc::restoreVolunteerOverride(*dir); !restored) {
+        m_lastError = "BOINC: " + restored.error().message;
+    }
 }
 
-void Daemon::boincDetach(const std::string&, BoincDone done) {
-    done(Error{"no BOINC client runs under nicerd"});
+void Daemon::checkSystemService() {
+    std::string advice = boinc::systemServiceEnabled() ? boinc::systemServiceAdvice() : std::string();
+    if (advice != m_systemService) {
+        m_systemService = std::move(advice);
+        if (m_observer) {
+            m_observer->onBoincStateChanged();
+        }
+    }
+}
+
+api::BoincStatus Daemon::boincStatus() const {
+    api::BoincStatus status = m_boinc ? m_boinc->status() : api::BoincStatus{};
+    if (!m_boinc && !m_boincError.empty()) {
+        status.state = "error";
+        status.detail = m_boincError;
+    }
+    status.systemService = m_systemService;
+    return status;
+}
+
+void Daemon::boincAttach(const std::string& url, const std::string& key, BoincDone done) {
+    if (!m_boinc) {
+        return done(Error{kNoBoincClient});
+    }
+    m_boinc->attach(url, key, std::move(done));
+}
+
+void Daemon::boincAttachAccountManager(const std::string& url, const std::string& name,
+                                       const std::string& password, BoincDone done) {
+    if (!m_boinc) {
+        return done(Error{kNoBoincClient});
+    }
+    m_boinc->attachAccountManager(url, name, password, std::move(done));
+}
+
+void Daemon::boincDetach(const std::string& url, BoincDone done) {
+    if (!m_boinc) {
+        return done(Error{kNoBoincClient});
+    }
+    m_boinc->detach(url, std::move(done));
 }
 
 Result<void> Daemon::pause() {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actuator/QuotaActuator.h"
+#include "daemon/BoincSession.h"
 #include "daemon/ControlLoop.h"
 #include "daemon/DaemonConfig.h"
 #include "daemon/DaemonControl.h"
@@ -74,6 +75,14 @@ private:
     Result<workload::WorkloadSpec> startupWorkload();
     Result<std::string> ownUnit();
     Result<void> selectActuator();
+    /// Before @p spec starts: when it runs the BOINC client, nicer's override goes into its directory.
+    Result<void> prepareBoinc(const workload::WorkloadSpec& spec);
+    /// After the work started: watches its BOINC client, if it runs one.
+    void startBoinc();
+    /// After @p stopped stopped: its BOINC client gets the volunteer's override back, unless the work
+    /// @p running now uses the same BOINC directory.
+    void restoreBoinc(const workload::WorkloadSpec& stopped, const workload::WorkloadSpec* running = nullptr);
+    void checkSystemService();
     void shutdown();
     void onTick();
     void onTimer();
@@ -92,6 +101,10 @@ private:
     std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
     std::unique_ptr<ControlLoop> m_loop;
     std::unique_ptr<DaemonDownloads> m_downloads;
+    std::unique_ptr<BoincSession> m_boinc;
+    std::string m_boincError;    ///< why the work's BOINC client cannot be governed
+    std::string m_systemService; ///< advice while the system-wide BOINC client is enabled
+    int m_ticks = 0;
     sd::Timer m_timer;
     sd::EventSourcePtr m_sigterm;
     sd::EventSourcePtr m_sigint;

@@ -36,4 +36,38 @@ Result<std::string> readTextFile(const std::filesystem::path& path) {
     return text;
 }
 
+Result<void> writeFileAtomically(const std::filesystem::path& path, const std::string& text, mode_t mode) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    const auto tmp = path.string() + ".tmp";
+    const auto failure = [&](const std::string& what, int error) {
+        ::unlink(tmp.c_str());
+        return Error{what + ": " + std::generic_category().message(error)};
+    };
+    {
+        const UniqueFd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode));
+        if (!fd) {
+            return Error{"cannot write " + tmp + ": " + std::generic_category().message(errno)};
+        }
+        std::size_t written = 0;
+        while (written < text.size()) {
+            const auto n = ::write(fd.get(), text.data() + written, text.size() - written);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n < 0) {
+                return failure("cannot write " + tmp, errno);
+            }
+            written += static_cast<std::size_t>(n);
+        }
+        if (::fsync(fd.get()) != 0) {
+            return failure("cannot write " + tmp, errno);
+        }
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        return failure("cannot replace " + path.string(), errno);
+    }
+    return {};
+}
+
 } // namespace nicer

@@ -1,0 +1,441 @@
+#include "daemon/BoincSession.h"
+
+#include "boinc/ClientDirectory.h"
+#include "boinc/GlobalPrefsOverride.h"
+#include "boinc/GuiRpcPassword.h"
+#include "net/rate/InterfaceTraffic.h"
+
+#include <algorithm>
+
+namespace nicer::daemon {
+
+namespace {
+
+/// How many notices and error messages are kept for display, the newest.
+constexpr std::size_t kKeptNotices = 50;
+/// Polls of an attach or account manager operation (one a second) before giving up on it.
+constexpr int kOperationPolls = 120;
+
+/// A URL or account key for BOINC: present, of printable characters without blanks, and short enough for
+/// the client's buffers (256 bytes with its end).
+Result<void> checkArgument(const char* what, const std::string& value) {
+    if (value.empty()) {
+        return Error{std::string("the ") + what + " is empty"};
+    }
+    if (value.size() > 255) {
+        return Error{std::string("the ") + what + " is longer than BOINC takes (255 characters)"};
+    }
+    for (const unsigned char c : value) {
+        if (c <= ' ' || c == 0x7f) {
+            return Error{std::string("the ") + what + " holds a blank or a control character"};
+        }
+    }
+    return {};
+}
+
+Result<void> checkUrl(const std::string& url) {
+    if (auto ok = checkArgument("project URL", url); !ok) {
+        return ok;
+    }
+    if (!url.starts_with("http://") && !url.starts_with("https://")) {
+        return Error{"the project URL '" + url + "' must start with http:// or https://"};
+    }
+    return {};
+}
+
+/// The time of @p a before @p b, for the merged list of notices and errors.
+bool earlier(const api::BoincNotice& a, const api::BoincNotice& b) {
+    return a.time != b.time ? a.time < b.time : a.seqno < b.seqno;
+}
+
+void keepNewest(std::vector<api::BoincNotice>& notices) {
+    if (notices.size() > kKeptNotices) {
+        notices.erase(notices.begin(), notices.end() - static_cast<std::ptrdiff_t>(kKeptNotices));
+    }
+}
+
+} // namespace
+
+/// A caller's callback that is called exactly once: with BOINC's answer, or with an error when the session
+/// ends first (so that a D-Bus caller always gets a reply).
+struct BoincSession::Waiting {
+    DaemonControl::BoincDone done;
+    void finish(Result<void> result) {
+        if (done) {
+            auto call = std::move(done);
+            done = nullptr;
+            call(std::move(result));
+        }
+    }
+};
+
+struct BoincSession::Operation {
+    std::function<void(boinc::BoincRpc::Done<boinc::OperationPoll>)> poll;
+    std::shared_ptr<Waiting> waiting;
+    int pollsLeft = kOperationPolls;
+    bool asked = false;
+};
+
+Result<std::unique_ptr<BoincSession>> BoincSession::start(sd_event* event, Options options,
+                                                          std::function<void()> onStateChanged) {
+    auto session =
+        std::unique_ptr<BoincSession>(new BoincSession(event, std::move(options), std::move(onStateChanged)));
+    const auto& dir = session->m_options.client.dir;
+    auto password = boinc::readGuiRpcPassword(dir / boinc::kPasswordFile);
+    if (!password) {
+        return password.error();
+    }
+    auto client = boinc::GuiRpcClient::create(event, "127.0.0.1",
+                                              static_cast<std::uint16_t>(session->m_options.client.rpcPort),
+                                              std::move(*password));
+    if (!client) {
+        return client.error();
+    }
+    session->m_client = std::move(*client);
+    session->m_client->setTimeout(std::chrono::seconds(5));
+    session->m_rpc = std::make_unique<boinc::BoincRpc>(*session->m_client);
+    auto volunteer = boinc::savedVolunteerOverride(dir);
+    if (!volunteer) {
+        return volunteer.error();
+    }
+    auto nicer = boinc::withNicerSettings(*volunteer);
+    if (!nicer) {
+        return Error{"BOINC's saved preferences override in " + dir.string() +
+                     " cannot be read: " + nicer.error().message};
+    }
+    session->m_nicerOverride = std::move(*nicer);
+    auto timer = sd::Timer::create(event, [s = session.get()] { s->onTimer(); });
+    if (!timer) {
+        return Error{"cannot start polling the BOINC client: " + timer.error().message};
+    }
+    session->m_timer = std::move(*timer);
+    session->m_timer.armIn(std::chrono::milliseconds(0));
+    return session;
+}
+
+BoincSession::BoincSession(sd_event* event, Options options, std::function<void()> onStateChanged)
+    : m_event(event)
+    , m_options(std::move(options))
+    , m_onStateChanged(std::move(onStateChanged))
+    , m_governor(m_options.rates)
+    , m_startedAt(std::chrono::steady_clock::now()) {
+    m_status.state = "starting";
+}
+
+BoincSession::~BoincSession() {
+    *m_alive = false;
+    m_timer = sd::Timer();
+    m_operations.clear();
+    for (const auto& weak : m_waiting) {
+        if (auto waiting = weak.lock()) {
+            waiting->finish(
+                Error{"the BOINC client stopped before it answered (the workload changed, or nicerd is "
+                      "stopping)"});
+        }
+    }
+}
+
+void BoincSession::onTimer() {
+    m_timer.armIn(m_options.pollInterval);
+    poll();
+}
+
+void BoincSession::poll() {
+    followOperations();
+    if (m_polling) {
+        return; // the client is slow: one poll at a time
+    }
+    m_polling = true;
+    ++m_polls;
+    m_rpc->getCcStatus([this, alive = m_alive](Result<boinc::CcStatus> cc) {
+        if (!*alive) {
+            return;
+        }
+        if (!cc) {
+            m_polling = false;
+            onRpcError(cc.error());
+            return;
+        }
+        m_answered = true;
+        if (cc->tasksSuspended()) {
+            setState("suspended", cc->taskSuspendText);
+        } else {
+            setState("running", "");
+        }
+        m_rpc->getFileTransfers([this, alive](Result<std::vector<api::BoincTransfer>> transfers) {
+            if (!*alive) {
+                return;
+            }
+            if (!transfers) {
+                m_polling = false;
+                onRpcError(transfers.error());
+                return;
+            }
+            m_status.transfers = *transfers;
+            governTransfers();
+            if (m_polls % 10 == 1) {
+                checkOverride();
+            }
+            if (m_polls % 2 == 1) {
+                readLists();
+            } else {
+                m_polling = false;
+            }
+        });
+    });
+}
+
+void BoincSession::governTransfers() {
+    BoincRateGovernor::Sample sample{std::chrono::steady_clock::now(), std::nullopt, std::nullopt,
+                                     m_status.transfers};
+    if (auto interfaces = net::readNetDev(m_options.procNetDev)) {
+        sample.interfaceRxBytes = net::totalReceivedBytes(*interfaces);
+        std::uint64_t sent = 0;
+        for (const auto& i : *interfaces) {
+            sent += i.name == "lo" ? 0 : i.sentBytes;
+        }
+        sample.interfaceTxBytes = sent;
+    }
+    if (auto limits = m_governor.onSample(sample)) {
+        pushOverride(*limits);
+    }
+}
+
+void BoincSession::pushOverride(const TransferLimits& limits) {
+    auto text = boinc::withTransferLimits(m_nicerOverride, limits.down, limits.up);
+    if (!text) {
+        setState("error", "cannot write BOINC's preferences override: " + text.error().message);
+        return;
+    }
+    m_rpc->setGlobalPrefsOverride(std::move(*text), [this, alive = m_alive, limits](Result<void> set) {
+        if (!*alive) {
+            return;
+        }
+        if (!set) {
+            onRpcError(set.error());
+            return;
+        }
+        m_status.maxDownRate = limits.down;
+        m_status.maxUpRate = limits.up;
+        setOverrideApplied(true);
+    });
+}
+
+void BoincSession::checkOverride() {
+    m_rpc->getGlobalPrefsOverride([this, alive = m_alive](Result<std::string> text) {
+        if (!*alive || !text) {
+            return; // an error shows in the next poll
+        }
+        if (boinc::hasNicerSettings(*text)) {
+            setOverrideApplied(true);
+            return;
+        }
+        // The volunteer replaced the override (the BOINC Manager writes the whole file): theirs is what comes
+        // back later, and nicer's settings go on top of it again.
+        setOverrideApplied(false);
+        auto nicer = boinc::withNicerSettings(*text);
+        if (!nicer) {
+            setState("error", "the preferences override set in BOINC is not readable (" +
+                                  nicer.error().message +
+                                  "); nicer cannot keep BOINC from suspending itself");
+            return;
+        }
+        if (auto kept = boinc::rememberVolunteerOverride(m_options.client.dir, *text); !kept) {
+            setState("error", kept.error().message);
+            return;
+        }
+        m_nicerOverride = std::move(*nicer);
+        pushOverride(m_governor.pushed().value_or(TransferLimits{m_status.maxDownRate, m_status.maxUpRate}));
+    });
+}
+
+void BoincSession::readLists() {
+    const auto failed = [this](const Error& error) {
+        m_polling = false;
+        onRpcError(error);
+    };
+    m_rpc->getProjectStatus([this, alive = m_alive, failed](Result<std::vector<api::BoincProject>> projects) {
+        if (!*alive) {
+            return;
+        }
+        if (!projects) {
+            return failed(projects.error());
+        }
+        m_status.projects = std::move(*projects);
+        m_rpc->getResults([this, alive, failed](Result<std::vector<api::BoincTask>> tasks) {
+            if (!*alive) {
+                return;
+            }
+            if (!tasks) {
+                return failed(tasks.error());
+            }
+            m_status.tasks = std::move(*tasks);
+            m_rpc->getNotices(m_noticeSeqno, [this, alive, failed](Result<boinc::NoticeBatch> notices) {
+                if (!*alive) {
+                    return;
+                }
+                if (!notices) {
+                    return failed(notices.error());
+                }
+                if (notices->refresh) {
+                    m_notices.clear();
+                }
+                for (auto& n : notices->notices) {
+                    m_noticeSeqno = std::max(m_noticeSeqno, n.seqno);
+                    m_notices.push_back(std::move(n));
+                }
+                keepNewest(m_notices);
+                m_rpc->getMessages(
+                    m_messageSeqno, [this, alive, failed](Result<boinc::MessageBatch> messages) {
+                        if (!*alive) {
+                            return;
+                        }
+                        if (!messages) {
+                            return failed(messages.error());
+                        }
+                        m_messageSeqno = messages->lastSeqno;
+                        m_errors.insert(m_errors.end(), messages->errors.begin(), messages->errors.end());
+                        keepNewest(m_errors);
+                        m_status.notices = m_notices;
+                        m_status.notices.insert(m_status.notices.end(), m_errors.begin(), m_errors.end());
+                        std::stable_sort(m_status.notices.begin(), m_status.notices.end(), earlier);
+                        keepNewest(m_status.notices);
+                        m_polling = false;
+                    });
+            });
+        });
+    });
+}
+
+void BoincSession::onRpcError(const Error& error) {
+    if (!m_answered && std::chrono::steady_clock::now() - m_startedAt < m_options.startupGrace) {
+        setState("starting", "");
+    } else {
+        setState("error", error.message);
+    }
+}
+
+void BoincSession::setState(std::string state, std::string detail) {
+    if (state == m_status.state && detail == m_status.detail) {
+        return;
+    }
+    m_status.state = std::move(state);
+    m_status.detail = std::move(detail);
+    if (m_onStateChanged) {
+        m_onStateChanged();
+    }
+}
+
+void BoincSession::setOverrideApplied(bool applied) {
+    if (applied == m_status.overrideApplied) {
+        return;
+    }
+    m_status.overrideApplied = applied;
+    if (m_onStateChanged) {
+        m_onStateChanged();
+    }
+}
+
+std::shared_ptr<BoincSession::Waiting> BoincSession::wait(DaemonControl::BoincDone done) {
+    auto waiting = std::make_shared<Waiting>(Waiting{std::move(done)});
+    std::erase_if(m_waiting, [](const std::weak_ptr<Waiting>& w) { return w.expired(); });
+    m_waiting.push_back(waiting);
+    return waiting;
+}
+
+void BoincSession::attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done) {
+    if (auto ok = checkUrl(url); !ok) {
+        return done(ok.error());
+    }
+    if (auto ok = checkArgument("account key", key); !ok) {
+        return done(ok.error());
+    }
+    auto waiting = wait(std::move(done));
+    m_rpc->projectAttach(url, key, "", [this, alive = m_alive, waiting](Result<void> started) {
+        if (!*alive) {
+            return;
+        }
+        if (!started) {
+            return waiting->finish(Error{"BOINC did not attach: " + started.error().message});
+        }
+        follow(
+            [this](boinc::BoincRpc::Done<boinc::OperationPoll> d) { m_rpc->projectAttachPoll(std::move(d)); },
+            waiting);
+    });
+}
+
+void BoincSession::attachAccountManager(const std::string& url, const std::string& name,
+                                        const std::string& password, DaemonControl::BoincDone done) {
+    if (auto ok = checkUrl(url); !ok) {
+        return done(Error{"account manager: " + ok.error().message});
+    }
+    if (name.empty() || name.size() > 255) {
+        return done(Error{"the account manager's user name must hold 1 to 255 characters"});
+    }
+    auto waiting = wait(std::move(done));
+    m_rpc->acctMgrRpc(url, name, password, [this, alive = m_alive, waiting](Result<void> started) {
+        if (!*alive) {
+            return;
+        }
+        if (!started) {
+            return waiting->finish(
+                Error{"BOINC did not join the account manager: " + started.error().message});
+        }
+        follow([this](boinc::BoincRpc::Done<boinc::OperationPoll> d) { m_rpc->acctMgrRpcPoll(std::move(d)); },
+               waiting);
+    });
+}
+
+void BoincSession::detach(const std::string& url, DaemonControl::BoincDone done) {
+    if (auto ok = checkUrl(url); !ok) {
+        return done(ok.error());
+    }
+    auto waiting = wait(std::move(done));
+    m_rpc->projectDetach(url, [this, alive = m_alive, waiting](Result<void> detached) {
+        if (!*alive) {
+            return;
+        }
+        m_polls = 0; // the next poll reads the lists
+        waiting->finish(detached ? Result<void>{}
+                                 : Result<void>{Error{"BOINC did not detach: " + detached.error().message}});
+    });
+}
+
+void BoincSession::follow(std::function<void(boinc::BoincRpc::Done<boinc::OperationPoll>)> poll,
+                          std::shared_ptr<Waiting> waiting) {
+    auto operation = std::make_shared<Operation>();
+    operation->poll = std::move(poll);
+    operation->waiting = std::move(waiting);
+    m_operations.push_back(std::move(operation));
+}
+
+void BoincSession::followOperations() {
+    for (const auto& operation : m_operations) {
+        if (operation->asked) {
+            continue;
+        }
+        operation->asked = true;
+        operation->poll([this, alive = m_alive, operation](Result<boinc::OperationPoll> state) {
+            if (!*alive) {
+                return;
+            }
+            operation->asked = false;
+            Result<void> outcome;
+            if (!state) {
+                outcome = state.error();
+            } else if (state->inProgress() && --operation->pollsLeft > 0) {
+                return; // asked again at the next poll
+            } else if (state->inProgress()) {
+                outcome =
+                    Error{"BOINC has not finished after two minutes; see `nicer boinc` for its notices"};
+            } else if (!state->succeeded()) {
+                outcome = Error{state->describe()};
+            }
+            std::erase(m_operations, operation);
+            m_polls = 0; // the next poll reads the lists
+            operation->waiting->finish(std::move(outcome));
+        });
+    }
+}
+
+} // namespace nicer::daemon

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "api/Boinc.h"
+#include "boinc/BoincRpc.h"
+#include "boinc/GuiRpcClient.h"
+#include "daemon/BoincRates.h"
+#include "daemon/DaemonControl.h"
+#include "sd/Timer.h"
+#include "workload/BoincCommand.h"
+
+#include <systemd/sd-event.h>
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nicer::daemon {
+
+/**
+ * nicerd's side of a BOINC client that runs as (part of) the workload: it watches the client over its GUI
+ * RPC, keeps nicer's preferences override in force, makes the client's transfers yield to the user's
+ * traffic, and carries out attach and detach. All on the daemon's loop; nothing blocks it.
+ *
+ * Every poll (1 s) it reads the client's status and transfers and feeds the transfers to the
+ * BoincRateGovernor, whose limits it pushes into the override; every second poll it reads the projects,
+ * tasks, notices and error messages; every tenth the override, to find the volunteer's changes (the BOINC
+ * Manager replaces the whole file): those are kept as the volunteer's and nicer's settings go back on top.
+ *
+ * The files in the client's directory (the override before the client starts, and after it stops) are
+ * boinc/ClientDirectory's; the daemon calls them around the client's start and stop.
+ */
+class BoincSession {
+public:
+    struct Options {
+        workload::BoincClientCommand client;
+        std::filesystem::path procNetDev = "/proc/net/dev";
+        std::chrono::milliseconds pollInterval{1000};
+        /// How long the client may take to answer after its start before the state says "error".
+        std::chrono::seconds startupGrace{60};
+        BoincRateOptions rates;
+    };
+
+    /// Starts watching the client of @p options on @p event; @p onStateChanged is called when the state,
+    /// its detail or whether the override is in force changes.
+    static Result<std::unique_ptr<BoincSession>> start(sd_event* event, Options options,
+                                                       std::function<void()> onStateChanged);
+    ~BoincSession();
+    BoincSession(const BoincSession&) = delete;
+    BoincSession& operator=(const BoincSession&) = delete;
+
+    /// What nicerd shows of the client (systemService is the daemon's to fill).
+    const api::BoincStatus& status() const { return m_status; }
+
+    void attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done);
+    void attachAccountManager(const std::string& url, const std::string& name, const std::string& password,
+                              DaemonControl::BoincDone done);
+    void detach(const std::string& url, DaemonControl::BoincDone done);
+
+    const Options& options() const { return m_options; }
+
+private:
+    struct Waiting;
+    struct Operation;
+
+    BoincSession(sd_event* event, Options options, std::function<void()> onStateChanged);
+
+    void onTimer();
+    void poll();
+    void governTransfers();
+    void readLists();
+    void checkOverride();
+    /// Sends nicer's override with @p limits to the client.
+    void pushOverride(const TransferLimits& limits);
+    void onRpcError(const Error& error);
+    void setState(std::string state, std::string detail);
+    void setOverrideApplied(bool applied);
+    /// Registers a caller's callback, so that it is answered even when the session ends first.
+    std::shared_ptr<Waiting> wait(DaemonControl::BoincDone done);
+    /// Polls a background operation (attach, account manager) at each poll until it is done.
+    void follow(std::function<void(boinc::BoincRpc::Done<boinc::OperationPoll>)> poll,
+                std::shared_ptr<Waiting> waiting);
+    void followOperations();
+
+    sd_event* m_event;
+    Options m_options;
+    std::function<void()> m_onStateChanged;
+    std::unique_ptr<boinc::GuiRpcClient> m_client;
+    std::unique_ptr<boinc::BoincRpc> m_rpc;
+    BoincRateGovernor m_governor;
+    sd::Timer m_timer;
+    std::chrono::steady_clock::time_point m_startedAt;
+    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
+
+    api::BoincStatus m_status;
+    bool m_answered = false; ///< the client has answered at least once
+    bool m_polling = false;  ///< a poll's calls are under way
+    int m_polls = 0;
+    std::string m_nicerOverride; ///< the override nicer wants in force, without the transfer limits
+    std::int64_t m_noticeSeqno = 0;
+    std::int64_t m_messageSeqno = 0;
+    std::vector<api::BoincNotice> m_notices; ///< the notices so far
+    std::vector<api::BoincNotice> m_errors;  ///< the error messages so far
+    std::vector<std::shared_ptr<Operation>> m_operations;
+    std::vector<std::weak_ptr<Waiting>> m_waiting;
+};
+
+} // namespace nicer::daemon
