@@ -55,9 +55,10 @@ Result<void> load(pugi::xml_document& document, std::string_view xml) {
     std::size_t roots = 0;
     for (const pugi::xml_node child : document.children()) {
         if (child.type() == pugi::node_pcdata || child.type() == pugi::node_cdata) {
-            return Error{"BOINC's preferences override (global_prefs_override.xml) is not well-formed XML: it "
-                         "has text outside its <global_preferences> element; nicer leaves it as it is. Fix or "
-                         "remove the file in BOINC's data directory."};
+            return Error{
+                "BOINC's preferences override (global_prefs_override.xml) is not well-formed XML: it "
+                "has text outside its <global_preferences> element; nicer leaves it as it is. Fix or "
+                "remove the file in BOINC's data directory."};
         }
         roots += child.type() == pugi::node_element ? 1 : 0;
     }

@@ -129,8 +129,8 @@ void GuiRpcClient::handleKick() {
         connect();
     } else if (m_state == State::Ready && !m_inFlight) {
         m_inFlight = true;
+        armTimer(); // first: a failed send may end in a callback that destroys the client
         send(m_queue.front().body);
-        armTimer();
     }
 }
 
@@ -173,8 +173,8 @@ void GuiRpcClient::finishConnect(int error) {
 void GuiRpcClient::startAuthentication() {
     m_state = State::AwaitingNonce;
     m_replies.clear();
-    send("<auth1/>\n");
     armTimer();
+    send("<auth1/>\n");
 }
 
 int GuiRpcClient::onIo(sd_event_source*, int, std::uint32_t revents, void* userdata) noexcept {
@@ -317,8 +317,8 @@ void GuiRpcClient::handleReply(std::string reply) {
             return;
         }
         m_state = State::AwaitingAuthorization;
-        send("<auth2>\n<nonce_hash>" + *hash + "</nonce_hash>\n</auth2>\n");
         armTimer();
+        send("<auth2>\n<nonce_hash>" + *hash + "</nonce_hash>\n</auth2>\n");
         return;
     }
     case State::AwaitingAuthorization:
