@@ -95,8 +95,4 @@ Result<std::string> parseGlobalPrefsOverride(std::string_view reply);
 /// @p rpc is "project_attach_poll" or "acct_mgr_rpc_poll".
 Result<OperationPoll> parseOperationPoll(std::string_view reply, std::string_view rpc);
 
-/// @p html (a notice's description: BOINC markup, links, entities) as plain text: tags dropped, line breaks
-/// for <br> and block ends, entities decoded, runs of blanks as one space, at most one empty line in a row.
-std::string htmlToPlainText(std::string_view html);
-
 } // namespace nicer::boinc

@@ -352,19 +352,6 @@ TEST_CASE("get_notices: a project's news in HTML becomes plain text, a refresh r
     CHECK_FALSE(news.error);
 }
 
-TEST_CASE("htmlToPlainText", "[GuiRpcReplies]") {
-    CHECK(htmlToPlainText("plain") == "plain");
-    CHECK(htmlToPlainText("  a \t  b  ") == "a b");
-    CHECK(htmlToPlainText("1 < 2 and 3 > 2") == "1 < 2 and 3 > 2");
-    CHECK(htmlToPlainText("&lt;tag&gt; &#39;q&#39; &#x263A; &unknown; & alone") ==
-          "<tag> 'q' \u263A &unknown; & alone");
-    CHECK(htmlToPlainText("<ul><li>one</li><li>two</li></ul>") == "one\ntwo");
-    CHECK(htmlToPlainText("a<br>b<br/><br/><br/>c") == "a\nb\n\nc");
-    CHECK(htmlToPlainText("<style>p { color: red }</style><script>alert(1)</script>text") == "text");
-    CHECK(htmlToPlainText("<!-- note -->x") == "x");
-    CHECK(htmlToPlainText("").empty());
-}
-
 TEST_CASE("get_messages: only the alerts and errors, and the last seqno of all", "[GuiRpcReplies]") {
     const auto all = parseMessages(recordedReply("own-get_messages.xml"), 0);
     REQUIRE(all.ok());
