@@ -25,7 +25,9 @@ struct BoincTask {
     std::string name;
     std::string projectUrl;
     /// What it is doing, as a keyword: "downloading", "ready", "running", "suspended", "uploading",
-    /// "ready-to-report", "reported", "error" or "aborted".
+    /// "ready-to-report", "reported", "error" or "aborted". "ready": its files are there and it waits to
+    /// start, or to go on after the client preempted it for another task; "suspended": stopped by the
+    /// volunteer, or by the client's own suspension (e.g. the computer is busy) while it was due to run.
     std::string state;
     double fractionDone = 0.0;     ///< 0..1
     double elapsedSeconds = 0.0;   ///< wall time it has run
@@ -41,9 +43,10 @@ struct BoincTransfer {
     std::string projectUrl;
     bool upload = false;
     double bytesTotal = 0.0;
-    double bytesDone = 0.0;
-    double rate = 0.0; ///< bytes per second now; 0 while it waits
-    /// "active", or "waiting" (for a retry after an error, or for a free slot).
+    double bytesDone = 0.0; ///< as far as the last attempt got (the client resumes from there)
+    double rate = 0.0;      ///< bytes per second now; 0 while it waits
+    /// "active" while bytes move, or "waiting" (for a retry after an error, a project's backoff, or a free
+    /// slot).
     std::string state;
 
     bool operator==(const BoincTransfer&) const = default;
@@ -56,7 +59,9 @@ struct BoincNotice {
     std::string project;   ///< the project's name; empty for the client's own notices
     std::string title;     ///< may be empty
     std::string text;      ///< plain text (BOINC's markup removed)
-    bool error = false;    ///< an error or alert rather than news
+    /// An alert rather than news: the client's own notices and a project scheduler's messages to this
+    /// computer, and the event log's lines of alert and error priority.
+    bool error = false;
 
     bool operator==(const BoincNotice&) const = default;
 };
