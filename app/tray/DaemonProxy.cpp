@@ -29,6 +29,11 @@ constexpr int kStartTimeoutMs = 20000;
 // failed file waits for nicerd's retry (minutes away), to see it start.
 constexpr int kActiveDownloadPollMs = 1000;
 constexpr int kRetryDownloadPollMs = 10000;
+// BOINC's lists change without a signal: read them every two seconds while someone looks at them.
+constexpr int kBoincPollMs = 2000;
+// nicerd answers BoincAttach and the others when BOINC has, which can take a minute (the project's page is
+// fetched first); past this, the call fails on our side with NoReply.
+constexpr int kBoincCallTimeoutMs = 90000;
 
 /// A property read by GetAll that holds structs (a QDBusArgument), as @p T; empty when it is missing (an
 /// older nicerd) or has another signature (one of another ApiVersion).
@@ -70,6 +75,11 @@ DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
     , m_startTimeout(new QTimer(this))
     , m_downloadPoll(new QTimer(this)) {
     connect(m_downloadPoll, &QTimer::timeout, this, &DaemonProxy::refreshDownloads);
+    m_boincCalls = new Daemon1Interface(api::kBusName, api::kObjectPath, bus, this);
+    m_boincCalls->setTimeout(kBoincCallTimeoutMs);
+    m_boincPoll = new QTimer(this);
+    m_boincPoll->setInterval(kBoincPollMs);
+    connect(m_boincPoll, &QTimer::timeout, this, &DaemonProxy::refreshBoinc);
     connect(m_watcher, &QDBusServiceWatcher::serviceOwnerChanged, this,
             [this](const QString&, const QString&, const QString& newOwner) { onOwnerChanged(newOwner); });
     m_startTimeout->setSingleShot(true);
@@ -179,7 +189,13 @@ void DaemonProxy::setConnected(bool connected) {
         m_properties.downloadRate = 0.0;
         emit downloadsChanged();
     }
+    if (!connected && !(m_properties.boinc == api::BoincStatus{})) {
+        // Nor does a BOINC client run under nicerd without it.
+        m_properties.boinc = {};
+        emit boincChanged();
+    }
     updateDownloadPolling();
+    updateBoincPolling();
     if (changed || !connected) {
         emit connectedChanged(connected);
     }
@@ -237,6 +253,7 @@ void DaemonProxy::refreshProperties() {
             const qulonglong cap = map.value("BandwidthCap").toULongLong();
             p.bandwidth.capBytesPerSecond = cap > 0 ? std::optional<std::uint64_t>(cap) : std::nullopt;
             readDownloads(map);
+            readBoinc(map);
             emit propertiesChanged();
             emit downloadsChanged();
         },
@@ -300,6 +317,94 @@ void DaemonProxy::updateDownloadPolling() {
     if (m_downloadPoll->interval() != interval || !m_downloadPoll->isActive()) {
         m_downloadPoll->start(interval);
     }
+}
+
+void DaemonProxy::readBoinc(const QVariantMap& map) {
+    api::BoincStatus b;
+    // Missing in a nicerd older than API version 3: no BOINC client then, as far as the tray can tell.
+    const QString state = map.value("BoincState").toString();
+    b.state = state.isEmpty() ? std::string("off") : state.toStdString();
+    b.detail = map.value("BoincDetail").toString().toStdString();
+    b.systemService = map.value("BoincSystemService").toString().toStdString();
+    b.overrideApplied = map.value("BoincOverrideApplied").toBool();
+    b.maxDownRate = map.value("BoincMaxDownRate").toDouble();
+    b.maxUpRate = map.value("BoincMaxUpRate").toDouble();
+    const auto projects =
+        readStructs<BoincProjectList>(map.value("BoincProjects"), api::kBoincProjectSignature);
+    b.projects.assign(projects.begin(), projects.end());
+    const auto tasks = readStructs<BoincTaskList>(map.value("BoincTasks"), api::kBoincTaskSignature);
+    b.tasks.assign(tasks.begin(), tasks.end());
+    const auto transfers =
+        readStructs<BoincTransferList>(map.value("BoincTransfers"), api::kBoincTransferSignature);
+    b.transfers.assign(transfers.begin(), transfers.end());
+    const auto notices = readStructs<BoincNoticeList>(map.value("BoincNotices"), api::kBoincNoticeSignature);
+    b.notices.assign(notices.begin(), notices.end());
+    const bool changed = !(b == m_properties.boinc);
+    m_properties.boinc = std::move(b);
+    updateBoincPolling();
+    if (changed) {
+        emit boincChanged();
+    }
+}
+
+void DaemonProxy::refreshBoinc() {
+    if (m_boincPending || !m_connected) {
+        return; // a slow nicerd must not pile up calls
+    }
+    m_boincPending = true;
+    auto call = QDBusMessage::createMethodCall(api::kBusName, api::kObjectPath,
+                                               "org.freedesktop.DBus.Properties", "GetAll");
+    call << QString(api::kInterface);
+    watchReply(
+        call,
+        [this](const QDBusMessage& reply) {
+            m_boincPending = false;
+            readBoinc(qdbus_cast<QVariantMap>(reply.arguments().value(0)));
+        },
+        // A failure here is nicerd going away, which the name watcher reports.
+        [this](const QDBusMessage&) { m_boincPending = false; });
+}
+
+void DaemonProxy::setWatchingBoinc(bool watching) {
+    const bool started = watching && !m_watchingBoinc;
+    m_watchingBoinc = watching;
+    if (started && m_connected && m_properties.boinc.state != "off") {
+        refreshBoinc(); // what was read while hidden is old
+    }
+    updateBoincPolling();
+}
+
+int DaemonProxy::boincPollInterval() const {
+    return m_boincPoll->isActive() ? m_boincPoll->interval() : 0;
+}
+
+void DaemonProxy::updateBoincPolling() {
+    // While BOINC is off nothing in its lists moves, and its state arrives by PropertiesChanged.
+    const bool poll = m_watchingBoinc && m_connected && m_properties.boinc.state != "off";
+    if (!poll) {
+        m_boincPoll->stop();
+    } else if (!m_boincPoll->isActive()) {
+        m_boincPoll->start();
+    }
+}
+
+QDBusPendingCall DaemonProxy::boincRequest(const BoincRequest& request) {
+    QDBusPendingCall call = [&]() -> QDBusPendingCall {
+        switch (request.kind) {
+        case BoincRequest::Kind::Attach:
+            return m_boincCalls->BoincAttach(request.url, request.key);
+        case BoincRequest::Kind::AttachAccountManager:
+            return m_boincCalls->BoincAttachAccountManager(request.url, request.name, request.password);
+        case BoincRequest::Kind::Detach:
+            break;
+        }
+        return m_boincCalls->BoincDetach(request.url);
+    }();
+    // Whatever BOINC answered, its lists show the outcome (a new project, one gone, a notice why not).
+    watchReply(
+        call, [this](const QDBusMessage&) { refreshBoinc(); },
+        [this](const QDBusMessage&) { refreshBoinc(); });
+    return call;
 }
 
 void DaemonProxy::fetchHistory() {

@@ -2,11 +2,13 @@
 
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
+#include "tray/BoincModel.h"
 #include "tray/BusTypes.h"
 #include "tray/TrayState.h"
 
 #include <QDBusConnection>
 #include <QDBusMessage>
+#include <QDBusPendingCall>
 #include <QObject>
 #include <QStringList>
 
@@ -14,7 +16,6 @@
 #include <vector>
 
 class Daemon1Interface;
-class QDBusPendingCall;
 class QDBusPendingCallWatcher;
 class QDBusServiceWatcher;
 class QTimer;
@@ -37,6 +38,9 @@ struct DaemonProperties {
     DownloadRowList downloads;
     double downloadRate = 0.0;
     api::BandwidthMode bandwidth; ///< none without downloads
+    /// nicerd's BOINC client (the Boinc* properties): its state is announced, its lists are polled while
+    /// watched (setWatchingBoinc). State "off" without nicerd or from a nicerd older than API version 3.
+    api::BoincStatus boinc;
 };
 
 /// Whether starting nicerd failed because it is not installed here: D-Bus activation found no service file
@@ -84,12 +88,23 @@ public:
     void setWatchingDownloads(bool watching);
     /// The download poll's interval now, 0 when it does not run.
     int downloadPollInterval() const;
+    /// Someone shows the BOINC panel: while a BOINC client runs under nicerd, its projects, tasks, transfers
+    /// and notices are re-read every two seconds; never while nobody watches.
+    void setWatchingBoinc(bool watching);
+    /// The BOINC poll's interval now, 0 when it does not run.
+    int boincPollInterval() const;
+    /// Sends @p request to nicerd (BoincAttach, BoincAttachAccountManager or BoincDetach). nicerd answers
+    /// when BOINC has, up to a minute later: the caller watches the returned call (its error is nicerd's
+    /// message). The BOINC lists are read again when it ends.
+    QDBusPendingCall boincRequest(const BoincRequest& request);
 
 signals:
     void connectedChanged(bool connected);
     void propertiesChanged();
     /// The downloads were read again (also after every propertiesChanged()).
     void downloadsChanged();
+    /// The BOINC client's state or lists changed (properties().boinc).
+    void boincChanged();
     /// The whole history, oldest first, after (re)connecting.
     void historyReceived(const std::vector<nicer::api::Sample>& samples);
     void sampleReceived(const nicer::api::Sample& sample);
@@ -110,6 +125,9 @@ private:
     void refreshDownloads();
     void readDownloads(const QVariantMap& map);
     void updateDownloadPolling();
+    void refreshBoinc();
+    void readBoinc(const QVariantMap& map);
+    void updateBoincPolling();
     void callSimple(const QDBusPendingCall& call, const QString& context);
     void startUnitFallback(const QDBusMessage& activationError);
     void watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,
@@ -119,11 +137,17 @@ private:
 
     QDBusConnection m_bus;
     Daemon1Interface* m_daemon = nullptr;
+    /// The same interface with a timeout longer than BOINC's answers to attach and detach (QtDBus's
+    /// default of 25 s is shorter).
+    Daemon1Interface* m_boincCalls = nullptr;
     QDBusServiceWatcher* m_watcher = nullptr;
     QTimer* m_startTimeout = nullptr;
     QTimer* m_downloadPoll = nullptr;
     bool m_watchingDownloads = false;
     bool m_downloadsPending = false;
+    QTimer* m_boincPoll = nullptr;
+    bool m_watchingBoinc = false;
+    bool m_boincPending = false;
     bool m_connected = false;
     bool m_starting = false;
     DaemonProperties m_properties;

@@ -1,5 +1,6 @@
 #include "tray/MainWindow.h"
 
+#include "tray/BoincPanel.h"
 #include "tray/CpuChart.h"
 #include "tray/DaemonProxy.h"
 #include "tray/DownloadsPanel.h"
@@ -16,6 +17,8 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QShowEvent>
+#include <QStyle>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 namespace nicer::tray {
@@ -67,9 +70,13 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     m_notice->setStyleSheet("QLabel { background: #fff3cd; color: #664d03; padding: 6px; }");
     m_notice->hide();
 
-    m_chart = new CpuChart(m_history, this);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    auto* overview = new QWidget(m_tabs);
 
-    auto* now = new QWidget(this);
+    m_chart = new CpuChart(m_history, overview);
+
+    auto* now = new QWidget(overview);
     auto* form = new QFormLayout(now);
     m_status = new QLabel(now);
     m_status->setAccessibleName(tr("State"));
@@ -120,20 +127,35 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     form->addRow(m_startAtLogin);
     connect(m_startAtLogin, &QCheckBox::toggled, this, &MainWindow::setStartAtLogin);
 
-    m_parameters = new ParametersPanel(this);
+    m_parameters = new ParametersPanel(overview);
     connect(m_parameters, &ParametersPanel::applyRequested, &m_daemon, &DaemonProxy::setParameters);
 
-    m_downloads = new DownloadsPanel(this);
+    m_downloads = new DownloadsPanel(overview);
 
     auto* top = new QHBoxLayout();
     top->addWidget(m_chart, 1);
     top->addWidget(now);
+    auto* overviewLayout = new QVBoxLayout(overview);
+    overviewLayout->setContentsMargins(0, 6, 0, 0);
+    overviewLayout->addLayout(top, 1);
+    overviewLayout->addWidget(m_downloads);
+    overviewLayout->addWidget(m_parameters);
+
+    // BOINC, when nicerd runs it: its own tab, since its tables need the window's height.
+    m_boinc = new BoincPanel(m_tabs);
+    m_boinc->setRequestHandler(
+        [this](const BoincRequest& request) { return m_daemon.boincRequest(request); });
+    connect(m_boinc, &BoincPanel::watchingChanged, &m_daemon, &DaemonProxy::setWatchingBoinc);
+    connect(m_boinc, &BoincPanel::boincWorkloadRequested, this,
+            [this] { m_daemon.setWorkloadPreset(QStringLiteral("boinc")); });
+
+    m_tabs->addTab(overview, tr("Overview"));
+    m_tabs->addTab(m_boinc, tr("BOINC"));
+
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_errorBar);
     layout->addWidget(m_notice);
-    layout->addLayout(top, 1);
-    layout->addWidget(m_downloads);
-    layout->addWidget(m_parameters);
+    layout->addWidget(m_tabs, 1);
 
     connect(&m_daemon, &DaemonProxy::sampleReceived, this, &MainWindow::onSample);
     connect(&m_daemon, &DaemonProxy::historyReceived, this, &MainWindow::onHistory);
@@ -142,6 +164,7 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
         const auto& p = m_daemon.properties();
         m_downloads->setDownloads(p.downloads, p.downloadRate, p.bandwidth);
     });
+    connect(&m_daemon, &DaemonProxy::boincChanged, this, &MainWindow::updateBoinc);
     connect(&m_daemon, &DaemonProxy::connectedChanged, this, &MainWindow::onConnection);
     connect(&m_daemon, &DaemonProxy::errorOccurred, this, &MainWindow::showError);
     connect(&m_daemon, &DaemonProxy::parametersApplied, this, [this] { m_errorBar->hide(); });
@@ -283,6 +306,16 @@ void MainWindow::updatePresets() {
     }
 }
 
+void MainWindow::updateBoinc() {
+    const auto& boinc = m_daemon.properties().boinc;
+    m_boinc->setStatus(boinc);
+    // Something the volunteer should see without opening the tab: the system-wide client, or an error.
+    const int tab = m_tabs->indexOf(m_boinc);
+    const bool warn = !boinc.systemService.empty() || boinc.state == "error";
+    m_tabs->setTabIcon(tab, warn ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+    m_tabs->setTabToolTip(tab, tr("BOINC: %1").arg(BoincModel::stateText(boinc)));
+}
+
 void MainWindow::onConnection(bool connected) {
     if (connected) {
         m_errorBar->hide();
@@ -294,6 +327,7 @@ void MainWindow::onConnection(bool connected) {
     m_pause->setEnabled(connected);
     m_preset->setEnabled(connected);
     m_parameters->setEnabled(connected);
+    m_boinc->setConnected(connected);
     updateStatus();
 }
 

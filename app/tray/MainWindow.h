@@ -11,16 +11,19 @@ class QComboBox;
 class QLabel;
 class QPushButton;
 class QFormLayout;
+class QTabWidget;
 
 namespace nicer::tray {
 
+class BoincPanel;
 class CpuChart;
 class DaemonProxy;
 class DownloadsPanel;
 class ParametersPanel;
 
-/// The window: the CPU chart, the values now, the pause toggle, the downloads (when nicerd has any), the
-/// controller's settings, and errors in plain words with what to do.
+/// The window: on its Overview tab the CPU chart, the values now, the pause toggle, the downloads (when
+/// nicerd has any) and the controller's settings; on its BOINC tab nicerd's BOINC client; above both, errors
+/// in plain words with what to do.
 class MainWindow : public QWidget {
     Q_OBJECT
 
@@ -34,6 +37,8 @@ public:
     CpuChart* chart() const { return m_chart; }
     ParametersPanel* parameters() const { return m_parameters; }
     DownloadsPanel* downloads() const { return m_downloads; }
+    BoincPanel* boinc() const { return m_boinc; }
+    QTabWidget* tabs() const { return m_tabs; }
     QPushButton* pauseButton() const { return m_pause; }
     QComboBox* presetBox() const { return m_preset; }
     QCheckBox* startAtLoginBox() const { return m_startAtLogin; }
@@ -57,6 +62,7 @@ private:
     void updateValues();
     void updateStatus();
     void updatePresets();
+    void updateBoinc();
     void setStartAtLogin(bool enabled);
     QLabel* addValue(QFormLayout* form, const QString& label, const QString& help);
 
@@ -66,6 +72,8 @@ private:
     CpuChart* m_chart = nullptr;
     ParametersPanel* m_parameters = nullptr;
     DownloadsPanel* m_downloads = nullptr;
+    BoincPanel* m_boinc = nullptr;
+    QTabWidget* m_tabs = nullptr;
     QLabel* m_error = nullptr;
     QPushButton* m_startDaemon = nullptr;
     QWidget* m_errorBar = nullptr;
