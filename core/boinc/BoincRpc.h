@@ -35,7 +35,7 @@ public:
     void getFileTransfers(Done<std::vector<api::BoincTransfer>> done);
     /// The notices after @p seqno (0: all of them).
     void getNotices(std::int64_t seqno, Done<NoticeBatch> done);
-    /// The error lines of the event log after @p seqno (0: the whole log the client keeps).
+    /// The alert and error lines of the event log after @p seqno (0: the whole log the client keeps).
     void getMessages(std::int64_t seqno, Done<MessageBatch> done);
     /// The override file's text, "" when there is none.
     void getGlobalPrefsOverride(Done<std::string> done);

@@ -35,6 +35,7 @@ constexpr int kCpuSchedScheduled = 2;
 
 // lib/common_defs.h: message priorities.
 constexpr std::int64_t kMsgUserAlert = 2;
+constexpr std::int64_t kMsgInternalError = 3;
 
 // lib/common_defs.h: SUSPEND_REASON. The codes from 4096 on are values, not bits.
 struct SuspendReason {
@@ -236,18 +237,24 @@ Result<api::BoincTransfer> parseTransfer(pugi::xml_node node, std::size_t index)
     }
     transfer.upload = detail::flag(persistent, "is_upload");
     transfer.bytesDone = std::max(*done, 0.0);
-    if (transfer.bytesTotal > 0.0) {
-        transfer.bytesDone = std::min(transfer.bytesDone, transfer.bytesTotal);
-    }
     transfer.state = "waiting";
     if (const pugi::xml_node active = node.child("file_xfer")) {
         const Fields activeFields(active, "get_file_transfers", "the <file_xfer> of " + at);
         auto speed = activeFields.number("xfer_speed", false);
-        if (!speed) {
-            return speed.error();
+        auto moved = activeFields.number("bytes_xferred", false);
+        auto offset = activeFields.number("file_offset", false);
+        if (const Error* error = detail::firstError(speed, moved, offset)) {
+            return *error;
         }
         transfer.rate = std::max(*speed, 0.0);
         transfer.state = "active";
+        // last_bytes_xferred is copied from the HTTP operation only when the client polls its transfers,
+        // and lags (a recording shows 0 after 20 MB): the operation's own count is the fresh one.
+        // PERS_FILE_XFER::poll() adds the offset for uploads; a download's count starts at its offset.
+        transfer.bytesDone = std::max(transfer.bytesDone, *moved + (transfer.upload ? *offset : 0.0));
+    }
+    if (transfer.bytesTotal > 0.0) {
+        transfer.bytesDone = std::min(transfer.bytesDone, transfer.bytesTotal);
     }
     return transfer;
 }
@@ -535,10 +542,13 @@ Result<MessageBatch> parseMessages(std::string_view reply, std::int64_t seqno) {
         notice.project = std::string(detail::textOf(child.child("project")));
         notice.text = std::string(detail::textOf(child.child("body")));
         notice.error = true;
-        batch.errors.push_back(std::move(notice));
+        (*priority >= kMsgInternalError ? batch.errors : batch.alerts).push_back(std::move(notice));
     }
-    std::stable_sort(batch.errors.begin(), batch.errors.end(),
-                     [](const api::BoincNotice& a, const api::BoincNotice& b) { return a.seqno < b.seqno; });
+    for (auto* list : {&batch.errors, &batch.alerts}) {
+        std::stable_sort(
+            list->begin(), list->end(),
+            [](const api::BoincNotice& a, const api::BoincNotice& b) { return a.seqno < b.seqno; });
+    }
     return batch;
 }
 

@@ -58,10 +58,16 @@ struct NoticeBatch {
     bool refresh = false;
 };
 
-/// The error messages among the event log lines of get_messages, oldest first.
+/// The alerts and errors among the event log lines of get_messages, oldest first, as notices with error
+/// set. The client posts every alert as a notice too (get_notices, category "client" or "scheduler"), so
+/// they are kept apart: a caller that shows the notices adds only the errors.
 struct MessageBatch {
-    /// Lines of priority MSG_USER_ALERT (2) or MSG_INTERNAL_ERROR (3), as notices with error set.
+    /// Lines of priority MSG_INTERNAL_ERROR (3), "[error] ...": problems with BOINC itself, a project or
+    /// an account manager, which only the event log has.
     std::vector<api::BoincNotice> errors;
+    /// Lines of priority MSG_USER_ALERT (2), which get_notices also gives (with "Message from server: "
+    /// before a scheduler's text here).
+    std::vector<api::BoincNotice> alerts;
     /// The highest seqno in the reply, errors or not: ask for the messages after it next time. The seqno
     /// asked for when the reply had no message.
     std::int64_t lastSeqno = 0;

@@ -2,6 +2,7 @@
 // (tests/boinc/replies/) and on replies written here in the client's own format (client/*.cpp's
 // write_gui(), BOINC 7.20.5) for the states a recording does not show, and on broken ones.
 
+#include "boinc/GuiRpcProtocol.h"
 #include "boinc/GuiRpcReplies.h"
 #include "boinc/Replies.h"
 
@@ -356,13 +357,15 @@ TEST_CASE("get_messages: only the alerts and errors, and the last seqno of all",
     const auto all = parseMessages(recordedReply("own-get_messages.xml"), 0);
     REQUIRE(all.ok());
     CHECK(all->errors.empty()); // the start-up log: information only
+    CHECK(all->alerts.empty());
     CHECK(all->lastSeqno > 40);
 
     const auto alert = parseMessages(recordedReply("own-get_messages-user-alert.xml"), 50);
     REQUIRE(alert.ok());
     CHECK(alert->lastSeqno == 52);
-    REQUIRE(alert->errors.size() == 1);
-    CHECK(alert->errors.front() ==
+    CHECK(alert->errors.empty());
+    REQUIRE(alert->alerts.size() == 1); // also a notice: own-get_notices-client-alert.xml
+    CHECK(alert->alerts.front() ==
           api::BoincNotice{52, 1795549139, "", "",
                            "BOINC can't access Internet - check network connection or "
                            "proxy configuration.",
@@ -379,6 +382,7 @@ TEST_CASE("get_messages: only the alerts and errors, and the last seqno of all",
             "</msgs>"),
         52);
     REQUIRE(internal.ok());
+    CHECK(internal->alerts.empty());
     REQUIRE(internal->errors.size() == 1);
     CHECK(internal->errors.front().project == "nicer test");
     CHECK(internal->errors.front().text == "[error] Can't parse a file");
