@@ -25,7 +25,8 @@ packages=(
     systemd dbus-user-session dbus-daemon procps stress-ng
     nghttp2-server nghttp2-client nginx-light openssl
     xvfb xauth trayer x11-utils fonts-dejavu-core
-    python3 # tests/packaging/check-deps.py
+    python3 # tests/packaging/check-deps.py; the local BOINC project of tests/boinc/project
+    boinc-client # the real BOINC client: tests/boinc and tests/integration/test_nicerd_boinc.cpp
     clang-tidy # tests/lint: clang-tidy over core/ and app/
     # the package: manual pages, icons, shlibdeps, and the checks on the .deb and its metadata
     help2man librsvg2-bin dpkg-dev file lintian desktop-file-utils appstream imagemagick

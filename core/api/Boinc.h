@@ -69,7 +69,9 @@ struct BoincNotice {
 /// How nicerd's BOINC client stands, for the tray, `nicer status` and `nicer boinc`.
 struct BoincStatus {
     /// "off" (the boinc preset is not running), "starting" (the client is not answering yet), "running",
-    /// "suspended" (the client suspended its work itself; detail says why) or "error" (detail says what).
+    /// "suspended" (the client suspended its work itself; detail says why), "held" (nicer holds the work
+    /// and the client with it: the user's programs need every CPU, or the work is paused; detail says
+    /// which) or "error" (detail says what).
     std::string state = "off";
     std::string detail; ///< plain words for suspended and error; else empty
     /// When an enabled system-wide boinc-client.service is found: what that means and the one command that

@@ -140,7 +140,17 @@ void BoincSession::onTimer() {
     poll();
 }
 
+void BoincSession::setHeld(bool held, const std::string& why) {
+    m_held = held;
+    if (held) {
+        setState("held", why);
+    }
+}
+
 void BoincSession::poll() {
+    if (m_held) {
+        return; // a frozen client cannot answer
+    }
     followOperations();
     if (m_polling) {
         return; // the client is slow: one poll at a time
@@ -308,6 +318,9 @@ void BoincSession::readLists() {
 }
 
 void BoincSession::onRpcError(const Error& error) {
+    if (m_held) {
+        return; // frozen while the call was under way: not the client's fault
+    }
     if (!m_answered && std::chrono::steady_clock::now() - m_startedAt < m_options.startupGrace) {
         setState("starting", "");
     } else {

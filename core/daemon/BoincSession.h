@@ -55,6 +55,13 @@ public:
     /// What nicerd shows of the client (systemService is the daemon's to fill).
     const api::BoincStatus& status() const { return m_status; }
 
+    /**
+     * While nicer holds the work (the controller stopped it, or the volunteer paused it), the client is
+     * frozen with its tasks and cannot answer: the state says "held" and @p why, and nothing is asked of
+     * the client until it runs again.
+     */
+    void setHeld(bool held, const std::string& why);
+
     void attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done);
     void attachAccountManager(const std::string& url, const std::string& name, const std::string& password,
                               DaemonControl::BoincDone done);
@@ -98,6 +105,7 @@ private:
     api::BoincStatus m_status;
     bool m_answered = false; ///< the client has answered at least once
     bool m_polling = false;  ///< a poll's calls are under way
+    bool m_held = false;     ///< the work (and the client with it) is frozen
     int m_polls = 0;
     std::string m_nicerOverride; ///< the override nicer wants in force, without the transfer limits
     std::int64_t m_noticeSeqno = 0;

@@ -310,6 +310,12 @@ void Daemon::onTick() {
     const auto wall = std::chrono::system_clock::now().time_since_epoch();
     auto sample = m_loop->tick(
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count()));
+    if (m_boinc && m_loop->last()) {
+        const bool held = m_loop->last()->paused || m_loop->last()->quota <= 0.0;
+        m_boinc->setHeld(held, m_loop->last()->paused
+                                   ? "paused: nicer holds the work until you resume it"
+                                   : "held: your programs need every CPU, nicer holds the work");
+    }
     if (sample) {
         m_lastError.clear();
         m_observer->onSample(*sample);

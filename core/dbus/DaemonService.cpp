@@ -395,7 +395,14 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
 
 int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
                                      const std::function<void(daemon::DaemonControl::BoincDone)>& request) {
-    const auto state = m_daemon.boincStatus().state;
+    const auto boinc = m_daemon.boincStatus();
+    const auto& state = boinc.state;
+    if (state == "held") {
+        return sd_bus_error_setf(
+            error, api::kBoincUnavailableError,
+            "nicerd holds the BOINC client, frozen with its work (%s): try again when it runs",
+            boinc.detail.c_str());
+    }
     if (state == "off" || state == "starting") {
         return sd_bus_error_set(error, api::kBoincUnavailableError,
                                 state == "off"

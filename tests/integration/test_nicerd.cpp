@@ -632,7 +632,11 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         CHECK(switched.err.empty());
         const auto s = status();
         CHECK(s.preset == "boinc");
-        CHECK(s.workload == std::vector<std::string>{"boinc", "--dir", boincDir.string()});
+        // nicer's client gets its own GUI RPC port (31418, or a free one), not the system client's 31416.
+        REQUIRE(s.workload.size() == 5);
+        CHECK(std::vector(s.workload.begin(), s.workload.begin() + 4) ==
+              std::vector<std::string>{"boinc", "--dir", boincDir.string(), "--gui_rpc_port"});
+        const std::string port = s.workload[4];
         CHECK(s.instances == 1);
         CHECK_FALSE(s.demo);
         CHECK(std::filesystem::is_directory(boincDir));
@@ -645,13 +649,15 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         }
         CHECK(units().activeState("nicer-work-1.service").value() == "active");
         CHECK(units().activeState("nicer-work-2.service").value() == "inactive");
-        CHECK_THAT(systemctlShow("nicer-work-1.service", "ExecStart"),
-                   Catch::Contains("path=" + fakeBoinc.string()) &&
-                       Catch::Contains("argv[]=boinc --dir " + boincDir.string()));
+        CHECK_THAT(
+            systemctlShow("nicer-work-1.service", "ExecStart"),
+            Catch::Contains("path=" + fakeBoinc.string()) &&
+                Catch::Contains("argv[]=boinc --dir " + boincDir.string() + " --gui_rpc_port " + port));
         CHECK(systemctlShow("nicer-work-1.service", "Slice") == kSlice + "\n");
         CHECK(systemctlShow("nicer-work-1.service", "BindsTo") ==
               "nicerd-" + std::to_string(daemon.pid()) + ".scope\n");
-        CHECK(test::readFile(argsFile.string()) == "--dir " + boincDir.string() + "\n");
+        CHECK(test::readFile(argsFile.string()) ==
+              "--dir " + boincDir.string() + " --gui_rpc_port " + port + "\n");
         CHECK_THAT(test::readFile((dir / "nicer" / "workload.conf").string()),
                    Catch::Contains("preset = boinc"));
 
