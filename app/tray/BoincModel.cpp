@@ -50,6 +50,11 @@ QString BoincModel::stateText(const api::BoincStatus& status) {
     if (status.state == "suspended") {
         return detail.isEmpty() ? tr("Suspended") : tr("Suspended: %1").arg(detail);
     }
+    if (status.state == "held") {
+        // nicer froze the work and the client with it; the detail says why, in a sentence of its own
+        // ("paused: ...", "held: ...").
+        return detail.isEmpty() ? tr("Held by nicer") : withCapital(detail);
+    }
     if (status.state == "error") {
         return detail.isEmpty() ? tr("Error") : tr("Error: %1").arg(detail);
     }
@@ -190,7 +195,11 @@ QString BoincModel::dataSize(double bytes) {
 }
 
 QString BoincModel::dateTimeText(std::int64_t secondsSinceEpoch) {
-    return QLocale().toString(QDateTime::fromSecsSinceEpoch(secondsSinceEpoch), QLocale::ShortFormat);
+    // The user's short format, without the seconds: a deadline or a notice is not that precise.
+    const QLocale locale;
+    QString format = locale.dateTimeFormat(QLocale::ShortFormat);
+    format.remove(QLatin1String(":ss"));
+    return locale.toString(QDateTime::fromSecsSinceEpoch(secondsSinceEpoch), format);
 }
 
 std::vector<BoincProjectRow> BoincModel::projectRows(const api::BoincStatus& status) {

@@ -96,7 +96,8 @@ public:
     /// competes with it.
     static bool matters(const api::BoincStatus& status);
 
-    /// "Running", "Suspended: <detail>", "Starting…", "Error: <detail>" or "Off".
+    /// "Running", "Suspended: <detail>", "Starting…", "Error: <detail>", "Off", or while nicer holds the
+    /// client nicerd's detail ("Paused: nicer holds the work until you resume it").
     static QString stateText(const api::BoincStatus& status);
     /// Whether nicer's preferences override is in force, in words.
     static QString preferencesText(const api::BoincStatus& status);

@@ -9,7 +9,6 @@
 #include <QDateTime>
 #include <QFontDatabase>
 #include <QFrame>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -17,10 +16,15 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QSplitter>
 #include <QStyle>
+#include <QTabWidget>
 #include <QTableWidget>
+#include <QTextBlock>
+#include <QTextCursor>
+#include <QTextEdit>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace nicer::tray {
 
@@ -29,7 +33,10 @@ namespace {
 enum ProjectColumn { kProjectName, kUserCredit, kHostCredit, kRecentCredit, kProjectStatus, kProjectAction };
 enum TaskColumn { kTaskName, kTaskProject, kTaskState, kTaskProgress, kElapsed, kRemaining, kDeadline };
 enum TransferColumn { kFile, kTransferProject, kDirection, kTransferProgress, kRate };
-enum NoticeColumn { kWhen, kSource, kMessage };
+enum ListTab { kTasksTab, kProjectsTab, kTransfersTab, kNoticesTab };
+
+// The widest a project column grows by itself (a URL while the name is unknown).
+constexpr int kProjectColumnMaxWidth = 170;
 
 // Colours that read the same on a light and a dark palette: each sets its text and its background.
 const QColor kPastBackground(0xf8, 0xd7, 0xda);
@@ -82,6 +89,14 @@ QProgressBar* progressBar(QTableWidget* table, int row, int column) {
     return bar;
 }
 
+/// Sizes @p column to its contents up to @p maxWidth; the rest is elided, the cell's tooltip has it all.
+void fitColumn(QTableWidget* table, int column, int maxWidth) {
+    // QTableView hides the hint that QAbstractItemView offers.
+    const int width = std::max(static_cast<const QAbstractItemView*>(table)->sizeHintForColumn(column),
+                               table->horizontalHeader()->sectionSizeHint(column));
+    table->horizontalHeader()->resizeSection(column, std::min(width, maxWidth));
+}
+
 QLabel* wrappedLabel(QWidget* parent, const QString& accessibleName) {
     auto* label = new QLabel(parent);
     label->setWordWrap(true);
@@ -95,7 +110,7 @@ QString stateColor(const std::string& state) {
     if (state == "running") {
         return QStringLiteral("#2e9e5b");
     }
-    if (state == "suspended" || state == "starting") {
+    if (state == "suspended" || state == "starting" || state == "held") {
         return QStringLiteral("#c79a16");
     }
     if (state == "error") {
@@ -242,6 +257,10 @@ BoincPanel::BoincPanel(QWidget* parent)
     auto* projectHeader = m_projects->horizontalHeader();
     projectHeader->setSectionResizeMode(QHeaderView::ResizeToContents);
     projectHeader->setSectionResizeMode(kProjectName, QHeaderView::Stretch);
+    // Rows as high as the Detach button in them.
+    m_projects->verticalHeader()->setDefaultSectionSize(
+        std::max(m_projects->verticalHeader()->defaultSectionSize(),
+                 QPushButton(tr("Detach\u2026")).sizeHint().height()));
     m_projects->horizontalHeaderItem(kUserCredit)->setToolTip(tr("Your total credit in the project"));
     m_projects->horizontalHeaderItem(kHostCredit)->setToolTip(tr("The credit this computer earned"));
     m_projects->horizontalHeaderItem(kRecentCredit)->setToolTip(tr("This computer's recent average per day"));
@@ -255,6 +274,8 @@ BoincPanel::BoincPanel(QWidget* parent)
     taskHeader->setSectionResizeMode(kTaskName, QHeaderView::Stretch);
     taskHeader->setSectionResizeMode(kTaskProgress, QHeaderView::Fixed);
     taskHeader->resizeSection(kTaskProgress, 110);
+    // A URL (a project whose name is not known yet) must not squeeze the task names.
+    taskHeader->setSectionResizeMode(kTaskProject, QHeaderView::Interactive);
 
     m_transfers = makeTable(this, {tr("File"), tr("Project"), tr("Direction"), tr("Progress"), tr("Rate")},
                             tr("BOINC file transfers"));
@@ -263,47 +284,25 @@ BoincPanel::BoincPanel(QWidget* parent)
     transferHeader->setSectionResizeMode(kFile, QHeaderView::Stretch);
     transferHeader->setSectionResizeMode(kTransferProgress, QHeaderView::Fixed);
     transferHeader->resizeSection(kTransferProgress, 200);
+    transferHeader->setSectionResizeMode(kTransferProject, QHeaderView::Interactive);
 
-    m_notices = makeTable(this, {tr("When"), tr("From"), tr("Message")}, tr("BOINC notices"));
-    m_notices->setWordWrap(true);
-    auto* noticeHeader = m_notices->horizontalHeader();
-    noticeHeader->setSectionResizeMode(QHeaderView::ResizeToContents);
-    noticeHeader->setSectionResizeMode(kMessage, QHeaderView::Stretch);
-    // Wrapped messages need their rows as high as the column is narrow.
-    connect(noticeHeader, &QHeaderView::sectionResized, m_notices, [this](int column) {
-        if (column == kMessage) {
-            m_notices->resizeRowsToContents();
-        }
-    });
+    // Notices are prose: a read-only document of plain text (never markup), to read, select and copy.
+    m_notices = new QTextEdit(this);
+    m_notices->setReadOnly(true);
+    m_notices->setAccessibleName(tr("BOINC notices"));
 
-    const auto box = [this](QTableWidget* table) {
-        auto* group = new QGroupBox(this);
-        auto* layout = new QVBoxLayout(group);
-        layout->setContentsMargins(4, 4, 4, 4);
-        layout->addWidget(table);
-        return group;
-    };
-    m_projectsBox = box(m_projects);
-    m_tasksBox = box(m_tasks);
-    m_transfersBox = box(m_transfers);
-    m_noticesBox = box(m_notices);
-    m_splitter = new QSplitter(Qt::Vertical, this);
-    m_splitter->setChildrenCollapsible(false);
-    m_splitter->addWidget(m_tasksBox);
-    m_splitter->addWidget(m_projectsBox);
-    m_splitter->addWidget(m_transfersBox);
-    m_splitter->addWidget(m_noticesBox);
-    m_splitter->setStretchFactor(0, 4);
-    m_splitter->setStretchFactor(1, 2);
-    m_splitter->setStretchFactor(2, 2);
-    m_splitter->setStretchFactor(3, 3);
+    m_lists = new QTabWidget(this);
+    m_lists->addTab(m_tasks, QString());
+    m_lists->addTab(m_projects, QString());
+    m_lists->addTab(m_transfers, QString());
+    m_lists->addTab(m_notices, QString());
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_offHint);
     layout->addWidget(m_header);
     layout->addWidget(m_warning);
     layout->addWidget(m_action);
-    layout->addWidget(m_splitter, 1);
+    layout->addWidget(m_lists, 1);
     layout->addStretch(0); // keeps the lines at the top while the tables are hidden
 
     setStatus(api::BoincStatus{});
@@ -320,7 +319,7 @@ void BoincPanel::setStatus(const api::BoincStatus& status, std::optional<std::in
     const bool off = !BoincModel::matters(status) || status.state == "off";
     m_offHint->setVisible(off);
     m_header->setVisible(!off);
-    m_splitter->setVisible(!off);
+    m_lists->setVisible(!off);
     m_warning->setVisible(!status.systemService.empty());
 
     m_state->setText(QStringLiteral("<b>BOINC: <font color=\"%1\">\u25cf</font> %2</b>")
@@ -351,7 +350,9 @@ void BoincPanel::updateEnabled() {
     const bool canAsk = m_connected && answers(m_status.state);
     m_attachButton->setEnabled(canAsk);
     m_attachButton->setToolTip(canAsk ? tr("Attach this computer to a BOINC project or an account manager")
-                                      : tr("BOINC must be running to attach a project"));
+                               : m_status.state == "held"
+                                   ? tr("nicer holds BOINC now: attach when it runs again")
+                                   : tr("BOINC must be running to attach a project"));
     if (auto* use = m_offHint->findChild<QPushButton*>(QStringLiteral("useBoinc"))) {
         use->setEnabled(m_connected);
     }
@@ -365,7 +366,7 @@ void BoincPanel::updateEnabled() {
 void BoincPanel::renderProjects() {
     const auto rows = BoincModel::projectRows(m_status);
     const int count = static_cast<int>(rows.size());
-    m_projectsBox->setTitle(tr("Projects (%1)").arg(count));
+    m_lists->setTabText(kProjectsTab, tr("Projects (%1)").arg(count));
     m_projects->setRowCount(count);
     for (int i = 0; i < count; ++i) {
         const auto& r = rows[static_cast<std::size_t>(i)];
@@ -394,7 +395,8 @@ void BoincPanel::renderProjects() {
 void BoincPanel::renderTasks(std::int64_t now) {
     const auto rows = BoincModel::taskRows(m_status, now);
     const int count = static_cast<int>(rows.size());
-    m_tasksBox->setTitle(tr("Tasks (%1)").arg(count));
+    m_lists->setTabText(kTasksTab, tr("Tasks (%1)").arg(count));
+    const bool resized = m_tasks->rowCount() != count;
     m_tasks->setRowCount(count);
     for (int i = 0; i < count; ++i) {
         const auto& r = rows[static_cast<std::size_t>(i)];
@@ -429,13 +431,17 @@ void BoincPanel::renderTasks(std::int64_t now) {
         }
         deadline->setFont(font);
     }
+    if (resized) {
+        // Only when rows come or go: a column the volunteer widened stays so between polls.
+        fitColumn(m_tasks, kTaskProject, kProjectColumnMaxWidth);
+    }
 }
 
 void BoincPanel::renderTransfers() {
     const auto rows = BoincModel::transferRows(m_status);
     const int count = static_cast<int>(rows.size());
-    m_transfersBox->setTitle(tr("Transfers (%1)").arg(count));
-    m_transfersBox->setVisible(count > 0);
+    m_lists->setTabText(kTransfersTab, tr("Transfers (%1)").arg(count));
+    const bool resized = m_transfers->rowCount() != count;
     m_transfers->setRowCount(count);
     for (int i = 0; i < count; ++i) {
         const auto& r = rows[static_cast<std::size_t>(i)];
@@ -450,32 +456,62 @@ void BoincPanel::renderTransfers() {
         bar->setAccessibleName(tr("Progress of %1").arg(r.file));
         setCell(m_transfers, i, kRate, r.rate, true);
     }
+    if (resized) {
+        fitColumn(m_transfers, kTransferProject, kProjectColumnMaxWidth);
+    }
 }
 
 void BoincPanel::renderNotices() {
     const auto rows = BoincModel::noticeRows(m_status);
-    const int count = static_cast<int>(rows.size());
-    m_noticesBox->setTitle(tr("Notices (%1)").arg(count));
-    m_notices->setRowCount(count);
-    const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
-    for (int i = 0; i < count; ++i) {
-        const auto& r = rows[static_cast<std::size_t>(i)];
-        auto* when = cell(m_notices, i, kWhen);
-        when->setText(r.when);
-        when->setIcon(r.error ? warning : QIcon());
-        when->setToolTip(r.error ? tr("An error") : QString());
-        setCell(m_notices, i, kSource, r.source);
-        auto* message = cell(m_notices, i, kMessage);
-        const QString text = r.title.isEmpty() ? r.text : r.title + QLatin1Char('\n') + r.text;
-        message->setText(r.error ? tr("Error: %1").arg(text) : text);
-        message->setToolTip(text);
-        if (r.error) {
-            message->setForeground(kErrorText);
-        } else {
-            message->setData(Qt::ForegroundRole, QVariant());
-        }
+    const bool anyError = std::any_of(rows.begin(), rows.end(), [](const auto& r) { return r.error; });
+    m_lists->setTabText(kNoticesTab, tr("Notices (%1)").arg(rows.size()));
+    m_lists->setTabIcon(kNoticesTab,
+                        anyError ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
+    if (m_noticesDrawn && m_status.notices == m_shownNotices) {
+        return; // the same: keep the reader's place and selection
     }
-    m_notices->resizeRowsToContents();
+    m_noticesDrawn = true;
+    m_shownNotices = m_status.notices;
+    m_notices->clear();
+    QTextCursor cursor(m_notices->document());
+    QTextCharFormat meta;
+    meta.setForeground(m_notices->palette().color(QPalette::PlaceholderText));
+    QTextCharFormat error;
+    error.setForeground(kErrorText);
+    error.setFontWeight(QFont::Bold);
+    QTextCharFormat errorBody;
+    errorBody.setForeground(kErrorText);
+    QTextCharFormat title;
+    title.setFontWeight(QFont::Bold);
+    const QTextCharFormat body;
+    QTextBlockFormat first;
+    first.setTopMargin(0);
+    QTextBlockFormat spaced;
+    spaced.setTopMargin(10);
+    bool start = true;
+    // insertText() takes the text as it is: BOINC's notices never become markup here.
+    for (const auto& r : rows) {
+        if (!start) {
+            cursor.insertBlock(spaced);
+        } else {
+            cursor.setBlockFormat(first);
+        }
+        start = false;
+        if (r.error) {
+            cursor.insertText(QStringLiteral("\u26a0 ") + tr("Error") + QStringLiteral(" \u00b7 "), error);
+        }
+        cursor.insertText(r.when.isEmpty() ? r.source : r.when + QStringLiteral(" \u00b7 ") + r.source, meta);
+        if (!r.title.isEmpty()) {
+            cursor.insertBlock(first);
+            cursor.insertText(r.title, title);
+        }
+        cursor.insertBlock(first);
+        cursor.insertText(r.text, r.error ? errorBody : body);
+    }
+    if (rows.empty()) {
+        cursor.insertText(tr("No notices from BOINC or its projects."), meta);
+    }
+    m_notices->moveCursor(QTextCursor::Start);
 }
 
 QPushButton* BoincPanel::detachButton(int row) const {

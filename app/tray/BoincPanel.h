@@ -13,13 +13,14 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <vector>
 
-class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
-class QSplitter;
+class QTabWidget;
 class QTableWidget;
+class QTextEdit;
 
 namespace nicer::tray {
 
@@ -70,8 +71,10 @@ public:
     QTableWidget* projectsTable() const { return m_projects; }
     QTableWidget* tasksTable() const { return m_tasks; }
     QTableWidget* transfersTable() const { return m_transfers; }
-    QTableWidget* noticesTable() const { return m_notices; }
-    QGroupBox* transfersBox() const { return m_transfersBox; }
+    /// The notices as a document of plain text, latest first.
+    QTextEdit* noticesView() const { return m_notices; }
+    /// The tabs Tasks, Projects, Transfers and Notices, each with its count.
+    QTabWidget* lists() const { return m_lists; }
     QPushButton* attachButton() const { return m_attachButton; }
     QPushButton* detachButton(int row) const;
     /// nullptr until first opened.
@@ -117,15 +120,13 @@ private:
     QPushButton* m_copy = nullptr;
     QLabel* m_warningAfter = nullptr;
     QLabel* m_action = nullptr;
-    QSplitter* m_splitter = nullptr;
-    QGroupBox* m_projectsBox = nullptr;
-    QGroupBox* m_tasksBox = nullptr;
-    QGroupBox* m_transfersBox = nullptr;
-    QGroupBox* m_noticesBox = nullptr;
+    QTabWidget* m_lists = nullptr;
     QTableWidget* m_projects = nullptr;
     QTableWidget* m_tasks = nullptr;
     QTableWidget* m_transfers = nullptr;
-    QTableWidget* m_notices = nullptr;
+    QTextEdit* m_notices = nullptr;
+    std::vector<api::BoincNotice> m_shownNotices; ///< what m_notices shows: redrawn only when they change
+    bool m_noticesDrawn = false;
     QPointer<BoincAttachDialog> m_dialog;
     QPointer<QMessageBox> m_confirm;
 };

@@ -1,0 +1,267 @@
+#include "tray/BoincModel.h"
+#include "tray/BoincTestData.h"
+#include "tray/LocaleGuard.h"
+
+#include <QDateTime>
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+using nicer::api::BoincStatus;
+using nicer::api::BoincTask;
+using nicer::tray::BoincModel;
+using nicer::tray::DeadlineUrgency;
+using nicer::tray::test::kAsteroids;
+using nicer::tray::test::kEinstein;
+using nicer::tray::test::LocaleGuard;
+using nicer::tray::test::realisticBoinc;
+
+namespace {
+
+constexpr std::int64_t kNow = 1'715'000'000; // a fixed clock: the model takes "now" as a value
+constexpr std::int64_t kHour = 3600;
+constexpr std::int64_t kDay = 24 * kHour;
+
+BoincStatus state(std::string keyword, std::string detail = {}) {
+    BoincStatus s;
+    s.state = std::move(keyword);
+    s.detail = std::move(detail);
+    return s;
+}
+
+BoincTask task(std::string keyword, std::int64_t deadline) {
+    BoincTask t;
+    t.name = "t";
+    t.state = std::move(keyword);
+    t.deadline = deadline;
+    return t;
+}
+
+} // namespace
+
+TEST_CASE("BOINC's state reads as plain words, with nicerd's detail", "[tray][boinc]") {
+    CHECK(BoincModel::stateText(state("running")) == "Running");
+    CHECK(BoincModel::stateText(state("starting")) == QString::fromUtf8("Starting\u2026"));
+    CHECK(BoincModel::stateText(state("suspended", "the computer is on batteries")) ==
+          "Suspended: the computer is on batteries");
+    CHECK(BoincModel::stateText(state("suspended")) == "Suspended");
+    CHECK(BoincModel::stateText(state("error", "the GUI RPC password was refused")) ==
+          "Error: the GUI RPC password was refused");
+    CHECK(BoincModel::stateText(state("off")) == "Off");
+    // nicer froze the work, and the client with it: nicerd's detail says why.
+    CHECK(BoincModel::stateText(state("held", "paused: nicer holds the work until you resume it")) ==
+          "Paused: nicer holds the work until you resume it");
+    CHECK(BoincModel::stateText(state("held")) == "Held by nicer");
+    // A keyword of a newer nicerd shows as it is rather than as nothing.
+    CHECK(BoincModel::stateText(state("benchmarking", "CPU")) == "benchmarking: CPU");
+
+    CHECK_FALSE(BoincModel::matters(state("off")));
+    CHECK(BoincModel::matters(state("starting")));
+    CHECK(BoincModel::matters(state("error", "x")));
+    BoincStatus competing = state("off");
+    competing.systemService = "the system-wide BOINC client is enabled";
+    CHECK(BoincModel::matters(competing));
+}
+
+TEST_CASE("whether nicer's preferences are in force is said in words", "[tray][boinc]") {
+    BoincStatus s = state("running");
+    s.overrideApplied = true;
+    CHECK(BoincModel::preferencesText(s).startsWith("nicer's preferences are in force"));
+    s.overrideApplied = false;
+    CHECK(BoincModel::preferencesText(s).contains("not in force yet"));
+    CHECK(BoincModel::preferencesText(state("starting")).contains("as soon as BOINC answers"));
+}
+
+TEST_CASE("the transfer limits say what BOINC may use now and why", "[tray][boinc]") {
+    const LocaleGuard locale;
+    BoincStatus s = state("running");
+    s.maxDownRate = 1.5 * 1024 * 1024;
+    s.maxUpRate = 256 * 1024;
+    CHECK(BoincModel::limitsText(s) ==
+          "Downloads limited to 1.5 MiB/s and uploads to 256.0 KiB/s so your own traffic comes first.");
+    s.maxUpRate = 0;
+    CHECK(BoincModel::limitsText(s) ==
+          "Downloads limited to 1.5 MiB/s so your own traffic comes first; uploads not limited.");
+    s.maxDownRate = 0;
+    s.maxUpRate = 2048;
+    CHECK(BoincModel::limitsText(s).startsWith("Uploads limited to 2.0 KiB/s"));
+    s.maxUpRate = 0;
+    CHECK(BoincModel::limitsText(s).startsWith("Transfers not limited now"));
+}
+
+TEST_CASE("a task's project is named by its URL, and shows the URL while its name is unknown",
+          "[tray][boinc]") {
+    const BoincStatus s = realisticBoinc(kNow);
+    CHECK(BoincModel::projectName(s.projects, kEinstein) == "Einstein@Home");
+    CHECK(BoincModel::projectName(s.projects, kAsteroids) == kAsteroids); // attached, page not fetched yet
+    CHECK(BoincModel::projectName(s.projects, "https://gone.example/") == "https://gone.example/");
+    CHECK(BoincModel::projectName({}, kEinstein) == kEinstein);
+    const auto rows = BoincModel::taskRows(s, kNow);
+    REQUIRE(rows.size() == 6);
+    CHECK(rows[0].project == "Einstein@Home");
+    CHECK(rows[2].project == "World Community Grid");
+    CHECK(rows[3].project == "Rosetta@home");
+    CHECK(rows[5].project == kAsteroids);
+    const auto transfers = BoincModel::transferRows(s);
+    CHECK(transfers[1].project == "Rosetta@home");
+}
+
+TEST_CASE("deadlines past or within a day are marked, those of finished tasks never", "[tray][boinc]") {
+    CHECK(BoincModel::deadlineUrgency(task("running", kNow + 6 * kDay), kNow) == DeadlineUrgency::None);
+    CHECK(BoincModel::deadlineUrgency(task("running", kNow + kDay), kNow) == DeadlineUrgency::None);
+    CHECK(BoincModel::deadlineUrgency(task("running", kNow + kDay - 1), kNow) == DeadlineUrgency::Soon);
+    CHECK(BoincModel::deadlineUrgency(task("ready", kNow + 20 * kHour), kNow) == DeadlineUrgency::Soon);
+    CHECK(BoincModel::deadlineUrgency(task("running", kNow), kNow) == DeadlineUrgency::Past);
+    CHECK(BoincModel::deadlineUrgency(task("running", kNow - 2 * kHour), kNow) == DeadlineUrgency::Past);
+    // Still to be reported: the deadline still matters.
+    CHECK(BoincModel::deadlineUrgency(task("ready-to-report", kNow - 1), kNow) == DeadlineUrgency::Past);
+    // Over, or no deadline given: nothing to warn about.
+    CHECK(BoincModel::deadlineUrgency(task("reported", kNow - kDay), kNow) == DeadlineUrgency::None);
+    CHECK(BoincModel::deadlineUrgency(task("error", kNow - kDay), kNow) == DeadlineUrgency::None);
+    CHECK(BoincModel::deadlineUrgency(task("aborted", kNow + kHour), kNow) == DeadlineUrgency::None);
+    CHECK(BoincModel::deadlineUrgency(task("running", 0), kNow) == DeadlineUrgency::None);
+
+    const auto rows = BoincModel::taskRows(realisticBoinc(kNow), kNow);
+    CHECK(rows[0].urgency == DeadlineUrgency::None);
+    CHECK(rows[0].deadlineToolTip == "Due in 6 d.");
+    CHECK(rows[2].urgency == DeadlineUrgency::Past);
+    CHECK(rows[2].deadlineToolTip.startsWith("The deadline has passed 2 h ago"));
+    CHECK(rows[3].urgency == DeadlineUrgency::Soon);
+    CHECK(rows[3].deadlineToolTip == "Due in less than a day (in 20 h).");
+    // The local date and time, in the user's format.
+    CHECK(rows[0].deadline == BoincModel::dateTimeText(kNow + 6 * kDay));
+    BoincStatus none = realisticBoinc(kNow);
+    none.tasks[0].deadline = 0;
+    CHECK(BoincModel::taskRows(none, kNow)[0].deadline.isEmpty());
+}
+
+TEST_CASE("a task row has its state in words, its progress and its times", "[tray][boinc]") {
+    const auto rows = BoincModel::taskRows(realisticBoinc(kNow), kNow);
+    CHECK(rows[0].name == "h1_0685.45_O3aM1__O3aSSB2b_685.60Hz_5_2");
+    CHECK(rows[0].state == "Running");
+    CHECK(rows[0].fraction == Approx(0.634));
+    CHECK(rows[0].progress == "63.4 %");
+    CHECK(rows[0].elapsed == "3 h 12 min");
+    CHECK(rows[0].remaining == "1 h 51 min");
+    CHECK(rows[3].state == "Ready to start");
+    CHECK(rows[3].elapsed == QString::fromUtf8("\u2014")); // not started: no time yet
+    CHECK(rows[4].state == "Ready to report");
+    CHECK(rows[4].progress == "100.0 %");
+    CHECK(rows[4].remaining == QString::fromUtf8("\u2014"));
+    CHECK(rows[5].state == "Downloading input files");
+
+    CHECK(BoincModel::taskStateText("uploading") == "Uploading the result");
+    CHECK(BoincModel::taskStateText("error") == "Computation error");
+    CHECK(BoincModel::taskStateText("something-new") == "something-new");
+
+    // Out-of-range fractions from a confused client stay inside the bar.
+    BoincStatus odd = realisticBoinc(kNow);
+    odd.tasks[0].fractionDone = 1.7;
+    odd.tasks[1].fractionDone = std::numeric_limits<double>::quiet_NaN();
+    const auto oddRows = BoincModel::taskRows(odd, kNow);
+    CHECK(oddRows[0].fraction == 1.0);
+    CHECK(oddRows[1].fraction == 0.0);
+    CHECK(oddRows[1].progress == "0.0 %");
+}
+
+TEST_CASE("durations read as days, hours, minutes and seconds", "[tray][boinc]") {
+    CHECK(BoincModel::durationText(0) == "0 s");
+    CHECK(BoincModel::durationText(-5) == "0 s");
+    CHECK(BoincModel::durationText(45) == "45 s");
+    CHECK(BoincModel::durationText(120) == "2 min");
+    CHECK(BoincModel::durationText(125) == "2 min 5 s");
+    CHECK(BoincModel::durationText(3600) == "1 h");
+    CHECK(BoincModel::durationText(3 * 3600 + 12 * 60 + 40) == "3 h 12 min");
+    CHECK(BoincModel::durationText(double(kDay) + 4 * 3600 + 59) == "1 d 4 h");
+    CHECK(BoincModel::durationText(double(13 * kDay)) == "13 d");
+    CHECK(BoincModel::durationText(std::numeric_limits<double>::infinity()) == "0 s");
+}
+
+TEST_CASE("transfers show bytes done of the total, the direction and the rate", "[tray][boinc]") {
+    const LocaleGuard locale;
+    const auto rows = BoincModel::transferRows(realisticBoinc(kNow));
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].file == "h1_0685.50_O3aM1");
+    CHECK(rows[0].direction == "Download");
+    CHECK_FALSE(rows[0].upload);
+    CHECK(rows[0].progress == "9.5 MiB of 16.0 MiB");
+    CHECK(rows[0].fraction == Approx(9961472.0 / 16777216.0));
+    CHECK(rows[0].rate == "1.2 MiB/s");
+    CHECK(rows[1].direction == "Upload");
+    CHECK(rows[1].progress == "640.0 KiB of 2.4 MiB");
+    CHECK(rows[1].rate == "180.0 KiB/s");
+    CHECK(rows[2].progress == "0 bytes of 4.0 MiB");
+    CHECK(rows[2].rate == "waiting");
+
+    BoincStatus unknown = realisticBoinc(kNow);
+    unknown.transfers[0].bytesTotal = 0;
+    unknown.transfers[0].rate = 0;
+    const auto row = BoincModel::transferRows(unknown)[0];
+    CHECK(row.progress == "9.5 MiB");
+    CHECK(row.fraction == 0.0);
+    CHECK(row.rate == QString::fromUtf8("\u2014"));
+    CHECK(BoincModel::dataSize(1536) == "1.5 KiB");
+    CHECK(BoincModel::dataSize(-1) == "0 bytes");
+}
+
+TEST_CASE("projects show their credit and what holds them back", "[tray][boinc]") {
+    const LocaleGuard locale;
+    const auto rows = BoincModel::projectRows(realisticBoinc(kNow));
+    REQUIRE(rows.size() == 4);
+    CHECK(rows[0].name == "Einstein@Home");
+    CHECK(rows[0].url == kEinstein);
+    CHECK(rows[0].userCredit == "1,284,650");
+    CHECK(rows[0].hostCredit == "312,481");
+    CHECK(rows[0].recentCredit == "2,841.6/day");
+    CHECK(rows[0].status.isEmpty());
+    CHECK(rows[2].status == "No new tasks, Through an account manager");
+    CHECK(rows[3].name == kAsteroids);
+}
+
+TEST_CASE("notices come latest first, errors marked, their text kept as it is", "[tray][boinc]") {
+    auto s = realisticBoinc(kNow);
+    // Two at the same second: the later sequence number first.
+    s.notices.push_back({5, kNow - 20 * 60, "Einstein@Home", "", "Sending scheduler request", false});
+    const auto rows = BoincModel::noticeRows(s);
+    REQUIRE(rows.size() == 5);
+    CHECK(rows[0].text == "Sending scheduler request");
+    CHECK(rows[1].text.startsWith("nicer's preferences are in force"));
+    CHECK(rows[1].source == "BOINC");
+    CHECK(rows[2].error);
+    CHECK(rows[2].source == "Rosetta@home");
+    CHECK_FALSE(rows[3].error);
+    CHECK(rows[3].title == "New search: O3 all-sky");
+    CHECK(rows[3].text.contains("<Thanks>")); // plain text: nothing is taken for markup
+    CHECK(rows[4].source == "BOINC");
+    CHECK(rows[4].when == BoincModel::dateTimeText(kNow - 3 * kDay));
+}
+
+TEST_CASE("the system-service advice is cut into what it means, the command and what follows",
+          "[tray][boinc]") {
+    const auto advice =
+        BoincModel::splitSystemService(QString::fromStdString(nicer::tray::test::systemServiceAdvice()));
+    CHECK(advice.explanation.startsWith("The system-wide BOINC client (boinc-client.service) is enabled"));
+    CHECK(advice.explanation.endsWith("To hand BOINC to nicer, run:"));
+    CHECK(advice.command == "sudo systemctl disable --now boinc-client.service");
+    CHECK(advice.after == "Then attach your projects with `nicer boinc attach`");
+
+    const auto quoted = BoincModel::splitSystemService("stop it with `sudo systemctl stop boinc-client`.");
+    CHECK(quoted.command == "sudo systemctl stop boinc-client");
+    CHECK(quoted.explanation == "Stop it with `sudo systemctl stop boinc-client`.");
+
+    const auto plain = BoincModel::splitSystemService("another BOINC client runs");
+    CHECK(plain.command.isEmpty());
+    CHECK(plain.explanation == "Another BOINC client runs");
+    CHECK(plain.after.isEmpty());
+}
+
+TEST_CASE("dates are local, in the user's short format, to the minute", "[tray][boinc]") {
+    {
+        const LocaleGuard locale(QLocale::c());
+        CHECK(BoincModel::dateTimeText(kNow) ==
+              QDateTime::fromSecsSinceEpoch(kNow).toString("d MMM yyyy HH:mm"));
+    }
+    const LocaleGuard locale(QLocale(QLocale::German, QLocale::Germany));
+    CHECK(BoincModel::dateTimeText(kNow) == QDateTime::fromSecsSinceEpoch(kNow).toString("dd.MM.yy HH:mm"));
+}

@@ -1,0 +1,264 @@
+// The BOINC tab against nicerd's own D-Bus service (dbus::DaemonService) over a fake nicerd
+// (tests/dbus/DbusTestSupport.h), on a private bus: the tray reads the wire format nicerd writes, and its
+// requests reach nicerd with their fields. No BOINC client is needed. The [xvfb] case saves the screenshot of
+// the tab for the docs (tests/harness/xvfb-tray-host.sh runs it on a real X server).
+#include "DbusTestSupport.h"
+#include "tray/Autostart.h"
+#include "tray/BoincAttachDialog.h"
+#include "tray/BoincPanel.h"
+#include "tray/BoincTestData.h"
+#include "tray/DaemonProxy.h"
+#include "tray/MainWindow.h"
+
+#include <QAbstractButton>
+#include <QDBusConnection>
+#include <QDateTime>
+#include <QDir>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStringList>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextEdit>
+#include <catch2/catch.hpp>
+
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+using nicer::dbus::test::FakeDaemon;
+using nicer::dbus::test::ServedService;
+using nicer::tray::Autostart;
+using nicer::tray::BoincPanel;
+using nicer::tray::DaemonProxy;
+using nicer::tray::MainWindow;
+using nicer::tray::test::kEinstein;
+using nicer::tray::test::realisticBoinc;
+
+namespace {
+
+constexpr int kWaitMs = 30'000; // a bound on a stuck bus, never a performance claim
+
+/// The fake nicerd served on a private bus, and the tray's window on another connection to it.
+struct TrayOnFakeNicerd {
+    explicit TrayOnFakeNicerd(const nicer::api::BoincStatus& boinc, const QString& name)
+        : connection(QDBusConnection::connectToBus(QString::fromStdString(bus.address()), name))
+        , daemon(connection)
+        , window(daemon, false, Autostart(home.filePath("autostart"))) {
+        fake.boinc_ = boinc;
+        service.emplace(bus, fake);
+        window.show();
+        daemon.start(false);
+        REQUIRE(QTest::qWaitFor([&] { return daemon.isConnected() && panel()->showsClient(); }, kWaitMs));
+    }
+    ~TrayOnFakeNicerd() { QDBusConnection::disconnectFromBus(connection.name()); }
+    TrayOnFakeNicerd(const TrayOnFakeNicerd&) = delete;
+    TrayOnFakeNicerd& operator=(const TrayOnFakeNicerd&) = delete;
+
+    BoincPanel* panel() const { return window.boinc(); }
+    /// Changes what the fake reports, as the real nicerd's BOINC session would.
+    template <typename F>
+    void changeBoinc(F&& change) {
+        std::lock_guard lock(fake.mutex);
+        change(fake.boinc_);
+    }
+    std::vector<std::string> requests() {
+        std::lock_guard lock(fake.mutex);
+        return fake.boincRequests;
+    }
+
+    QTemporaryDir home;
+    nicer::dbus::test::PrivateBus bus;
+    FakeDaemon fake;
+    std::optional<ServedService> service; ///< reset: nicerd leaves the bus
+    QDBusConnection connection;
+    DaemonProxy daemon;
+    MainWindow window;
+};
+
+QProgressBar* taskBar(BoincPanel* panel, int row) {
+    return qobject_cast<QProgressBar*>(panel->tasksTable()->cellWidget(row, 3));
+}
+
+} // namespace
+
+TEST_CASE("the BOINC tab shows nicerd's client, polls its lists only while shown, and Attach reaches nicerd",
+          "[tray][boinc]") {
+    const std::int64_t now = QDateTime::currentSecsSinceEpoch();
+    TrayOnFakeNicerd tray(realisticBoinc(now), QStringLiteral("nicer-boinc-tray"));
+    BoincPanel* panel = tray.panel();
+
+    // The tab is not shown yet: its lists were read once (with the other properties), and are not polled.
+    CHECK(tray.daemon.boincPollInterval() == 0);
+    REQUIRE(panel->tasksTable()->rowCount() == 6);
+    CHECK(panel->tasksTable()->item(0, 0)->text() == "h1_0685.45_O3aM1__O3aSSB2b_685.60Hz_5_2");
+    CHECK(panel->tasksTable()->item(0, 1)->text() == "Einstein@Home");
+    REQUIRE(taskBar(panel, 0) != nullptr);
+    CHECK(taskBar(panel, 0)->value() == 634);
+    CHECK(taskBar(panel, 0)->text() == "63.4 %");
+    CHECK(panel->projectsTable()->rowCount() == 4);
+    CHECK(panel->noticesView()->toPlainText().contains("Scheduler request failed: HTTP service unavailable"));
+    CHECK(panel->stateText() == "Running");
+
+    tray.window.tabs()->setCurrentWidget(panel);
+    CHECK(tray.daemon.boincPollInterval() == 2000);
+
+    // The lists change without a signal: the poll sees it.
+    tray.changeBoinc([](auto& b) { b.tasks[0].fractionDone = 0.75; });
+    REQUIRE(QTest::qWaitFor([&] { return taskBar(panel, 0)->value() == 750; }, kWaitMs));
+
+    // The state is announced (PropertiesChanged).
+    tray.changeBoinc([](auto& b) {
+        b.state = "suspended";
+        b.detail = "the computer is on batteries";
+    });
+    tray.service->run([](auto& service) { service.onBoincStateChanged(); });
+    REQUIRE(QTest::qWaitFor([&] { return panel->stateText() == "Suspended: the computer is on batteries"; },
+                            kWaitMs));
+
+    // Attach: the URL and the key reach nicerd, and its answer comes back to the dialog.
+    panel->attachButton()->click();
+    auto* dialog = panel->attachDialog();
+    REQUIRE(dialog != nullptr);
+    dialog->urlEdit()->setText("https://boinc.bakerlab.org/rosetta/");
+    dialog->keyEdit()->setText("5f4dcc3b5aa765d61d8327deb882cf99");
+    dialog->attachButton()->click();
+    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kWaitMs));
+    INFO(dialog->statusText().toStdString());
+    CHECK_FALSE(dialog->statusIsError());
+    CHECK(dialog->statusText().startsWith("Attached to https://boinc.bakerlab.org/rosetta/"));
+    CHECK(tray.requests() ==
+          std::vector<std::string>{
+              "attach https://boinc.bakerlab.org/rosetta/ 5f4dcc3b5aa765d61d8327deb882cf99"});
+
+    // BOINC says no: nicerd's message, in the dialog and in the panel.
+    {
+        std::lock_guard lock(tray.fake.mutex);
+        tray.fake.boincRefusal = "the project says: invalid account key";
+    }
+    dialog->keyEdit()->setText("wrong");
+    dialog->attachButton()->click();
+    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kWaitMs));
+    CHECK(dialog->statusIsError());
+    CHECK(dialog->statusText().endsWith("the project says: invalid account key"));
+    CHECK(panel->actionText() == dialog->statusText());
+    dialog->close();
+
+    // An account manager, with its password.
+    {
+        std::lock_guard lock(tray.fake.mutex);
+        tray.fake.boincRefusal.clear();
+    }
+    panel->openAttachDialog();
+    dialog->setAccountManagerMode(true);
+    dialog->urlEdit()->setText("https://bam.boincstats.com/");
+    dialog->nameEdit()->setText("volunteer");
+    dialog->passwordEdit()->setText("hunter2");
+    dialog->attachButton()->click();
+    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kWaitMs));
+    CHECK_FALSE(dialog->statusIsError());
+    dialog->close();
+
+    // Detach, once confirmed.
+    panel->detachButton(0)->click();
+    QMessageBox* box = panel->detachConfirmation();
+    REQUIRE(box != nullptr);
+    for (QAbstractButton* b : box->buttons()) {
+        if (box->buttonRole(b) == QMessageBox::DestructiveRole) {
+            b->click();
+        }
+    }
+    REQUIRE(QTest::qWaitFor([&] { return panel->actionText().startsWith("Detached from Einstein@Home"); },
+                            kWaitMs));
+    const auto requests = tray.requests();
+    REQUIRE(requests.size() == 4);
+    CHECK(requests[2] == "manager https://bam.boincstats.com/ volunteer hunter2");
+    CHECK(requests[3] == std::string("detach ") + kEinstein);
+
+    // Nobody looks: no polling. BOINC off: nothing to poll either, and the tab says how to start it.
+    tray.window.tabs()->setCurrentIndex(0);
+    CHECK(tray.daemon.boincPollInterval() == 0);
+    tray.window.tabs()->setCurrentWidget(panel);
+    CHECK(tray.daemon.boincPollInterval() == 2000);
+    tray.window.hide();
+    CHECK(tray.daemon.boincPollInterval() == 0);
+    tray.window.show();
+    tray.changeBoinc([](auto& b) { b = nicer::api::BoincStatus{}; });
+    tray.service->run([](auto& service) { service.onBoincStateChanged(); });
+    REQUIRE(QTest::qWaitFor([&] { return !panel->showsClient(); }, kWaitMs));
+    CHECK(panel->offText().contains("choose the BOINC workload"));
+    CHECK(tray.daemon.boincPollInterval() == 0);
+}
+
+TEST_CASE("without nicerd the BOINC tab forgets its client and stops polling", "[tray][boinc]") {
+    TrayOnFakeNicerd tray(realisticBoinc(QDateTime::currentSecsSinceEpoch()),
+                          QStringLiteral("nicer-boinc-gone"));
+    BoincPanel* panel = tray.panel();
+    tray.window.tabs()->setCurrentWidget(panel);
+    CHECK(tray.daemon.boincPollInterval() == 2000);
+    tray.service.reset(); // its connection closes, and the name with it
+    REQUIRE(QTest::qWaitFor([&] { return !tray.daemon.isConnected(); }, kWaitMs));
+    CHECK_FALSE(panel->showsClient());
+    CHECK(panel->tasksTable()->rowCount() == 0);
+    CHECK(tray.daemon.boincPollInterval() == 0);
+    CHECK_FALSE(panel->findChild<QPushButton*>("useBoinc")->isEnabled());
+}
+
+TEST_CASE("the BOINC tab with a volunteer's projects, tasks, transfers and notices (screenshot)",
+          "[xvfb][boinc]") {
+    const std::int64_t now = QDateTime::currentSecsSinceEpoch();
+    TrayOnFakeNicerd tray(realisticBoinc(now, true), QStringLiteral("nicer-boinc-screenshot"));
+    // The fake nicerd reports a placeholder LastError and the duty-cycle actuator (whose notice is about the
+    // cpu controller); a volunteer's nicerd has neither. Once the window has read it all, it stops listening
+    // to the rest, and those two bars are hidden for the picture.
+    QTest::qWait(500);
+    QObject::disconnect(&tray.daemon, &DaemonProxy::propertiesChanged, &tray.window, nullptr);
+    QObject::disconnect(&tray.daemon, &DaemonProxy::errorOccurred, &tray.window, nullptr);
+    for (QLabel* label : tray.window.findChildren<QLabel*>()) {
+        if (label->accessibleName() == QLatin1String("Error")) {
+            label->parentWidget()->hide();
+        } else if (label->accessibleName() == QLatin1String("Notice")) {
+            label->hide();
+        }
+    }
+    tray.window.tabs()->setCurrentWidget(tray.panel());
+    REQUIRE(QTest::qWaitForWindowExposed(&tray.window));
+    REQUIRE(QTest::qWaitFor([&] { return tray.panel()->tasksTable()->isVisible(); }, kWaitMs));
+    QTest::qWait(200); // let the tables settle their column widths before the picture
+    QDir().mkpath(NICER_SCREENSHOT_DIR);
+    const QString path = QStringLiteral(NICER_SCREENSHOT_DIR "/nicer-tray-boinc.png");
+    INFO(path.toStdString());
+    CHECK(tray.window.grab().save(path));
+    // The other lists, for a look at them (not in the docs).
+    const QStringList others{"projects", "transfers", "notices"};
+    for (int i = 0; i < others.size(); ++i) {
+        tray.panel()->lists()->setCurrentIndex(i + 1);
+        QTest::qWait(100);
+        CHECK(tray.window.grab().save(
+            QStringLiteral(NICER_SCREENSHOT_DIR "/nicer-tray-boinc-%1.png").arg(others[i])));
+    }
+    // The attach dialog while BOINC has not answered, and the tab while BOINC is off.
+    tray.panel()->openAttachDialog();
+    auto* dialog = tray.panel()->attachDialog();
+    dialog->urlEdit()->setText("https://www.gpugrid.net/");
+    dialog->keyEdit()->setText("5f4dcc3b5aa765d61d8327deb882cf99");
+    dialog->setBusy(
+        "Attaching to https://www.gpugrid.net/\u2026 BOINC answers once it has read the project's web "
+        "site (up to a minute).");
+    QTest::qWait(100);
+    CHECK(dialog->grab().save(NICER_SCREENSHOT_DIR "/nicer-tray-boinc-attach.png"));
+    dialog->showResult(false,
+                       "Could not attach to https://www.gpugrid.net/: the project says: invalid account key");
+    QTest::qWait(100);
+    CHECK(dialog->grab().save(NICER_SCREENSHOT_DIR "/nicer-tray-boinc-attach-error.png"));
+    dialog->close();
+    tray.panel()->setStatus(nicer::api::BoincStatus{});
+    QTest::qWait(100);
+    CHECK(tray.window.grab().save(NICER_SCREENSHOT_DIR "/nicer-tray-boinc-off.png"));
+}
