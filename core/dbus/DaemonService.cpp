@@ -407,7 +407,7 @@ int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
         return sd_bus_error_set(error, api::kBoincUnavailableError,
                                 state == "off"
                                     ? "no BOINC client runs under nicerd: choose the boinc workload "
-                                      "first (nicer workload boinc, or the tray's Workload menu)"
+                                      "first (nicer workload boinc, or the preset in the tray's window)"
                                     : "nicerd's BOINC client is starting and does not answer yet: "
                                       "try again in a few seconds");
     }

@@ -190,13 +190,13 @@ public:
 
 private:
     void answerBoinc(std::string request, BoincDone done) {
-        std::string refusal;
+        std::string refused;
         {
             std::lock_guard lock(mutex);
             boincRequests.push_back(std::move(request));
-            refusal = boincRefusal;
+            refused = boincRefusal;
         }
-        done(refusal.empty() ? Result<void>{} : Result<void>{Error{refusal}});
+        done(refused.empty() ? Result<void>{} : Result<void>{Error{refused}});
     }
 
     workload::WorkloadSpec m_workload;
