@@ -448,3 +448,125 @@ TEST_CASE("project_attach_poll and acct_mgr_rpc_poll", "[GuiRpcReplies]") {
     CHECK(crossed.error().message ==
           "BOINC's reply to acct_mgr_rpc_poll has no <acct_mgr_rpc_reply> element");
 }
+
+// The recordings of a whole session with the local test project (tests/boinc/replies/README.md,
+// record.py): attach, download, run, upload, report. Ports, times and nonces change with each recording, so
+// only what the session fixes is checked exactly.
+
+namespace {
+
+bool isTestProjectUrl(const std::string& url) {
+    return url.starts_with("http://127.0.0.1:") && url.ends_with("/nicertest/");
+}
+
+} // namespace
+
+TEST_CASE("recorded: the test project's task while it runs", "[GuiRpcReplies]") {
+    const auto tasks = parseResults(recordedReply("get_results-running.xml"));
+    REQUIRE(tasks.ok());
+    REQUIRE(tasks->size() == 1);
+    const api::BoincTask& task = tasks->front();
+    CHECK(task.name == "nicertest_wu_1_0");
+    CHECK(isTestProjectUrl(task.projectUrl));
+    CHECK(task.state == "running");
+    CHECK(task.fractionDone > 0.0);
+    CHECK(task.fractionDone < 1.0);
+    CHECK(task.elapsedSeconds > 0.0);
+    CHECK(task.remainingSeconds > 0.0);
+    CHECK(task.deadline > 1700000000);
+
+    CHECK(parseResults(recordedReply("get_results-active_only.xml")).value().size() == 1);
+    CHECK(parseResults(recordedReply("get_results-empty.xml")).value().empty());
+}
+
+TEST_CASE("recorded: a download in progress, its bytes from the transfer itself", "[GuiRpcReplies]") {
+    const std::string reply = recordedReply("get_file_transfers-active.xml");
+    const auto transfers = parseFileTransfers(reply);
+    REQUIRE(transfers.ok());
+    REQUIRE(transfers->size() == 1);
+    const api::BoincTransfer& transfer = transfers->front();
+    CHECK(transfer.name == "nicertest_in_1");
+    CHECK(isTestProjectUrl(transfer.projectUrl));
+    CHECK_FALSE(transfer.upload);
+    CHECK(transfer.state == "active");
+    CHECK(transfer.bytesTotal == 200000000.0);
+    CHECK(transfer.rate > 0.0);
+    // More than <last_bytes_xferred>, which the client copies from <file_xfer> only when it polls (it said 0
+    // after 20 MB when this was written).
+    CHECK(transfer.bytesDone > 20e6);
+    CHECK(transfer.bytesDone < transfer.bytesTotal);
+    CHECK(parseFileTransfers(recordedReply("get_file_transfers-empty.xml")).value().empty());
+}
+
+TEST_CASE("recorded: the test project attached, and after its report", "[GuiRpcReplies]") {
+    for (const char* name : {"get_project_status.xml", "get_project_status-after-report.xml"}) {
+        INFO(name);
+        const auto projects = parseProjectStatus(recordedReply(name));
+        REQUIRE(projects.ok());
+        REQUIRE(projects->size() == 1);
+        const api::BoincProject& project = projects->front();
+        CHECK(isTestProjectUrl(project.url));
+        CHECK(project.name == "nicer test project");
+        CHECK(project.userCredit >= 0.0);
+        CHECK_FALSE(project.suspended);
+        CHECK_FALSE(project.noMoreWork);
+        CHECK_FALSE(project.viaAccountManager);
+    }
+    CHECK(parseProjectStatus(recordedReply("get_project_status-empty.xml")).value().empty());
+}
+
+TEST_CASE("recorded: a project scheduler's notice, and the same text in the event log", "[GuiRpcReplies]") {
+    const std::string welcome = "Welcome to the nicer test project (a scheduler notice).";
+    const auto notices = parseNotices(recordedReply("get_notices.xml"));
+    REQUIRE(notices.ok());
+    CHECK_FALSE(notices->refresh);
+    REQUIRE(notices->notices.size() == 1);
+    const api::BoincNotice& notice = notices->notices.front();
+    CHECK(notice.text == welcome);
+    CHECK(notice.project == "nicer test project");
+    CHECK(notice.title.empty());
+    CHECK(notice.error); // category "scheduler": the project telling this computer
+    CHECK(notice.time > 1700000000);
+
+    // The event log has it once per scheduler reply, where the notices keep one: alerts, not errors.
+    const auto messages = parseMessages(recordedReply("get_messages.xml"), 0);
+    REQUIRE(messages.ok());
+    CHECK(messages->errors.empty());
+    REQUIRE_FALSE(messages->alerts.empty());
+    for (const api::BoincNotice& alert : messages->alerts) {
+        CHECK(alert.text == "Message from server: " + welcome);
+        CHECK(alert.project == "nicer test project");
+        CHECK(alert.seqno <= messages->lastSeqno);
+    }
+    CHECK(messages->lastSeqno >= messages->alerts.back().seqno);
+}
+
+TEST_CASE("recorded: status, the override, attaching and BOINC's errors", "[GuiRpcReplies]") {
+    CHECK_FALSE(parseCcStatus(recordedReply("get_cc_status.xml")).value().tasksSuspended());
+    CHECK(parseCcStatus(recordedReply("get_cc_status-suspended-cpu-busy.xml")).value().taskSuspendReason ==
+          1024);
+    CHECK(parseGlobalPrefsOverride(recordedReply("get_global_prefs_override-none.xml")).value().empty());
+    CHECK_THAT(parseGlobalPrefsOverride(recordedReply("get_global_prefs_override.xml")).value(),
+               Catch::StartsWith("<global_preferences>"));
+    CHECK(parseSuccess(recordedReply("set_global_prefs_override.xml"), "set_global_prefs_override").ok());
+    CHECK(parseSuccess(recordedReply("read_global_prefs_override.xml"), "read_global_prefs_override").ok());
+    CHECK(parseSuccess(recordedReply("project_attach.xml"), "project_attach").ok());
+    CHECK(parseOperationPoll(recordedReply("project_attach_poll.xml"), "project_attach_poll")
+              .value()
+              .succeeded());
+    CHECK_FALSE(parseNonce(recordedReply("auth1.xml")).value().empty());
+    CHECK(parseAuthorized(recordedReply("auth2-authorized.xml")).ok());
+    CHECK_FALSE(parseAuthorized(recordedReply("auth2-unauthorized.xml")).ok());
+
+    CHECK(parseSuccess(recordedReply("error-project_attach-missing-url.xml"), "project_attach")
+              .error()
+              .message == "BOINC's reply to project_attach is an error: Missing URL");
+    CHECK(parseSuccess(recordedReply("error-project_detach-unknown.xml"), "project_detach").error().message ==
+          "BOINC's reply to project_detach is an error: No such project");
+    CHECK(parseSuccess(recordedReply("error-unrecognized-op.xml"), "no_such_operation").error().message ==
+          "BOINC's reply to no_such_operation is an error: unrecognized op: no_such_operation/");
+    // get_notices without signing in.
+    CHECK(parseNotices(recordedReply("error-unauthorized.xml")).error().message ==
+          "BOINC's reply to get_notices is <unauthorized/>: the client did not accept nicer's GUI RPC "
+          "password");
+}
