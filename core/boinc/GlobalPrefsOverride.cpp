@@ -135,6 +135,23 @@ Result<std::string> withTransferLimits(std::string_view override, double maxDown
     return save(document);
 }
 
+TransferCaps transferCapsOf(std::string_view override) {
+    pugi::xml_document document;
+    if (text::trim(override).empty() || !load(document, override)) {
+        return {};
+    }
+    const auto last = [&](const char* name) {
+        double value = 0.0;
+        for (const pugi::xml_node node : document.document_element().children(name)) {
+            if (!parseValue(text::trim(node.child_value()), value)) {
+                value = 0.0;
+            }
+        }
+        return std::isfinite(value) && value > 0.0 ? value : 0.0;
+    };
+    return {last("max_bytes_sec_down"), last("max_bytes_sec_up")};
+}
+
 bool hasNicerSettings(std::string_view override) {
     if (text::trim(override).empty()) {
         return false;

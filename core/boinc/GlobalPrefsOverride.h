@@ -33,6 +33,14 @@ Result<std::string> withNicerSettings(std::string_view userOverride);
 Result<std::string> withTransferLimits(std::string_view override, double maxDownBytesPerSecond,
                                        double maxUpBytesPerSecond);
 
+/// The transfer limits @p override holds (max_bytes_sec_down, max_bytes_sec_up, the last of each as the
+/// client reads them), bytes per second; 0 where there is none, or the override cannot be read.
+struct TransferCaps {
+    double down = 0.0;
+    double up = 0.0;
+};
+TransferCaps transferCapsOf(std::string_view override);
+
 /// Whether @p override already holds nicer's settings (the values, however written: "100" and
 /// "100.000000" alike), so that nothing needs to be sent. False for an empty or unreadable override.
 bool hasNicerSettings(std::string_view override);

@@ -211,7 +211,13 @@ void BoincSession::governTransfers() {
     }
 }
 
-void BoincSession::pushOverride(const TransferLimits& limits) {
+void BoincSession::pushOverride(const TransferLimits& wanted) {
+    // The volunteer's own limits stay the ceiling: nicer only ever lowers them.
+    const auto caps = boinc::transferCapsOf(m_nicerOverride);
+    const auto capped = [](double want, double cap) {
+        return cap > 0.0 && (want <= 0.0 || want > cap) ? cap : want;
+    };
+    const TransferLimits limits{capped(wanted.down, caps.down), capped(wanted.up, caps.up)};
     auto text = boinc::withTransferLimits(m_nicerOverride, limits.down, limits.up);
     if (!text) {
         setState("error", "cannot write BOINC's preferences override: " + text.error().message);

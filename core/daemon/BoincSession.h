@@ -80,8 +80,8 @@ private:
     void governTransfers();
     void readLists();
     void checkOverride();
-    /// Sends nicer's override with @p limits to the client.
-    void pushOverride(const TransferLimits& limits);
+    /// Sends nicer's override with the limits @p wanted (never above the volunteer's own) to the client.
+    void pushOverride(const TransferLimits& wanted);
     void onRpcError(const Error& error);
     void setState(std::string state, std::string detail);
     void setOverrideApplied(bool applied);

@@ -176,3 +176,18 @@ TEST_CASE("hasNicerSettings reads the values as the client does", "[GlobalPrefsO
     CHECK_FALSE(hasNicerSettings(missing));
     CHECK_FALSE(hasNicerSettings(""));
 }
+
+TEST_CASE("transferCapsOf() reads the volunteer's own transfer limits, the last of each",
+          "[GlobalPrefsOverride]") {
+    using nicer::boinc::transferCapsOf;
+    const auto caps = transferCapsOf("<global_preferences>\n<max_bytes_sec_down>5000</max_bytes_sec_down>\n"
+                                     "<max_bytes_sec_down>250000</max_bytes_sec_down>\n"
+                                     "<max_bytes_sec_up>0</max_bytes_sec_up>\n</global_preferences>\n");
+    CHECK(caps.down == 250000);
+    CHECK(caps.up == 0); // 0 is "no limit", as in BOINC
+    CHECK(transferCapsOf("").down == 0);
+    CHECK(transferCapsOf(
+              "<global_preferences><max_bytes_sec_down>fast</max_bytes_sec_down></global_preferences>")
+              .down == 0);
+    CHECK(transferCapsOf("<broken").down == 0);
+}

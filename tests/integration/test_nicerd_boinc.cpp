@@ -43,6 +43,7 @@ const std::string kVolunteerOverride = "<global_preferences>\n"
                                        "   <disk_max_used_pct>100</disk_max_used_pct>\n"
                                        "   <disk_min_free_gb>0.1</disk_min_free_gb>\n"
                                        "   <work_buf_min_days>0.01</work_buf_min_days>\n"
+                                       "   <max_bytes_sec_down>500000</max_bytes_sec_down>\n"
                                        "</global_preferences>\n";
 
 /// A child process (argv, no shell) stopped with SIGTERM when destroyed.
@@ -166,6 +167,9 @@ TEST_CASE(
     INFO(daemon.log());
     REQUIRE(test::pollUntil([] { return status().boinc.state == "running"; }, 60s, 250ms));
     CHECK(test::pollUntil([] { return status().boinc.overrideApplied; }, 30s, 250ms));
+    // nicer's transfer limits never go above the volunteer's own (500 kB/s down).
+    CHECK(test::pollUntil([] { return status().boinc.maxDownRate > 0; }, 30s, 250ms));
+    CHECK(status().boinc.maxDownRate <= 500000);
     // The volunteer's is kept aside, nicer's is in force, and theirs shows through where nicer sets nothing.
     CHECK(readFile(boincDir / boinc::kSavedOverrideFile) == kVolunteerOverride);
     CHECK_THAT(readFile(boincDir / boinc::kOverrideFile),
