@@ -141,9 +141,10 @@ TEST_CASE(
     const auto boincDir = dir / "data" / "nicer" / "boinc";
     fs::create_directories(boincDir);
 
-    // The local project: one work unit whose app computes for 20 CPU seconds.
+    // The local project: one work unit whose app computes for 60 CPU seconds, so that it is still running
+    // when the user's program has been busy for 30 s.
     Child server({"python3", kProject, "--dir", (dir / "server").string(), "--workunits", "1",
-                  "--task-seconds", "20", "--url-file", (dir / "url").string()},
+                  "--task-seconds", "60", "--url-file", (dir / "url").string()},
                  dir / "server.log");
     REQUIRE(test::pollUntil(
         [&] {
@@ -158,7 +159,7 @@ TEST_CASE(
     // and the volunteer's override in place of the one the helper writes.
     const auto prepared =
         test::runCommand("python3 " + kProject + " prepare-client --boinc-dir " + boincDir.string() +
-                         " --url " + url + " --task-seconds 20 --client-config");
+                         " --url " + url + " --task-seconds 60 --client-config");
     REQUIRE(prepared.exitCode == 0);
     std::ofstream(boincDir / boinc::kOverrideFile) << kVolunteerOverride;
 
