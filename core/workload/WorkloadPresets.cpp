@@ -17,7 +17,8 @@ const std::vector<WorkloadPreset>& workloadPresets() {
          "The BOINC client, running the projects you attach it to (nicer boinc attach, the tray, or the "
          "BOINC Manager on its own port); it runs one task per CPU by itself and keeps its data in nicer's "
          "data folder. nicer sets its preferences so that it never throttles or suspends itself.",
-         {"boinc", "--dir", std::string(kPresetDirArgument), "--gui_rpc_port", std::string(kBoincRpcPortArgument)},
+         {"boinc", "--dir", std::string(kPresetDirArgument), "--gui_rpc_port",
+          std::string(kBoincRpcPortArgument)},
          false,
          "boinc-client",
          "",

@@ -4,6 +4,7 @@
 // and read back, quit.
 
 #include "EventLoop.h"
+#include "FreePort.h"
 #include "Poll.h"
 #include "Skip.h"
 #include "boinc/BoincRpc.h"
@@ -226,19 +227,6 @@ struct TempDir {
     TempDir& operator=(const TempDir&) = delete;
 };
 
-std::uint16_t freePort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
-    socklen_t length = sizeof address;
-    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
-    ::close(fd);
-    return ntohs(address.sin_port);
-}
-
 // The real client, started by the test; killed if the test ends before it has exited.
 class BoincProcess {
 public:
@@ -289,7 +277,7 @@ TEST_CASE("BoincRpc against the real BOINC client: status, the preferences overr
         NICER_SKIP("the BOINC client (/usr/bin/boinc, Debian's boinc-client) is not installed");
     }
     const TempDir dir;
-    const std::uint16_t port = freePort();
+    const std::uint16_t port = nicer::test::freeLoopbackPort();
     BoincProcess boinc(dir.path, port);
     const auto passwordFile = dir.path / "gui_rpc_auth.cfg";
     REQUIRE(test::pollUntil([&] { return std::filesystem::exists(passwordFile) || boinc.exited(); }, 30s));

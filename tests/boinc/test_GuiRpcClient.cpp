@@ -3,6 +3,7 @@
 // and callbacks that call again or destroy the client.
 
 #include "EventLoop.h"
+#include "FreePort.h"
 #include "boinc/FakeGuiRpcServer.h"
 #include "boinc/GuiRpcClient.h"
 #include "boinc/Replies.h"
@@ -33,20 +34,6 @@ std::unique_ptr<GuiRpcClient> clientFor(sd_event* event, std::uint16_t port,
     auto client = GuiRpcClient::create(event, "127.0.0.1", port, password);
     REQUIRE(client.ok());
     return std::move(*client);
-}
-
-// A port on 127.0.0.1 with nobody listening: bound once to find a free one, then closed.
-std::uint16_t closedPort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
-    socklen_t length = sizeof address;
-    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
-    ::close(fd);
-    return ntohs(address.sin_port);
 }
 
 // What one call got; no REQUIRE in callbacks (they run inside the loop).
@@ -140,7 +127,7 @@ TEST_CASE("GuiRpcClient: a refused password fails every pending call and says so
 
 TEST_CASE("GuiRpcClient: a refused connection says whether the client runs", "[GuiRpcClient]") {
     auto loop = test::newLoop();
-    const std::uint16_t port = closedPort();
+    const std::uint16_t port = nicer::test::freeLoopbackPort();
     auto client = clientFor(loop.get(), port);
     Outcome outcome;
     client->call("<get_cc_status/>\n", outcome.callback());
@@ -319,7 +306,7 @@ TEST_CASE("GuiRpcClient: a callback may destroy the client, the calls left are d
         CHECK(calls == 1);
     }
     SECTION("on a failure that fails several calls") {
-        auto client = clientFor(loop.get(), closedPort());
+        auto client = clientFor(loop.get(), nicer::test::freeLoopbackPort());
         int calls = 0;
         for (int i = 0; i < 3; ++i) {
             client->call("<get_cc_status/>\n", [&](Result<std::string> reply) {

@@ -2,6 +2,7 @@
 // files an earlier run left in place, and a mirror that refuses (a closed port on loopback). The downloads
 // from real HTTP/2 servers are tested in tests/integration/test_nicerd_downloads.cpp.
 #include "EventLoop.h"
+#include "FreePort.h"
 #include "daemon/DaemonDownloads.h"
 #include "net/fetch/Sha256.h"
 #include "sd/Event.h"
@@ -30,20 +31,6 @@ std::filesystem::path freshDir(const std::string& name) {
     return dir;
 }
 
-/// A loopback port nobody listens on: bound, never listened to, then closed.
-int closedPort() {
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    REQUIRE(fd >= 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) == 0);
-    socklen_t length = sizeof address;
-    REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0);
-    ::close(fd);
-    return ntohs(address.sin_port);
-}
-
 net::MetalinkFile file(const std::string& name, const std::string& content, int port) {
     net::Sha256 hash;
     hash.update(content.data(), content.size());
@@ -62,7 +49,7 @@ TEST_CASE("a plan with a name that leaves the directory is refused before anythi
     const auto event = test::newLoop();
     daemon::DownloadSettings settings;
     settings.dir = dir / "out";
-    settings.files = {file("../escape.bin", "x", closedPort())};
+    settings.files = {file("../escape.bin", "x", nicer::test::freeLoopbackPort())};
     const auto downloads = daemon::DaemonDownloads::create(event.get(), settings);
     REQUIRE_FALSE(downloads.ok());
     CHECK_THAT(downloads.error().message, Catch::Contains("../escape.bin"));
@@ -78,7 +65,7 @@ TEST_CASE("files an earlier run left in place are verified and shown present, wi
     const auto event = test::newLoop();
     daemon::DownloadSettings settings;
     settings.dir = dir / "out";
-    settings.files = {file("a.bin", content, closedPort())};
+    settings.files = {file("a.bin", content, nicer::test::freeLoopbackPort())};
     auto downloads = daemon::DaemonDownloads::create(event.get(), settings);
     REQUIRE(downloads.ok());
     (*downloads)->start();
@@ -104,7 +91,7 @@ TEST_CASE("a file no mirror serves fails with the reason, and is tried again onl
     settings.nice = false;
     settings.maxRate = 1e6;
     settings.retryDelay = 600s;
-    settings.files = {file("b.bin", "the content", closedPort())};
+    settings.files = {file("b.bin", "the content", nicer::test::freeLoopbackPort())};
     auto downloads = daemon::DaemonDownloads::create(event.get(), settings);
     REQUIRE(downloads.ok());
     (*downloads)->start();

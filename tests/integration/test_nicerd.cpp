@@ -3,6 +3,7 @@
 // workload presets switched at run time.
 #include "CpuMeter.h"
 #include "DbusInterface.h"
+#include "NicerSlice.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
 #include "cli/RunCommand.h"
@@ -31,7 +32,8 @@ using test::NicerdProcess;
 
 namespace {
 
-const std::string kSlice = "nicer.slice";
+using test::kSlice;
+using test::units;
 
 std::filesystem::path freshStateDir(const std::string& name) {
     auto dir = std::filesystem::temp_directory_path() / ("nicer-it-" + std::to_string(::getpid())) / name;
@@ -40,21 +42,9 @@ std::filesystem::path freshStateDir(const std::string& name) {
     return dir;
 }
 
-systemd::SystemdUnitManager& units() {
-    static auto manager = systemd::SystemdUnitManager::connectUser();
-    REQUIRE(manager.ok());
-    return **manager;
-}
-
 /// The processes in nicer's slice right now (the volunteer work).
 std::vector<pid_t> workPids() {
-    static const auto layout = systemd::CgroupLayout::detect();
-    auto cgroup = units().controlGroup(kSlice);
-    if (!cgroup || cgroup->empty()) {
-        return {};
-    }
-    auto pids = layout->readPids(*cgroup);
-    return pids ? *pids : std::vector<pid_t>{};
+    return test::slicePids();
 }
 
 double workShare(std::chrono::milliseconds window) {

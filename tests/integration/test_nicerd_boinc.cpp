@@ -4,6 +4,7 @@
 // suspending itself while the user's programs are busy, and the volunteer's own override put back when the
 // workload changes. Covers the hybrid machines' path (the private user manager, cpu controller on v1).
 #include "CpuMeter.h"
+#include "NicerSlice.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
 #include "Skip.h"
@@ -29,7 +30,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSlice = "nicer.slice";
 const std::string kProject = std::string(NICER_TESTS_DIR) + "/boinc/project/boinc_test_project.py";
 const std::string kAuthenticator = "nicertest_authenticator";
 
@@ -89,22 +89,6 @@ dbus::DaemonStatus status() {
     auto s = client->status();
     REQUIRE(s.ok());
     return *s;
-}
-
-systemd::SystemdUnitManager& units() {
-    static auto manager = systemd::SystemdUnitManager::connectUser();
-    REQUIRE(manager.ok());
-    return **manager;
-}
-
-std::vector<pid_t> slicePids() {
-    static const auto layout = systemd::CgroupLayout::detect();
-    auto cgroup = units().controlGroup(kSlice);
-    if (!cgroup || cgroup->empty()) {
-        return {};
-    }
-    auto pids = layout->readPids(*cgroup);
-    return pids ? *pids : std::vector<pid_t>{};
 }
 
 /// The processes of the test project's app (the BOINC task) on this machine.
@@ -207,7 +191,7 @@ TEST_CASE(
             return task && task->state == "running" && !appPids().empty();
         },
         120s, 500ms));
-    const auto inSlice = slicePids();
+    const auto inSlice = test::slicePids();
     for (const pid_t app : appPids()) {
         CAPTURE(app);
         CHECK(std::find(inSlice.begin(), inSlice.end(), app) != inSlice.end());
