@@ -223,7 +223,7 @@ void BoincSession::pushOverride(const TransferLimits& wanted) {
         setState("error", "cannot write BOINC's preferences override: " + text.error().message);
         return;
     }
-    m_rpc->setGlobalPrefsOverride(std::move(*text), [this, alive = m_alive, limits](Result<void> set) {
+    m_rpc->setGlobalPrefsOverride(*text, [this, alive = m_alive, limits](const Result<void>& set) {
         if (!*alive) {
             return;
         }
@@ -370,7 +370,7 @@ void BoincSession::attach(const std::string& url, const std::string& key, Daemon
         return done(ok.error());
     }
     auto waiting = wait(std::move(done));
-    m_rpc->projectAttach(url, key, "", [this, alive = m_alive, waiting](Result<void> started) {
+    m_rpc->projectAttach(url, key, "", [this, alive = m_alive, waiting](const Result<void>& started) {
         if (!*alive) {
             return;
         }
@@ -392,7 +392,7 @@ void BoincSession::attachAccountManager(const std::string& url, const std::strin
         return done(Error{"the account manager's user name must hold 1 to 255 characters"});
     }
     auto waiting = wait(std::move(done));
-    m_rpc->acctMgrRpc(url, name, password, [this, alive = m_alive, waiting](Result<void> started) {
+    m_rpc->acctMgrRpc(url, name, password, [this, alive = m_alive, waiting](const Result<void>& started) {
         if (!*alive) {
             return;
         }
@@ -410,7 +410,7 @@ void BoincSession::detach(const std::string& url, DaemonControl::BoincDone done)
         return done(ok.error());
     }
     auto waiting = wait(std::move(done));
-    m_rpc->projectDetach(url, [this, alive = m_alive, waiting](Result<void> detached) {
+    m_rpc->projectDetach(url, [this, alive = m_alive, waiting](const Result<void>& detached) {
         if (!*alive) {
             return;
         }

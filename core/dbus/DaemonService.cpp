@@ -413,7 +413,7 @@ int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
     }
     // The reply goes out when BOINC has answered; the message is kept until then.
     auto call = std::make_shared<sd::BusMessagePtr>(sd_bus_message_ref(m));
-    request([call](Result<void> done) {
+    request([call](const Result<void>& done) {
         if (done) {
             sd_bus_reply_method_return(call->get(), "");
         } else {
