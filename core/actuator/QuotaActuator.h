@@ -38,5 +38,7 @@ public:
 std::uint64_t quotaPerSecUSec(double quota, int cpuCount);
 
 inline constexpr std::uint64_t kMinQuotaPerSecUSec = 10'000;
+/// CPUQuotaPerSecUSec for "no quota" (systemd's infinity).
+inline constexpr std::uint64_t kNoCpuQuota = UINT64_MAX;
 
 } // namespace nicer::actuator

@@ -245,6 +245,14 @@ Result<void> Daemon::selectActuator() {
         }
     }
     m_sliceStarted = true;
+    // systemd keeps the quota a systemd-slice run set (a runtime drop-in that outlives the slice) and applies
+    // it to this slice too: lifted here, or the duty cycle would run under an old, possibly tiny, cap.
+    if (auto lifted =
+            m_units->setUnitProperties(m_config.slice, {{"CPUQuotaPerSecUSec", actuator::kNoCpuQuota}});
+        !lifted) {
+        return Error{"cannot lift the CPU quota an earlier run left on " + m_config.slice + ": " +
+                     lifted.error().message};
+    }
     auto cgroup = m_units->controlGroup(m_config.slice);
     if (!cgroup) {
         return cgroup.error();

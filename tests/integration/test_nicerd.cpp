@@ -126,6 +126,32 @@ TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, a
     CHECK(daemon.stop() == 0);
 }
 
+TEST_CASE("the duty cycle is not held by a CPU quota an earlier systemd-slice run left on the slice",
+          "[nicerd][loop]") {
+    // What a systemd-slice run leaves when it ends: systemd keeps the last CPUQuota it was given as a runtime
+    // drop-in, which outlives the slice and would apply to the next nicer.slice. Made here with a 1% cap.
+    if (units().activeState(kSlice).value() != "active") {
+        REQUIRE(units().startTransientUnit(kSlice, {{"CPUAccounting", true}}, true).ok());
+    }
+    REQUIRE(units().setUnitProperties(kSlice, {{"CPUQuotaPerSecUSec", std::uint64_t{10000}}}).ok());
+    REQUIRE(units().stopUnit(kSlice, true).ok());
+
+    NicerdProcess daemon({"--period", "0.25", "--actuator", "signal-duty-cycle", "--instances", "1"},
+                         freshStateDir("stale-quota"));
+    REQUIRE(daemon.waitReady());
+    INFO(daemon.log());
+    const auto layout = systemd::CgroupLayout::detect();
+    REQUIRE(layout.ok());
+    const auto cgroup = units().controlGroup(kSlice);
+    REQUIRE(cgroup.ok());
+    // No cap in the kernel (where the slice has a cpu controller of its own), and the work gets the idle CPU.
+    if (layout->cpuQuotaFile(*cgroup)) {
+        CHECK(layout->readCpuQuotaPerSecUSec(*cgroup).value() == UINT64_MAX);
+    }
+    CHECK(test::pollUntil([] { return workShare(1000ms) > 0.3; }, 30s));
+    CHECK(daemon.stop() == 0);
+}
+
 TEST_CASE("the quota reaches the kernel and pause freezes the work until resume", "[nicerd]") {
     NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, freshStateDir("pause"));
     REQUIRE(daemon.waitReady());
