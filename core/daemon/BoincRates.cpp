@@ -1,5 +1,6 @@
 #include "daemon/BoincRates.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace nicer::daemon {
@@ -33,9 +34,9 @@ BoincRateGovernor::BoincRateGovernor(const BoincRateOptions& options)
 
 std::optional<TransferLimits> BoincRateGovernor::onSample(const Sample& sample) {
     m_counter.update(sample.transfers);
-    const auto down =
-        m_down.onSample({sample.time, m_counter.downloaded(), std::nullopt, sample.interfaceRxBytes});
-    const auto up = m_up.onSample({sample.time, m_counter.uploaded(), std::nullopt, sample.interfaceTxBytes});
+    countLinkBytes(sample.queues);
+    const auto down = m_down.onSample({sample.time, m_downOnLink, std::nullopt, sample.interfaceRxBytes});
+    const auto up = m_up.onSample({sample.time, m_upOnLink, std::nullopt, sample.interfaceTxBytes});
     m_wanted = {down.value_or(0.0), up.value_or(0.0)};
     // A controller's answer changes only when it steps; before its first step it is only the floor.
     const int steps = m_down.status().steps;
@@ -46,6 +47,27 @@ std::optional<TransferLimits> BoincRateGovernor::onSample(const Sample& sample) 
     }
     m_pushed = m_wanted;
     return m_wanted;
+}
+
+void BoincRateGovernor::countLinkBytes(const std::optional<net::SocketQueues>& queues) {
+    // Received: read by BOINC, plus what waits unread in its sockets. Sent: written by BOINC, less what waits
+    // unsent. The queues count from where they were at the last sample; when they appear or vanish (BOINC's
+    // processes unreadable for a moment) that sample goes by the transfer counters alone.
+    const auto signedDelta = [](std::uint64_t before, std::uint64_t after) {
+        return static_cast<double>(after) - static_cast<double>(before);
+    };
+    double down = signedDelta(m_lastDownloaded, m_counter.downloaded());
+    double up = signedDelta(m_lastUploaded, m_counter.uploaded());
+    if (queues && m_lastQueues) {
+        down += signedDelta(m_lastQueues->unread, queues->unread);
+        up -= signedDelta(m_lastQueues->unsent, queues->unsent);
+    }
+    // A socket that closed with data unread takes its queue away; that is no traffic in reverse.
+    m_downOnLink += static_cast<std::uint64_t>(std::llround(std::max(down, 0.0)));
+    m_upOnLink += static_cast<std::uint64_t>(std::llround(std::max(up, 0.0)));
+    m_lastDownloaded = m_counter.downloaded();
+    m_lastUploaded = m_counter.uploaded();
+    m_lastQueues = queues;
 }
 
 bool BoincRateGovernor::worthPushing() const {

@@ -2,6 +2,7 @@
 
 #include "api/Boinc.h"
 #include "net/rate/NiceRateController.h"
+#include "net/rate/SocketQueues.h"
 
 #include <chrono>
 #include <cstdint>
@@ -55,10 +56,10 @@ struct BoincRateOptions {
 
 /**
  * Makes BOINC's transfers yield to the user's own traffic. Each poll feeds the machine's interface
- * counters and BOINC's own transfer bytes to two nice rate controllers (receive and send: the link is
- * treated like the CPU, with a reserve band for the user); their rates are what BOINC may use. A new limit
- * is pushed at most once per controller period, after the controllers' first step, and only when it moved
- * by more than the hysteresis.
+ * counters and BOINC's own transfer bytes (corrected by its sockets' queues) to two nice rate controllers
+ * (receive and send: the link is treated like the CPU, with a reserve band for the user); their rates are
+ * what BOINC may use. A new limit is pushed at most once per controller period, after the controllers' first
+ * step, and only when it moved by more than the hysteresis.
  *
  * Pure: no I/O and no clock of its own.
  */
@@ -71,6 +72,11 @@ public:
         std::optional<std::uint64_t> interfaceRxBytes; ///< the machine's, loopback excluded
         std::optional<std::uint64_t> interfaceTxBytes;
         std::vector<api::BoincTransfer> transfers; ///< BOINC's, from get_file_transfers
+        /// The kernel's queues of BOINC's TCP sockets, when they could be read. BOINC counts the bytes its
+        /// libcurl has read; what the kernel holds for it has crossed the link already (a receive buffer
+        /// grows to many MiB while curl reads slowly), and uploads count bytes before the kernel has sent
+        /// them.
+        std::optional<net::SocketQueues> queues;
     };
 
     /// Feeds one poll; returns the limits to push now, or nullopt to leave BOINC's as they are.
@@ -86,9 +92,16 @@ public:
 
 private:
     bool worthPushing() const;
+    /// BOINC's bytes on the link so far, down and up: its transfer counters corrected by its sockets' queues.
+    void countLinkBytes(const std::optional<net::SocketQueues>& queues);
 
     BoincRateOptions m_options;
     TransferCounter m_counter;
+    std::optional<net::SocketQueues> m_lastQueues; ///< at the last sample, to take their changes
+    std::uint64_t m_lastDownloaded = 0;
+    std::uint64_t m_lastUploaded = 0;
+    std::uint64_t m_downOnLink = 0;
+    std::uint64_t m_upOnLink = 0;
     net::NiceRateController m_down;
     net::NiceRateController m_up;
     TransferLimits m_wanted;

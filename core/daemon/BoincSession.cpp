@@ -4,6 +4,7 @@
 #include "boinc/GlobalPrefsOverride.h"
 #include "boinc/GuiRpcPassword.h"
 #include "net/rate/InterfaceTraffic.h"
+#include "net/rate/SocketQueues.h"
 
 #include <algorithm>
 
@@ -197,7 +198,7 @@ void BoincSession::poll() {
 
 void BoincSession::governTransfers() {
     BoincRateGovernor::Sample sample{std::chrono::steady_clock::now(), std::nullopt, std::nullopt,
-                                     m_status.transfers};
+                                     m_status.transfers, std::nullopt};
     if (auto interfaces = net::readNetDev(m_options.procNetDev)) {
         sample.interfaceRxBytes = net::totalReceivedBytes(*interfaces);
         std::uint64_t sent = 0;
@@ -205,6 +206,11 @@ void BoincSession::governTransfers() {
             sent += i.name == "lo" ? 0 : i.sentBytes;
         }
         sample.interfaceTxBytes = sent;
+    }
+    if (m_options.clientPids) {
+        if (auto queues = net::tcpQueuesOf(m_options.clientPids())) {
+            sample.queues = *queues;
+        }
     }
     if (auto limits = m_governor.onSample(sample)) {
         pushOverride(*limits);

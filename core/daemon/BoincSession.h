@@ -38,6 +38,9 @@ public:
     struct Options {
         workload::BoincClientCommand client;
         std::filesystem::path procNetDev = "/proc/net/dev";
+        /// The processes of the client (the work's), whose sockets' queues correct BOINC's own byte counts;
+        /// without it the counts are taken as they are.
+        std::function<std::vector<pid_t>()> clientPids;
         std::chrono::milliseconds pollInterval{1000};
         /// How long the client may take to answer after its start before the state says "error".
         std::chrono::seconds startupGrace{60};

@@ -463,6 +463,13 @@ void Daemon::startBoinc() {
     } else if (*client) {
         BoincSession::Options options;
         options.client = **client;
+        // The work's processes, the client among them: looked up in the slice's cgroup at each poll.
+        if (auto cgroup = m_units->controlGroup(m_config.slice); cgroup && !cgroup->empty()) {
+            options.clientPids = [layout = *m_layout, cgroup = *cgroup] {
+                auto pids = layout.readPids(cgroup);
+                return pids ? *pids : std::vector<pid_t>{};
+            };
+        }
         auto session = BoincSession::start(m_event.get(), std::move(options), [this] {
             if (m_observer) {
                 m_observer->onBoincStateChanged();

@@ -1,4 +1,5 @@
 #include "daemon/BoincRates.h"
+#include "net/rate/SocketQueues.h"
 
 #include <catch2/catch.hpp>
 
@@ -49,7 +50,7 @@ TEST_CASE("the governor pushes after the controllers' first step, then only chan
     BoincRateGovernor governor(options);
     const auto t0 = std::chrono::steady_clock::time_point{} + 1h;
     // Before the first step the answer is only the floor: BOINC keeps its own limit.
-    CHECK_FALSE(governor.onSample({t0, 0, 0, {}}));
+    CHECK_FALSE(governor.onSample({t0, 0, 0, {}, std::nullopt}));
     CHECK_FALSE(governor.pushed());
 
     // An idle link, polled every 500 ms: at most one push per controller period (2 s), each a change beyond
@@ -57,7 +58,7 @@ TEST_CASE("the governor pushes after the controllers' first step, then only chan
     int pushes = 0;
     std::optional<daemon::TransferLimits> last;
     for (int i = 1; i <= 120; ++i) {
-        if (auto pushed = governor.onSample({t0 + i * 500ms, 0, 0, {}})) {
+        if (auto pushed = governor.onSample({t0 + i * 500ms, 0, 0, {}, std::nullopt})) {
             ++pushes;
             if (last) {
                 CHECK(std::abs(pushed->down - last->down) > options.hysteresis * last->down);
@@ -82,15 +83,18 @@ TEST_CASE("the user's traffic cuts BOINC's download limit within seconds, and it
     auto now = std::chrono::steady_clock::time_point{} + 1h;
     double rx = 0, boincBytes = 0;
     double limit = kLink; // BOINC's own default: no limit
-    REQUIRE_FALSE(governor.onSample({now, 0, 0, {transfer("wu.in", false, 0)}}));
+    REQUIRE_FALSE(governor.onSample({now, 0, 0, {transfer("wu.in", false, 0)}, std::nullopt}));
     const auto run = [&](int seconds, double user) {
         for (int i = 0; i < seconds; ++i) {
             now += 1s;
             const double boinc = std::min(limit, kLink - user);
             boincBytes += boinc;
             rx += (boinc + user) * 1.05;
-            if (auto pushed = governor.onSample(
-                    {now, static_cast<std::uint64_t>(rx), 0, {transfer("wu.in", false, boincBytes)}})) {
+            if (auto pushed = governor.onSample({now,
+                                                 static_cast<std::uint64_t>(rx),
+                                                 0,
+                                                 {transfer("wu.in", false, boincBytes)},
+                                                 std::nullopt})) {
                 limit = pushed->down;
             }
         }
@@ -102,4 +106,60 @@ TEST_CASE("the user's traffic cuts BOINC's download limit within seconds, and it
     CHECK(limit <= 0.35 * kLink); // the user's 60% plus headroom and the band stay free
     run(60, 0.0);
     CHECK(limit >= 0.7 * kLink);
+}
+
+TEST_CASE("what fills BOINC's receive buffers is BOINC's traffic, not the user's", "[BoincRates]") {
+    // BOINC's libcurl reads no faster than its limit, but the kernel fills the socket's receive buffer (here
+    // up to 16 MB, as TCP's autotuning grows it) at the link's speed. By BOINC's own count those bytes have
+    // not arrived yet; on the interface they have. Counted as the user's, they would hold BOINC at the floor.
+    constexpr double kLink = 10e6;
+    constexpr double kBuffer = 16e6;
+    const auto idleLinkLimit = [&](bool withQueues) {
+        BoincRateGovernor governor;
+        auto now = std::chrono::steady_clock::time_point{} + 1h;
+        double rx = 0, read = 0, unread = 0;
+        double limit = 16 * 1024; // as the first push leaves it
+        for (int i = 0; i <= 60; ++i) {
+            const double arriving = std::min(kLink, kBuffer - unread + std::min(limit, unread));
+            unread += arriving;
+            const double taken = std::min(limit, unread);
+            unread -= taken;
+            read += taken;
+            rx += arriving * 1.05;
+            BoincRateGovernor::Sample sample{
+                now, static_cast<std::uint64_t>(rx), 0, {transfer("wu.in", false, read)}, std::nullopt};
+            if (withQueues) {
+                sample.queues = net::SocketQueues{static_cast<std::uint64_t>(unread), 0};
+            }
+            if (auto pushed = governor.onSample(sample)) {
+                limit = pushed->down;
+            }
+            now += 1s;
+        }
+        return limit;
+    };
+    const double counted = idleLinkLimit(true);
+    CHECK(counted >= 0.7 * kLink);
+    // Without the queues, the buffer's filling reads as a user's download that takes the link.
+    CHECK(idleLinkLimit(false) < 0.5 * counted);
+}
+
+TEST_CASE("an upload counts when the kernel sends it, not when BOINC writes it", "[BoincRates]") {
+    BoincRateGovernor governor;
+    const auto t0 = std::chrono::steady_clock::time_point{} + 1h;
+    // BOINC wrote 4 MB at once into a send buffer the link drains at 1 MB/s: the up controller sees 1 MB/s of
+    // BOINC's and nothing of anyone else's.
+    governor.onSample({t0, 0, 0, {transfer("r.out", true, 0)}, net::SocketQueues{0, 0}});
+    double tx = 0;
+    for (int i = 1; i <= 4; ++i) {
+        tx += 1e6 * 1.05;
+        governor.onSample({t0 + i * 1s,
+                           0,
+                           static_cast<std::uint64_t>(tx),
+                           {transfer("r.out", true, 4e6)},
+                           net::SocketQueues{0, static_cast<std::uint64_t>(4e6 - i * 1e6)}});
+    }
+    const auto& up = governor.upController().status();
+    CHECK(up.ourRate == Approx(1e6).epsilon(0.01));
+    CHECK(up.foregroundShare < 0.05);
 }
