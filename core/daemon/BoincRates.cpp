@@ -1,6 +1,7 @@
 #include "daemon/BoincRates.h"
 
-#include <algorithm>
+#include "net/rate/InterfaceTraffic.h"
+
 #include <cmath>
 
 namespace nicer::daemon {
@@ -34,9 +35,9 @@ BoincRateGovernor::BoincRateGovernor(const BoincRateOptions& options)
 
 std::optional<TransferLimits> BoincRateGovernor::onSample(const Sample& sample) {
     m_counter.update(sample.transfers);
-    countLinkBytes(sample.queues);
-    const auto down = m_down.onSample({sample.time, m_downOnLink, std::nullopt, sample.interfaceRxBytes});
-    const auto up = m_up.onSample({sample.time, m_upOnLink, std::nullopt, sample.interfaceTxBytes});
+    const auto link = countLinkBytes(sample.sockets);
+    const auto down = m_down.onSample({sample.time, m_downOnLink, link.receiveRtt, sample.interfaceRxBytes});
+    const auto up = m_up.onSample({sample.time, m_upOnLink, link.sendRtt, sample.interfaceTxBytes});
     m_wanted = {down.value_or(0.0), up.value_or(0.0)};
     // A controller's answer changes only when it steps; before its first step it is only the floor.
     const int steps = m_down.status().steps;
@@ -49,25 +50,51 @@ std::optional<TransferLimits> BoincRateGovernor::onSample(const Sample& sample) 
     return m_wanted;
 }
 
-void BoincRateGovernor::countLinkBytes(const std::optional<net::SocketQueues>& queues) {
-    // Received: read by BOINC, plus what waits unread in its sockets. Sent: written by BOINC, less what waits
-    // unsent. The queues count from where they were at the last sample; when they appear or vanish (BOINC's
-    // processes unreadable for a moment) that sample goes by the transfer counters alone.
-    const auto signedDelta = [](std::uint64_t before, std::uint64_t after) {
-        return static_cast<double>(after) - static_cast<double>(before);
+BoincRateGovernor::LinkTraffic
+BoincRateGovernor::countLinkBytes(const std::optional<std::vector<net::TcpSocketInfo>>& sockets) {
+    // A socket's round trip counts when it moved at least this much since the last sample: an idle
+    // connection's estimate is old.
+    constexpr std::uint64_t kActive = 16 * 1024;
+    LinkTraffic link;
+    const auto keepMin = [](std::optional<std::chrono::nanoseconds>& into, std::chrono::microseconds rtt) {
+        if (rtt.count() > 0 && (!into || rtt < *into)) {
+            into = rtt;
+        }
     };
-    double down = signedDelta(m_lastDownloaded, m_counter.downloaded());
-    double up = signedDelta(m_lastUploaded, m_counter.uploaded());
-    if (queues && m_lastQueues) {
-        down += signedDelta(m_lastQueues->unread, queues->unread);
-        up -= signedDelta(m_lastQueues->unsent, queues->unsent);
+    if (sockets) {
+        std::map<std::uint64_t, net::TcpSocketInfo> now;
+        for (const auto& socket : *sockets) {
+            now[socket.inode] = socket;
+        }
+        // The first sample with sockets is only the baseline; after it, a socket not seen before (a new
+        // connection) counts from its first byte. One that closed since takes its last bytes with it.
+        if (m_lastSockets) {
+            for (const auto& [inode, socket] : now) {
+                const auto before = m_lastSockets->find(inode);
+                const bool known = before != m_lastSockets->end();
+                const auto received =
+                    net::counterDelta(known ? before->second.bytesReceived : 0, socket.bytesReceived);
+                const auto acked =
+                    net::counterDelta(known ? before->second.bytesAcked : 0, socket.bytesAcked);
+                m_downOnLink += received;
+                m_upOnLink += acked;
+                if (received >= kActive) {
+                    keepMin(link.receiveRtt, socket.receiveRtt);
+                }
+                if (acked >= kActive) {
+                    keepMin(link.sendRtt, socket.rtt);
+                }
+            }
+        }
+        m_lastSockets = std::move(now);
+    } else {
+        m_lastSockets.reset();
+        m_downOnLink += net::counterDelta(m_lastDownloaded, m_counter.downloaded());
+        m_upOnLink += net::counterDelta(m_lastUploaded, m_counter.uploaded());
     }
-    // A socket that closed with data unread takes its queue away; that is no traffic in reverse.
-    m_downOnLink += static_cast<std::uint64_t>(std::llround(std::max(down, 0.0)));
-    m_upOnLink += static_cast<std::uint64_t>(std::llround(std::max(up, 0.0)));
     m_lastDownloaded = m_counter.downloaded();
     m_lastUploaded = m_counter.uploaded();
-    m_lastQueues = queues;
+    return link;
 }
 
 bool BoincRateGovernor::worthPushing() const {

@@ -2,7 +2,7 @@
 
 #include "api/Boinc.h"
 #include "net/rate/NiceRateController.h"
-#include "net/rate/SocketQueues.h"
+#include "net/rate/TcpSockets.h"
 
 #include <chrono>
 #include <cstdint>
@@ -56,7 +56,7 @@ struct BoincRateOptions {
 
 /**
  * Makes BOINC's transfers yield to the user's own traffic. Each poll feeds the machine's interface
- * counters and BOINC's own transfer bytes (corrected by its sockets' queues) to two nice rate controllers
+ * counters and BOINC's traffic (its sockets', or its own transfer counts) to two nice rate controllers
  * (receive and send: the link is treated like the CPU, with a reserve band for the user); their rates are
  * what BOINC may use. A new limit is pushed at most once per controller period, after the controllers' first
  * step, and only when it moved by more than the hysteresis.
@@ -72,11 +72,11 @@ public:
         std::optional<std::uint64_t> interfaceRxBytes; ///< the machine's, loopback excluded
         std::optional<std::uint64_t> interfaceTxBytes;
         std::vector<api::BoincTransfer> transfers; ///< BOINC's, from get_file_transfers
-        /// The kernel's queues of BOINC's TCP sockets, when they could be read. BOINC counts the bytes its
-        /// libcurl has read; what the kernel holds for it has crossed the link already (a receive buffer
-        /// grows to many MiB while curl reads slowly), and uploads count bytes before the kernel has sent
-        /// them.
-        std::optional<net::SocketQueues> queues;
+        /// BOINC's TCP sockets as the kernel sees them, when they could be read. BOINC counts the bytes its
+        /// libcurl has read, while the kernel fills a receive buffer of many MiB at the link's speed, and it
+        /// counts uploads before the kernel has sent them: the sockets' own counters say what crossed the
+        /// link, and their round-trip times how much queue the link holds.
+        std::optional<std::vector<net::TcpSocketInfo>> sockets;
     };
 
     /// Feeds one poll; returns the limits to push now, or nullopt to leave BOINC's as they are.
@@ -92,12 +92,18 @@ public:
 
 private:
     bool worthPushing() const;
-    /// BOINC's bytes on the link so far, down and up: its transfer counters corrected by its sockets' queues.
-    void countLinkBytes(const std::optional<net::SocketQueues>& queues);
+    /// BOINC's bytes on the link so far, down and up, from its sockets when they are known (else from its
+    /// transfer counters), and the round trips of the sockets that moved data since the last sample.
+    struct LinkTraffic {
+        std::optional<std::chrono::nanoseconds> receiveRtt;
+        std::optional<std::chrono::nanoseconds> sendRtt;
+    };
+    LinkTraffic countLinkBytes(const std::optional<std::vector<net::TcpSocketInfo>>& sockets);
 
     BoincRateOptions m_options;
     TransferCounter m_counter;
-    std::optional<net::SocketQueues> m_lastQueues; ///< at the last sample, to take their changes
+    /// BOINC's sockets at the last sample, by inode.
+    std::optional<std::map<std::uint64_t, net::TcpSocketInfo>> m_lastSockets;
     std::uint64_t m_lastDownloaded = 0;
     std::uint64_t m_lastUploaded = 0;
     std::uint64_t m_downOnLink = 0;

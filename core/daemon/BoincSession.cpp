@@ -4,7 +4,7 @@
 #include "boinc/GlobalPrefsOverride.h"
 #include "boinc/GuiRpcPassword.h"
 #include "net/rate/InterfaceTraffic.h"
-#include "net/rate/SocketQueues.h"
+#include "net/rate/TcpSockets.h"
 
 #include <algorithm>
 
@@ -208,8 +208,8 @@ void BoincSession::governTransfers() {
         sample.interfaceTxBytes = sent;
     }
     if (m_options.clientPids) {
-        if (auto queues = net::tcpQueuesOf(m_options.clientPids())) {
-            sample.queues = *queues;
+        if (auto sockets = net::tcpSocketsOf(m_options.clientPids())) {
+            sample.sockets = std::move(*sockets);
         }
     }
     if (auto limits = m_governor.onSample(sample)) {

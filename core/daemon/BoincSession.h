@@ -38,8 +38,8 @@ public:
     struct Options {
         workload::BoincClientCommand client;
         std::filesystem::path procNetDev = "/proc/net/dev";
-        /// The processes of the client (the work's), whose sockets' queues correct BOINC's own byte counts;
-        /// without it the counts are taken as they are.
+        /// The processes of the client (the work's), whose TCP sockets tell its traffic on the link and the
+        /// link's queue; without it BOINC's own transfer counts are taken, and no round trips.
         std::function<std::vector<pid_t>()> clientPids;
         std::chrono::milliseconds pollInterval{1000};
         /// How long the client may take to answer after its start before the state says "error".

@@ -1,5 +1,5 @@
 #include "daemon/BoincRates.h"
-#include "net/rate/SocketQueues.h"
+#include "net/rate/TcpSockets.h"
 
 #include <catch2/catch.hpp>
 
@@ -108,28 +108,46 @@ TEST_CASE("the user's traffic cuts BOINC's download limit within seconds, and it
     CHECK(limit >= 0.7 * kLink);
 }
 
+namespace {
+
+/// One of BOINC's sockets as the kernel would report it.
+net::TcpSocketInfo boincSocket(double received, double acked = 0,
+                               std::chrono::milliseconds receiveRtt = 0ms) {
+    net::TcpSocketInfo info;
+    info.inode = 4242;
+    info.bytesReceived = static_cast<std::uint64_t>(received);
+    info.bytesAcked = static_cast<std::uint64_t>(acked);
+    info.receiveRtt = receiveRtt;
+    info.rtt = receiveRtt;
+    return info;
+}
+
+} // namespace
+
 TEST_CASE("what fills BOINC's receive buffers is BOINC's traffic, not the user's", "[BoincRates]") {
     // BOINC's libcurl reads no faster than its limit, but the kernel fills the socket's receive buffer (here
     // up to 16 MB, as TCP's autotuning grows it) at the link's speed. By BOINC's own count those bytes have
-    // not arrived yet; on the interface they have. Counted as the user's, they would hold BOINC at the floor.
+    // not arrived yet; on the interface and in the socket's counters they have. Counted as the user's, they
+    // would hold BOINC at the floor.
     constexpr double kLink = 10e6;
     constexpr double kBuffer = 16e6;
-    const auto idleLinkLimit = [&](bool withQueues) {
+    const auto idleLinkLimit = [&](bool withSockets) {
         BoincRateGovernor governor;
         auto now = std::chrono::steady_clock::time_point{} + 1h;
-        double rx = 0, read = 0, unread = 0;
+        double rx = 0, arrived = 0, read = 0, unread = 0;
         double limit = 16 * 1024; // as the first push leaves it
         for (int i = 0; i <= 60; ++i) {
             const double arriving = std::min(kLink, kBuffer - unread + std::min(limit, unread));
             unread += arriving;
+            arrived += arriving;
             const double taken = std::min(limit, unread);
             unread -= taken;
             read += taken;
             rx += arriving * 1.05;
             BoincRateGovernor::Sample sample{
                 now, static_cast<std::uint64_t>(rx), 0, {transfer("wu.in", false, read)}, std::nullopt};
-            if (withQueues) {
-                sample.queues = net::SocketQueues{static_cast<std::uint64_t>(unread), 0};
+            if (withSockets) {
+                sample.sockets = std::vector{boincSocket(arrived)};
             }
             if (auto pushed = governor.onSample(sample)) {
                 limit = pushed->down;
@@ -140,16 +158,46 @@ TEST_CASE("what fills BOINC's receive buffers is BOINC's traffic, not the user's
     };
     const double counted = idleLinkLimit(true);
     CHECK(counted >= 0.7 * kLink);
-    // Without the queues, the buffer's filling reads as a user's download that takes the link.
+    // By BOINC's own counts, the buffer's filling reads as a user's download that takes the link.
     CHECK(idleLinkLimit(false) < 0.5 * counted);
 }
 
-TEST_CASE("an upload counts when the kernel sends it, not when BOINC writes it", "[BoincRates]") {
+TEST_CASE("a queue on the link cuts BOINC's limit even while the user's traffic cannot get through",
+          "[BoincRates]") {
+    // BOINC's connections fill the bottleneck's queue; a download the user starts gets almost nothing (2% of
+    // the link, below what counts as traffic) and shows only as a longer round trip on BOINC's sockets.
+    constexpr double kLink = 10e6;
+    BoincRateGovernor governor;
+    auto now = std::chrono::steady_clock::time_point{} + 1h;
+    double rx = 0, received = 0, limit = kLink;
+    const auto run = [&](int seconds, double user, std::chrono::milliseconds rtt) {
+        for (int i = 0; i < seconds; ++i) {
+            now += 1s;
+            const double boinc = std::min(limit, kLink - user);
+            received += boinc;
+            rx += (boinc + user) * 1.05;
+            if (auto pushed = governor.onSample({now,
+                                                 static_cast<std::uint64_t>(rx),
+                                                 0,
+                                                 {},
+                                                 std::vector{boincSocket(received, 0, rtt)}})) {
+                limit = pushed->down;
+            }
+        }
+    };
+    run(60, 0.0, 20ms); // alone, below its capacity: no queue
+    CHECK(limit >= 0.7 * kLink);
+    run(10, 0.02 * kLink, 80ms); // 60 ms of queue, far above the 25 ms target
+    CHECK(limit <= 0.4 * kLink);
+    CHECK(governor.downController().status().queueingDelay.value() > 50ms);
+}
+
+TEST_CASE("an upload counts when the peer acknowledges it, not when BOINC writes it", "[BoincRates]") {
     BoincRateGovernor governor;
     const auto t0 = std::chrono::steady_clock::time_point{} + 1h;
     // BOINC wrote 4 MB at once into a send buffer the link drains at 1 MB/s: the up controller sees 1 MB/s of
     // BOINC's and nothing of anyone else's.
-    governor.onSample({t0, 0, 0, {transfer("r.out", true, 0)}, net::SocketQueues{0, 0}});
+    governor.onSample({t0, 0, 0, {transfer("r.out", true, 0)}, std::vector{boincSocket(0, 0)}});
     double tx = 0;
     for (int i = 1; i <= 4; ++i) {
         tx += 1e6 * 1.05;
@@ -157,7 +205,7 @@ TEST_CASE("an upload counts when the kernel sends it, not when BOINC writes it",
                            0,
                            static_cast<std::uint64_t>(tx),
                            {transfer("r.out", true, 4e6)},
-                           net::SocketQueues{0, static_cast<std::uint64_t>(4e6 - i * 1e6)}});
+                           std::vector{boincSocket(0, i * 1e6)}});
     }
     const auto& up = governor.upController().status();
     CHECK(up.ourRate == Approx(1e6).epsilon(0.01));
