@@ -2,6 +2,7 @@
 
 #include "net/rate/InterfaceTraffic.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace nicer::daemon {
@@ -38,12 +39,33 @@ std::optional<TransferLimits> BoincRateGovernor::onSample(const Sample& sample) 
     const auto link = countLinkBytes(sample.sockets);
     const auto down = m_down.onSample({sample.time, m_downOnLink, link.receiveRtt, sample.interfaceRxBytes});
     const auto up = m_up.onSample({sample.time, m_upOnLink, link.sendRtt, sample.interfaceTxBytes});
-    m_wanted = {down.value_or(0.0), up.value_or(0.0)};
     // A controller's answer changes only when it steps; before its first step it is only the floor.
     const int steps = m_down.status().steps;
     const bool stepped = steps != m_steps;
     m_steps = steps;
-    if (!stepped || !worthPushing()) {
+    if (!stepped) {
+        return std::nullopt;
+    }
+    // BOINC's limits bound what libcurl reads and writes; the link carries that plus what the kernel's
+    // buffers take on. While BOINC's receive buffers grow (TCP autotuning lets them reach tens of MiB), its
+    // sender fills them at the link's speed whatever the limit, and the user's download cannot get in. So
+    // BOINC reads slower by what its buffers grew since the last step: they fill sooner, after which the
+    // link carries exactly what BOINC reads. Likewise it writes slower while its send buffers grow.
+    double downGrowth = 0.0;
+    double upGrowth = 0.0;
+    if (link.queues && m_queuesAtStep) {
+        const double seconds = std::chrono::duration<double>(sample.time - m_stepTime).count();
+        if (seconds > 0.0) {
+            downGrowth = (static_cast<double>(link.queues->unread) - m_queuesAtStep->unread) / seconds;
+            upGrowth = (static_cast<double>(link.queues->unsent) - m_queuesAtStep->unsent) / seconds;
+        }
+    }
+    m_queuesAtStep = link.queues;
+    m_stepTime = sample.time;
+    const double floor = m_options.nice.minRate;
+    m_wanted = {std::max(floor, down.value_or(floor) - std::max(downGrowth, 0.0)),
+                std::max(floor, up.value_or(floor) - std::max(upGrowth, 0.0))};
+    if (!worthPushing()) {
         return std::nullopt;
     }
     m_pushed = m_wanted;
@@ -86,6 +108,12 @@ BoincRateGovernor::countLinkBytes(const std::optional<std::vector<net::TcpSocket
                 }
             }
         }
+        Queues queues;
+        for (const auto& [inode, socket] : now) {
+            queues.unread += socket.unread;
+            queues.unsent += socket.unsent;
+        }
+        link.queues = queues;
         m_lastSockets = std::move(now);
     } else {
         m_lastSockets.reset();

@@ -94,9 +94,15 @@ private:
     bool worthPushing() const;
     /// BOINC's bytes on the link so far, down and up, from its sockets when they are known (else from its
     /// transfer counters), and the round trips of the sockets that moved data since the last sample.
+    /// Bytes in BOINC's sockets' buffers: received and unread, written and unacknowledged.
+    struct Queues {
+        double unread = 0.0;
+        double unsent = 0.0;
+    };
     struct LinkTraffic {
         std::optional<std::chrono::nanoseconds> receiveRtt;
         std::optional<std::chrono::nanoseconds> sendRtt;
+        std::optional<Queues> queues; ///< when the sockets are known
     };
     LinkTraffic countLinkBytes(const std::optional<std::vector<net::TcpSocketInfo>>& sockets);
 
@@ -106,6 +112,8 @@ private:
     std::optional<std::map<std::uint64_t, net::TcpSocketInfo>> m_lastSockets;
     std::uint64_t m_lastDownloaded = 0;
     std::uint64_t m_lastUploaded = 0;
+    std::optional<Queues> m_queuesAtStep; ///< at the controllers' last step
+    std::chrono::steady_clock::time_point m_stepTime;
     std::uint64_t m_downOnLink = 0;
     std::uint64_t m_upOnLink = 0;
     net::NiceRateController m_down;

@@ -111,9 +111,10 @@ TEST_CASE("the user's traffic cuts BOINC's download limit within seconds, and it
 namespace {
 
 /// One of BOINC's sockets as the kernel would report it.
-net::TcpSocketInfo boincSocket(double received, double acked = 0,
-                               std::chrono::milliseconds receiveRtt = 0ms) {
+net::TcpSocketInfo boincSocket(double received, double acked = 0, std::chrono::milliseconds receiveRtt = 0ms,
+                               double unread = 0) {
     net::TcpSocketInfo info;
+    info.unread = static_cast<std::uint32_t>(unread);
     info.inode = 4242;
     info.bytesReceived = static_cast<std::uint64_t>(received);
     info.bytesAcked = static_cast<std::uint64_t>(acked);
@@ -147,7 +148,7 @@ TEST_CASE("what fills BOINC's receive buffers is BOINC's traffic, not the user's
             BoincRateGovernor::Sample sample{
                 now, static_cast<std::uint64_t>(rx), 0, {transfer("wu.in", false, read)}, std::nullopt};
             if (withSockets) {
-                sample.sockets = std::vector{boincSocket(arrived)};
+                sample.sockets = std::vector{boincSocket(arrived, 0, 0ms, unread)};
             }
             if (auto pushed = governor.onSample(sample)) {
                 limit = pushed->down;
@@ -210,4 +211,34 @@ TEST_CASE("an upload counts when the peer acknowledges it, not when BOINC writes
     const auto& up = governor.upController().status();
     CHECK(up.ourRate == Approx(1e6).epsilon(0.01));
     CHECK(up.foregroundShare < 0.05);
+}
+
+TEST_CASE("while BOINC's receive buffers grow, it may read only what the controller allows less the growth",
+          "[BoincRates]") {
+    // The link is BOINC's alone at 10 MB/s, and 4 MB/s of it goes into a growing receive buffer: reading at
+    // the controller's rate would let BOINC's sender keep the link full. The limit pushed is the
+    // controller's rate less the growth, so the buffer fills and the link then carries what BOINC reads.
+    BoincRateGovernor governor;
+    auto now = std::chrono::steady_clock::time_point{} + 1h;
+    double rx = 0, received = 0, unread = 0;
+    for (int i = 0; i <= 20; ++i) {
+        received += 10e6;
+        unread += 4e6;
+        rx += 10e6 * 1.05;
+        governor.onSample(
+            {now, static_cast<std::uint64_t>(rx), 0, {}, std::vector{boincSocket(received, 0, 0ms, unread)}});
+        now += 1s;
+    }
+    const double rate = governor.downController().status().rate;
+    REQUIRE(rate > 4e6 + 16 * 1024);
+    CHECK(governor.wanted().down == Approx(rate - 4e6).epsilon(0.01));
+    // A full buffer (no growth) gives the controller's rate back.
+    for (int i = 0; i <= 4; ++i) {
+        received += 10e6;
+        rx += 10e6 * 1.05;
+        governor.onSample(
+            {now, static_cast<std::uint64_t>(rx), 0, {}, std::vector{boincSocket(received, 0, 0ms, unread)}});
+        now += 1s;
+    }
+    CHECK(governor.wanted().down == Approx(governor.downController().status().rate));
 }
