@@ -26,6 +26,9 @@ void TransferCounter::update(const std::vector<api::BoincTransfer>& transfers) {
 net::NiceRateOptions boincNiceRateOptions() {
     net::NiceRateOptions options;
     options.reserve.period = std::chrono::milliseconds{2000};
+    options.yieldAtOnce = true;
+    options.probeGain = 0.25;
+    options.probeInterval = std::chrono::seconds{4};
     return options;
 }
 

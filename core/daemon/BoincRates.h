@@ -39,10 +39,16 @@ struct TransferLimits {
     bool operator==(const TransferLimits&) const = default;
 };
 
-/// The nice rate controller for BOINC's transfers: the CPU's thesis controller on the link, as for nicer's
-/// own downloads, but with a period of 2 s rather than 0.5 s. BOINC can only be told a static limit, which
-/// its libcurl applies within a second or so; the controller must see the effect of one step before it
-/// takes the next, or it reads the old limit as the link's capacity.
+/**
+ * The nice rate controller for BOINC's transfers: the CPU's thesis controller on the link, as for nicer's
+ * own downloads, with three changes, each measured with bench/net's part (d) (docs/bench-net.md):
+ * - a period of 2 s rather than 0.5 s: BOINC can only be told a static limit, which its libcurl applies
+ *   within a second or so; the controller must see the effect of one step before it takes the next;
+ * - yieldAtOnce: a new limit reaches BOINC a period late, so when the user's traffic appears the rate is
+ *   capped at once at what it leaves rather than integrated down over several periods;
+ * - probes of 25% every 4 s once the start is over (10% every 10 s for nicer's downloads), so that BOINC,
+ *   slow to follow a probe, still finds an idle link within a minute.
+ */
 net::NiceRateOptions boincNiceRateOptions();
 
 /// How eagerly BoincRateGovernor changes BOINC's limits. Each change rewrites BOINC's override file and

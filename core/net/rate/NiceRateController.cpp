@@ -292,8 +292,14 @@ void NiceRateController::step(Clock::time_point now, double elapsed) {
         }
     }
 
+    double share = std::min(reserve.quota, m_delayShare);
+    if (o.yieldAtOnce && foreground > o.foregroundNoise * capacity) {
+        // The integral stays where it is (the next periods see the overload and bring it down); only the
+        // rate given out now leaves the user's traffic its room.
+        share = std::min(share, std::max(0.0, 1.0 - foregroundClaim - o.reserve.reserveBand));
+    }
     const double newCapacity = std::max({observedNow, m_ceiling, minCapacity()});
-    double rate = newCapacity * std::min(reserve.quota, m_delayShare) / overhead;
+    double rate = newCapacity * share / overhead;
     if (!std::isfinite(rate) || rate < o.minRate) {
         rate = o.minRate;
     }

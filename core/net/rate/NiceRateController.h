@@ -66,6 +66,10 @@ struct NiceRateOptions {
     double foregroundHeadroom = 0.25;
     /// Traffic that is not ours below this share of the capacity is noise, not the user.
     double foregroundNoise = 0.03;
+    /// When the user's traffic appears, cap our share at once at what it leaves (1 - (1 + h) f - band)
+    /// instead of waiting for the reserve controller to integrate down over several periods. For a
+    /// client that reacts to a new rate a period late (BOINC, told through its preferences file).
+    bool yieldAtOnce = false;
     /// The allowed rate never falls below this (payload bytes per second), so a download always advances.
     double minRate = 16.0 * 1024;
     /// A gap between two samples longer than this (a suspended machine, a stalled loop) restarts the

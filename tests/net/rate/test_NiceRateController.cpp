@@ -461,3 +461,19 @@ TEST_CASE("the same samples always give the same rates", "[nicerate]") {
     };
     CHECK(trace() == trace());
 }
+
+TEST_CASE("with yieldAtOnce the first period that sees the user's traffic leaves it its room", "[nicerate]") {
+    // A stream of 40% of the link appears. The reserve controller alone takes several periods to integrate
+    // down from its idle-link quota; yieldAtOnce caps the rate at once at what the stream leaves, less its
+    // headroom and the band: 1 - 1.25 x 0.4 - 0.05 = 0.45 of the link. No RTT, so only the counters decide.
+    const auto afterOnePeriod = [](bool yieldAtOnce) {
+        NiceRateOptions options;
+        options.yieldAtOnce = yieldAtOnce;
+        LinkModel link(withoutRtt(), options);
+        link.run(30);
+        link.run(0.5, Foreground::Fixed, 0.4 * link.params().capacity);
+        return link.allowed() / link.payloadCapacity();
+    };
+    CHECK(afterOnePeriod(true) <= 0.46);
+    CHECK(afterOnePeriod(false) > 0.6);
+}
