@@ -4,7 +4,10 @@
 #       connections, same Metalink) and curl (K HTTP/2 streams multiplexed on one connection);
 #   (b) the share a competing foreground download (one curl HTTP/1.1 flow) keeps, relative to its
 #       throughput alone, while nicer, nicer --nice, aria2c or curl-h2 download in the background;
-#   (c) mean completion time of heavy-tailed files with nicer --order srpt vs --order fifo.
+#   (c) mean completion time of heavy-tailed files with nicer --order srpt vs --order fifo;
+#   (d) the same foreground's share while the real BOINC client (Debian's boinc-client) downloads work units
+#       from the local test project (tests/boinc/project), with BOINC's defaults and under nicerd, whose
+#       nice rate controller sets BOINC's max_bytes_sec_down.
 # Ratios of medians over repetitions; runs are interleaved so that drift (other load on the machine) hits
 # every client alike.
 #
@@ -16,15 +19,19 @@
 #
 # Usage: bench/net/run.sh [--rate 100mbit] [--reps 3] [--loss 0] [--build DIR] [--streams 10]
 #                         [--buffer-ms 50] [--fg-seconds 10] [--warmup 3] [--total-mb 100]
-#                         [--cc cubic] [--only abc] [--out FILE] [--keep] [--hold]
+#                         [--cc cubic] [--only abc] [--boinc-warmup 20] [--out FILE] [--keep] [--hold]
 # --hold sets up the link, files and servers, prints how to reach them, and waits until interrupted.
-# Needs root (namespaces, tc, nft), nginx, nghttpd, aria2c, curl, nft, and `nicer fetch` in DIR/app/cli
-# (without it the nicer columns are skipped). Prints Markdown to stdout (and --out FILE); logs to stderr.
+# --boinc-warmup: (d) starts the foreground this many seconds after BOINC's downloads began.
+# Needs root (namespaces, tc), nginx, nghttpd, curl, openssl; aria2c for (a) and (b), nft for --loss, and
+# `nicer fetch` in DIR/app/cli (without it the nicer columns are skipped). (d) needs boinc, boinccmd, jq,
+# nsenter, python3 and, for its nicer row, DIR/app/daemon/nicerd, `nicer boinc` and a systemd user manager
+# (tests/harness/user-manager.sh starts one when none runs, and stops it again).
+# Prints Markdown to stdout (and --out FILE); logs to stderr.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 rate=100mbit reps=3 loss=0 build=$root/build streams=10 buffer_ms=50 fg_seconds=10 warmup=3 total_mb=100
-cc=cubic only=abc out="" keep="" hold=""
+cc=cubic only=abc out="" keep="" hold="" boinc_warmup=20
 while [[ $# -gt 0 ]]; do
     case $1 in
     --rate) rate=$2; shift 2 ;;
@@ -37,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     --warmup) warmup=$2; shift 2 ;;
     --total-mb) total_mb=$2; shift 2 ;;
     --cc) cc=$2; shift 2 ;;
+    --boinc-warmup) boinc_warmup=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --keep) keep=1; shift ;;
@@ -50,13 +58,22 @@ log() { echo "bench-net: $*" >&2; }
 die() { log "$*"; exit 1; }
 
 [[ $EUID -eq 0 ]] || die "needs root for network namespaces, tc and nft: run it with sudo"
-for tool in ip tc nft nginx nghttpd aria2c curl openssl sha256sum awk; do
-    command -v "$tool" >/dev/null || die "'$tool' is missing: apt-get install iproute2 nftables nginx-light nghttp2-server aria2 curl"
-done
 [[ $rate =~ ^[0-9]+(k|m|g)bit$ ]] || die "--rate '$rate' must look like 20mbit, 100mbit or 1gbit"
 [[ $loss =~ ^[0-9]+$ && $loss -lt 100 ]] || die "--loss '$loss' must be a whole percentage below 100"
 [[ $streams =~ ^[1-9][0-9]*$ ]] || die "--streams '$streams' must be a positive number"
-[[ $only =~ ^[abc]+$ ]] || die "--only '$only' must be made of a, b and c"
+[[ $only =~ ^[abcd]+$ ]] || die "--only '$only' must be made of a, b, c and d"
+[[ $boinc_warmup =~ ^[0-9]+$ && $boinc_warmup -ge 5 ]] || die "--boinc-warmup '$boinc_warmup' must be whole seconds, at least 5"
+# The tools each part needs, with the Debian package that has them.
+declare -A package=([ip]=iproute2 [tc]=iproute2 [nginx]=nginx-light [nghttpd]=nghttp2-server [curl]=curl
+    [openssl]=openssl [sha256sum]=coreutils [awk]=mawk [aria2c]=aria2 [nft]=nftables [boinc]=boinc-client
+    [boinccmd]=boinc-client [nsenter]=util-linux [jq]=jq [systemctl]=systemd)
+tools="ip tc nginx nghttpd curl openssl sha256sum awk"
+if [[ $only == *[ab]* ]]; then tools+=" aria2c"; fi
+if [[ $loss -gt 0 ]]; then tools+=" nft"; fi
+if [[ $only == *d* ]]; then tools+=" boinc boinccmd nsenter jq systemctl"; fi
+for tool in $tools; do
+    command -v "$tool" >/dev/null || die "'$tool' is missing: apt-get install ${package[$tool]}"
+done
 
 nicer=$build/app/cli/nicer
 have_nicer=""
@@ -79,8 +96,43 @@ work=$(mktemp -d /tmp/nicer-bench-net.XXXXXX)
 pids=()
 
 saved_allowed=""
+# (d): what the current BOINC run has running (a PID, or empty), and whether this script started the user manager.
+d_dir="" d_server="" d_boinc="" d_nicerd="" d_sampler="" um_started=""
+slice=nicerbench$id.slice # nicerd's slice in (d): no dash, so not below nicer.slice, which others may use
+# Stops what the current (d) run has running, gracefully first, and removes its files.
+d_stop() {
+    local i
+    if [[ -n $d_sampler ]]; then
+        kill "$d_sampler" 2>/dev/null || true
+        wait "$d_sampler" 2>/dev/null || true
+        d_sampler=""
+    fi
+    if [[ -n $d_nicerd ]]; then
+        # On SIGTERM nicerd stops its workload (the BOINC client) and its slice, and puts BOINC's override back.
+        kill -TERM "$d_nicerd" 2>/dev/null || true
+        for ((i = 0; i < 300; i++)); do kill -0 "$d_nicerd" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$d_nicerd" 2>/dev/null || true
+        wait "$d_nicerd" 2>/dev/null || true
+        d_nicerd=""
+        systemctl --user stop "$slice" 2>/dev/null || true
+    fi
+    if [[ -n $d_boinc ]]; then
+        boinc_rpc --quit >/dev/null 2>&1 || true
+        for ((i = 0; i < 150; i++)); do kill -0 "$d_boinc" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$d_boinc" 2>/dev/null || true
+        wait "$d_boinc" 2>/dev/null || true
+        d_boinc=""
+    fi
+    if [[ -n $d_server ]]; then
+        kill "$d_server" 2>/dev/null || true
+        wait "$d_server" 2>/dev/null || true
+        d_server=""
+    fi
+    if [[ -n $d_dir ]]; then rm -rf "$d_dir"; d_dir=""; fi
+}
 cleanup() {
     local pid
+    d_stop
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     # Anything still running inside our namespaces was started by this script.
@@ -91,6 +143,7 @@ cleanup() {
         fi
     done
     if [[ -n $saved_allowed ]]; then echo "$saved_allowed" >/proc/sys/net/ipv4/tcp_allowed_congestion_control; fi
+    if [[ -n $um_started ]]; then "$root/tests/harness/user-manager.sh" stop 2>/dev/null || true; fi
     if [[ -z $keep ]]; then rm -rf "$work"; else log "kept $work"; fi
 }
 trap cleanup EXIT
@@ -370,7 +423,170 @@ contended() { # CLIENT
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0) printf "%.3f", a / b; else print "n/a" }'; }
+mib() { awk -v v="$1" 'BEGIN { if (v == v + 0) printf "%.1f", v / 1048576; else print "n/a" }'; }
 mbps() { awk -v v="$1" 'BEGIN { if (v == v + 0) printf "%.2f", v * 8 / 1e6; else print "n/a" }'; }
+
+# ---------------------------------------------------------------------------------------------- (d) BOINC
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
+project=$root/tests/boinc/project/boinc_test_project.py
+project_port=8090 rpc_port=31420 authenticator=nicertest_authenticator
+# Copies of nicerd and nicer, taken at the start of (d), so that a rebuild of DIR during the run changes nothing.
+nicerd_d=$work/bin/nicerd nicer_d=$work/bin/nicer
+
+# boinccmd against the client of the current run, in the client namespace (never hangs on a frozen client).
+boinc_rpc() {
+    in_c timeout 10 boinccmd --host "localhost:$rpc_port" --passwd "$(cat "$d_dir/client/gui_rpc_auth.cfg")" "$@"
+}
+boinc_answers() { [[ -s $d_dir/client/gui_rpc_auth.cfg ]] && boinc_rpc --get_cc_status >/dev/null 2>&1; }
+# nicerd's view of its BOINC client (`nicer boinc --json`), or {} while it does not answer.
+nicer_boinc() { timeout 10 "$nicer_d" boinc --json 2>/dev/null || echo '{}'; }
+# The nicerd on the session bus is this run's, and its BOINC client answers.
+nicerd_boinc_running() {
+    kill -0 "$d_nicerd" 2>/dev/null || die "(d) nicerd ended; see $work/logs/d-nicer-*.log"
+    timeout 10 "$nicer_d" status --json 2>/dev/null | jq -e --arg d "$d_dir/client" '.workload | index($d)' >/dev/null &&
+        [[ $(nicer_boinc | jq -r .state) == running ]]
+}
+# At least one of BOINC's downloads moves bytes.
+boinc_downloading() { # MODE
+    if [[ $1 == nicer ]]; then
+        nicer_boinc | jq -e '[.transfers[]? | select((.upload | not) and .state == "active" and .bytes_done > 0)] | length > 0' >/dev/null
+    else
+        boinc_rpc --get_file_transfers 2>/dev/null | grep -q 'xfer active: yes'
+    fi
+}
+
+# wait_until SECONDS WHAT COMMAND... : polls COMMAND every half second; dies naming WHAT after SECONDS.
+wait_until() {
+    local limit=$1 what=$2 deadline=$((SECONDS + $1))
+    shift 2
+    until "$@"; do
+        [[ $SECONDS -lt $deadline ]] || die "(d) $what did not happen within ${limit}s; see $work/logs"
+        sleep 0.5
+    done
+}
+
+# The machine's idle CPU share over one second (/proc/stat).
+cpu_idle_share() {
+    local a b
+    a=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+    sleep 1
+    b=$(awk '/^cpu / { print $5 + $6, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat)
+    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); print (y[1] - x[1]) / (y[2] - x[2]) }'
+}
+# nicerd holds (freezes) its work, the BOINC client with its transfers, while the user's programs need every
+# CPU: another build on the machine would stop BOINC for reasons that have nothing to do with the link. So each
+# run waits (up to a minute) for the CPUs to be at least 80% idle; the held column shows what happened anyway.
+wait_quiet_cpu() {
+    local i
+    for ((i = 0; i < 60; i++)); do
+        [[ $(awk -v s="$(cpu_idle_share)" 'BEGIN { print (s >= 0.8) }') == 1 ]] && return 0
+        if ((i % 10 == 0)); then log "(d) waiting for the CPUs to be idle (other load on the machine)"; fi
+    done
+    log "warning: the CPUs stayed busy for a minute; measuring anyway (see the held column)"
+}
+
+# BOINC's download connections (to the project's port) in the client namespace: "unread_bytes buffer_bytes",
+# the data the kernel has received that the client has not read yet (Recv-Q) and the receive buffers' sizes
+# (skmem rb, grown by TCP's receive-buffer autotuning), summed over the connections.
+# shellcheck disable=SC2016 # awk program, not shell
+boinc_sockets() {
+    in_c ss -tnm "( dport = :$project_port )" | awk '
+        $1 == "ESTAB" { q += $2 }
+        match($0, /rb[0-9]+/) { b += substr($0, RSTART + 2, RLENGTH - 2) }
+        END { printf "%.0f %.0f\n", q, b }'
+}
+# Every second until killed: "time rx_bytes state limit boinc_bytes unread_bytes buffer_bytes", where state
+# and limit (nicer's max_down_rate, bytes/s) are nicerd's ("-" and 0 with BOINC's defaults), boinc_bytes the
+# bytes BOINC's downloads have read so far (get_file_transfers), and the last two boinc_sockets'.
+sample_boinc() { # MODE
+    local mode=$1 json
+    while :; do
+        if [[ $mode == nicer ]]; then
+            json=$(nicer_boinc)
+            echo "$(now) $(rx_bytes) $(jq -r '[.state // "-", .max_down_rate // 0,
+                ([.transfers[]? | select(.upload | not) | .bytes_done] | add // 0)] | map(tostring) | join(" ")' <<<"$json") $(boinc_sockets)"
+        else
+            echo "$(now) $(rx_bytes) - 0 $(boinc_rpc --get_file_transfers 2>/dev/null |
+                awk '/bytes_xferred:/ { s += $2 } END { printf "%.0f", s }') $(boinc_sockets)"
+        fi
+        sleep 1
+    done
+}
+
+# One run: the project server, a fresh BOINC client attached to it (MODE defaults: BOINC alone; nicer: under
+# nicerd), BOINC's downloads under way for --boinc-warmup seconds, then the foreground. Prints
+# "fg_rate boinc_before boinc_during limit_at_start limit_median limit_at_end held_polls polls buffers_at_start"
+# (bytes/s; buffers: BOINC's receive buffers when the foreground starts, bytes).
+boinc_run() { # MODE REP
+    local mode=$1 rep=$2 url log trace t0 t1 t2 b0 b1 b2 fg attached
+    log=$work/logs/d-$mode-$rep.log trace=$work/logs/d-$mode-$rep.trace
+    quiet_client_namespace
+    wait_quiet_cpu
+    d_dir=$work/boinc-run
+    rm -rf "$d_dir" && mkdir -p "$d_dir/project" "$d_dir/client" "$d_dir/nicerd/data"
+    # Work units far larger than the run can move: no download ends, so no task starts computing, and the
+    # CPUs stay free for the link's work.
+    ip netns exec "$ns_s" "$python" "$project" --host "$server_ip" --port "$project_port" --dir "$d_dir/project" \
+        --workunits 4 --input-bytes "$input_bytes" --input-content zeros --task-seconds 3600 \
+        --url-file "$d_dir/url" -q </dev/null >/dev/null 2>>"$log" &
+    d_server=$!
+    wait_until 60 "the project server's start" test -s "$d_dir/url"
+    url=$(cat "$d_dir/url")
+    "$python" "$project" prepare-client --boinc-dir "$d_dir/client" --url "$url" --task-seconds 3600 \
+        --client-config >>"$log" 2>&1 || die "(d) prepare-client failed; see $log"
+    if [[ $mode == nicer ]]; then
+        if timeout 10 "$nicer_d" status >/dev/null 2>&1; then
+            die "(d) another nicerd answers on the session bus ($DBUS_SESSION_BUS_ADDRESS); stop it first"
+        fi
+        # nicerd in the client namespace (nsenter: only the network namespace; `ip netns exec` would also
+        # remount /sys and hide the cgroups), so that it reads that namespace's /proc/net/dev and reaches the
+        # client's GUI RPC on its loopback. Its units are started by the user manager, in the host's
+        # namespace: the wrapper puts the client into the client namespace.
+        XDG_STATE_HOME=$d_dir/nicerd XDG_CONFIG_HOME=$d_dir/nicerd XDG_DATA_HOME=$d_dir/nicerd/data \
+            nsenter --net="/run/netns/$ns_c" "$nicerd_d" --instances 1 --slice "$slice" -- \
+            ip netns exec "$ns_c" boinc --dir "$d_dir/client" --gui_rpc_port "$rpc_port" </dev/null >>"$log" 2>&1 &
+        d_nicerd=$!
+        wait_until 90 "nicerd's BOINC client answering" nicerd_boinc_running
+        timeout 120 "$nicer_d" boinc attach "$url" "$authenticator" >>"$log" 2>&1 ||
+            die "(d) nicer boinc attach failed; see $log"
+    else
+        ip netns exec "$ns_c" boinc --dir "$d_dir/client" --gui_rpc_port "$rpc_port" </dev/null >>"$log" 2>&1 &
+        d_boinc=$!
+        wait_until 60 "BOINC answering GUI RPC" boinc_answers
+        boinc_rpc --project_attach "$url" "$authenticator" >>"$log" 2>&1 || die "(d) the attach failed; see $log"
+    fi
+    attached=$SECONDS
+    wait_until 120 "BOINC's downloads" boinc_downloading "$mode"
+    log "(d) rep $rep $mode: BOINC downloading $((SECONDS - attached)) s after the attach; foreground in ${boinc_warmup} s"
+    sample_boinc "$mode" >"$trace" &
+    d_sampler=$!
+    sleep $((boinc_warmup - 5))
+    t0=$(now) b0=$(rx_bytes)
+    sleep 5
+    t1=$(now) b1=$(rx_bytes)
+    fg=$(foreground)
+    t2=$(now) b2=$(rx_bytes)
+    boinc_downloading "$mode" || log "warning: BOINC's downloads had stopped by the end of the window"
+    kill "$d_sampler" 2>/dev/null || true
+    wait "$d_sampler" 2>/dev/null || true
+    d_sampler=""
+    d_stop
+    # Interface bytes scaled to payload (1448 of 1514 bytes per full frame), as in (b); the limits and the
+    # held polls from the samples inside the window (the limit at its start: the last sample before it).
+    awk -v f="$fg" -v t0="$t0" -v t1="$t1" -v t2="$t2" -v b0="$b0" -v b1="$b1" -v b2="$b2" '
+        function median(a, n,   i, j, t) {
+            for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+            return n == 0 ? 0 : (n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2)
+        }
+        $1 < t1 { start = $4; buffers = $7 }
+        $1 >= t1 && $1 <= t2 { n++; lim[n] = $4; last = $4; held += ($3 == "held") }
+        END {
+            before = (b1 - b0) / (t1 - t0) * 1448 / 1514
+            during = (b2 - b1) / (t2 - t1) * 1448 / 1514 - f; if (during < 0) during = 0
+            printf "%s %.0f %.0f %.0f %.0f %.0f %d %d %.0f\n", f, before, during, start, median(lim, n), last, held, n, buffers
+        }' "$trace"
+}
 
 # ---------------------------------------------------------------------------------------------- the run
 setup_link
@@ -385,7 +601,8 @@ bench-net: holding. Client namespace $ns_c, server namespace $ns_s ($server_ip),
   ip netns exec $ns_c curl -o /dev/null http://$server_ip/foreground.bin
 Manifests: $work/{idle,bg,tail}-{h2,h1}.meta4, tail-nghttpd.meta4. Interrupt (kill $$) to clean up.
 EOF
-    while :; do sleep 3600 & wait $!; done # wait, unlike sleep, lets the trap run at once
+    # wait, unlike sleep, lets the trap run at once; the sleep is in pids so that the cleanup ends it too
+    while :; do sleep 3600 & pids+=($!); wait $!; done
 fi
 
 report=$work/report.md
@@ -500,6 +717,76 @@ if [[ $only == *c* ]]; then
             echo
         } >>"$report"
     fi
+fi
+
+if [[ $only == *d* ]]; then
+    # Four work units, each larger than BOINC alone at full link speed can move in a run (from its first byte to
+    # the end of the foreground window, plus 30 s): no download ends, so no task starts and none uploads.
+    input_bytes=$(awk -v b="$rate_bytes" -v t=$((boinc_warmup + fg_seconds + 30)) \
+        'BEGIN { m = 1048576; printf "%.0f", (int(b * t / m) + 1) * m }')
+    modes=defaults
+    if [[ ! -x $build/app/daemon/nicerd ]] || ! "$build/app/cli/nicer" boinc --help >/dev/null 2>&1; then
+        log "(d) no nicerd or no 'nicer boinc' in $build (build the nicerd and nicer targets): the nicer row is skipped"
+    else
+        mkdir -p "$work/bin"
+        cp "$build/app/daemon/nicerd" "$build/app/cli/nicer" "$work/bin/"
+        if um_env=$("$root/tests/harness/user-manager.sh" start 2>"$work/logs/user-manager.log"); then
+            eval "$um_env"
+            grep -q 'already reachable' "$work/logs/user-manager.log" || um_started=1
+            modes+=" nicer"
+        else
+            log "(d) no systemd user manager (see $work/logs/user-manager.log): the nicer row is skipped"
+        fi
+    fi
+    declare -A dfg=() dbefore=() dduring=() dstart=() dmedian=() dend=() dheld=() dbuf=()
+    dsolo=""
+    for ((r = 1; r <= reps; r++)); do
+        quiet_client_namespace
+        foreground >"$work/result"
+        read -r s <"$work/result"
+        dsolo+="$s "
+        log "(d) rep $r foreground alone: $(mbps "$s") Mbit/s"
+        for m in $modes; do
+            boinc_run "$m" "$r" >"$work/result"
+            read -r f bb bd ls lm le h n buf <"$work/result"
+            dfg[$m]+="$f " dbefore[$m]+="$bb " dduring[$m]+="$bd " dstart[$m]+="$ls " dmedian[$m]+="$lm " dend[$m]+="$le "
+            dheld[$m]+="$h/$n " dbuf[$m]+="$buf "
+            lim=""
+            if [[ $m == nicer ]]; then lim=", nicer's limit $(mbps "$ls") -> $(mbps "$lm") (median) -> $(mbps "$le") Mbit/s, held $h of $n polls"; fi
+            log "(d) rep $r BOINC $m: foreground $(mbps "$f") Mbit/s ($(ratio "$f" "$s") of alone); BOINC $(mbps "$bb") Mbit/s before," \
+                "$(mbps "$bd") meanwhile, receive buffers $(mib "$buf") MiB at the start$lim"
+        done
+    done
+    ms=$(echo "$dsolo" | tr ' ' '\n' | grep . | median)
+    {
+        echo "#### (d) BOINC's downloads and a competing foreground download (curl, one HTTP/1.1 connection, ${fg_seconds} s, started ${boinc_warmup} s after BOINC's downloads began)"
+        echo
+        echo "BOINC $(boinc --version | cut -d' ' -f1) downloads 4 work units of $((input_bytes / 1048576)) MiB from the local test project" \
+            "(two transfers at a time, HTTP/1.1, zeros); \"before\" is BOINC's rate in the 5 s before the foreground starts, with the link to itself."
+        echo
+        echo "Foreground alone: $(mbps "$ms") Mbit/s (median of: $(for v in $dsolo; do mbps "$v"; printf ' '; done | sed 's/ $//'))."
+        echo
+        echo "| BOINC | foreground Mbit/s | foreground kept (vs alone) | runs (kept) | BOINC Mbit/s before | BOINC Mbit/s meanwhile | BOINC's receive buffers at the start, MiB (runs) | nicer's limit Mbit/s: at start, median, at end | held polls (runs) |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+        for m in $modes; do
+            mf=$(echo "${dfg[$m]}" | tr ' ' '\n' | grep . | median)
+            runs=$(for v in ${dfg[$m]}; do ratio "$v" "$ms"; printf ' '; done)
+            mb=$(echo "${dbefore[$m]}" | tr ' ' '\n' | grep . | median)
+            md=$(echo "${dduring[$m]}" | tr ' ' '\n' | grep . | median)
+            if [[ $m == nicer ]]; then
+                name="under nicer"
+                lim="$(mbps "$(echo "${dstart[$m]}" | tr ' ' '\n' | grep . | median)"),"
+                lim+=" $(mbps "$(echo "${dmedian[$m]}" | tr ' ' '\n' | grep . | median)"),"
+                lim+=" $(mbps "$(echo "${dend[$m]}" | tr ' ' '\n' | grep . | median)")"
+                held=${dheld[$m]% }
+            else
+                name="defaults" lim="none" held=""
+            fi
+            bufs=$(for v in ${dbuf[$m]}; do mib "$v"; printf ' '; done)
+            echo "| $name | $(mbps "$mf") | $(ratio "$mf" "$ms") | ${runs% } | $(mbps "$mb") | $(mbps "$md") | ${bufs% } | $lim | $held |"
+        done
+        echo
+    } >>"$report"
 fi
 
 cat "$report"
