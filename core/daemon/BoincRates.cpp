@@ -59,8 +59,8 @@ std::optional<TransferLimits> BoincRateGovernor::onSample(const Sample& sample) 
     if (link.queues && m_queuesAtStep) {
         const double seconds = std::chrono::duration<double>(sample.time - m_stepTime).count();
         if (seconds > 0.0) {
-            downGrowth = (static_cast<double>(link.queues->unread) - m_queuesAtStep->unread) / seconds;
-            upGrowth = (static_cast<double>(link.queues->unsent) - m_queuesAtStep->unsent) / seconds;
+            downGrowth = (link.queues->unread - m_queuesAtStep->unread) / seconds;
+            upGrowth = (link.queues->unsent - m_queuesAtStep->unsent) / seconds;
         }
     }
     m_queuesAtStep = link.queues;

@@ -98,8 +98,6 @@ public:
 
 private:
     bool worthPushing() const;
-    /// BOINC's bytes on the link so far, down and up, from its sockets when they are known (else from its
-    /// transfer counters), and the round trips of the sockets that moved data since the last sample.
     /// Bytes in BOINC's sockets' buffers: received and unread, written and unacknowledged.
     struct Queues {
         double unread = 0.0;
@@ -110,6 +108,9 @@ private:
         std::optional<std::chrono::nanoseconds> sendRtt;
         std::optional<Queues> queues; ///< when the sockets are known
     };
+    /// Adds BOINC's bytes on the link since the last sample, down and up, from its sockets when they are
+    /// known (else from its transfer counters); returns the round trips of the sockets that moved data since
+    /// the last sample, and the sockets' queues.
     LinkTraffic countLinkBytes(const std::optional<std::vector<net::TcpSocketInfo>>& sockets);
 
     BoincRateOptions m_options;
