@@ -82,7 +82,8 @@ TEST_CASE("sock_diag lists this process's sockets with their inodes, listeners l
     CHECK(tcpSocketsOf({999999999}).value().empty());
 }
 
-TEST_CASE("bytes that wait unread count as received; bytes sent count once acknowledged", "[TcpSockets]") {
+TEST_CASE("bytes that wait unread count as received, and bytes sent count once acknowledged",
+          "[TcpSockets]") {
     const LoopbackPair pair;
     const auto clientInode = inodeOf(pair.client);
     const auto serverInode = inodeOf(pair.server);
