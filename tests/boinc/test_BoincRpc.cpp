@@ -7,6 +7,7 @@
 #include "FreePort.h"
 #include "Poll.h"
 #include "Skip.h"
+#include "TempDir.h"
 #include "boinc/BoincRpc.h"
 #include "boinc/FakeGuiRpcServer.h"
 #include "boinc/GlobalPrefsOverride.h"
@@ -215,17 +216,7 @@ TEST_CASE("BoincRpc's project and account manager operations escape their values
 
 namespace {
 
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::string name = (std::filesystem::temp_directory_path() / "nicer-boinc-XXXXXX").string();
-        REQUIRE(mkdtemp(name.data()) != nullptr);
-        path = name;
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-};
+using test::TempDir;
 
 // The real client, started by the test; killed if the test ends before it has exited.
 class BoincProcess {

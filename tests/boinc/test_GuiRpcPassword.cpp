@@ -1,3 +1,4 @@
+#include "TempDir.h"
 #include "boinc/GuiRpcPassword.h"
 
 #include <catch2/catch.hpp>
@@ -12,17 +13,7 @@ using namespace nicer::boinc;
 
 namespace {
 
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::string name = (std::filesystem::temp_directory_path() / "nicer-guirpc-XXXXXX").string();
-        REQUIRE(mkdtemp(name.data()) != nullptr);
-        path = name;
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-};
+using test::TempDir;
 
 } // namespace
 

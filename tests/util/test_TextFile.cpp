@@ -1,3 +1,4 @@
+#include "TempDir.h"
 #include "util/TextFile.h"
 
 #include <catch2/catch.hpp>
@@ -11,18 +12,7 @@ using namespace nicer;
 
 namespace {
 
-// A directory of its own under the temp dir, removed with the object.
-struct TempDir {
-    std::filesystem::path path;
-    TempDir() {
-        std::string name = (std::filesystem::temp_directory_path() / "nicer-textfile-XXXXXX").string();
-        REQUIRE(mkdtemp(name.data()) != nullptr);
-        path = name;
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-};
+using test::TempDir;
 
 } // namespace
 
