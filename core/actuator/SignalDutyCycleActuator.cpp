@@ -20,7 +20,8 @@ SignalDutyCycleActuator::create(sd_event* event, systemd::CgroupLayout layout, s
     if (!slotTimer) {
         return Error{"cannot set up the duty-cycle timers: " + slotTimer.error().message};
     }
-    auto stopTimer = sd::Timer::create(event, [raw] { raw->signalAll(SIGSTOP); });
+    auto stopTimer =
+        sd::Timer::create(event, [raw] { (void)raw->m_layout.signalAll(raw->m_cgroup, SIGSTOP); });
     if (!stopTimer) {
         return Error{"cannot set up the duty-cycle timers: " + stopTimer.error().message};
     }
@@ -55,17 +56,6 @@ Result<void> SignalDutyCycleActuator::apply(double quota, int cpuCount) {
     return {};
 }
 
-int SignalDutyCycleActuator::signalAll(int signal) {
-    const auto pids = m_layout.readPids(m_cgroup);
-    if (!pids) {
-        return 0;
-    }
-    for (const pid_t pid : *pids) {
-        ::kill(pid, signal);
-    }
-    return static_cast<int>(pids->size());
-}
-
 void SignalDutyCycleActuator::onSlot() {
     // The next slot is armed first, so that a failure below cannot end the cycle.
     m_slotTimer.armIn(m_slot);
@@ -96,7 +86,7 @@ Result<void> SignalDutyCycleActuator::release() {
     m_stopTimer.disarm();
     m_released = true;
     m_duty = 1.0;
-    signalAll(SIGCONT);
+    (void)m_layout.signalAll(m_cgroup, SIGCONT);
     return {};
 }
 

@@ -32,7 +32,6 @@ public:
 private:
     SignalDutyCycleActuator(systemd::CgroupLayout layout, std::string cgroup, std::chrono::milliseconds slot);
     void onSlot();
-    int signalAll(int signal);
 
     systemd::CgroupLayout m_layout;
     std::string m_cgroup;

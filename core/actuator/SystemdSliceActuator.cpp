@@ -70,6 +70,25 @@ SystemdSliceActuator::SystemdSliceActuator(systemd::UnitManager& units, systemd:
     , m_cgroup(std::move(cgroup)) {}
 
 Result<void> SystemdSliceActuator::apply(double quota, int cpuCount) {
+    if (auto applied = applyThroughSystemd(quota, cpuCount); !applied) {
+        // SIGSTOP every period of the outage: processes started since (restarts) stop too.
+        auto held = m_layout.signalAll(m_cgroup, SIGSTOP);
+        m_heldWithoutSystemd = held.ok();
+        return Error{applied.error().message +
+                     (held ? "; the work is held (SIGSTOP) until systemd answers again"
+                           : "; the work could not be held either: " + held.error().message)};
+    }
+    if (m_heldWithoutSystemd) {
+        // The cap (or systemd's freeze) is in place again before the processes continue.
+        if (auto resumed = m_layout.signalAll(m_cgroup, SIGCONT); !resumed) {
+            return resumed.error();
+        }
+        m_heldWithoutSystemd = false;
+    }
+    return {};
+}
+
+Result<void> SystemdSliceActuator::applyThroughSystemd(double quota, int cpuCount) {
     if (quota <= 0.0) {
         return freeze();
     }
@@ -137,6 +156,10 @@ Result<std::uint64_t> SystemdSliceActuator::workCpuNSec() {
 }
 
 Result<void> SystemdSliceActuator::release() {
+    if (m_heldWithoutSystemd) {
+        (void)m_layout.signalAll(m_cgroup, SIGCONT);
+        m_heldWithoutSystemd = false;
+    }
     return m_frozen ? thaw() : Result<void>{};
 }
 

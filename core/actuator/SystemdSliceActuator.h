@@ -14,6 +14,11 @@ namespace nicer::actuator {
  * CPUWeight "idle" (or the minimum weight) so that the work also loses every contention with the user's
  * programs. Quota 0 freezes the slice: FreezeUnit where systemd supports it, else the kernel's cgroup.freeze
  * on the v2 tree, else SIGSTOP/SIGCONT through KillUnit (cgroup v1 without a v2 tree).
+ *
+ * Fail-safe: when systemd cannot be reached to change the cap (the session bus restarting, the user manager
+ * re-executing), the work is held with SIGSTOP sent straight to the slice's processes, which needs no bus,
+ * and thawed with SIGCONT once a later apply() reaches systemd again. An unchanged quota needs no call, so
+ * the kernel keeps enforcing it through an outage; only a change that cannot be made holds the work.
  */
 class SystemdSliceActuator final : public QuotaActuator {
 public:
@@ -25,16 +30,19 @@ public:
     std::string name() const override { return "systemd-slice"; }
     Result<void> apply(double quota, int cpuCount) override;
     Result<std::uint64_t> workCpuNSec() override;
-    bool frozen() const override { return m_frozen; }
+    bool frozen() const override { return m_frozen || m_heldWithoutSystemd; }
     Result<void> release() override;
 
     const std::string& cgroup() const { return m_cgroup; }
     /// How the slice is frozen here: "systemd", "cgroup.freeze" or "SIGSTOP" (known after the first freeze).
     const std::string& freezeMethod() const { return m_freezeMethod; }
+    /// True while the work is held by the fail-safe (systemd could not be reached at the last apply()).
+    bool heldWithoutSystemd() const { return m_heldWithoutSystemd; }
 
 private:
     SystemdSliceActuator(systemd::UnitManager& units, systemd::CgroupLayout layout, std::string slice,
                          std::string cgroup);
+    Result<void> applyThroughSystemd(double quota, int cpuCount);
     Result<void> freeze();
     Result<void> thaw();
 
@@ -45,6 +53,7 @@ private:
     std::uint64_t m_appliedUSec = 0;
     bool m_frozen = false;
     std::string m_freezeMethod;
+    bool m_heldWithoutSystemd = false;
 };
 
 } // namespace nicer::actuator

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <fcntl.h>
 #include <system_error>
 #include <unistd.h>
@@ -348,6 +349,17 @@ Result<std::vector<pid_t>> CgroupLayout::readPids(std::string_view cgroup) const
     std::sort(pids.begin(), pids.end());
     pids.erase(std::unique(pids.begin(), pids.end()), pids.end());
     return pids;
+}
+
+Result<int> CgroupLayout::signalAll(std::string_view cgroup, int signal) const {
+    auto pids = readPids(cgroup);
+    if (!pids) {
+        return pids.error();
+    }
+    for (const pid_t pid : *pids) {
+        ::kill(pid, signal);
+    }
+    return static_cast<int>(pids->size());
 }
 
 } // namespace nicer::systemd

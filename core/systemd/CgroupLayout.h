@@ -50,6 +50,8 @@ public:
     /// PIDs of every process in @p cgroup and all its descendants (from the v2 tree, else the name=systemd
     /// v1 tree).
     Result<std::vector<pid_t>> readPids(std::string_view cgroup) const;
+    /// Sends @p signal to every process readPids() lists (no systemd involved); returns how many there were.
+    Result<int> signalAll(std::string_view cgroup, int signal) const;
 
 private:
     std::optional<std::filesystem::path> m_unified;

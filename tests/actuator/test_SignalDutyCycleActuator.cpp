@@ -1,5 +1,6 @@
 #include "EventLoop.h"
 #include "actuator/SignalDutyCycleActuator.h"
+#include "fakes/ChildProcess.h"
 #include "fakes/FakeCgroupTree.h"
 #include "sd/Timer.h"
 
@@ -18,36 +19,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// A real process (sleep 30) for the actuator to stop and continue; killed and reaped at the end.
-class Child {
-public:
-    Child() {
-        m_pid = ::fork();
-        REQUIRE(m_pid >= 0);
-        if (m_pid == 0) {
-            ::execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
-            ::_exit(127);
-        }
-    }
-    ~Child() {
-        ::kill(m_pid, SIGKILL);
-        ::waitpid(m_pid, nullptr, 0);
-    }
-    Child(const Child&) = delete;
-    Child& operator=(const Child&) = delete;
-    pid_t pid() const { return m_pid; }
-
-    /// The state letter of /proc/<pid>/stat: 'T' when stopped, 'S' or 'R' when running.
-    char state() const {
-        std::ifstream in("/proc/" + std::to_string(m_pid) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        const auto close = text.rfind(')');
-        return close == std::string::npos || close + 2 >= text.size() ? '?' : text[close + 2];
-    }
-
-private:
-    pid_t m_pid = -1;
-};
+using Child = test::ChildProcess;
 
 // A fake v2 tree whose cgroup /work.slice holds @p pid.
 systemd::CgroupLayout layoutWith(const test::FakeCgroupTree& tree, pid_t pid) {

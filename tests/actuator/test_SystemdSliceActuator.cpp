@@ -1,4 +1,6 @@
+#include "Poll.h"
 #include "actuator/SystemdSliceActuator.h"
+#include "fakes/ChildProcess.h"
 #include "fakes/FakeCgroupTree.h"
 #include "fakes/FakeUnitManager.h"
 
@@ -421,4 +423,58 @@ TEST_CASE("release() thaws a frozen slice and does nothing to a running one", "[
         CHECK(kills.back().signal == SIGCONT);
         CHECK_FALSE(actuator->frozen());
     }
+}
+
+TEST_CASE("when systemd cannot be reached, the work is held with SIGSTOP until it answers again",
+          "[SystemdSliceActuator][failsafe]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    const nicer::test::ChildProcess work;
+    auto layout = hybridLayout(tree);
+    tree.write("unified/nicer.slice/cgroup.procs", std::to_string(work.pid()) + "\n");
+    const auto actuator = createActuator(units, std::move(layout));
+    REQUIRE(actuator->apply(0.5, 2).ok());
+    CHECK(work.state() != 'T');
+
+    // The bus is gone: neither the cap nor systemd's freezer can be changed.
+    for (const char* method : {"setUnitProperties", "freezeUnit", "thawUnit", "killUnit"}) {
+        units.fail(method, "Connection reset by peer");
+    }
+    // (A freeze in this outage goes through cgroup.freeze, which needs no bus either.)
+    const auto applied = actuator->apply(0.3, 2);
+    REQUIRE_FALSE(applied.ok());
+    CHECK_THAT(applied.error().message,
+               Catch::Contains("Connection reset by peer") && Catch::Contains("the work is held (SIGSTOP)"));
+    CHECK(actuator->heldWithoutSystemd());
+    CHECK(actuator->frozen());
+    CHECK(nicer::test::pollUntil([&] { return work.state() == 'T'; }, std::chrono::seconds(10),
+                                 std::chrono::milliseconds(5)));
+
+    // An unchanged quota needs no call, but the hold lasts until systemd has answered.
+    for (const char* method : {"setUnitProperties", "freezeUnit", "thawUnit", "killUnit"}) {
+        units.clearFailure(method);
+    }
+    REQUIRE(actuator->apply(0.4, 2).ok());
+    CHECK_FALSE(actuator->heldWithoutSystemd());
+    CHECK_FALSE(actuator->frozen());
+    CHECK(quotasSent(units).back() == 800'000);
+    CHECK(nicer::test::pollUntil([&] { return work.state() != 'T'; }, std::chrono::seconds(10),
+                                 std::chrono::milliseconds(5)));
+}
+
+TEST_CASE("release() continues work the fail-safe held", "[SystemdSliceActuator][failsafe]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    const nicer::test::ChildProcess work;
+    auto layout = hybridLayout(tree);
+    tree.write("unified/nicer.slice/cgroup.procs", std::to_string(work.pid()) + "\n");
+    const auto actuator = createActuator(units, std::move(layout));
+    units.fail("setUnitProperties", "Connection reset by peer");
+    REQUIRE_FALSE(actuator->apply(0.3, 2).ok());
+    REQUIRE(nicer::test::pollUntil([&] { return work.state() == 'T'; }, std::chrono::seconds(10),
+                                   std::chrono::milliseconds(5)));
+    REQUIRE(actuator->release().ok());
+    CHECK(nicer::test::pollUntil([&] { return work.state() != 'T'; }, std::chrono::seconds(10),
+                                 std::chrono::milliseconds(5)));
+    CHECK_FALSE(actuator->frozen());
 }
