@@ -16,6 +16,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <ctime>
+#include <iostream>
 #include <unistd.h>
 
 namespace nicer::daemon {
@@ -63,20 +64,10 @@ Result<void> Daemon::start() {
         return sd::busError("cannot create the event loop", r);
     }
     m_event.reset(event);
-    sd_bus* bus = nullptr;
-    if (int r = sd_bus_open_user(&bus); r < 0) {
-        return sd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
-    }
-    m_bus.reset(bus);
-    if (int r = sd_bus_attach_event(bus, event, SD_EVENT_PRIORITY_NORMAL); r < 0) {
-        return sd::busError("cannot attach the session bus to the event loop", r);
-    }
     // The name first: a second daemon stops here, before it touches any unit.
-    auto observer = m_publish(bus, *this);
-    if (!observer) {
-        return observer.error();
+    if (auto connected = connectBus(); !connected) {
+        return connected;
     }
-    m_observer = std::move(*observer);
 
     if (!c.downloads.files.empty()) {
         if (c.downloads.dir.empty()) {
@@ -157,6 +148,44 @@ Result<void> Daemon::start() {
     }
     sd_notify(0, "READY=1\nSTATUS=Capping the volunteer work to the machine's spare CPU");
     return {};
+}
+
+Result<void> Daemon::connectBus() {
+    sd_bus* bus = nullptr;
+    if (int r = sd_bus_open_user(&bus); r < 0) {
+        return sd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
+    }
+    sd::BusPtr owned(bus);
+    if (int r = sd_bus_attach_event(bus, m_event.get(), SD_EVENT_PRIORITY_NORMAL); r < 0) {
+        return sd::busError("cannot attach the session bus to the event loop", r);
+    }
+    auto observer = m_publish(bus, *this);
+    if (!observer) {
+        return observer.error();
+    }
+    m_bus = std::move(owned);
+    m_observer = std::move(*observer);
+    return {};
+}
+
+void Daemon::checkBus() {
+    if (m_observer && sd_bus_is_open(m_bus.get()) > 0) {
+        return;
+    }
+    if (m_observer) {
+        std::cerr << "nicerd: the session bus closed; the work stays under control, connecting again\n";
+        m_observer.reset(); // its object and name went with the old connection
+        m_bus.reset();
+    }
+    if (auto connected = connectBus(); !connected) {
+        if (m_busError != connected.error().message) {
+            m_busError = connected.error().message;
+            std::cerr << "nicerd: not on the session bus yet: " << m_busError << '\n';
+        }
+        return;
+    }
+    m_busError.clear();
+    std::cerr << "nicerd: back on the session bus\n";
 }
 
 Result<workload::WorkloadSpec> Daemon::startupWorkload() {
@@ -324,14 +353,14 @@ void Daemon::onTick() {
                                    ? "paused: nicer holds the work until you resume it"
                                    : "held: your programs need every CPU, nicer holds the work");
     }
+    checkBus();
     if (sample) {
         m_lastError.clear();
-        m_observer->onSample(*sample);
     } else {
         m_lastError = sample.error().message;
-        if (m_loop->last()) {
-            m_observer->onSample(*m_loop->last());
-        }
+    }
+    if (m_observer && m_loop->last()) {
+        m_observer->onSample(*m_loop->last());
     }
     if (auto polled = m_supervisor->poll(std::chrono::steady_clock::now()); !polled) {
         m_lastError = "workload: " + polled.error().message;

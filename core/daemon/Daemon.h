@@ -73,6 +73,12 @@ private:
         , m_publish(std::move(publish)) {}
     Result<void> start();
     Result<workload::WorkloadSpec> startupWorkload();
+    /// Connects to the session bus and publishes nicerd's service on it (the name first, so that a second
+    /// daemon stops here).
+    Result<void> connectBus();
+    /// When the session bus has closed (it restarted), connects again; until then the loop runs on and
+    /// nicerd's state is simply not on the bus.
+    void checkBus();
     Result<std::string> ownUnit();
     Result<void> selectActuator();
     /// Before @p spec starts: when it runs the BOINC client, nicer's override goes into its directory.
@@ -95,7 +101,7 @@ private:
     sd::BusPtr m_bus;
     std::unique_ptr<systemd::SystemdUnitManager> m_units;
     std::optional<systemd::CgroupLayout> m_layout;
-    std::unique_ptr<DaemonObserver> m_observer; ///< the D-Bus service
+    std::unique_ptr<DaemonObserver> m_observer; ///< the D-Bus service; null while the bus is gone
     std::unique_ptr<actuator::QuotaActuator> m_actuator;
     std::unique_ptr<workload::WorkloadChooser> m_chooser;
     std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
@@ -110,6 +116,7 @@ private:
     sd::EventSourcePtr m_sigint;
     std::string m_ownScope; ///< the scope this daemon created for itself, if any
     std::string m_lastError;
+    std::string m_busError; ///< why the last attempt to get back on the session bus failed
     bool m_sliceStarted = false;
     bool m_shutDown = false;
 };

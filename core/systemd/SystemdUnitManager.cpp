@@ -185,7 +185,11 @@ Result<T> getTrivial(sd_bus* bus, const std::string& path, const char* interface
 
 } // namespace
 
-Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
+namespace {
+
+constexpr std::uint64_t kCallTimeoutUSec = 5'000'000;
+
+Result<sd::BusPtr> openUserBus() {
     sd_bus* raw = nullptr;
     const int r = sd_bus_open_user(&raw);
     sd::BusPtr bus(raw);
@@ -195,6 +199,18 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
             "; nicer needs a systemd user session ($XDG_RUNTIME_DIR/bus or $DBUS_SESSION_BUS_ADDRESS)"};
     }
     sd_bus_set_description(bus.get(), "nicer-units");
+    sd_bus_set_method_call_timeout(bus.get(), kCallTimeoutUSec);
+    return bus;
+}
+
+} // namespace
+
+Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
+    auto opened = openUserBus();
+    if (!opened) {
+        return opened.error();
+    }
+    sd::BusPtr bus = std::move(*opened);
 
     // Ask the manager something harmless now, so a missing user manager shows up here and not at the first
     // start of a unit.
@@ -203,13 +219,22 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
         return Error{"no systemd user manager answers on the user bus (" + version.error().message +
                      "); start one with `systemctl --user start` or log in to a systemd session"};
     }
-    return std::make_unique<SystemdUnitManager>(std::move(bus));
+    auto units = std::make_unique<SystemdUnitManager>(std::move(bus));
+    units->m_reopens = true;
+    return units;
 }
 
 SystemdUnitManager::SystemdUnitManager(sd::BusPtr bus)
     : m_bus(std::move(bus)) {}
 
 void SystemdUnitManager::drain() {
+    if (m_reopens && sd_bus_is_open(m_bus.get()) <= 0) {
+        // Closed under us (the bus restarted): a call on it would fail at once with ENOTCONN. If the bus is
+        // not back yet, the old connection stays and the call fails with that.
+        if (auto reopened = openUserBus()) {
+            m_bus = std::move(*reopened);
+        }
+    }
     // Bounded: a busy bus must not keep us here; what remains is dispatched next time.
     for (int i = 0; i < 256; ++i) {
         if (sd_bus_process(m_bus.get(), nullptr) <= 0) {

@@ -20,6 +20,11 @@ namespace nicer::systemd {
  * exited at once, e.g. a missing binary) is an error too. Do not wait for oneshot services.
  * Stopping or resetting a unit systemd does not know succeeds: the caller's goal is already met. Reads of
  * such a unit give the "nothing there" values: "inactive", an empty cgroup, kNoUsage, PID 0.
+ *
+ * A connection from connectUser() is opened again when the bus has closed it (the session bus restarted):
+ * the call that finds it closed tries once, and fails with the reason if the bus is not back yet. Calls
+ * time out after 5 s rather than sd-bus's 25 s, so a manager that does not answer stalls nicerd's loop
+ * for a few periods at most.
  */
 class SystemdUnitManager final : public UnitManager {
 public:
@@ -55,10 +60,12 @@ private:
     Result<void> waitForJob(const std::string& jobPath, std::string_view what);
     /// A call on the Manager object that takes only the unit name.
     Result<void> callWithName(const char* method, const std::string& name, bool unknownIsDone);
-    /// Dispatches anything the bus queued between our calls, so nothing piles up unread.
+    /// Opens the user bus again if it was closed (connectUser() connections only); then dispatches anything
+    /// the bus queued between our calls, so nothing piles up unread.
     void drain();
 
     sd::BusPtr m_bus;
+    bool m_reopens = false;
 };
 
 } // namespace nicer::systemd
