@@ -57,6 +57,24 @@ std::string libraryError(int code) {
     return nghttp2_strerror(code);
 }
 
+// What a connection error code says the server did, for when nghttp2 ends the session without a reason.
+std::string_view codeMeaning(std::uint32_t errorCode) {
+    switch (errorCode) {
+    case NGHTTP2_PROTOCOL_ERROR:
+        return "a frame against the protocol";
+    case NGHTTP2_FLOW_CONTROL_ERROR:
+        return "more data than the receive window allows, or a window above 2^31-1";
+    case NGHTTP2_FRAME_SIZE_ERROR:
+        return "a frame of a wrong size";
+    case NGHTTP2_COMPRESSION_ERROR:
+        return "a header block that cannot be decoded, or a header field over 64 KiB";
+    case NGHTTP2_ENHANCE_YOUR_CALM:
+        return "a flood of frames";
+    default:
+        return "";
+    }
+}
+
 } // namespace
 
 void Http2Session::SessionDeleter::operator()(nghttp2_session* session) const {
@@ -145,6 +163,37 @@ struct Http2Session::Callbacks {
                 break;
             default:
                 break;
+            }
+            return 0;
+        });
+    }
+
+    // A DATA frame larger than the server's credit. nghttp2 checks each read of a frame: for the connection's
+    // window it ends the connection when a read overflows, after delivering the reads before; for a stream's
+    // window 1.52 resets the stream (FLOW_CONTROL_ERROR) yet delivers the read that overflowed (1.67 made it
+    // a connection error). The same tests, made on the whole frame before any byte of it is delivered, keep
+    // every byte the server had no credit for from the listener.
+    static int onBeginFrame(nghttp2_session* session, const nghttp2_frame_hd* hd, void* userData) {
+        return guarded(userData, [&](Http2Session& self) {
+            if (hd->type != NGHTTP2_DATA) {
+                return 0;
+            }
+            const std::int32_t connectionCredit = nghttp2_session_get_local_window_size(session);
+            if (hd->length > static_cast<std::size_t>(std::max(0, connectionCredit))) {
+                // What nghttp2 would do a read later; it ignores the rest of the input from here.
+                nghttp2_session_terminate_session(session, NGHTTP2_FLOW_CONTROL_ERROR);
+                return 0;
+            }
+            const auto it = self.m_streams.find(hd->stream_id);
+            if (it == self.m_streams.end() || it->second.localEnd) {
+                return 0;
+            }
+            const std::int32_t credit = nghttp2_session_get_stream_local_window_size(session, hd->stream_id);
+            if (credit >= 0 && hd->length > static_cast<std::size_t>(credit)) {
+                // The stream goes; its bytes are dropped (onDataChunk) and the connection carries on.
+                it->second.localEnd = StreamEnd{StreamEnd::Kind::Malformed, NGHTTP2_FLOW_CONTROL_ERROR};
+                nghttp2_submit_rst_stream(session, NGHTTP2_FLAG_NONE, hd->stream_id,
+                                          NGHTTP2_FLOW_CONTROL_ERROR);
             }
             return 0;
         });
@@ -259,6 +308,7 @@ Result<void> Http2Session::start() {
     const std::unique_ptr<nghttp2_session_callbacks, CallbacksDeleter> callbacks(rawCallbacks);
     nghttp2_session_callbacks_set_on_header_callback(rawCallbacks, &Callbacks::onHeader);
     nghttp2_session_callbacks_set_on_frame_recv_callback(rawCallbacks, &Callbacks::onFrameRecv);
+    nghttp2_session_callbacks_set_on_begin_frame_callback(rawCallbacks, &Callbacks::onBeginFrame);
     nghttp2_session_callbacks_set_on_data_chunk_recv_callback(rawCallbacks, &Callbacks::onDataChunk);
     nghttp2_session_callbacks_set_on_stream_close_callback(rawCallbacks, &Callbacks::onStreamClose);
     nghttp2_session_callbacks_set_on_frame_send_callback(rawCallbacks, &Callbacks::onFrameSend);
@@ -481,7 +531,11 @@ void Http2Session::onGoAwaySent(std::uint32_t errorCode, std::string_view debugD
     }
     // nghttp2 terminates the session itself when the server breaks the protocol; this GOAWAY is the only
     // sign of it, and its debug data (or the error callback's text) says why.
-    const std::string reason = m_libraryMessage.empty() ? std::string(debugData) : m_libraryMessage;
+    std::string reason = m_libraryMessage.empty() ? std::string(debugData) : m_libraryMessage;
+    if (reason.empty()) {
+        const std::string_view meaning = codeMeaning(errorCode);
+        reason = meaning.empty() ? "no reason given" : "it sent " + std::string(meaning);
+    }
     m_connectionError = Error{"the server broke the HTTP/2 protocol (" + reason + ", " +
                               nghttp2_http2_strerror(errorCode) + "); the connection was closed"};
 }

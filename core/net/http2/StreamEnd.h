@@ -15,8 +15,9 @@ struct StreamEnd {
         /// The response header block exceeded Options::maxHeaderListSize or maxHeaderCount; this stream
         /// was reset (errorCode is the code sent) and the connection goes on.
         HeadersTooLarge,
-        /// The response broke HTTP/2 messaging rules (e.g. no :status, content-length mismatch); nghttp2
-        /// reset this stream with errorCode and the connection goes on.
+        /// The response broke HTTP/2 messaging rules (e.g. no :status, content-length mismatch) or flow
+        /// control (DATA beyond the stream's window); this stream was reset with errorCode and the
+        /// connection goes on.
         Malformed,
         /// Http2Session::resetStream() was called; errorCode is the code it sent.
         Cancelled,

@@ -4,14 +4,18 @@
 #include <catch2/catch.hpp>
 #include <nghttp2/nghttp2.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <limits>
+#include <malloc.h>
 #include <map>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 using namespace nicer::net;
@@ -738,5 +742,584 @@ TEST_CASE("Http2Session: shutdown lets open streams finish, terminate ends them"
         CHECK(c.stream(unsent).end->kind == Kind::NotProcessed);
         CHECK(c.client->finished());
         CHECK_FALSE(c.client->submitGet({"https", "example.org", "/3", {}}).ok());
+    }
+}
+
+// A hostile server, frame by frame: raw frames fed to the session as a server could write them, for what no
+// well-behaved nghttp2 server can be made to send (issue 12). Each test asserts what the fetcher relies on:
+// the stream or the connection fails with a clear reason, nothing the server had no right to send reaches
+// the listener, and memory stays bounded however much the server sends.
+
+namespace {
+
+std::string rawFrame(std::uint8_t type, std::uint8_t flags, std::int32_t stream, std::string_view payload) {
+    const std::size_t n = payload.size();
+    std::string frame{static_cast<char>(n >> 16),
+                      static_cast<char>(n >> 8),
+                      static_cast<char>(n),
+                      static_cast<char>(type),
+                      static_cast<char>(flags),
+                      static_cast<char>((stream >> 24) & 0x7f),
+                      static_cast<char>(stream >> 16),
+                      static_cast<char>(stream >> 8),
+                      static_cast<char>(stream)};
+    frame += payload;
+    return frame;
+}
+
+std::string u32(std::uint32_t value) {
+    return {static_cast<char>(value >> 24), static_cast<char>(value >> 16), static_cast<char>(value >> 8),
+            static_cast<char>(value)};
+}
+
+std::uint32_t readU32(std::string_view bytes) {
+    std::uint32_t value = 0;
+    for (std::size_t i = 0; i < 4; ++i) {
+        value = (value << 8) | static_cast<std::uint8_t>(bytes[i]);
+    }
+    return value;
+}
+
+std::string repeat(std::string_view unit, std::size_t times) {
+    std::string out;
+    out.reserve(unit.size() * times);
+    for (std::size_t i = 0; i < times; ++i) {
+        out += unit;
+    }
+    return out;
+}
+
+// An HPACK integer (RFC 7541 section 5.1) with a @p prefixBits prefix in @p first's low bits.
+std::string hpackInt(std::uint8_t first, int prefixBits, std::size_t value) {
+    const std::size_t max = (std::size_t{1} << prefixBits) - 1;
+    if (value < max) {
+        return std::string(1, static_cast<char>(first | value));
+    }
+    std::string out(1, static_cast<char>(first | max));
+    value -= max;
+    while (value >= 128) {
+        out += static_cast<char>(0x80 | (value & 0x7f));
+        value >>= 7;
+    }
+    out += static_cast<char>(value);
+    return out;
+}
+
+std::string hpackString(std::string_view text) {
+    return hpackInt(0, 7, text.size()) + std::string(text);
+}
+
+// A literal field without indexing and with a new name: it leaves the dynamic table alone, so raw blocks
+// never put the decoder out of step.
+std::string literal(std::string_view name, std::string_view value) {
+    return hpackInt(0, 4, 0) + hpackString(name) + hpackString(value);
+}
+
+// ":status" (static index 8) with a literal value, for values the static table has no entry for.
+std::string statusLiteral(std::string_view value) {
+    return hpackInt(0, 4, 8) + hpackString(value);
+}
+
+const std::string kStatus200 = "\x88"; // indexed field 8, ":status: 200"
+
+// Bytes in use on the heap: the main arena and the mmapped blocks (these tests run in one thread). Under
+// AddressSanitizer, which has its own allocator, it reads 0 and the bounds hold trivially.
+std::size_t heapInUse() {
+    const struct mallinfo2 info = mallinfo2();
+    return info.uordblks + info.hblkhd;
+}
+
+struct Sent {
+    std::uint8_t type = 0;
+    std::uint8_t flags = 0;
+    std::int32_t stream = 0;
+    std::string payload;
+};
+
+struct Feed {
+    std::size_t bytesAccepted = 0;
+    std::size_t peakHeapGrowth = 0;
+    std::optional<std::string> error;
+};
+
+// The client end of a connection whose server is the test, writing raw frames.
+struct RawServer {
+    explicit RawServer(Http2Session::Options options = {}) {
+        auto created = Http2Session::create(listener, options);
+        REQUIRE(created.ok());
+        client = std::move(created).value();
+        REQUIRE(client->output().starts_with("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"));
+        client->drainOutput(24);
+        drain();
+        // The server's preface (an empty SETTINGS) and its ACK of the client's SETTINGS.
+        REQUIRE(client
+                    ->receive(bytes(rawFrame(NGHTTP2_SETTINGS, 0, 0, "") +
+                                    rawFrame(NGHTTP2_SETTINGS, NGHTTP2_FLAG_ACK, 0, "")))
+                    .ok());
+        drain();
+        sent.clear();
+        framesSent = 0;
+    }
+
+    std::int32_t get(const std::string& path) {
+        auto id = client->submitGet({"https", "example.org", path, {}});
+        REQUIRE(id.ok());
+        drain();
+        return *id;
+    }
+
+    // Takes what the client wrote, as a server that reads everything would, and keeps its frames.
+    void drain() {
+        const std::string out(client->output());
+        client->drainOutput(out.size());
+        for (std::size_t at = 0; at + 9 <= out.size();) {
+            const std::size_t length = (static_cast<std::uint8_t>(out[at]) << 16) |
+                                       (static_cast<std::uint8_t>(out[at + 1]) << 8) |
+                                       static_cast<std::uint8_t>(out[at + 2]);
+            Sent frame;
+            frame.type = static_cast<std::uint8_t>(out[at + 3]);
+            frame.flags = static_cast<std::uint8_t>(out[at + 4]);
+            frame.stream =
+                static_cast<std::int32_t>(readU32(std::string_view(out).substr(at + 5)) & 0x7fffffff);
+            frame.payload = out.substr(at + 9, length);
+            ++framesSent;
+            if (keepFrames) {
+                sent.push_back(std::move(frame));
+            }
+            at += 9 + length;
+        }
+    }
+
+    // Feeds @p all in reads of @p chunk bytes until receive() fails, taking the client's output after each
+    // read (or not: a server that never reads), and measures the heap meanwhile.
+    Feed feed(std::string_view all, std::size_t chunk = 16384, bool drainBetween = true) {
+        Feed result;
+        const std::size_t before = heapInUse();
+        for (std::size_t at = 0; at < all.size(); at += chunk) {
+            const auto piece = all.substr(at, chunk);
+            const auto received = client->receive(bytes(piece));
+            const std::size_t now = heapInUse();
+            result.peakHeapGrowth = std::max(result.peakHeapGrowth, now - std::min(before, now));
+            if (!received.ok()) {
+                result.error = received.error().message;
+                return result;
+            }
+            result.bytesAccepted += piece.size();
+            if (drainBetween) {
+                drain();
+            }
+        }
+        return result;
+    }
+
+    // The error codes of the RST_STREAM frames the client sent for @p stream.
+    std::vector<std::uint32_t> resetsSent(std::int32_t stream) const {
+        std::vector<std::uint32_t> codes;
+        for (const auto& frame : sent) {
+            if (frame.type == NGHTTP2_RST_STREAM && frame.stream == stream) {
+                codes.push_back(readU32(frame.payload));
+            }
+        }
+        return codes;
+    }
+
+    // The error codes of the GOAWAY frames the client sent.
+    std::vector<std::uint32_t> goAwaysSent() const {
+        std::vector<std::uint32_t> codes;
+        for (const auto& frame : sent) {
+            if (frame.type == NGHTTP2_GOAWAY) {
+                codes.push_back(readU32(std::string_view(frame.payload).substr(4)));
+            }
+        }
+        return codes;
+    }
+
+    const Recorder::Stream& stream(std::int32_t id) { return listener.streams[id]; }
+
+    Recorder listener;
+    std::unique_ptr<Http2Session> client;
+    std::vector<Sent> sent;
+    std::size_t framesSent = 0;
+    bool keepFrames = true;
+};
+
+// A response on @p stream: HEADERS (:status 200) and @p body in DATA frames of at most 16000 bytes.
+std::string response(std::int32_t stream, std::size_t body, char fill) {
+    std::string frames = rawFrame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, stream, kStatus200);
+    for (std::size_t at = 0; at < body; at += 16000) {
+        const std::size_t n = std::min<std::size_t>(16000, body - at);
+        frames += rawFrame(NGHTTP2_DATA, at + n == body ? NGHTTP2_FLAG_END_STREAM : 0, stream,
+                           std::string(n, fill));
+    }
+    return frames;
+}
+
+} // namespace
+
+TEST_CASE("Http2Session: hostile server: RST_STREAM on every stream, then a flood of them, costs nothing",
+          "[Http2Session][hostile]") {
+    RawServer s;
+    std::vector<std::int32_t> ids;
+    for (int i = 0; i < 20; ++i) {
+        ids.push_back(s.get("/" + std::to_string(i)));
+    }
+    std::string resets;
+    for (const auto id : ids) {
+        resets += rawFrame(NGHTTP2_RST_STREAM, 0, id, u32(NGHTTP2_INTERNAL_ERROR));
+    }
+    REQUIRE_FALSE(s.feed(resets).error);
+    for (const auto id : ids) {
+        REQUIRE(s.stream(id).end);
+        CHECK(*s.stream(id).end == StreamEnd{Kind::ResetByPeer, NGHTTP2_INTERNAL_ERROR});
+        CHECK_FALSE(s.stream(id).end->retryable());
+        CHECK(s.stream(id).closeCalls == 1);
+    }
+    CHECK(s.client->activeStreams() == 0);
+    CHECK(s.client->acceptsRequests());
+
+    // 200000 more for the streams already closed (3.4 MB): ignored, nothing to answer, nothing kept.
+    const std::string flood = repeat(resets, 10000);
+    const auto fed = s.feed(flood, 16384, false);
+    CHECK_FALSE(fed.error);
+    CHECK(fed.bytesAccepted == flood.size());
+    CHECK(s.client->output().empty());
+    CHECK(fed.peakHeapGrowth < 64 * 1024);
+    for (const auto id : ids) {
+        CHECK(s.stream(id).closeCalls == 1);
+    }
+
+    // A stream still works afterwards.
+    const auto later = s.get("/later");
+    REQUIRE_FALSE(s.feed(response(later, 100, 'l')).error);
+    REQUIRE(s.stream(later).end);
+    CHECK(s.stream(later).end->kind == Kind::Complete);
+
+    // A reset of a stream the client never opened is a connection error (RFC 9113 section 5.1).
+    const auto idle = s.feed(rawFrame(NGHTTP2_RST_STREAM, 0, 101, u32(NGHTTP2_CANCEL)));
+    REQUIRE(idle.error);
+    CHECK_THAT(*idle.error, Catch::Contains("RST_STREAM") && Catch::Contains("PROTOCOL_ERROR"));
+    CHECK_FALSE(s.client->acceptsRequests());
+    s.drain();
+    CHECK(s.goAwaysSent() == std::vector<std::uint32_t>{NGHTTP2_PROTOCOL_ERROR});
+}
+
+TEST_CASE("Http2Session: hostile server: a PING flood ends the connection with a clear error and bounded "
+          "memory",
+          "[Http2Session][hostile]") {
+    const std::string ping = rawFrame(NGHTTP2_PING, 0, 0, "12345678");
+    SECTION("a burst in one read: more than 100 answers pending") {
+        RawServer s;
+        const auto id = s.get("/x");
+        const auto fed = s.feed(repeat(ping, 1000));
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error, Catch::Contains("Flooding was detected"));
+        REQUIRE(s.stream(id).end);
+        CHECK(s.stream(id).end->kind == Kind::ConnectionClosed);
+        CHECK(fed.peakHeapGrowth < 256 * 1024);
+        CHECK(s.client->finished());
+    }
+    SECTION("a server that never reads the answers") {
+        RawServer s;
+        const auto fed = s.feed(repeat(ping, 200000), 10 * ping.size(), false);
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error, Catch::Contains("Flooding was detected"));
+        // The client's own output buffer (64 KiB of 17-byte ACKs) and nghttp2's queue of 100, then the end.
+        CHECK(fed.bytesAccepted / ping.size() < (64 * 1024) / 17 + 100 + 10);
+        CHECK(s.client->output().size() <= 64 * 1024 + 17);
+        CHECK(fed.peakHeapGrowth < 512 * 1024);
+    }
+    SECTION("a ping-pong whose answers are read goes on") {
+        RawServer s;
+        s.keepFrames = false;
+        const auto fed = s.feed(repeat(ping, 20000), ping.size(), true);
+        CHECK_FALSE(fed.error);
+        CHECK(s.framesSent == 20000);
+        CHECK(fed.peakHeapGrowth < 64 * 1024);
+        CHECK(s.client->acceptsRequests());
+    }
+}
+
+TEST_CASE("Http2Session: hostile server: a SETTINGS flood ends the connection with a clear error",
+          "[Http2Session][hostile]") {
+    SECTION("a burst of empty SETTINGS, each wanting an ACK") {
+        RawServer s;
+        const auto fed = s.feed(repeat(rawFrame(NGHTTP2_SETTINGS, 0, 0, ""), 1000));
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error, Catch::Contains("Flooding was detected"));
+        CHECK(fed.peakHeapGrowth < 256 * 1024);
+        CHECK_FALSE(s.client->acceptsRequests());
+    }
+    SECTION("one SETTINGS with more entries than allowed (32)") {
+        RawServer s;
+        const std::string entry = std::string("\x00\x04", 2) + u32(65535); // INITIAL_WINDOW_SIZE
+        const auto fed = s.feed(rawFrame(NGHTTP2_SETTINGS, 0, 0, repeat(entry, 33)));
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error,
+                   Catch::Contains("too many setting entries") && Catch::Contains("ENHANCE_YOUR_CALM"));
+        s.drain();
+        CHECK(s.goAwaysSent() == std::vector<std::uint32_t>{NGHTTP2_ENHANCE_YOUR_CALM});
+    }
+}
+
+TEST_CASE("Http2Session: hostile server: endless CONTINUATION frames fail the connection with bounded memory",
+          "[Http2Session][hostile]") {
+    SECTION("empty CONTINUATION frames: nghttp2's limit (8 per header block) ends the connection") {
+        // Debian 12's 1.52.0-1+deb12u2 has the limit (CVE-2024-28182); nicer's header limits never see an
+        // empty frame.
+        RawServer s;
+        const auto id = s.get("/x");
+        const auto other = s.get("/y");
+        const std::string flood = rawFrame(NGHTTP2_HEADERS, 0, id, kStatus200) +
+                                  repeat(rawFrame(NGHTTP2_CONTINUATION, 0, id, ""), 100000);
+        const auto fed = s.feed(flood);
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error, Catch::Contains("Too many CONTINUATION frames"));
+        CHECK(fed.bytesAccepted == 0); // within the first read, 9 frames in
+        for (const auto stream : {id, other}) {
+            REQUIRE(s.stream(stream).end);
+            CHECK(s.stream(stream).end->kind == Kind::ConnectionClosed);
+            CHECK(s.stream(stream).headerCalls == 0);
+        }
+        CHECK(fed.peakHeapGrowth < 64 * 1024);
+        CHECK_FALSE(s.client->acceptsRequests());
+    }
+    SECTION("full CONTINUATION frames: nicer's 64 KiB header limit resets the stream first") {
+        RawServer s;
+        const auto id = s.get("/x");
+        const std::string fill = literal("x-fill", std::string(16000, 'f'));
+        const std::string flood = rawFrame(NGHTTP2_HEADERS, 0, id, kStatus200) +
+                                  repeat(rawFrame(NGHTTP2_CONTINUATION, 0, id, fill), 100);
+        const auto fed = s.feed(flood);
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error, Catch::Contains("Too many CONTINUATION frames"));
+        // The stream went at the fifth frame (64 KiB of fields), the connection at the ninth.
+        REQUIRE(s.stream(id).end);
+        CHECK(*s.stream(id).end == StreamEnd{Kind::HeadersTooLarge, NGHTTP2_CANCEL});
+        CHECK(s.resetsSent(id) == std::vector<std::uint32_t>{NGHTTP2_CANCEL});
+        CHECK(s.stream(id).headerCalls == 0);
+        CHECK(fed.bytesAccepted < 10 * 16384);
+        CHECK(fed.peakHeapGrowth < 256 * 1024);
+    }
+}
+
+TEST_CASE("Http2Session: hostile server: huge response headers never grow memory",
+          "[Http2Session][hostile]") {
+    SECTION("a single 1 MiB header value ends the connection (HPACK takes at most 64 KiB per field)") {
+        RawServer s;
+        const auto id = s.get("/x");
+        const std::string block = kStatus200 + literal("x-huge", std::string(1 << 20, 'h'));
+        std::string frames = rawFrame(NGHTTP2_HEADERS, 0, id, block.substr(0, 16384));
+        for (std::size_t at = 16384; at < block.size(); at += 16384) {
+            const bool last = at + 16384 >= block.size();
+            frames += rawFrame(NGHTTP2_CONTINUATION, last ? NGHTTP2_FLAG_END_HEADERS : 0, id,
+                               block.substr(at, 16384));
+        }
+        const auto fed = s.feed(frames);
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error, Catch::Contains("COMPRESSION_ERROR") && Catch::Contains("over 64 KiB"));
+        CHECK(fed.bytesAccepted == 0);
+        REQUIRE(s.stream(id).end);
+        CHECK(s.stream(id).end->kind == Kind::ConnectionClosed);
+        CHECK(s.stream(id).headerCalls == 0);
+        CHECK(fed.peakHeapGrowth < 256 * 1024);
+        s.drain();
+        CHECK(s.goAwaysSent() == std::vector<std::uint32_t>{NGHTTP2_COMPRESSION_ERROR});
+    }
+    SECTION("10000 small header fields reset only their stream") {
+        RawServer s;
+        const auto id = s.get("/x");
+        const auto after = s.get("/after");
+        // "accept-encoding: gzip, deflate" (static index 16): one byte each.
+        const std::string block = kStatus200 + std::string(10000, '\x90');
+        const auto fed = s.feed(rawFrame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, id, block));
+        INFO(fed.error.value_or(""));
+        REQUIRE_FALSE(fed.error);
+        REQUIRE(s.stream(id).end);
+        CHECK(*s.stream(id).end == StreamEnd{Kind::HeadersTooLarge, NGHTTP2_CANCEL});
+        CHECK(s.stream(id).headerCalls == 0);
+        CHECK(fed.peakHeapGrowth < 64 * 1024);
+        REQUIRE_FALSE(s.feed(response(after, 4, 'f')).error);
+        REQUIRE(s.stream(after).end);
+        CHECK(s.stream(after).end->kind == Kind::Complete);
+        CHECK(s.stream(after).body == "ffff");
+    }
+}
+
+TEST_CASE("Http2Session: hostile server: malformed response headers reset only their stream",
+          "[Http2Session][hostile]") {
+    RawServer s;
+    const std::vector<std::pair<std::string, std::string>> cases{
+        {"two-digit :status", statusLiteral("20")},
+        {"letters in :status", statusLiteral("abc")},
+        {"four-digit :status", statusLiteral("2000")},
+        {"101 in HTTP/2", statusLiteral("101")},
+        {"no :status", literal("x-a", "b")},
+        {"uppercase name", kStatus200 + literal("X-Upper", "v")},
+        {"pseudo-header after a regular one", literal("x-a", "b") + kStatus200},
+        {"a request pseudo-header", kStatus200 + literal(":path", "/")},
+        {"two :status", kStatus200 + kStatus200},
+        {"connection: close", kStatus200 + literal("connection", "close")},
+        {"transfer-encoding", kStatus200 + literal("transfer-encoding", "chunked")},
+        {"keep-alive", kStatus200 + literal("keep-alive", "5")},
+        {"upgrade", kStatus200 + literal("upgrade", "h2c")},
+        {"CR LF in a value", kStatus200 + literal("x-split", "a\r\nset-cookie: evil")},
+    };
+    std::vector<std::int32_t> ids;
+    std::string frames;
+    for (const auto& [name, block] : cases) {
+        ids.push_back(s.get("/" + name));
+        frames += rawFrame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, ids.back(), block) +
+                  rawFrame(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, ids.back(), "body");
+    }
+    const auto fine = s.get("/fine");
+    frames += response(fine, 4, 'f');
+    const auto fed = s.feed(frames);
+    INFO(fed.error.value_or(""));
+    REQUIRE_FALSE(fed.error);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        CAPTURE(cases[i].first);
+        const auto& stream = s.stream(ids[i]);
+        REQUIRE(stream.end);
+        CHECK(*stream.end == StreamEnd{Kind::Malformed, NGHTTP2_PROTOCOL_ERROR});
+        CHECK(s.resetsSent(ids[i]) == std::vector<std::uint32_t>{NGHTTP2_PROTOCOL_ERROR});
+        CHECK(stream.headerCalls == 0);
+        CHECK(stream.body.empty());
+    }
+    REQUIRE(s.stream(fine).end);
+    CHECK(s.stream(fine).end->kind == Kind::Complete);
+    CHECK(s.stream(fine).body == "ffff");
+    CHECK(s.client->acceptsRequests());
+}
+
+TEST_CASE("Http2Session: hostile server: DATA after END_STREAM never reaches the listener",
+          "[Http2Session][hostile]") {
+    RawServer s(windows(65535, 65535));
+    const auto a = s.get("/a");
+    const auto b = s.get("/b");
+    const auto c = s.get("/c");
+    // a ends on its DATA, b on its HEADERS; both get more DATA afterwards, in the same read and later.
+    const auto fed = s.feed(
+        rawFrame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, a, kStatus200) +
+        rawFrame(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, a, "hello") + rawFrame(NGHTTP2_DATA, 0, a, "evil") +
+        rawFrame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS | NGHTTP2_FLAG_END_STREAM, b, kStatus200) +
+        rawFrame(NGHTTP2_DATA, NGHTTP2_FLAG_END_STREAM, b, "evil"));
+    INFO(fed.error.value_or(""));
+    // nghttp2 keeps no closed streams (RFC 9218 priorities), so it cannot tell these from DATA in flight for
+    // a stream it reset: it drops them and credits the connection window.
+    REQUIRE_FALSE(fed.error);
+    const auto later = s.feed(repeat(rawFrame(NGHTTP2_DATA, 0, a, std::string(16000, 'e')), 8));
+    INFO(later.error.value_or(""));
+    REQUIRE_FALSE(later.error);
+
+    REQUIRE(s.stream(a).end);
+    CHECK(*s.stream(a).end == StreamEnd{Kind::Complete, 0});
+    CHECK(s.stream(a).body == "hello");
+    CHECK(s.stream(a).closeCalls == 1);
+    REQUIRE(s.stream(b).end);
+    CHECK(*s.stream(b).end == StreamEnd{Kind::Complete, 0});
+    CHECK(s.stream(b).body.empty());
+    CHECK(s.client->unconsumedTotal() == 0);
+
+    // 128 kB of late DATA went through a 64 KiB connection window without using it up: c gets all of its
+    // own 64000 bytes.
+    const auto last = s.feed(response(c, 64000, 'c'));
+    INFO(last.error.value_or(""));
+    REQUIRE_FALSE(last.error);
+    REQUIRE(s.stream(c).end);
+    CHECK(*s.stream(c).end == StreamEnd{Kind::Complete, 0});
+    CHECK(s.stream(c).body == std::string(64000, 'c'));
+}
+
+TEST_CASE("Http2Session: hostile server: WINDOW_UPDATE beyond 2^31-1 fails the stream or the connection",
+          "[Http2Session][hostile]") {
+    SECTION("on a stream: that stream is reset") {
+        RawServer s;
+        const auto id = s.get("/x");
+        const auto other = s.get("/y");
+        const auto fed = s.feed(rawFrame(NGHTTP2_WINDOW_UPDATE, 0, id, u32(0x7fffffff)));
+        INFO(fed.error.value_or(""));
+        REQUIRE_FALSE(fed.error);
+        s.drain();
+        REQUIRE(s.stream(id).end);
+        CHECK(*s.stream(id).end == StreamEnd{Kind::Malformed, NGHTTP2_FLOW_CONTROL_ERROR});
+        CHECK(s.resetsSent(id) == std::vector<std::uint32_t>{NGHTTP2_FLOW_CONTROL_ERROR});
+        CHECK_FALSE(s.stream(other).end);
+        CHECK(s.client->acceptsRequests());
+    }
+    SECTION("on the connection: the connection fails") {
+        RawServer s;
+        const auto id = s.get("/x");
+        const auto fed = s.feed(rawFrame(NGHTTP2_WINDOW_UPDATE, 0, 0, u32(0x7fffffff)));
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error, Catch::Contains("FLOW_CONTROL_ERROR") && Catch::Contains("above 2^31-1"));
+        s.drain();
+        CHECK(s.goAwaysSent() == std::vector<std::uint32_t>{NGHTTP2_FLOW_CONTROL_ERROR});
+        REQUIRE(s.stream(id).end);
+        CHECK(s.stream(id).end->kind == Kind::ConnectionClosed);
+        CHECK_FALSE(s.client->acceptsRequests());
+    }
+}
+
+TEST_CASE("Http2Session: hostile server: DATA beyond the receive window is never delivered",
+          "[Http2Session][hostile]") {
+    SECTION("the stream window: the stream is reset, none of the frame that overflows is delivered") {
+        // In one read and cut into reads of 1000 bytes (nghttp2 1.52 alone delivered the read that
+        // overflowed).
+        const std::size_t chunk = GENERATE(std::size_t{16384}, std::size_t{1000});
+        CAPTURE(chunk);
+        RawServer s(windows(1u << 20, 65535));
+        const auto id = s.get("/x");
+        const auto other = s.get("/y");
+        // 4 x 16000 bytes fit in 65535; the fifth frame does not.
+        const auto fed = s.feed(rawFrame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, id, kStatus200) +
+                                    repeat(rawFrame(NGHTTP2_DATA, 0, id, std::string(16000, 'd')), 6),
+                                chunk);
+        INFO(fed.error.value_or(""));
+        REQUIRE_FALSE(fed.error);
+        s.drain();
+        CHECK(s.stream(id).body == std::string(64000, 'd'));
+        REQUIRE(s.stream(id).end);
+        CHECK(*s.stream(id).end == StreamEnd{Kind::Malformed, NGHTTP2_FLOW_CONTROL_ERROR});
+        CHECK(s.stream(id).end->describe() == "malformed response, stream reset (FLOW_CONTROL_ERROR)");
+        CHECK_FALSE(s.resetsSent(id).empty());
+        CHECK(s.resetsSent(id).front() == NGHTTP2_FLOW_CONTROL_ERROR);
+        CHECK(s.client->unconsumedTotal() == 0);
+
+        // The connection goes on, its window whole.
+        CHECK_FALSE(s.stream(other).end);
+        REQUIRE_FALSE(s.feed(response(other, 65535, 'o')).error);
+        REQUIRE(s.stream(other).end);
+        CHECK(s.stream(other).end->kind == Kind::Complete);
+        CHECK(s.stream(other).body == std::string(65535, 'o'));
+    }
+    SECTION("the connection window: the connection fails, none of the frame that overflows delivered") {
+        RawServer s(windows(65535, 1u << 20));
+        const auto a = s.get("/a");
+        const auto b = s.get("/b");
+        std::string frames = rawFrame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, a, kStatus200) +
+                             rawFrame(NGHTTP2_HEADERS, NGHTTP2_FLAG_END_HEADERS, b, kStatus200);
+        for (int i = 0; i < 3; ++i) {
+            frames += rawFrame(NGHTTP2_DATA, 0, a, std::string(16000, 'a')) +
+                      rawFrame(NGHTTP2_DATA, 0, b, std::string(16000, 'b'));
+        }
+        const auto fed = s.feed(frames);
+        INFO(fed.error.value_or(""));
+        REQUIRE(fed.error);
+        CHECK_THAT(*fed.error, Catch::Contains("FLOW_CONTROL_ERROR"));
+        CHECK(s.stream(a).body.size() + s.stream(b).body.size() == 64000);
+        s.drain();
+        CHECK(s.goAwaysSent() == std::vector<std::uint32_t>{NGHTTP2_FLOW_CONTROL_ERROR});
+        for (const auto stream : {a, b}) {
+            REQUIRE(s.stream(stream).end);
+            CHECK(s.stream(stream).end->kind == Kind::ConnectionClosed);
+        }
     }
 }
