@@ -1,5 +1,7 @@
 #include "tray/ApplicationService.h"
 
+#include "tray/SessionBus.h"
+
 #include <QDBusConnectionInterface>
 #include <QDBusMessage>
 #include <QWidget>
@@ -31,7 +33,28 @@ ApplicationService::ApplicationService(const QDBusConnection& bus, QObject* pare
     : QObject(parent)
     , m_bus(bus) {}
 
+ApplicationService::ApplicationService(SessionBus& bus, QObject* parent)
+    : ApplicationService(bus.connection(), parent) {
+    connect(&bus, &SessionBus::reconnected, this, &ApplicationService::onBusBack);
+}
+
+void ApplicationService::onBusBack(const QDBusConnection& bus) {
+    m_bus = bus; // the name and the object went with the old bus
+    if (m_claim == Claim::AlreadyRunning) {
+        return; // this process only hands over to the first one and leaves
+    }
+    if (claim() == Claim::AlreadyRunning) {
+        emit nameTaken(
+            tr("another nicer-tray took the name %1 while the session bus was gone").arg(kBusName));
+    }
+}
+
 ApplicationService::Claim ApplicationService::claim() {
+    m_claim = claimName();
+    return *m_claim;
+}
+
+ApplicationService::Claim ApplicationService::claimName() {
     if (!m_bus.isConnected() || m_bus.interface() == nullptr) {
         m_claimError = tr("there is no D-Bus session bus");
         return Claim::NoBus;

@@ -6,16 +6,21 @@
 #include <QStringList>
 #include <QVariantMap>
 
+#include <optional>
+
 class QWidget;
 
 namespace nicer::tray {
+
+class SessionBus;
 
 /**
  * One nicer-tray per session: the bus name org.nicer.Tray with the freedesktop Application interface at
  * /org/nicer/Tray, which desktops call for a DBusActivatable entry.
  *
  * The first process claims the name and serves Activate (the window comes forward); a later one finds the
- * name taken, calls Activate on its owner and exits, so there is never a second icon.
+ * name taken, calls Activate on its owner and exits, so there is never a second icon. Given a SessionBus,
+ * the first claims again on every new bus after the old one went away.
  */
 class ApplicationService : public QObject {
     Q_OBJECT
@@ -33,6 +38,8 @@ public:
     };
 
     explicit ApplicationService(const QDBusConnection& bus, QObject* parent = nullptr);
+    /// On @p bus's connection; a process that claimed (or found no bus) claims again on each new one.
+    explicit ApplicationService(SessionBus& bus, QObject* parent = nullptr);
 
     /// Exports the interface, then asks for the name (never queued: either it is ours now or it is not).
     Claim claim();
@@ -55,11 +62,17 @@ public slots:
 
 signals:
     void activated();
+    /// The bus came back with another nicer-tray on the name, started while it was gone; @p message says
+    /// so. Two would show two icons: this one should hand over and quit.
+    void nameTaken(const QString& message);
 
 private:
+    Claim claimName();
     void bringWindowForward();
+    void onBusBack(const QDBusConnection& bus);
 
     QDBusConnection m_bus;
+    std::optional<Claim> m_claim; ///< what the last claim() found
     QPointer<QWidget> m_window;
     bool m_activationPending = false;
     QString m_claimError;

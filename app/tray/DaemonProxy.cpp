@@ -4,6 +4,7 @@
 #include "api/BusNames.h"
 #include "api/DownloadEntry.h"
 #include "control/ParameterTable.h"
+#include "tray/SessionBus.h"
 
 #include <QDBusArgument>
 #include <QDBusConnectionInterface>
@@ -70,18 +71,13 @@ bool isDaemonNotInstalled(const QString& activationErrorName, const QString& uni
 DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
     : QObject(parent)
     , m_bus(bus)
-    , m_daemon((registerBusTypes(), new Daemon1Interface(api::kBusName, api::kObjectPath, bus, this)))
-    , m_watcher(new QDBusServiceWatcher(api::kBusName, bus, QDBusServiceWatcher::WatchForOwnerChange, this))
     , m_startTimeout(new QTimer(this))
-    , m_downloadPoll(new QTimer(this)) {
+    , m_downloadPoll(new QTimer(this))
+    , m_boincPoll(new QTimer(this)) {
+    registerBusTypes();
     connect(m_downloadPoll, &QTimer::timeout, this, &DaemonProxy::refreshDownloads);
-    m_boincCalls = new Daemon1Interface(api::kBusName, api::kObjectPath, bus, this);
-    m_boincCalls->setTimeout(kBoincCallTimeoutMs);
-    m_boincPoll = new QTimer(this);
     m_boincPoll->setInterval(kBoincPollMs);
     connect(m_boincPoll, &QTimer::timeout, this, &DaemonProxy::refreshBoinc);
-    connect(m_watcher, &QDBusServiceWatcher::serviceOwnerChanged, this,
-            [this](const QString&, const QString&, const QString& newOwner) { onOwnerChanged(newOwner); });
     m_startTimeout->setSingleShot(true);
     m_startTimeout->setInterval(kStartTimeoutMs);
     connect(m_startTimeout, &QTimer::timeout, this, [this] {
@@ -93,19 +89,79 @@ DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
             emit connectedChanged(false);
         }
     });
+    attach();
+}
+
+DaemonProxy::DaemonProxy(SessionBus& bus, QObject* parent)
+    : DaemonProxy(bus.connection(), parent) {
+    m_followsBus = true;
+    connect(&bus, &SessionBus::disconnected, this, &DaemonProxy::onBusLost);
+    connect(&bus, &SessionBus::reconnected, this, &DaemonProxy::onBusBack);
+}
+
+void DaemonProxy::attach() {
+    m_daemon = new Daemon1Interface(api::kBusName, api::kObjectPath, m_bus, this);
+    m_boincCalls = new Daemon1Interface(api::kBusName, api::kObjectPath, m_bus, this);
+    m_boincCalls->setTimeout(kBoincCallTimeoutMs);
+    m_watcher = new QDBusServiceWatcher(api::kBusName, m_bus, QDBusServiceWatcher::WatchForOwnerChange, this);
+    connect(m_watcher, &QDBusServiceWatcher::serviceOwnerChanged, this,
+            [this](const QString&, const QString&, const QString& newOwner) { onOwnerChanged(newOwner); });
     // Signals are matched by the well-known name, so they keep arriving from a restarted nicerd.
     connect(m_daemon, &Daemon1Interface::Sample, this, &DaemonProxy::onSample);
     m_bus.connect(api::kBusName, api::kObjectPath, "org.freedesktop.DBus.Properties", "PropertiesChanged",
                   this, SLOT(onPropertiesChanged(QDBusMessage)));
 }
 
+void DaemonProxy::detach() {
+    m_bus.disconnect(api::kBusName, api::kObjectPath, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                     this, SLOT(onPropertiesChanged(QDBusMessage)));
+    delete m_watcher;
+    delete m_boincCalls;
+    delete m_daemon;
+}
+
+void DaemonProxy::onBusLost() {
+    // The calls under way fail with the closed connection: their errors are not nicerd's, drop them.
+    ++m_busGeneration;
+    m_starting = false;
+    m_startTimeout->stop();
+    m_downloadsPending = false;
+    m_boincPending = false;
+    m_lastSample.reset();
+    setConnected(false);
+    emit busChanged(false);
+}
+
+void DaemonProxy::onBusBack(const QDBusConnection& bus) {
+    ++m_busGeneration;
+    m_downloadsPending = false;
+    m_boincPending = false;
+    detach();
+    m_bus = bus;
+    attach();
+    emit busChanged(true);
+    if (m_started) {
+        // nicerd takes its name on the new bus by itself: follow it there. Start it only if start() asked
+        // to and found no bus to do it on.
+        start(m_launchWhenBusBack);
+    }
+}
+
 void DaemonProxy::start(bool launch) {
+    m_started = true;
     if (!m_bus.isConnected()) {
+        m_launchWhenBusBack = launch;
+        if (m_followsBus) {
+            setConnected(false);
+            emit busChanged(false); // the window says the tray waits for the bus
+            return;
+        }
         emit errorOccurred(tr("Session bus"),
                            tr("There is no D-Bus session bus, so nicer-tray cannot reach nicerd. Start "
                               "nicer-tray from your desktop session."));
         return;
     }
+    m_launchWhenBusBack = false;
     auto call =
         QDBusMessage::createMethodCall(kDbusService, "/org/freedesktop/DBus", kDbusService, "GetNameOwner");
     call << QString(api::kBusName);
@@ -121,7 +177,7 @@ void DaemonProxy::start(bool launch) {
 }
 
 void DaemonProxy::launchDaemon() {
-    if (m_connected || m_starting) {
+    if (m_connected || m_starting || !m_bus.isConnected()) {
         return;
     }
     m_starting = true;
@@ -160,6 +216,7 @@ void DaemonProxy::startUnitFallback(const QDBusMessage& activationError) {
 DaemonView DaemonProxy::view() const {
     DaemonView v;
     v.connected = m_connected;
+    v.busGone = !hasBus();
     v.paused = m_properties.paused;
     v.lastError = m_properties.lastError;
     v.params = m_properties.params;
@@ -211,8 +268,12 @@ void DaemonProxy::watchReply(const QDBusPendingCall& pending,
                              std::function<void(const QDBusMessage&)> onError) {
     auto* watcher = new QDBusPendingCallWatcher(pending, this);
     connect(watcher, &QDBusPendingCallWatcher::finished, this,
-            [onReply = std::move(onReply), onError = std::move(onError)](QDBusPendingCallWatcher* w) {
+            [this, generation = m_busGeneration, onReply = std::move(onReply),
+             onError = std::move(onError)](QDBusPendingCallWatcher* w) {
                 w->deleteLater();
+                if (generation != m_busGeneration) {
+                    return; // asked on a bus that has gone since
+                }
                 const QDBusMessage reply = w->reply();
                 if (reply.type() == QDBusMessage::ErrorMessage) {
                     if (onError) {
@@ -426,6 +487,9 @@ void DaemonProxy::fetchHistory() {
 void DaemonProxy::onSample(qulonglong timeUSec, double idle, double foreground, double background,
                            double quota, double multiplier, uint overloadCount, bool paused) {
     const api::Sample s{timeUSec, idle, foreground, background, quota, multiplier, overloadCount, paused};
+    if (!hasBus()) {
+        return; // the last words of a bus that closed: nicerd may not be there when it is back
+    }
     if (!m_connected) {
         // The signal can beat the name-owner notice after a restart.
         setConnected(true);

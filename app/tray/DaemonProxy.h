@@ -22,6 +22,8 @@ class QTimer;
 
 namespace nicer::tray {
 
+class SessionBus;
+
 /// Properties of nicerd that do not change every period.
 struct DaemonProperties {
     control::ControllerParams params;
@@ -55,13 +57,18 @@ bool isDaemonNotInstalled(const QString& activationErrorName, const QString& uni
  *
  * It never blocks the GUI: every call is asynchronous and every failure becomes errorOccurred() in plain
  * words. It follows the bus name, so it reconnects by itself when nicerd restarts (history and properties
- * are fetched again), and it can start nicerd: D-Bus activation first, then the systemd user unit.
+ * are fetched again), and it can start nicerd: D-Bus activation first, then the systemd user unit. Given
+ * a SessionBus, it also survives the bus itself: while the bus is gone it says so (busChanged()), and on
+ * the new bus it makes its proxies and matches again and follows nicerd there as at start.
  */
 class DaemonProxy : public QObject {
     Q_OBJECT
 
 public:
+    /// On @p bus for good: once it closes, nicerd is unreachable.
     explicit DaemonProxy(const QDBusConnection& bus, QObject* parent = nullptr);
+    /// On @p bus's connection now and on each new one after the bus came back.
+    explicit DaemonProxy(SessionBus& bus, QObject* parent = nullptr);
 
     /// Begins following nicerd; when @p launch is set and nicerd is not running, starts it.
     void start(bool launch);
@@ -69,6 +76,8 @@ public:
     void launchDaemon();
 
     bool isConnected() const { return m_connected; }
+    /// Whether the session bus is there; without it nicerd cannot be reached, running or not.
+    bool hasBus() const { return m_bus.isConnected(); }
     bool isStarting() const { return m_starting; }
     const DaemonProperties& properties() const { return m_properties; }
     const std::optional<api::Sample>& lastSample() const { return m_lastSample; }
@@ -100,6 +109,9 @@ public:
 
 signals:
     void connectedChanged(bool connected);
+    /// The session bus went away (@p present false; connectedChanged(false) came just before) or came back
+    /// (nicerd's state on it follows).
+    void busChanged(bool present);
     void propertiesChanged();
     /// The downloads were read again (also after every propertiesChanged()).
     void downloadsChanged();
@@ -119,6 +131,11 @@ private slots:
     void onPropertiesChanged(const QDBusMessage& message);
 
 private:
+    /// Makes the proxies, the name watcher and the signal matches on m_bus.
+    void attach();
+    void detach();
+    void onBusLost();
+    void onBusBack(const QDBusConnection& bus);
     void onOwnerChanged(const QString& newOwner);
     void setConnected(bool connected);
     void fetchHistory();
@@ -136,6 +153,11 @@ private:
                     std::function<void(const QDBusMessage&)> onError);
 
     QDBusConnection m_bus;
+    bool m_followsBus = false; ///< made with a SessionBus
+    /// Counts the connections: an answer that comes back on an older one than m_bus is dropped.
+    unsigned m_busGeneration = 0;
+    bool m_started = false;           ///< start() was called
+    bool m_launchWhenBusBack = false; ///< start(true) found no bus: start nicerd once there is one
     Daemon1Interface* m_daemon = nullptr;
     /// The same interface with a timeout longer than BOINC's answers to attach and detach (QtDBus's
     /// default of 25 s is shorter).

@@ -166,6 +166,7 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     });
     connect(&m_daemon, &DaemonProxy::boincChanged, this, &MainWindow::updateBoinc);
     connect(&m_daemon, &DaemonProxy::connectedChanged, this, &MainWindow::onConnection);
+    connect(&m_daemon, &DaemonProxy::busChanged, this, &MainWindow::onBus);
     connect(&m_daemon, &DaemonProxy::errorOccurred, this, &MainWindow::showError);
     connect(&m_daemon, &DaemonProxy::parametersApplied, this, [this] { m_errorBar->hide(); });
     onConnection(m_daemon.isConnected());
@@ -331,8 +332,22 @@ void MainWindow::onConnection(bool connected) {
     updateStatus();
 }
 
+void MainWindow::onBus(bool present) {
+    if (!present) {
+        showError(tr("Session bus"), sessionBusGoneText());
+        m_startDaemon->hide(); // nothing can be started without a bus
+        m_showingBusError = true;
+    } else if (m_showingBusError) {
+        // What holds now is nicerd's state on the new bus, which the proxy reports next.
+        m_errorBar->hide();
+        m_showingBusError = false;
+        updateStatus();
+    }
+}
+
 void MainWindow::showError(const QString& context, const QString& message) {
     m_showingDaemonError = false;
+    m_showingBusError = false;
     m_error->setText(QStringLiteral("<b>%1:</b> %2").arg(context.toHtmlEscaped(), message.toHtmlEscaped()));
     m_startDaemon->setVisible(!m_daemon.isConnected());
     m_errorBar->show();

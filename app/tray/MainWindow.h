@@ -58,6 +58,7 @@ private:
     void onHistory(const std::vector<api::Sample>& samples);
     void onProperties();
     void onConnection(bool connected);
+    void onBus(bool present);
     void showError(const QString& context, const QString& message);
     void updateValues();
     void updateStatus();
@@ -79,6 +80,7 @@ private:
     QWidget* m_errorBar = nullptr;
     QLabel* m_notice = nullptr;
     bool m_showingDaemonError = false; ///< the error bar shows nicerd's LastError
+    bool m_showingBusError = false;    ///< the error bar says that the session bus is gone
     QLabel* m_status = nullptr;
     QLabel* m_user = nullptr;
     QLabel* m_work = nullptr;

@@ -35,6 +35,7 @@ TrayIcon::TrayIcon(DaemonProxy& daemon, QWidget& window, QObject* parent)
     connect(&m_daemon, &DaemonProxy::sampleReceived, this, &TrayIcon::update);
     connect(&m_daemon, &DaemonProxy::propertiesChanged, this, &TrayIcon::update);
     connect(&m_daemon, &DaemonProxy::connectedChanged, this, &TrayIcon::update);
+    connect(&m_daemon, &DaemonProxy::busChanged, this, &TrayIcon::update);
     update();
 }
 
@@ -72,6 +73,8 @@ void TrayIcon::update() {
                    .arg(qRound(100 * s.foreground))
                    .arg(qRound(100 * s.background))
                    .arg(qRound(100 * s.idle));
+    } else if (view.busGone) {
+        tip += QStringLiteral("\n") + sessionBusGoneText();
     } else if (!view.lastError.isEmpty()) {
         tip += QStringLiteral("\n") + view.lastError;
     }

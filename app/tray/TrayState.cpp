@@ -41,4 +41,10 @@ QString trayStateName(TrayState state) {
     return {};
 }
 
+QString sessionBusGoneText() {
+    return QCoreApplication::translate("nicer::tray",
+                                       "The session bus is gone, so nicer-tray cannot reach nicerd: waiting "
+                                       "for the bus to come back.");
+}
+
 } // namespace nicer::tray

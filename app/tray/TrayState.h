@@ -21,6 +21,7 @@ enum class TrayState {
 /// The daemon's state as the tray needs it: properties plus the latest sample.
 struct DaemonView {
     bool connected = false;
+    bool busGone = false; ///< no session bus: nicerd cannot be reached, whether it runs or not
     bool paused = false;
     QString lastError;
     control::ControllerParams params;
@@ -32,5 +33,8 @@ TrayState trayStateFor(const DaemonView& view, bool starting);
 
 /// A short, translated name of the state, e.g. for the tooltip.
 QString trayStateName(TrayState state);
+
+/// What the tray says while the session bus is gone (DaemonView::busGone), translated.
+QString sessionBusGoneText();
 
 } // namespace nicer::tray

@@ -2,11 +2,11 @@
 #include "tray/ApplicationService.h"
 #include "tray/DaemonProxy.h"
 #include "tray/MainWindow.h"
+#include "tray/SessionBus.h"
 #include "tray/TrayIcon.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDBusConnection>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QSystemTrayIcon>
@@ -48,8 +48,10 @@ int main(int argc, char** argv) {
     cli.addOptions({show, noStart});
     cli.process(app);
 
+    // Its own connection, not Qt's default one: the tray outlives a restart of the session bus.
+    nicer::tray::SessionBus bus;
     // One nicer-tray per session: a second launch brings the first one's window forward and leaves.
-    nicer::tray::ApplicationService service(QDBusConnection::sessionBus());
+    nicer::tray::ApplicationService service(bus);
     switch (service.claim()) {
     case nicer::tray::ApplicationService::Claim::AlreadyRunning:
         if (const QString error = service.activateRunning(); !error.isEmpty()) {
@@ -68,7 +70,7 @@ int main(int argc, char** argv) {
         break;
     }
 
-    nicer::tray::DaemonProxy daemon(QDBusConnection::sessionBus());
+    nicer::tray::DaemonProxy daemon(bus);
     // Without a tray host the window is the whole program: closing it quits (nicerd keeps running).
     const bool hasTray = QSystemTrayIcon::isSystemTrayAvailable();
     QApplication::setQuitOnLastWindowClosed(!hasTray);
@@ -79,6 +81,19 @@ int main(int argc, char** argv) {
         tray->show();
     }
     service.setWindow(&window);
+    QObject::connect(&service, &nicer::tray::ApplicationService::nameTaken, &app, [&](const QString& why) {
+        printLine(stderr, QStringLiteral("nicer-tray: ") +
+                              QApplication::translate("main", "%1; this one quits, so that there is one "
+                                                              "nicer-tray and one icon.")
+                                  .arg(why));
+        if (window.isVisible()) {
+            // The user was looking at a window: the other tray shows its own.
+            if (const QString error = service.activateRunning(); !error.isEmpty()) {
+                printLine(stderr, QStringLiteral("nicer-tray: ") + error);
+            }
+        }
+        QApplication::quit();
+    });
     if (!hasTray || cli.isSet(show)) {
         window.show();
     }

@@ -85,11 +85,14 @@ public:
     const std::string& address() const { return m_address; }
 
     /// A new client connection to the bus.
-    sd::BusPtr connect() const {
+    sd::BusPtr connect() const { return connectTo(m_address); }
+
+    /// A new client connection to the bus at @p address (one this class did not start, too).
+    static sd::BusPtr connectTo(const std::string& address) {
         sd_bus* bus = nullptr;
         REQUIRE(sd_bus_new(&bus) >= 0);
         sd::BusPtr owned(bus);
-        REQUIRE(sd_bus_set_address(bus, m_address.c_str()) >= 0);
+        REQUIRE(sd_bus_set_address(bus, address.c_str()) >= 0);
         REQUIRE(sd_bus_set_bus_client(bus, 1) >= 0);
         REQUIRE(sd_bus_start(bus) >= 0);
         return owned;
@@ -212,7 +215,10 @@ private:
 class ServedService {
 public:
     ServedService(const PrivateBus& bus, daemon::DaemonControl& daemon)
-        : m_bus(bus.connect()) {
+        : ServedService(bus.connect(), daemon) {}
+    /// On @p bus, a connection the test made (PrivateBus::connectTo).
+    ServedService(sd::BusPtr bus, daemon::DaemonControl& daemon)
+        : m_bus(std::move(bus)) {
         auto published = DaemonService::publish(m_bus.get(), daemon);
         REQUIRE(published.ok());
         m_service = std::move(*published);
