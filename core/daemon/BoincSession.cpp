@@ -3,6 +3,7 @@
 #include "boinc/ClientDirectory.h"
 #include "boinc/GlobalPrefsOverride.h"
 #include "boinc/GuiRpcPassword.h"
+#include "daemon/BoincArguments.h"
 #include "net/rate/InterfaceTraffic.h"
 #include "net/rate/TcpSockets.h"
 
@@ -16,33 +17,6 @@ namespace {
 constexpr std::size_t kKeptNotices = 50;
 /// Polls of an attach or account manager operation (one a second) before giving up on it.
 constexpr int kOperationPolls = 120;
-
-/// A URL or account key for BOINC: present, of printable characters without blanks, and short enough for
-/// the client's buffers (256 bytes with its end).
-Result<void> checkArgument(const char* what, const std::string& value) {
-    if (value.empty()) {
-        return Error{std::string("the ") + what + " is empty"};
-    }
-    if (value.size() > 255) {
-        return Error{std::string("the ") + what + " is longer than BOINC takes (255 characters)"};
-    }
-    for (const unsigned char c : value) {
-        if (c <= ' ' || c == 0x7f) {
-            return Error{std::string("the ") + what + " holds a blank or a control character"};
-        }
-    }
-    return {};
-}
-
-Result<void> checkUrl(const std::string& url) {
-    if (auto ok = checkArgument("project URL", url); !ok) {
-        return ok;
-    }
-    if (!url.starts_with("http://") && !url.starts_with("https://")) {
-        return Error{"the project URL '" + url + "' must start with http:// or https://"};
-    }
-    return {};
-}
 
 /// The time of @p a before @p b, for the merged list of notices and errors.
 bool earlier(const api::BoincNotice& a, const api::BoincNotice& b) {
@@ -369,10 +343,7 @@ std::shared_ptr<BoincSession::Waiting> BoincSession::wait(DaemonControl::BoincDo
 }
 
 void BoincSession::attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done) {
-    if (auto ok = checkUrl(url); !ok) {
-        return done(ok.error());
-    }
-    if (auto ok = checkArgument("account key", key); !ok) {
+    if (auto ok = checkBoincAttach(url, key); !ok) {
         return done(ok.error());
     }
     auto waiting = wait(std::move(done));
@@ -391,11 +362,8 @@ void BoincSession::attach(const std::string& url, const std::string& key, Daemon
 
 void BoincSession::attachAccountManager(const std::string& url, const std::string& name,
                                         const std::string& password, DaemonControl::BoincDone done) {
-    if (auto ok = checkUrl(url); !ok) {
-        return done(Error{"account manager: " + ok.error().message});
-    }
-    if (name.empty() || name.size() > 255) {
-        return done(Error{"the account manager's user name must hold 1 to 255 characters"});
+    if (auto ok = checkBoincAccountManager(url, name, password); !ok) {
+        return done(ok.error());
     }
     auto waiting = wait(std::move(done));
     m_rpc->acctMgrRpc(url, name, password, [this, alive = m_alive, waiting](const Result<void>& started) {
@@ -412,7 +380,7 @@ void BoincSession::attachAccountManager(const std::string& url, const std::strin
 }
 
 void BoincSession::detach(const std::string& url, DaemonControl::BoincDone done) {
-    if (auto ok = checkUrl(url); !ok) {
+    if (auto ok = checkBoincProjectUrl(url); !ok) {
         return done(ok.error());
     }
     auto waiting = wait(std::move(done));

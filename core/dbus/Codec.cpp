@@ -236,44 +236,79 @@ int appendParameter(sd_bus_message* m, const control::ParameterInfo& info,
 
 int readParameterVariant(sd_bus_message* m, const control::ParameterInfo& info, control::ControllerParams& p,
                          std::string& error) {
-    double v = 0;
+    BusNumber value;
     int r = 0;
     switch (info.busSignature[0]) {
     case 'u': {
         std::uint32_t u = 0;
         r = sd_bus_message_read(m, "v", "u", &u);
-        if (r >= 0 && u > static_cast<std::uint32_t>(INT32_MAX)) {
-            error = std::string(info.busName) + " = " + std::to_string(u) + " is out of range";
-            return -EINVAL;
-        }
-        v = u;
+        value = u;
         break;
     }
     case 't': {
         std::uint64_t t = 0;
         r = sd_bus_message_read(m, "v", "t", &t);
-        // The period is kept in whole milliseconds.
-        if (r >= 0 && t % 1000 != 0) {
-            error = std::string(info.busName) + " must be whole milliseconds";
-            return -EINVAL;
-        }
-        v = static_cast<double>(t);
+        value = t;
         break;
     }
-    default:
-        r = sd_bus_message_read(m, "v", "d", &v);
+    default: {
+        double d = 0;
+        r = sd_bus_message_read(m, "v", "d", &d);
+        value = d;
         break;
+    }
     }
     if (r < 0) {
         error =
             std::string("parameter ") + info.busName + " has the wrong type: it must be " + info.busSignature;
         return r;
     }
-    if (auto set = info.set(p, v / info.busScale); !set) {
+    if (auto set = setParameterFromBus(info, value, p); !set) {
         error = set.error().message;
         return -EINVAL;
     }
     return r;
+}
+
+int readParameterArguments(sd_bus_message* m, std::vector<ParameterArgument>& arguments) {
+    int r = sd_bus_message_enter_container(m, 'a', "{sv}");
+    while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+        ParameterArgument argument;
+        const char* key = nullptr;
+        const char* contents = nullptr;
+        r = sd_bus_message_read(m, "s", &key);
+        if (r >= 0) {
+            argument.key = key;
+            r = sd_bus_message_peek_type(m, nullptr, &contents);
+        }
+        if (r >= 0) {
+            // Read as the type the variant holds, so that the check can say which type it should have been.
+            const std::string held = contents != nullptr ? contents : "";
+            if (held == "d") {
+                double d = 0;
+                r = sd_bus_message_read(m, "v", "d", &d);
+                argument.value = d;
+            } else if (held == "u") {
+                std::uint32_t u = 0;
+                r = sd_bus_message_read(m, "v", "u", &u);
+                argument.value = u;
+            } else if (held == "t") {
+                std::uint64_t t = 0;
+                r = sd_bus_message_read(m, "v", "t", &t);
+                argument.value = t;
+            } else {
+                argument.value = held;
+                r = sd_bus_message_skip(m, "v");
+            }
+        }
+        if (r >= 0) {
+            r = sd_bus_message_exit_container(m);
+        }
+        if (r >= 0) {
+            arguments.push_back(std::move(argument));
+        }
+    }
+    return r < 0 ? r : sd_bus_message_exit_container(m);
 }
 
 int appendParameters(sd_bus_message* m, const control::ControllerParams& p) {

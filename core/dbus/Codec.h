@@ -5,6 +5,7 @@
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
+#include "dbus/ParameterArguments.h"
 #include "sd/Bus.h"
 #include "workload/WorkloadPresets.h"
 
@@ -99,6 +100,9 @@ int appendParameter(sd_bus_message* m, const control::ParameterInfo& info,
 /// (a period of a fraction of a millisecond) sets @p error and returns -EINVAL.
 int readParameterVariant(sd_bus_message* m, const control::ParameterInfo& info, control::ControllerParams& p,
                          std::string& error);
+/// SetParameters' a{sv}, each entry as it is (ParameterArguments.h checks them): a variant of another type
+/// than d, u or t is skipped and kept as its signature.
+int readParameterArguments(sd_bus_message* m, std::vector<ParameterArgument>& arguments);
 /// Every parameter as SetParameters takes them: a{sv} keyed by the D-Bus names.
 int appendParameters(sd_bus_message* m, const control::ControllerParams& p);
 

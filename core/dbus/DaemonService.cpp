@@ -4,6 +4,7 @@
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
 #include "dbus/Codec.h"
+#include "dbus/ParameterArguments.h"
 #include "workload/WorkloadChooser.h"
 
 #include <cerrno>
@@ -33,22 +34,6 @@ int guarded(sd_bus_error* error, Body&& body) noexcept {
     } catch (...) {
         return sd_bus_error_set(error, kFailed, "unexpected error in nicerd");
     }
-}
-
-/// Reads one a{sv} entry's value into @p params by its D-Bus name.
-int readParameter(sd_bus_message* m, std::string_view key, control::ControllerParams& p,
-                  sd_bus_error* error) {
-    const control::ParameterInfo* info = control::findBusParameter(key);
-    if (!info) {
-        return sd_bus_error_setf(error, kInvalidArgs, "unknown parameter '%.*s': the parameters are %s",
-                                 static_cast<int>(key.size()), key.data(),
-                                 control::parameterNameList(true).c_str());
-    }
-    std::string problem;
-    if (int r = codec::readParameterVariant(m, *info, p, problem); r < 0) {
-        return sd_bus_error_set(error, kInvalidArgs, problem.c_str());
-    }
-    return 0;
 }
 
 // The vtable needs its signatures as constants: these are api/BusNames.h's, checked here.
@@ -323,26 +308,16 @@ int DaemonService::onResume(sd_bus_message* m, void* userdata, sd_bus_error* err
 int DaemonService::onSetParameters(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
     return guarded(error, [&]() -> int {
         auto* self = static_cast<DaemonService*>(userdata);
-        control::ControllerParams params = self->m_daemon.params();
-        int r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-            const char* key = nullptr;
-            if ((r = sd_bus_message_read(m, "s", &key)) < 0) {
-                break;
-            }
-            if ((r = readParameter(m, key, params, error)) < 0) {
-                return r;
-            }
-            r = sd_bus_message_exit_container(m);
-        }
-        if (r < 0) {
+        std::vector<ParameterArgument> arguments;
+        if (int r = codec::readParameterArguments(m, arguments); r < 0) {
             return sd_bus_error_setf(error, kInvalidArgs, "SetParameters takes a{sv}: %s", std::strerror(-r));
         }
         // All or nothing: nothing changes unless every value is valid together.
-        if (auto valid = control::validate(params); !valid) {
-            return sd_bus_error_set(error, kInvalidArgs, valid.error().message.c_str());
+        const auto params = applyParameterArguments(self->m_daemon.params(), arguments);
+        if (!params) {
+            return sd_bus_error_set(error, kInvalidArgs, params.error().message.c_str());
         }
-        if (auto set = self->m_daemon.setParams(params); !set) {
+        if (auto set = self->m_daemon.setParams(*params); !set) {
             return sd_bus_error_set(error, kFailed, set.error().message.c_str());
         }
         self->emitParametersChanged();
