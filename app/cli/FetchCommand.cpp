@@ -325,6 +325,11 @@ CLI::App* addFetchCommand(CLI::App& parent, FetchOptions& o) {
                     "Seconds without data (while the server may send) before a connection is dropped")
         ->check(CLI::Range(0.1, 3600.0))
         ->capture_default_str();
+    cmd->add_option(
+           "--min-rate", o.minRate,
+           "Bytes/s a connection must deliver over each stall timeout while nicer holds nothing back "
+           "(a trickle is dropped like a stall); 0 for no minimum")
+        ->capture_default_str();
     return cmd;
 }
 
@@ -335,6 +340,16 @@ int runFetch(const FetchOptions& o) {
     options.backoffBase = std::chrono::milliseconds(static_cast<long>(o.retryWait * 1000.0));
     options.backoffCap = std::max(options.backoffBase, std::chrono::milliseconds(60000));
     options.stallTimeout = std::chrono::milliseconds(static_cast<long>(o.stallTimeout * 1000.0));
+    if (o.minRate == "0") {
+        options.minRate = 0.0;
+    } else {
+        const auto minRate = net::parseByteRate(o.minRate);
+        if (!minRate) {
+            std::cerr << "nicer fetch: --min-rate: " << minRate.error().message << '\n';
+            return kExitBadInput;
+        }
+        options.minRate = *minRate;
+    }
     const auto order = net::parseDownloadOrder(o.order);
     if (!order) {
         std::cerr << "nicer fetch: --order: " << order.error().message << '\n';

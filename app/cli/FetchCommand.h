@@ -19,6 +19,7 @@ struct FetchOptions {
     int attempts = 5;
     double retryWait = 1.0;
     double stallTimeout = 30.0;
+    std::string minRate = "1k"; ///< as typed; "0" for no minimum
 };
 
 /// `nicer fetch MANIFEST_OR_URL --dir DIR [...]`: downloads work units over HTTP/2, verified and resumable.

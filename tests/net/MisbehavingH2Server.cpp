@@ -33,6 +33,8 @@ struct MisbehavingH2Server::Stream {
     bool misbehave = false;
     std::string body; // the bytes this response carries
     std::size_t sent = 0;
+    // A trickle waits for its next byte (NGHTTP2_ERR_DEFERRED) until this time.
+    std::optional<std::chrono::steady_clock::time_point> trickleDue;
 };
 
 struct MisbehavingH2Server::Client {
@@ -43,6 +45,7 @@ struct MisbehavingH2Server::Client {
     std::string out;
     bool goAway = false; // close once the GOAWAY is out
     bool done = false;
+    bool mute = false; // reads, never writes (Greeting::Silent and SettingsOnly)
     MisbehavingH2Server* server = nullptr;
 
     ~Client() {
@@ -125,6 +128,18 @@ struct MisbehavingH2Server::Callbacks {
                 }
             }
         }
+        if (stream.misbehave && b.trickleAfter && stream.sent >= *b.trickleAfter && stream.sent < limit) {
+            const auto now = std::chrono::steady_clock::now();
+            if (stream.trickleDue && now < *stream.trickleDue) {
+                return NGHTTP2_ERR_DEFERRED; // run() resumes it when the time comes
+            }
+            stream.trickleDue = now + b.trickleEvery;
+            buffer[0] = static_cast<std::uint8_t>(stream.body[stream.sent++]);
+            if (stream.sent == stream.body.size()) {
+                *flags |= NGHTTP2_DATA_FLAG_EOF;
+            }
+            return 1;
+        }
         if (stream.sent >= limit) {
             if (stream.misbehave && b.resetAfter && stream.sent >= *b.resetAfter) {
                 return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE; // nghttp2 resets with INTERNAL_ERROR
@@ -179,6 +194,12 @@ void MisbehavingH2Server::serve(const std::string& path, Behaviour behaviour) {
     m_paths[path] = std::move(behaviour);
 }
 
+void MisbehavingH2Server::greet(Greeting greeting, std::string raw) {
+    const std::lock_guard lock(m_mutex);
+    m_greeting = greeting;
+    m_greetingRaw = std::move(raw);
+}
+
 std::string MisbehavingH2Server::url(const std::string& path) const {
     return "http://127.0.0.1:" + std::to_string(m_port) + path;
 }
@@ -207,7 +228,12 @@ void MisbehavingH2Server::respond(Client& client, std::int32_t id) {
     }
     stream.behaviour = *behaviour;
     if (stream.misbehave && behaviour->refuse) {
-        nghttp2_submit_rst_stream(client.session, NGHTTP2_FLAG_NONE, id, NGHTTP2_REFUSED_STREAM);
+        nghttp2_submit_rst_stream(client.session, NGHTTP2_FLAG_NONE, id, behaviour->refuseCode);
+        return;
+    }
+    if (stream.misbehave && behaviour->raw) {
+        // Behind what nghttp2 already gave us: its queued frames follow, all whole.
+        client.out += behaviour->raw(id);
         return;
     }
     const std::string& body = behaviour->body;
@@ -240,6 +266,31 @@ void MisbehavingH2Server::respond(Client& client, std::int32_t id) {
 }
 
 bool MisbehavingH2Server::serviceClient(Client& client, bool readable) {
+    if (client.mute) {
+        std::uint8_t buffer[16384];
+        for (;;) {
+            const ssize_t n = ::recv(client.fd, buffer, sizeof buffer, 0);
+            if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+                return false;
+            }
+            if (n < 0) {
+                break;
+            }
+        }
+        while (!client.out.empty()) {
+            const ssize_t n = ::send(client.fd, client.out.data(), client.out.size(), MSG_NOSIGNAL);
+            if (n <= 0) {
+                return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+            }
+            client.out.erase(0, static_cast<std::size_t>(n));
+        }
+        return true;
+    }
+    for (auto& [id, stream] : client.streams) {
+        if (stream.trickleDue && std::chrono::steady_clock::now() >= *stream.trickleDue) {
+            nghttp2_session_resume_data(client.session, id);
+        }
+    }
     if (readable) {
         std::uint8_t buffer[16384];
         for (;;) {
@@ -306,8 +357,19 @@ void MisbehavingH2Server::run() {
         for (const auto& client : clients) {
             fds.push_back({client->fd, static_cast<short>(POLLIN | (client->out.empty() ? 0 : POLLOUT)), 0});
         }
-        // A short timeout: deferred streams and pending output are looked at again now and then.
-        if (::poll(fds.data(), fds.size(), 50) < 0 && errno != EINTR) {
+        // A short timeout: deferred streams and pending output are looked at again now and then, a trickle
+        // when its next byte is due.
+        int timeout = 50;
+        const auto now = std::chrono::steady_clock::now();
+        for (const auto& client : clients) {
+            for (const auto& [id, stream] : client->streams) {
+                if (stream.trickleDue) {
+                    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(*stream.trickleDue - now);
+                    timeout = std::clamp(static_cast<int>(wait.count()), 1, timeout);
+                }
+            }
+        }
+        if (::poll(fds.data(), fds.size(), timeout) < 0 && errno != EINTR) {
             break;
         }
         if (fds[0].revents != 0) {
@@ -321,8 +383,26 @@ void MisbehavingH2Server::run() {
                 client->number = ++m_connections;
                 client->server = this;
                 nghttp2_session_server_new(&client->session, callbacks, client.get());
-                const nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 100}};
+                // 128, not the 100 a client assumes until SETTINGS arrive: a test can see that they did.
+                const nghttp2_settings_entry settings[] = {{NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, 128}};
                 nghttp2_submit_settings(client->session, NGHTTP2_FLAG_NONE, settings, 1);
+                Greeting greeting = Greeting::Normal;
+                {
+                    const std::lock_guard lock(m_mutex);
+                    greeting = m_greeting;
+                    client->out = m_greetingRaw;
+                }
+                if (greeting != Greeting::Normal) {
+                    client->mute = true;
+                    client->out.clear();
+                }
+                if (greeting != Greeting::Silent) {
+                    // The SETTINGS go first, before any raw greeting.
+                    const std::uint8_t* data = nullptr;
+                    const ssize_t n = nghttp2_session_mem_send(client->session, &data);
+                    client->out.insert(0, reinterpret_cast<const char*>(data),
+                                       static_cast<std::size_t>(std::max<ssize_t>(n, 0)));
+                }
                 clients.push_back(std::move(client));
             }
         }

@@ -3,8 +3,10 @@
 #include <climits>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,8 +19,9 @@ namespace nicer::net::test {
 
 /// A tiny HTTP/2 server (h2c with prior knowledge, nghttp2's server API over a real loopback TCP socket, in
 /// a thread of its own) for the misbehaviour real servers cannot be made to show: a stream reset or a
-/// connection dropped in the middle of a body, a server that stalls, a Content-Length that lies, refused
-/// streams. Everything else is tested against nghttpd and nginx.
+/// connection dropped in the middle of a body, a server that stalls or trickles, a Content-Length that lies,
+/// refused streams, hand-written frames (RawFrames.h) that break the protocol, a connection that never
+/// answers. Everything else is tested against nghttpd and nginx.
 class MisbehavingH2Server {
 public:
     /// How the server answers GETs of one path. The misbehaviour applies to the first `times` requests of
@@ -38,8 +41,16 @@ public:
         /// After this many body bytes send GOAWAY (NO_ERROR, naming the streams seen so far) and close the
         /// connection, cutting every response in progress.
         std::optional<std::size_t> goAwayAfter;
-        /// Refuse the stream (RST_STREAM REFUSED_STREAM) instead of answering.
+        /// After this many body bytes, send one byte every trickleEvery.
+        std::optional<std::size_t> trickleAfter;
+        std::chrono::milliseconds trickleEvery{20};
+        /// Refuse the stream (RST_STREAM with refuseCode, REFUSED_STREAM unless set) instead of answering.
         bool refuse = false;
+        std::uint32_t refuseCode = 0x7;
+        /// Write these bytes (raw frames for the request's stream id) instead of answering. They go out
+        /// between whole frames of the server's own; their header blocks must leave HPACK's dynamic table
+        /// alone (RawFrames.h's literal()).
+        std::function<std::string(std::int32_t stream)> raw;
         int times = INT_MAX;
 
         /// @p content served correctly.
@@ -63,8 +74,18 @@ public:
     MisbehavingH2Server(const MisbehavingH2Server&) = delete;
     MisbehavingH2Server& operator=(const MisbehavingH2Server&) = delete;
 
+    /// How the server greets a new connection.
+    enum class Greeting {
+        Normal,       ///< its SETTINGS (MAX_CONCURRENT_STREAMS 128), then HTTP/2
+        Silent,       ///< reads everything and never writes a byte
+        SettingsOnly, ///< its SETTINGS, then reads everything and writes nothing more: ours are never ACKed
+    };
+
     /// Sets how @p path is answered (unknown paths get 404).
     void serve(const std::string& path, Behaviour behaviour);
+    /// Sets how connections accepted from now on are greeted; @p raw is written right after the SETTINGS
+    /// of a Normal greeting (e.g. a flood of PINGs).
+    void greet(Greeting greeting, std::string raw = {});
     std::uint16_t port() const { return m_port; }
     /// "http://127.0.0.1:PORT" + @p path.
     std::string url(const std::string& path) const;
@@ -90,6 +111,8 @@ private:
     std::atomic<int> m_maxOpen{0};
     mutable std::mutex m_mutex;
     std::map<std::string, Behaviour> m_paths;
+    Greeting m_greeting = Greeting::Normal;
+    std::string m_greetingRaw;
     std::map<std::string, int> m_served;
     std::vector<Request> m_requests;
     std::thread m_thread;

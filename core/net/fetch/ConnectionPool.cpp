@@ -89,10 +89,10 @@ void ConnectionPool::setWindows(std::uint32_t connectionWindow, std::uint32_t st
     }
 }
 
-void ConnectionPool::checkStall(std::chrono::steady_clock::time_point now,
-                                std::chrono::milliseconds timeout) {
+void ConnectionPool::checkStall(std::chrono::steady_clock::time_point now, std::chrono::milliseconds timeout,
+                                double minRate) {
     for (auto& connection : m_connections) {
-        connection->checkStall(now, timeout);
+        connection->checkStall(now, timeout, minRate);
     }
 }
 

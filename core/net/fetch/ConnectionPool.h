@@ -57,7 +57,8 @@ public:
     /// New receive windows on every connection and each of its streams.
     void setWindows(std::uint32_t connectionWindow, std::uint32_t streamWindow);
     /// See FetcherConnection::checkStall().
-    void checkStall(std::chrono::steady_clock::time_point now, std::chrono::milliseconds timeout);
+    void checkStall(std::chrono::steady_clock::time_point now, std::chrono::milliseconds timeout,
+                    double minRate);
     /// A PING on the connection with the most streams open (for an RTT sample queued behind its data).
     void pingBusiest();
     /// Destroys the connections that are over.

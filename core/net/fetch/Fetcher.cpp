@@ -347,7 +347,7 @@ void Fetcher::tick() {
 }
 
 void Fetcher::sample() {
-    m_pool.checkStall(m_pacer.now(), m_options.stallTimeout);
+    m_pool.checkStall(m_pacer.now(), m_options.stallTimeout, m_options.minRate);
     if (m_pacer.sample()) {
         m_pool.setWindows(m_pacer.connectionWindow(), m_pacer.streamWindow());
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 namespace nicer::net {
 
@@ -54,7 +55,9 @@ Result<std::int32_t> FetcherConnection::submit(const Http2Session::Request& requ
         return Error{"the connection to " + m_endpoint.toString() + " is closed"};
     }
     if (m_session->activeStreams() == 0) {
-        markProgress(); // the stall clock starts with the first stream, not at the last old byte
+        // The clocks start with the first stream, not at the last old byte.
+        markProgress();
+        m_rateWindowStart.reset();
     }
     auto stream = m_session->submitGet(request);
     if (stream) {
@@ -105,24 +108,60 @@ void FetcherConnection::ping() {
 }
 
 void FetcherConnection::markProgress() {
-    m_lastProgress = std::chrono::steady_clock::now();
+    m_progress = true;
 }
 
 void FetcherConnection::checkStall(std::chrono::steady_clock::time_point now,
-                                   std::chrono::milliseconds timeout) {
+                                   std::chrono::milliseconds timeout, double minRate) {
     if (m_closed || timeout.count() <= 0) {
         return;
     }
     // Before the transport is up the connect timeout applies; while we hold back credit the server may
     // rightly be waiting for us.
     if (!m_everConnected || m_session->activeStreams() == 0 || m_session->unconsumedTotal() > 0) {
+        m_progress = false;
         m_lastProgress = now;
+        m_rateWindowStart = now;
+        m_rateWindowBytes = 0;
         return;
     }
-    if (now - m_lastProgress >= timeout) {
-        fail(Error{"no data from " + m_endpoint.toString() + " for " + seconds(timeout) +
-                   " while downloading: the server stalled"});
+    if (std::exchange(m_progress, false) || !m_lastProgress) {
+        m_lastProgress = now;
     }
+    if (now - *m_lastProgress >= timeout) {
+        const std::string wait = seconds(timeout);
+        const std::string server = m_endpoint.toString();
+        if (!m_session->peerSettingsReceived()) {
+            fail(Error{"no HTTP/2 SETTINGS from " + server + " in " + wait +
+                       " after connecting: it does not speak HTTP/2 on this port, or it is stuck"});
+        } else if (!m_session->settingsAcknowledged()) {
+            fail(Error{server + " did not acknowledge the HTTP/2 SETTINGS in " + wait +
+                       " (SETTINGS_TIMEOUT): the server is stuck"});
+        } else {
+            fail(Error{"no data from " + server + " for " + wait + " while downloading: the server stalled"});
+        }
+        return;
+    }
+    if (minRate <= 0.0 || !m_rateWindowStart) {
+        m_rateWindowStart = now;
+        m_rateWindowBytes = 0;
+        return;
+    }
+    const auto span = now - *m_rateWindowStart;
+    if (span < timeout) {
+        return;
+    }
+    // A trickle keeps the stall clock from ever running out; over a whole timeout it must also add up.
+    const double required = minRate * std::chrono::duration<double>(span).count();
+    if (static_cast<double>(m_rateWindowBytes) < required) {
+        fail(Error{"only " + std::to_string(m_rateWindowBytes) + " bytes from " + m_endpoint.toString() +
+                   " in " + seconds(std::chrono::duration_cast<std::chrono::milliseconds>(span)) +
+                   " while downloading, below the minimum of " +
+                   std::to_string(static_cast<std::uint64_t>(minRate)) + " bytes/s: the server is too slow"});
+        return;
+    }
+    m_rateWindowStart = now;
+    m_rateWindowBytes = 0;
 }
 
 void FetcherConnection::fail(Error reason) {
@@ -251,6 +290,7 @@ void FetcherConnection::onResponseHeaders(std::int32_t stream, int status,
 
 void FetcherConnection::onData(std::int32_t stream, std::span<const std::uint8_t> data) {
     markProgress();
+    m_rateWindowBytes += data.size();
     m_owner.onData(*this, stream, data);
 }
 

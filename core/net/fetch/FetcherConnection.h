@@ -67,9 +67,13 @@ public:
                     std::uint32_t streamWindow);
     void ping();
 
-    /// Fails the connection when streams are open, the server has window to send, and no response bytes
-    /// came for @p timeout. Withheld credit (rate limiting) stops the clock: then silence is ours.
-    void checkStall(std::chrono::steady_clock::time_point now, std::chrono::milliseconds timeout);
+    /// Fails the connection when streams are open, the server has window to send, and for @p timeout either
+    /// nothing came (a stall, which the error names: no SETTINGS from the server, ours never acknowledged,
+    /// or no response bytes) or fewer than @p minRate body bytes per second came (a trickle; 0: no minimum).
+    /// Withheld credit (rate limiting) stops both clocks: then silence is ours. All times are the @p now of
+    /// these calls: what arrives in between counts as of the next call.
+    void checkStall(std::chrono::steady_clock::time_point now, std::chrono::milliseconds timeout,
+                    double minRate = 0.0);
     /// Ends the connection now with @p reason; its open streams close (ConnectionClosed or NotProcessed).
     void fail(Error reason);
     /// Ends it politely: GOAWAY, then close. For when the fetch is over.
@@ -123,7 +127,13 @@ private:
     bool m_goAway = false;
     bool m_flushing = false;
     bool m_flushAgain = false;
-    std::chrono::steady_clock::time_point m_lastProgress = std::chrono::steady_clock::now();
+    // Something arrived (a header block, body bytes, a stream's end) since the last checkStall(), which
+    // stamps it with its own time.
+    bool m_progress = true;
+    std::optional<std::chrono::steady_clock::time_point> m_lastProgress;
+    // The window the minimum rate is measured over, and the body bytes received in it.
+    std::optional<std::chrono::steady_clock::time_point> m_rateWindowStart;
+    std::uint64_t m_rateWindowBytes = 0;
 };
 
 } // namespace nicer::net

@@ -42,6 +42,9 @@ struct FetcherOptions {
     /// A connection with streams open and window to send that delivers nothing for this long is dropped
     /// and its files are retried; zero turns the check off.
     std::chrono::milliseconds stallTimeout = std::chrono::seconds(30);
+    /// So is one that delivers fewer body bytes per second than this over a whole stallTimeout, while
+    /// nicer withholds nothing from it: a trickle never lets the stall clock run out. Zero: no minimum.
+    double minRate = 1024.0;
     /// Time to connect (and finish TLS) to each address of a server.
     std::chrono::milliseconds connectTimeout = std::chrono::seconds(30);
 

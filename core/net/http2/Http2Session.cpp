@@ -161,6 +161,13 @@ struct Http2Session::Callbacks {
                     self.onPingAck(frame->ping.opaque_data);
                 }
                 break;
+            case NGHTTP2_SETTINGS:
+                if ((frame->hd.flags & NGHTTP2_FLAG_ACK) != 0) {
+                    self.m_settingsAcknowledged = true;
+                } else {
+                    self.m_peerSettingsReceived = true;
+                }
+                break;
             default:
                 break;
             }

@@ -114,6 +114,10 @@ public:
     bool finished() const;
     /// New requests may be submitted: no GOAWAY in either direction and no failure yet.
     bool acceptsRequests() const;
+    /// The server's SETTINGS (its connection preface) arrived.
+    bool peerSettingsReceived() const { return m_peerSettingsReceived; }
+    /// The server acknowledged the client's SETTINGS.
+    bool settingsAcknowledged() const { return m_settingsAcknowledged; }
 
     /// Queues a GET for @p request; returns its stream id. nghttp2 holds requests beyond the server's
     /// concurrency limit back until streams close, so keep activeStreams() below
@@ -204,6 +208,8 @@ private:
     bool m_inLibrary = false;
     bool m_failed = false;
     bool m_goAwayReceived = false;
+    bool m_peerSettingsReceived = false;
+    bool m_settingsAcknowledged = false;
     std::int32_t m_peerLastStreamId = 0;
     bool m_shutdownRequested = false;
     bool m_terminateRequested = false;

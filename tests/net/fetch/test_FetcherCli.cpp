@@ -206,6 +206,11 @@ TEST_CASE("nicer fetch: bad input exits 2 and writes nothing", "[cli][input]") {
         CHECK(r.exitCode == 2);
         CHECK_THAT(r.err, Catch::Contains("--max-rate") && Catch::Contains("e.g. 500k or 10M"));
     }
+    SECTION("a bad --min-rate") {
+        const auto r = fetch(quirks() + "/1k.bin --min-rate slow" + args);
+        CHECK(r.exitCode == 2);
+        CHECK_THAT(r.err, Catch::Contains("--min-rate") && Catch::Contains("e.g. 500k or 10M"));
+    }
     SECTION("a bad --order") {
         const auto r = fetch(quirks() + "/1k.bin --order random" + args);
         CHECK(r.exitCode == 2);

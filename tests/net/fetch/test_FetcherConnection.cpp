@@ -248,3 +248,86 @@ TEST_CASE("fail() ends the connection with the reason given") {
     REQUIRE(connection->error());
     CHECK(connection->error()->message == "the download was cancelled");
 }
+
+TEST_CASE(
+    "hostile server: a trickle below the minimum rate is dropped as too slow, which a stall check alone "
+    "never does") {
+    net::test::MisbehavingH2Server server;
+    auto trickle = net::test::MisbehavingH2Server::Behaviour::plain(bytesOf(1'000'000));
+    trickle.trickleAfter = 1000;
+    trickle.trickleEvery = 5ms;
+    server.serve("/trickle", trickle);
+    auto loop = nicer::test::newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), server.url("/"), owner);
+    const auto stream = connection->submit(get(server, "/trickle"));
+    REQUIRE(stream);
+    std::size_t seen = 0;
+    const auto moreBytes = [&] {
+        REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] { return owner.body[*stream].size() > seen; }));
+        seen = owner.body[*stream].size();
+    };
+    // The connection takes its time from these calls only: checks ten minutes apart, with a byte or more
+    // between any two, so the stall clock (an hour) never runs out.
+    const auto start = std::chrono::steady_clock::now();
+    SECTION("with a minimum of 10 bytes/s, the first whole hour gives it away") {
+        for (int minute = 0; minute < 60; minute += 10) {
+            moreBytes();
+            connection->checkStall(start + std::chrono::minutes(minute), 1h, 10.0);
+            REQUIRE_FALSE(connection->error());
+        }
+        moreBytes();
+        connection->checkStall(start + 1h, 1h, 10.0);
+        REQUIRE(nicer::test::runLoopUntil(
+            loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
+        REQUIRE(connection->error());
+        CHECK_THAT(connection->error()->message,
+                   Catch::Contains("in 3600 s while downloading, below the minimum of 10 bytes/s") &&
+                       Catch::Contains("the server is too slow"));
+        CHECK(owner.ends[*stream].kind == StreamEnd::Kind::ConnectionClosed);
+        CHECK_FALSE(connection->failedPermanently());
+    }
+    SECTION("without a minimum, ten hours go by") {
+        for (int minute = 0; minute <= 600; minute += 10) {
+            moreBytes();
+            connection->checkStall(start + std::chrono::minutes(minute), 1h, 0.0);
+            REQUIRE_FALSE(connection->error());
+        }
+        CHECK_FALSE(connection->closed());
+    }
+}
+
+TEST_CASE("hostile server: a server that never sends its SETTINGS, or never acknowledges ours, is named when "
+          "it stalls") {
+    using Greeting = net::test::MisbehavingH2Server::Greeting;
+    const auto greeting = GENERATE(Greeting::Silent, Greeting::SettingsOnly);
+    CAPTURE(greeting == Greeting::Silent);
+    net::test::MisbehavingH2Server server;
+    server.greet(greeting);
+    auto loop = nicer::test::newLoop();
+    Recorder owner;
+    auto connection = openTo(loop.get(), server.url("/"), owner);
+    const auto stream = connection->submit(get(server, "/x"));
+    REQUIRE(stream);
+    // Connected, and with SettingsOnly the server's SETTINGS read (it announces 128 streams, not 100).
+    REQUIRE(nicer::test::runLoopUntil(loop.get(), [&] {
+        return connection->everConnected() &&
+               (greeting == Greeting::Silent || connection->maxConcurrentStreams() == 128);
+    }));
+    const auto start = std::chrono::steady_clock::now();
+    connection->checkStall(start, 1h);
+    CHECK_FALSE(connection->error());
+    connection->checkStall(start + 1h, 1h);
+    REQUIRE(nicer::test::runLoopUntil(
+        loop.get(), [&] { return owner.ends.count(*stream) == 1 && connection->closed(); }));
+    REQUIRE(connection->error());
+    CHECK_THAT(connection->error()->message,
+               greeting == Greeting::Silent
+                   ? Catch::Contains("no HTTP/2 SETTINGS from 127.0.0.1") &&
+                         Catch::Contains("in 3600 s after connecting")
+                   : Catch::Contains("did not acknowledge the HTTP/2 SETTINGS in 3600 s") &&
+                         Catch::Contains("SETTINGS_TIMEOUT"));
+    CHECK(owner.ends[*stream].kind == StreamEnd::Kind::ConnectionClosed);
+    CHECK(owner.status.empty());
+    CHECK_FALSE(connection->failedPermanently());
+}

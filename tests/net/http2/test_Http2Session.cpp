@@ -1,4 +1,5 @@
 #include "net/InMemoryH2Server.h"
+#include "net/RawFrames.h"
 #include "net/http2/Http2Session.h"
 
 #include <catch2/catch.hpp>
@@ -752,75 +753,7 @@ TEST_CASE("Http2Session: shutdown lets open streams finish, terminate ends them"
 
 namespace {
 
-std::string rawFrame(std::uint8_t type, std::uint8_t flags, std::int32_t stream, std::string_view payload) {
-    const std::size_t n = payload.size();
-    std::string frame{static_cast<char>(n >> 16),
-                      static_cast<char>(n >> 8),
-                      static_cast<char>(n),
-                      static_cast<char>(type),
-                      static_cast<char>(flags),
-                      static_cast<char>((stream >> 24) & 0x7f),
-                      static_cast<char>(stream >> 16),
-                      static_cast<char>(stream >> 8),
-                      static_cast<char>(stream)};
-    frame += payload;
-    return frame;
-}
-
-std::string u32(std::uint32_t value) {
-    return {static_cast<char>(value >> 24), static_cast<char>(value >> 16), static_cast<char>(value >> 8),
-            static_cast<char>(value)};
-}
-
-std::uint32_t readU32(std::string_view bytes) {
-    std::uint32_t value = 0;
-    for (std::size_t i = 0; i < 4; ++i) {
-        value = (value << 8) | static_cast<std::uint8_t>(bytes[i]);
-    }
-    return value;
-}
-
-std::string repeat(std::string_view unit, std::size_t times) {
-    std::string out;
-    out.reserve(unit.size() * times);
-    for (std::size_t i = 0; i < times; ++i) {
-        out += unit;
-    }
-    return out;
-}
-
-// An HPACK integer (RFC 7541 section 5.1) with a @p prefixBits prefix in @p first's low bits.
-std::string hpackInt(std::uint8_t first, int prefixBits, std::size_t value) {
-    const std::size_t max = (std::size_t{1} << prefixBits) - 1;
-    if (value < max) {
-        return std::string(1, static_cast<char>(first | value));
-    }
-    std::string out(1, static_cast<char>(first | max));
-    value -= max;
-    while (value >= 128) {
-        out += static_cast<char>(0x80 | (value & 0x7f));
-        value >>= 7;
-    }
-    out += static_cast<char>(value);
-    return out;
-}
-
-std::string hpackString(std::string_view text) {
-    return hpackInt(0, 7, text.size()) + std::string(text);
-}
-
-// A literal field without indexing and with a new name: it leaves the dynamic table alone, so raw blocks
-// never put the decoder out of step.
-std::string literal(std::string_view name, std::string_view value) {
-    return hpackInt(0, 4, 0) + hpackString(name) + hpackString(value);
-}
-
-// ":status" (static index 8) with a literal value, for values the static table has no entry for.
-std::string statusLiteral(std::string_view value) {
-    return hpackInt(0, 4, 8) + hpackString(value);
-}
-
-const std::string kStatus200 = "\x88"; // indexed field 8, ":status: 200"
+using namespace nicer::net::test;
 
 // Bytes in use on the heap: the main arena and the mmapped blocks (these tests run in one thread). Under
 // AddressSanitizer, which has its own allocator, it reads 0 and the bounds hold trivially.
@@ -1322,4 +1255,20 @@ TEST_CASE("Http2Session: hostile server: DATA beyond the receive window is never
             CHECK(s.stream(stream).end->kind == Kind::ConnectionClosed);
         }
     }
+}
+
+TEST_CASE("Http2Session: hostile server: SETTINGS never sent, or never acknowledged, can be seen",
+          "[Http2Session][hostile]") {
+    Recorder listener;
+    auto created = Http2Session::create(listener);
+    REQUIRE(created.ok());
+    auto& client = **created;
+    client.drainOutput(client.output().size());
+    CHECK_FALSE(client.peerSettingsReceived());
+    CHECK_FALSE(client.settingsAcknowledged());
+    REQUIRE(client.receive(bytes(rawFrame(NGHTTP2_SETTINGS, 0, 0, ""))).ok());
+    CHECK(client.peerSettingsReceived());
+    CHECK_FALSE(client.settingsAcknowledged());
+    REQUIRE(client.receive(bytes(rawFrame(NGHTTP2_SETTINGS, NGHTTP2_FLAG_ACK, 0, ""))).ok());
+    CHECK(client.settingsAcknowledged());
 }
