@@ -28,6 +28,9 @@ constexpr std::size_t kMaxRequestHeaderBytes = 16 * 1024;
 constexpr std::size_t kOutputHighWater = 64 * 1024;
 // Pings the server never answers must not pile up.
 constexpr std::size_t kMaxPingsInFlight = 16;
+// CONTINUATION frames after one HEADERS frame (nghttp2's default since the CVE-2024-28182 fix). Empty ones
+// carry no field for maxHeaderListSize or maxHeaderCount to count: only this ends an endless stream of them.
+constexpr std::size_t kMaxContinuations = 8;
 
 struct OptionDeleter {
     void operator()(nghttp2_option* option) const { nghttp2_option_del(option); }
@@ -332,6 +335,9 @@ Result<void> Http2Session::start() {
     nghttp2_option_set_peer_max_concurrent_streams(rawOption, kAssumedPeerMaxConcurrentStreams);
     nghttp2_option_set_max_outbound_ack(rawOption, kMaxOutboundAck);
     nghttp2_option_set_max_settings(rawOption, kMaxSettingsEntries);
+    // Setting it explicitly also makes the build, and through dpkg-shlibdeps the .deb, need a libnghttp2
+    // with the limit: Debian 12 backported it in 1.52.0-1+deb12u2, upstream has it since 1.61.0.
+    nghttp2_option_set_max_continuations(rawOption, kMaxContinuations);
     nghttp2_option_set_max_reserved_remote_streams(rawOption, 0);
 
     nghttp2_session* rawSession = nullptr;
