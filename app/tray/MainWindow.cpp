@@ -329,7 +329,7 @@ void MainWindow::onConnection(bool connected) {
     m_preset->setEnabled(connected);
     m_parameters->setEnabled(connected);
     m_boinc->setConnected(connected);
-    updateStatus();
+    updateValues();
 }
 
 void MainWindow::onBus(bool present) {
@@ -363,7 +363,11 @@ void MainWindow::updateStatus() {
 void MainWindow::updateValues() {
     updateStatus();
     const auto& sample = m_daemon.lastSample();
-    if (!sample) {
+    if (!m_daemon.isConnected() || !sample) {
+        // Without nicerd (or its bus) the last numbers no longer hold: show none rather than old ones.
+        for (QLabel* value : {m_user, m_work, m_idle, m_reserve, m_cap, m_overloads}) {
+            value->setText(QStringLiteral("-"));
+        }
         return;
     }
     const auto& p = m_daemon.properties();

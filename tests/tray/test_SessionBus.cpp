@@ -12,6 +12,7 @@
 #include <QDBusConnectionInterface>
 #include <QDBusMessage>
 #include <QDBusPendingCallWatcher>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -47,6 +48,15 @@ struct TrayOnRestartingBus {
     /// nicerd takes its name on the bus that runs now.
     void publishNicerd() {
         nicerd.emplace(nicer::dbus::test::PrivateBus::connectTo(bus.address().toStdString()), fake);
+    }
+    /// The value beside @p name in the window's overview ("Your programs", "Overloads", ...).
+    QString value(const QString& name) const {
+        for (auto* label : window.findChildren<QLabel*>()) {
+            if (label->accessibleName() == name) {
+                return label->text();
+            }
+        }
+        return QStringLiteral("(no such value)");
     }
     QPushButton* startButton() const {
         for (auto* button : window.findChildren<QPushButton*>()) {
@@ -131,6 +141,8 @@ TEST_CASE("the tray follows nicerd again after the session bus restarts", "[tray
             CHECK_FALSE(tray.daemon.hasBus());
             CHECK(tray.daemon.view().busGone);
             CHECK_FALSE(tray.daemon.lastSample().has_value());
+            CHECK(tray.value("Your programs") == "-"); // no stale numbers
+            CHECK(tray.value("Overloads") == "-");
             CHECK(tray.window.errorText().contains(
                 "The session bus is gone, so nicer-tray cannot reach nicerd: "
                 "waiting for the bus to come back."));
@@ -174,6 +186,7 @@ TEST_CASE("the tray follows nicerd again after the session bus restarts", "[tray
             },
             kWaitMs));
         CHECK(samples.count() > 0);
+        CHECK(tray.value("Your programs") == "10.0 %");
     }
     CHECK(busChanges.count() == 2 * kRestarts);
 }
