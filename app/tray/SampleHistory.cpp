@@ -10,6 +10,7 @@ double ChartPoint::reserveKept() const {
 
 void SampleHistory::reset(std::span<const api::Sample> samples, double reserveBand) {
     m_points.clear();
+    m_behind.clear();
     for (const auto& s : samples) {
         append(s, reserveBand);
     }
@@ -17,8 +18,18 @@ void SampleHistory::reset(std::span<const api::Sample> samples, double reserveBa
 
 void SampleHistory::append(const api::Sample& sample, double reserveBand) {
     if (!m_points.empty() && sample.timeUSec < m_points.back().sample.timeUSec) {
+        if (!m_behind.empty() && sample.timeUSec <= m_behind.back().sample.timeUSec) {
+            m_behind.clear(); // not a run in order: stale samples
+        }
+        m_behind.push_back({sample, reserveBand});
+        if (m_behind.size() >= kClockJumpRun) {
+            m_points = std::move(m_behind);
+            m_behind.clear();
+            trim();
+        }
         return;
     }
+    m_behind.clear();
     m_points.push_back({sample, reserveBand});
     trim();
 }

@@ -27,8 +27,12 @@ public:
     /// Replaces everything, e.g. with GetHistory's answer after (re)connecting.
     void reset(std::span<const api::Sample> samples, double reserveBand);
     /// Adds one sample; ones older than the span (before the newest) fall out. An out-of-order sample (older
-    /// than the newest, e.g. a stale signal after a reset) is dropped.
+    /// than the newest, e.g. a stale signal after a reset) is dropped, unless it is the start of a run of
+    /// kClockJumpRun such samples in order: then the wall clock went back, and the history starts over
+    /// with them rather than stay frozen until the clock has caught up.
     void append(const api::Sample& sample, double reserveBand);
+
+    static constexpr std::size_t kClockJumpRun = 3;
 
     const std::deque<ChartPoint>& points() const { return m_points; }
     std::chrono::seconds span() const { return m_span; }
@@ -39,6 +43,7 @@ private:
 
     std::chrono::seconds m_span;
     std::deque<ChartPoint> m_points;
+    std::deque<ChartPoint> m_behind; ///< the out-of-order samples since the last in-order one
 };
 
 } // namespace nicer::tray

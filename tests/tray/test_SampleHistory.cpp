@@ -48,3 +48,40 @@ TEST_CASE("the reserve kept is multiplier x band, at most the whole machine", "[
     CHECK(h.points()[0].reserveKept() == Approx(0.2));
     CHECK(h.points()[1].reserveKept() == Approx(1.0));
 }
+
+TEST_CASE("after the wall clock goes back, the history starts over instead of freezing", "[tray]") {
+    SampleHistory h(std::chrono::seconds(60));
+    for (std::uint64_t t = 5000; t < 5010; ++t) {
+        h.append(at(t), 0.05);
+    }
+    // An hour back (e.g. NTP stepping the clock): the first samples could be stale ones, then a run in order.
+    for (std::uint64_t t = 1400; t < 1400 + SampleHistory::kClockJumpRun - 1; ++t) {
+        h.append(at(t), 0.05);
+        CHECK(h.points().back().sample.timeUSec == 5009'000'000);
+    }
+    h.append(at(1400 + SampleHistory::kClockJumpRun - 1), 0.05);
+    REQUIRE(h.points().size() == SampleHistory::kClockJumpRun);
+    CHECK(h.points().front().sample.timeUSec == 1400'000'000);
+    h.append(at(1403), 0.05);
+    CHECK(h.points().back().sample.timeUSec == 1403'000'000);
+
+    // A day forward: the older points fall out of the span, the chart goes on from the new time.
+    h.append(at(1403 + 86400), 0.05);
+    REQUIRE(h.points().size() == 1);
+}
+
+TEST_CASE("stale samples out of order do not start the history over", "[tray]") {
+    SampleHistory h(std::chrono::seconds(60));
+    for (std::uint64_t t = 100; t < 110; ++t) {
+        h.append(at(t), 0.05);
+    }
+    // Older samples, but never kClockJumpRun in order: dropped, and an in-order sample ends the run.
+    h.append(at(50), 0.05);
+    h.append(at(40), 0.05);
+    h.append(at(51), 0.05);
+    h.append(at(110), 0.05);
+    h.append(at(52), 0.05);
+    CHECK(h.points().size() == 11);
+    CHECK(h.points().front().sample.timeUSec == 100'000'000);
+    CHECK(h.points().back().sample.timeUSec == 110'000'000);
+}
