@@ -4,6 +4,7 @@
 #include "util/KeyValueText.h"
 #include "util/Text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -90,6 +91,29 @@ Result<ControllerParams> readParameterFile(const std::string& text, const std::s
         return Error{source + ": " + valid.error().message};
     }
     return params;
+}
+
+Result<ControllerParams> readSavedParameterFile(const std::string& text, const std::string& source,
+                                                ControllerParams params) {
+    if (auto whole = text::requireWholeLines(text, source); !whole) {
+        return whole.error();
+    }
+    auto read = readParameterFile(text, source, params);
+    if (!read) {
+        return read;
+    }
+    std::vector<std::string> seen;
+    (void)text::forEachKeyValueLine(text, source, "key = value", [&](const text::KeyValueLine& line) {
+        seen.emplace_back(line.key);
+        return Result<void>{};
+    });
+    for (const auto& info : parameterTable()) {
+        if (std::find(seen.begin(), seen.end(), info.key) == seen.end()) {
+            return Error{source + ": no line for " + std::string(info.key) +
+                         ", but nicerd writes every parameter: the file was cut short or edited"};
+        }
+    }
+    return read;
 }
 
 std::string writeParameterFile(const ControllerParams& params) {

@@ -30,6 +30,13 @@ std::vector<std::pair<std::string, std::string>> parametersAsText(const Controll
 Result<ControllerParams> readParameterFile(const std::string& text, const std::string& source,
                                            ControllerParams params);
 
+/// readParameterFile for the file nicerd wrote itself, which holds every parameter in whole lines: a file cut
+/// short (empty, a last line without its newline, a parameter missing) is an error rather than a silent
+/// return to the defaults for what was lost. (A parameter added in a later version must be allowed to be
+/// missing here, for files written before it.)
+Result<ControllerParams> readSavedParameterFile(const std::string& text, const std::string& source,
+                                                ControllerParams params);
+
 /// The text readParameterFile reads.
 std::string writeParameterFile(const ControllerParams& params);
 

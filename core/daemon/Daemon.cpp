@@ -44,7 +44,7 @@ Result<void> Daemon::start() {
         if (!text) {
             return text.error();
         }
-        auto saved = control::readParameterFile(*text, c.parameterFile.string(), c.params);
+        auto saved = control::readSavedParameterFile(*text, c.parameterFile.string(), c.params);
         if (!saved) {
             return Error{saved.error().message +
                          " (fix or delete the file; it holds parameters set at run time)"};
@@ -297,6 +297,10 @@ Result<void> Daemon::selectActuator() {
 
 int Daemon::run() {
     const int r = sd_event_loop(m_event.get());
+    if (r < 0) {
+        std::cerr << "nicerd: the event loop failed: " << sd::busErrorText(r, nullptr)
+                  << "; stopping the work\n";
+    }
     shutdown();
     return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

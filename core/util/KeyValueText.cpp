@@ -25,4 +25,14 @@ Result<void> forEachKeyValueLine(std::string_view text, const std::string& sourc
     return {};
 }
 
+Result<void> requireWholeLines(std::string_view text, const std::string& source) {
+    if (text.empty()) {
+        return Error{source + " is empty, but nicerd never writes it empty: it was cut short"};
+    }
+    if (text.back() != '\n') {
+        return Error{source + " ends in the middle of a line: it was cut short"};
+    }
+    return {};
+}
+
 } // namespace nicer::text

@@ -22,4 +22,8 @@ struct KeyValueLine {
 Result<void> forEachKeyValueLine(std::string_view text, const std::string& source, std::string_view form,
                                  const std::function<Result<void>(const KeyValueLine&)>& onLine);
 
+/// For a file a program writes whole (nicerd's state files): an error when @p text is empty or its last line
+/// has no newline, which means the file was cut short, e.g. by a copy or a disk that failed midway.
+Result<void> requireWholeLines(std::string_view text, const std::string& source);
+
 } // namespace nicer::text

@@ -9,6 +9,9 @@
 namespace nicer::workload {
 
 Result<std::string> readPresetFile(const std::string& text, const std::string& source) {
+    if (auto whole = text::requireWholeLines(text, source); !whole) {
+        return whole.error();
+    }
     std::optional<std::string> id;
     if (auto read = text::forEachKeyValueLine(
             text, source, "preset = ID",

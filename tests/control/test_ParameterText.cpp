@@ -4,7 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <random>
+#include <sstream>
 #include <string>
+#include <vector>
 
 using namespace nicer::control;
 using namespace std::chrono_literals;
@@ -180,4 +183,76 @@ TEST_CASE("readParameterFile errors name the source and the line", "[ParameterTe
     const auto slowPeriod = readParameterFile("period = 60\n", source, {});
     REQUIRE_FALSE(slowPeriod.ok());
     CHECK_THAT(slowPeriod.error().message, Catch::StartsWith(source + ": ") && Catch::Contains("period"));
+}
+
+TEST_CASE("a saved parameter file cut short anywhere is refused, never read as other values",
+          "[ParameterText][faults]") {
+    ControllerParams saved;
+    saved.reserveBand = 0.2;
+    saved.minMultiplier = 2;
+    saved.maxMultiplier = 12;
+    saved.overloadThreshold = 7;
+    saved.idleEpsilon = 0.01;
+    saved.period = 250ms;
+    const std::string text = writeParameterFile(saved);
+    REQUIRE(readSavedParameterFile(text, "parameters.conf", {}).value() == saved);
+    // Every length short of the whole file: nothing in between is read as a different setting.
+    int refused = 0;
+    for (std::size_t length = 0; length < text.size(); ++length) {
+        const auto read = readSavedParameterFile(text.substr(0, length), "parameters.conf", {});
+        INFO(length << ": '" << text.substr(0, length) << "'");
+        if (read) {
+            CHECK(*read == saved);
+        } else {
+            CHECK_THAT(read.error().message, Catch::StartsWith("parameters.conf"));
+            ++refused;
+        }
+    }
+    CHECK(refused == static_cast<int>(text.size()));
+    CHECK_THAT(readSavedParameterFile("", "p.conf", {}).error().message, Catch::Contains("is empty"));
+    CHECK_THAT(readSavedParameterFile(text.substr(0, text.size() - 2), "p.conf", {}).error().message,
+               Catch::Contains("ends in the middle of a line"));
+    CHECK_THAT(readSavedParameterFile("period = 1\n", "p.conf", {}).error().message,
+               Catch::Contains("no line for reserve-band"));
+}
+
+TEST_CASE("a saved parameter file with a line of garbage is refused with its line",
+          "[ParameterText][faults]") {
+    const std::string text = writeParameterFile(ControllerParams{});
+    std::mt19937 random(12345);
+    std::uniform_int_distribution<int> byte(0, 255);
+    int refused = 0;
+    int same = 0;
+    constexpr int kTries = 200;
+    for (int i = 0; i < kTries; ++i) {
+        // One line (of the header and six parameters) replaced by random bytes without a newline.
+        std::vector<std::string> lines;
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);) {
+            lines.push_back(line);
+        }
+        auto& victim = lines[random() % lines.size()];
+        victim.clear();
+        for (int n = 1 + static_cast<int>(random() % 20); n > 0; --n) {
+            const char c = static_cast<char>(byte(random));
+            victim.push_back(c == '\n' ? ' ' : c);
+        }
+        std::string corrupt;
+        for (const auto& line : lines) {
+            corrupt += line + "\n";
+        }
+        const auto read = readSavedParameterFile(corrupt, "parameters.conf", {});
+        if (read) {
+            // Only when the garbage took the header comment's place and reads as a blank or '#' line:
+            // a parameter's line lost is always refused, since every parameter must have its line.
+            CHECK(*read == ControllerParams{});
+            ++same;
+        } else {
+            CHECK_THAT(read.error().message, Catch::StartsWith("parameters.conf"));
+            ++refused;
+        }
+    }
+    WARN("a line of garbage: " << refused << " of " << kTries << " refused, " << same
+                               << " read the same values (the garbage replaced the comment)");
+    CHECK(refused + same == kTries);
 }

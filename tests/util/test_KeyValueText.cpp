@@ -60,3 +60,12 @@ TEST_CASE("forEachKeyValueLine puts the place in front of the caller's error and
     CHECK(result.error().message == "f:2: 'x' is not a number");
     CHECK(calls == 2);
 }
+
+TEST_CASE("requireWholeLines refuses an empty file and one whose last line has no newline",
+          "[KeyValueText]") {
+    CHECK(nicer::text::requireWholeLines("a = 1\n", "f").ok());
+    CHECK(nicer::text::requireWholeLines("\n", "f").ok());
+    CHECK_THAT(nicer::text::requireWholeLines("", "f").error().message, Catch::Contains("f is empty"));
+    CHECK_THAT(nicer::text::requireWholeLines("a = 1\nb = 2", "f").error().message,
+               Catch::Contains("f ends in the middle of a line"));
+}

@@ -35,9 +35,21 @@ TEST_CASE("a bad workload file is refused with its name, the line and what is wr
                  Case{"workload = boinc\n", "/state/workload.conf:1: unknown key 'workload'"},
                  Case{"boinc\n", "/state/workload.conf:1: expected 'preset = ID', found 'boinc'"},
                  Case{"# only a comment\n", "/state/workload.conf: no 'preset = ID' line"},
-                 Case{"", "/state/workload.conf: no 'preset = ID' line"});
+                 Case{"", "/state/workload.conf is empty, but nicerd never writes it empty"});
     CAPTURE(c.text);
     const auto read = readPresetFile(c.text, "/state/workload.conf");
     REQUIRE_FALSE(read.ok());
     CHECK_THAT(read.error().message, Catch::StartsWith(c.expected));
+}
+
+TEST_CASE("a workload file cut short anywhere is refused, never read as another preset",
+          "[PresetFile][faults]") {
+    const std::string text = writePresetFile("boinc");
+    for (std::size_t length = 0; length < text.size(); ++length) {
+        INFO(length);
+        const auto read = readPresetFile(text.substr(0, length), "workload.conf");
+        REQUIRE_FALSE(read.ok());
+        CHECK_THAT(read.error().message, Catch::StartsWith("workload.conf"));
+    }
+    CHECK(readPresetFile(text, "workload.conf").value() == "boinc");
 }
