@@ -117,4 +117,22 @@ private:
     std::optional<int> m_status;
 };
 
+/// A new, empty state directory for one nicerd of a test (under the temp dir, one tree per test process).
+inline std::filesystem::path freshStateDir(const std::string& name) {
+    auto dir = std::filesystem::temp_directory_path() / ("nicer-it-" + std::to_string(::getpid())) / name;
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+/// nicerd's status over D-Bus, or nothing while it does not answer.
+inline std::optional<dbus::DaemonStatus> tryDaemonStatus() {
+    auto client = dbus::DaemonClient::connect();
+    if (!client) {
+        return std::nullopt;
+    }
+    auto s = client->status();
+    return s ? std::optional<dbus::DaemonStatus>(std::move(*s)) : std::nullopt;
+}
+
 } // namespace nicer::test

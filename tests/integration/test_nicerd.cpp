@@ -28,19 +28,13 @@
 
 using namespace nicer;
 using namespace std::chrono_literals;
+using test::freshStateDir;
 using test::NicerdProcess;
 
 namespace {
 
 using test::kSlice;
 using test::units;
-
-std::filesystem::path freshStateDir(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("nicer-it-" + std::to_string(::getpid())) / name;
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
 
 /// The processes in nicer's slice right now (the volunteer work).
 std::vector<pid_t> workPids() {
@@ -288,6 +282,14 @@ TEST_CASE("parameters set at run time persist across restarts, a corrupt file st
     CHECK_FALSE(broken.waitReady());
     CHECK(broken.exitCode() == 1);
     CHECK_THAT(broken.log(), Catch::Contains("parameters.conf:1: reserve-band = 'lots' is not a number"));
+
+    // Cut short between runs (a copy or a disk that failed): refused, not read as the defaults it lacks.
+    std::ofstream(dir / "nicer" / "parameters.conf") << "reserve-band = 0.2\nmax-multiplier = 4\n";
+    NicerdProcess cut({"--period", "0.25", "--instances", "1"}, dir);
+    CHECK_FALSE(cut.waitReady());
+    CHECK(cut.exitCode() == 1);
+    CHECK_THAT(cut.log(),
+               Catch::Contains("parameters.conf: no line for") && Catch::Contains("fix or delete the file"));
 }
 
 TEST_CASE("the CLI says plainly when nicerd is not running", "[nicerd]") {

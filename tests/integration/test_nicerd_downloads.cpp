@@ -24,28 +24,13 @@
 
 using namespace nicer;
 using namespace std::chrono_literals;
+using test::freshStateDir;
 using test::NicerdProcess;
 
 namespace {
 
 // A bound on waiting for nicerd, never a performance claim.
 constexpr auto kWait = 60s;
-
-std::filesystem::path freshStateDir(const std::string& name) {
-    auto dir = std::filesystem::temp_directory_path() / ("nicer-dl-it-" + std::to_string(::getpid())) / name;
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir;
-}
-
-std::optional<dbus::DaemonStatus> tryStatus() {
-    auto client = dbus::DaemonClient::connect();
-    if (!client) {
-        return std::nullopt;
-    }
-    auto s = client->status();
-    return s ? std::optional(*s) : std::nullopt;
-}
 
 /// The state as `nicer status` words it: since ApiVersion 2 the bus carries it as fields.
 std::string stateText(const api::DownloadEntry& e) {
@@ -68,7 +53,7 @@ dbus::DaemonStatus waitForDownloads(NicerdProcess& daemon,
     const auto deadline = std::chrono::steady_clock::now() + kWait;
     dbus::DaemonStatus last;
     while (std::chrono::steady_clock::now() < deadline && !daemon.exited()) {
-        if (auto s = tryStatus()) {
+        if (auto s = test::tryDaemonStatus()) {
             last = *s;
             if (done(last)) {
                 return last;
