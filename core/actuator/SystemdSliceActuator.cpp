@@ -106,6 +106,9 @@ Result<void> SystemdSliceActuator::applyThroughSystemd(double quota, int cpuCoun
 Result<void> SystemdSliceActuator::freeze() {
     // SIGSTOP is sent every period while frozen, so that processes started since (restarts) stop too; the
     // other two methods freeze the whole cgroup, new children included.
+    // The order is the fail-safe's: when nicerd dies, systemd stops the work bound to it, and that stop
+    // thaws its own freezer and sends SIGCONT after SIGTERM, but knows nothing of a cgroup.freeze nicer
+    // wrote, so the work would sit frozen until its stop timeout. cgroup.freeze is the last resort.
     if (m_frozen && m_freezeMethod != "SIGSTOP") {
         return {};
     }
@@ -116,19 +119,18 @@ Result<void> SystemdSliceActuator::freeze() {
             return {};
         }
     }
-    if (m_freezeMethod.empty() || m_freezeMethod == "cgroup.freeze") {
-        if (m_layout.setFrozen(m_cgroup, true)) {
-            m_freezeMethod = "cgroup.freeze";
-            m_frozen = true;
-            return {};
-        }
+    auto stopped = m_units.killUnit(m_slice, SIGSTOP);
+    if (stopped) {
+        m_freezeMethod = "SIGSTOP";
+        m_frozen = true;
+        return {};
     }
-    if (auto stopped = m_units.killUnit(m_slice, SIGSTOP); !stopped) {
-        return Error{"cannot freeze " + m_slice + ": " + stopped.error().message};
+    if (m_layout.setFrozen(m_cgroup, true)) {
+        m_freezeMethod = "cgroup.freeze";
+        m_frozen = true;
+        return {};
     }
-    m_freezeMethod = "SIGSTOP";
-    m_frozen = true;
-    return {};
+    return Error{"cannot freeze " + m_slice + ": " + stopped.error().message};
 }
 
 Result<void> SystemdSliceActuator::thaw() {

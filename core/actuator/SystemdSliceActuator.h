@@ -12,8 +12,9 @@ namespace nicer::actuator {
 /**
  * Caps a systemd user slice: CPUQuotaPerSecUSec each period (no D-Bus call when the value is unchanged),
  * CPUWeight "idle" (or the minimum weight) so that the work also loses every contention with the user's
- * programs. Quota 0 freezes the slice: FreezeUnit where systemd supports it, else the kernel's cgroup.freeze
- * on the v2 tree, else SIGSTOP/SIGCONT through KillUnit (cgroup v1 without a v2 tree).
+ * programs. Quota 0 freezes the slice: FreezeUnit where systemd supports it (pure cgroup v2), else
+ * SIGSTOP/SIGCONT through KillUnit (hybrid and v1), else the kernel's cgroup.freeze on the v2 tree. Both
+ * of the first two are undone by systemd when it stops the work after nicerd died; cgroup.freeze is not.
  *
  * Fail-safe: when systemd cannot be reached to change the cap (the session bus restarting, the user manager
  * re-executing), the work is held with SIGSTOP sent straight to the slice's processes, which needs no bus,

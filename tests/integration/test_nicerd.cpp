@@ -191,10 +191,7 @@ TEST_CASE("kill -9 of nicerd leaves no work running", "[nicerd][failsafe]") {
     REQUIRE(daemon.waitReady());
     std::vector<pid_t> pids;
     REQUIRE(test::pollUntil([&] { return (pids = workPids()).size() >= 2; }, 20s));
-    // Killed while the work runs. (Killed while the work is held, the fallback freezers differ: SIGSTOP is
-    // undone by systemd's stop, systemd's own freezer is thawed by it, but a slice nicer froze through
-    // cgroup.freeze stays frozen until the work units' stop timeout kills them: see the closing note of
-    // issue 14 and the fault tests of issue 12.)
+    // Killed while the work runs; killed while it is held: tests/integration/test_faults.cpp.
     REQUIRE(test::pollUntil([] { return workShare(300ms) > 0.05; }, 20s));
 
     daemon.kill9();
