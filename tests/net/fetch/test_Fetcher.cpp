@@ -2,6 +2,7 @@
 // nginx locations that ignore Range, answer 503, send oversized headers or GOAWAY after four requests), and
 // against MisbehavingH2Server for what no real server can be made to do on purpose.
 
+#include "Skip.h"
 #include "net/FetcherTestSupport.h"
 #include "net/H2Servers.h"
 #include "net/MisbehavingH2Server.h"
@@ -12,10 +13,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <map>
+#include <random>
+#include <sched.h>
 #include <set>
 #include <string>
+#include <sys/mount.h>
+#include <unistd.h>
 #include <vector>
 
 using namespace nicer;
@@ -67,6 +74,23 @@ MetalinkFile oneFile(const std::string& name, const std::string& content,
         file.mirrors.push_back(Mirror{url, priority++});
     }
     return file;
+}
+
+/// Mounts a tmpfs of @p bytes on @p dir, in a mount namespace of this test process (needs root, as CI
+/// has): empty, or why it cannot.
+std::string mountSmallDisk(const std::filesystem::path& dir, std::size_t bytes, bool remount = false) {
+    static const bool privateNamespace = [] {
+        return ::unshare(CLONE_NEWNS) == 0 &&
+               ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0;
+    }();
+    if (!privateNamespace) {
+        return "no mount namespace of its own (this test needs root): " + std::string(std::strerror(errno));
+    }
+    const std::string options = "size=" + std::to_string(bytes);
+    if (::mount("tmpfs", dir.c_str(), "tmpfs", remount ? MS_REMOUNT : 0, options.c_str()) != 0) {
+        return "cannot mount a tmpfs on " + dir.string() + ": " + std::strerror(errno);
+    }
+    return {};
 }
 
 } // namespace
@@ -750,4 +774,50 @@ TEST_CASE("Two fetches into one directory at once: the second is refused", "[fet
     const auto refused = (*second)->start();
     REQUIRE_FALSE(refused);
     CHECK_THAT(refused.error().message, Catch::Contains("another nicer fetch"));
+}
+
+TEST_CASE(
+    "A disk that fills up at a random point fails the file with the reason, keeps a true prefix, and the "
+    "next run with space completes",
+    "[fetcher][faults]") {
+    ServedFiles served(servers().www, "fetch-disk-full");
+    const std::string& content = served.add("unit.bin", 3'000'000, 11);
+    std::mt19937 random(std::random_device{}());
+    constexpr int kRuns = 20;
+    int failedClearly = 0;
+    int completedAfter = 0;
+    for (int run = 0; run < kRuns; ++run) {
+        TempDir dir;
+        // Room for between 4% and 96% of the file: the disk fills at a different point each run.
+        const std::size_t room = 120'000 + random() % 2'760'000;
+        if (const auto why = mountSmallDisk(dir.path(), room); !why.empty()) {
+            NICER_SKIP(why);
+        }
+        INFO("run " << run << ": a disk of " << room << " bytes");
+        const auto full = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+        const auto& file = full.files[0];
+        CHECK(file.state == FileState::Failed);
+        CHECK_THAT(file.error, Catch::Contains("No space left on device"));
+        failedClearly += file.state == FileState::Failed &&
+                         file.error.find("No space left on device") != std::string::npos;
+        CHECK_FALSE(std::filesystem::exists(dir.path() / "unit.bin"));
+        // What is on disk is the file's true beginning: nothing after a failed write counts.
+        const auto part = readBytes(dir.path() / "unit.bin.part");
+        const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)); // tmpfs rounds up to it
+        CHECK(part.size() <= (room + page - 1) / page * page);
+        CHECK(part == content.substr(0, part.size()));
+
+        // Space again: the next run resumes from the prefix and the hash covers the whole file.
+        REQUIRE(mountSmallDisk(dir.path(), 8'000'000, true).empty());
+        const auto again = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+        CHECK(again.files[0].state == FileState::Ok);
+        CHECK(again.files[0].resumedFrom == part.size());
+        CHECK(readBytes(dir.path() / "unit.bin") == content);
+        completedAfter += again.files[0].state == FileState::Ok;
+        ::umount2(dir.path().c_str(), MNT_DETACH);
+    }
+    WARN("disk full: " << failedClearly << " of " << kRuns << " downloads failed with the reason and kept a "
+                       << "true prefix; " << completedAfter << " completed, verified, once there was space");
+    CHECK(failedClearly == kRuns);
+    CHECK(completedAfter == kRuns);
 }
