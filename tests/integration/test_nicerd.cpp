@@ -6,6 +6,7 @@
 #include "NicerSlice.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
+#include "Skip.h"
 #include "cli/RunCommand.h"
 #include "dbus/DaemonClient.h"
 #include "systemd/CgroupLayout.h"
@@ -287,6 +288,25 @@ TEST_CASE("parameters set at run time persist across restarts, a corrupt file st
     CHECK(cut.exitCode() == 1);
     CHECK_THAT(cut.log(),
                Catch::Contains("parameters.conf: no line for") && Catch::Contains("fix or delete the file"));
+}
+
+TEST_CASE("another user cannot reach nicerd: it is only on the user's own session bus",
+          "[nicerd][security]") {
+    if (::geteuid() != 0) {
+        NICER_SKIP("acting as another user needs root (CI runs as root)");
+    }
+    const char* address = std::getenv("DBUS_SESSION_BUS_ADDRESS");
+    REQUIRE(address != nullptr);
+    NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, freshStateDir("other-user"));
+    REQUIRE(daemon.waitReady());
+    // The user "nobody" calls Pause through the very socket nicerd is on.
+    const auto r = test::runCommand(
+        std::string("setpriv --reuid=65534 --regid=65534 --clear-groups busctl ") + "--address='" + address +
+        "' call org.nicer.Daemon /org/nicer/Daemon " + "org.nicer.Daemon1 Pause");
+    INFO(r.out << r.err);
+    CHECK(r.exitCode != 0);
+    CHECK_FALSE(status().paused);
+    CHECK(daemon.stop() == 0);
 }
 
 TEST_CASE("the CLI says plainly when nicerd is not running", "[nicerd]") {
