@@ -48,6 +48,17 @@ cleanup() {
 trap cleanup EXIT
 runtime=$work/runtime
 dpkg-deb -x "$deb" "$work/tree"
+# No root, ever: nothing setuid or setgid, no maintainer script (the only place a .deb could give a file
+# capabilities), no system-wide unit.
+if find "$work/tree" -perm /6000 | grep .; then fail "the package has setuid or setgid files"; fi
+dpkg-deb -e "$deb" "$work/control"
+for script in preinst postinst prerm postrm config; do
+    [ ! -e "$work/control/$script" ] || fail "the package has a $script script"
+done
+if [ -d "$work/tree/lib/systemd/system" ] || [ -d "$work/tree/usr/lib/systemd/system" ]; then
+    fail "the package has a system-wide systemd unit"
+fi
+step "no setuid or setgid file, no maintainer script, no system unit: nothing of it runs as root"
 desktop-file-validate "$work/tree/usr/share/applications/org.nicer.Tray.desktop"
 appstreamcli validate --no-net "$work/tree/usr/share/metainfo/org.nicer.Tray.metainfo.xml"
 lintian --info "$deb" | tee "$out/lintian.txt" >&2 || true
