@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sstream>
 #include <string>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <thread>
@@ -58,14 +59,15 @@ inline double machineShare(const std::function<std::vector<pid_t>()>& pids,
     return static_cast<double>(used) / static_cast<double>(::sysconf(_SC_CLK_TCK)) / (seconds * cpus);
 }
 
-/// Busy loops on every CPU, outside nicer's slice: the user's own programs wanting the whole machine.
+/// Busy loops outside nicer's slice, on every CPU unless @p cpus says how many: the user's own programs
+/// wanting the whole machine (or part of it). They die with the test process, however it ends.
 class ForegroundHog {
 public:
-    ForegroundHog() {
-        const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    explicit ForegroundHog(long cpus = ::sysconf(_SC_NPROCESSORS_ONLN)) {
         for (long i = 0; i < cpus; ++i) {
             const pid_t pid = ::fork();
             if (pid == 0) {
+                ::prctl(PR_SET_PDEATHSIG, SIGKILL);
                 volatile unsigned long spin = 0;
                 for (;;) {
                     spin = spin + 1;
