@@ -6,6 +6,7 @@
 #   packaging/dev.sh test      install, build, run every test (what CI runs)
 #   packaging/dev.sh build     install and build only
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
+#   packaging/dev.sh fuzz      install, build the libFuzzer targets with clang (build-fuzz), run each a while
 #   packaging/dev.sh packages  print the Debian packages this script installs, one a line
 set -euo pipefail
 
@@ -28,6 +29,9 @@ packages=(
     python3 # tests/packaging/check-deps.py; the local BOINC project of tests/boinc/project
     boinc-client # the real BOINC client: tests/boinc and tests/integration/test_nicerd_boinc.cpp
     clang-tidy # tests/lint: clang-tidy over core/ and app/
+    # dev.sh fuzz: the libFuzzer targets of tests/fuzz need clang; libFuzzer and the sanitizers' runtimes
+    # are in libclang-rt-14-dev (clang only recommends it); llvm's llvm-symbolizer names a report's frames
+    clang libclang-rt-14-dev llvm
     # the package: manual pages, icons, shlibdeps, and the checks on the .deb and its metadata
     help2man librsvg2-bin dpkg-dev file lintian desktop-file-utils appstream imagemagick
     flatpak-builder python3-yaml # packaging/flatpak/validate.sh: the manifest, offline
@@ -73,6 +77,19 @@ package_nicer() {
         -DCMAKE_EXE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)" -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=OFF
     cmake --build "$deb_build" --parallel "$(nproc)"
     (cd "$deb_build" && cpack -G DEB)
+}
+
+# The libFuzzer targets (tests/fuzz), in their own build: clang with NICER_FUZZ (AddressSanitizer,
+# UndefinedBehaviorSanitizer and libFuzzer's coverage on the core layers they use), -O1 and line tables only
+# (quicker to build, as good to fuzz), asserts on. Then each target runs NICER_FUZZ_SECONDS (20) on a copy of
+# its seed corpus, as many at once as there are CPUs; any finding fails.
+fuzz_nicer() {
+    local fuzz_build=${NICER_FUZZ_BUILD_DIR:-$root/build-fuzz}
+    cmake -S "$root" -B "$fuzz_build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DNICER_FUZZ=ON \
+        -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only"
+    cmake --build "$fuzz_build" --target nicer_fuzzers --parallel "$(nproc)"
+    "$root/tests/fuzz/run.sh" -t "${NICER_FUZZ_SECONDS:-20}" -j "$(nproc)" "$fuzz_build"
 }
 
 # Ctrl-C (or the tray ending) stops everything `run` started: the tray and its X server, nicerd and the work
@@ -129,11 +146,15 @@ package)
     install_packages
     package_nicer
     ;;
+fuzz)
+    install_packages
+    fuzz_nicer
+    ;;
 packages)
     printf '%s\n' "${packages[@]}"
     ;;
 *)
-    sed -n '2,9p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
