@@ -21,6 +21,17 @@ Result<void> checkArgument(const char* what, const std::string& value) {
     return {};
 }
 
+/// A user name or password: any text but control characters. A \003 would end the GUI RPC request early, and
+/// the client would read the rest as a request of its own, answering once more than asked.
+Result<void> checkText(const char* what, const std::string& value) {
+    for (const unsigned char c : value) {
+        if (c < ' ' || c == 0x7f) {
+            return Error{std::string("the ") + what + " holds a control character"};
+        }
+    }
+    return {};
+}
+
 } // namespace
 
 Result<void> checkBoincProjectUrl(const std::string& url) {
@@ -42,14 +53,16 @@ Result<void> checkBoincAttach(const std::string& url, const std::string& key) {
 
 Result<void> checkBoincAccountManager(const std::string& url, const std::string& name,
                                       const std::string& password) {
-    (void)password;
     if (auto ok = checkBoincProjectUrl(url); !ok) {
         return Error{"account manager: " + ok.error().message};
     }
     if (name.empty() || name.size() > 255) {
         return Error{"the account manager's user name must hold 1 to 255 characters"};
     }
-    return {};
+    if (auto ok = checkText("account manager's user name", name); !ok) {
+        return ok;
+    }
+    return checkText("account manager's password", password);
 }
 
 } // namespace nicer::daemon

@@ -16,8 +16,8 @@ Result<void> checkBoincProjectUrl(const std::string& url);
 /// BoincAttach's project URL and account key; the key follows the URL's rules apart from the scheme.
 Result<void> checkBoincAttach(const std::string& url, const std::string& key);
 
-/// BoincAttachAccountManager's URL, user name and password; the error starts with "account manager: " when it
-/// is the URL.
+/// BoincAttachAccountManager's URL, user name (1 to 255 bytes) and password, neither with control characters;
+/// the error starts with "account manager: " when it is the URL.
 Result<void> checkBoincAccountManager(const std::string& url, const std::string& name,
                                       const std::string& password);
 
