@@ -2,6 +2,7 @@
 
 #include "util/Text.h"
 
+#include <algorithm>
 #include <array>
 #include <ctime>
 #include <limits>
@@ -96,8 +97,10 @@ int fullYear(int twoDigits, std::chrono::system_clock::time_point now) {
     return year;
 }
 
-std::optional<std::chrono::system_clock::time_point>
-parseHttpDate(std::string_view s, std::chrono::system_clock::time_point now) {
+// In whole seconds: system_clock's nanoseconds end in 2262 (and start in 1677), and four digits reach 9999.
+using Seconds = std::chrono::time_point<std::chrono::system_clock, std::chrono::seconds>;
+
+std::optional<Seconds> parseHttpDate(std::string_view s, std::chrono::system_clock::time_point now) {
     const std::string text(s); // strptime wants a terminated string
     const CLocaleScope cLocale;
     if (!cLocale.active()) {
@@ -122,7 +125,7 @@ parseHttpDate(std::string_view s, std::chrono::system_clock::time_point now) {
             tm.tm_mon != written.tm_mon) {
             return std::nullopt;
         }
-        return std::chrono::system_clock::from_time_t(t);
+        return Seconds(std::chrono::seconds(t));
     }
     return std::nullopt;
 }
@@ -183,10 +186,9 @@ std::optional<std::chrono::seconds> parseRetryAfter(std::string_view value,
     if (!date) {
         return std::nullopt;
     }
-    if (*date <= now) {
-        return std::chrono::seconds(0);
-    }
-    return std::chrono::ceil<std::chrono::seconds>(*date - now);
+    // The date is a whole second, so the wait rounded up is the date less now rounded down.
+    const auto wait = *date - std::chrono::floor<std::chrono::seconds>(now);
+    return std::max(wait, std::chrono::seconds(0));
 }
 
 } // namespace nicer::net

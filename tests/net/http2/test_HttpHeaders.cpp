@@ -114,6 +114,17 @@ TEST_CASE("parseRetryAfter gives zero for a date that has passed", "[HttpHeaders
     CHECK(parseRetryAfter("Sun Nov  6 08:49:37 1994", Clock::now()) == 0s);
 }
 
+TEST_CASE("parseRetryAfter takes a date outside the years system_clock's nanoseconds hold", "[HttpHeaders]") {
+    // Found by tests/fuzz/fuzz_HttpHeaders: a year before 1678 or after 2261 overflowed (undefined behaviour)
+    // when the date became a system_clock time point.
+    CHECK(parseRetryAfter("Sun, 06 Nov 1294 08:49:37 GMT", kRfcDate) == 0s);
+    CHECK(parseRetryAfter("Sun Nov  6 08:49:37 0001", kRfcDate) == 0s);
+    CHECK(parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", kRfcDate) ==
+          std::chrono::seconds(253402300799 - 784111777));
+    CHECK(parseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", kRfcDate - 500ms) ==
+          std::chrono::seconds(253402300799 - 784111777 + 1));
+}
+
 TEST_CASE("parseRetryAfter reads a two-digit year as at most 50 years ahead", "[HttpHeaders]") {
     const auto now = utc(2026, 1, 1);
     // 2076 is exactly 50 years ahead, so it stays in this century...
