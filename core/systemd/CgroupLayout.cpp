@@ -21,6 +21,8 @@ using text::split;
 using text::trim;
 
 constexpr std::uint64_t kUSecPerSec = 1'000'000;
+// The kernel takes CFS periods of 1 ms to 1 s (cpu.max, cpu.cfs_period_us); a longer one is no kernel's file.
+constexpr std::uint64_t kMaxPeriodUSec = 1'000'000;
 
 std::string errnoText(int error) {
     return std::generic_category().message(error);
@@ -68,9 +70,15 @@ std::string unescapeOctal(std::string_view s) {
     return out;
 }
 
-/// quota/period in µs of CPU per second of wall time, without overflowing for any 64-bit quota.
+/// quota/period in µs of CPU per second of wall time (rounded down), for a period of at most a second;
+/// UINT64_MAX, no limit, for a quota of more CPUs than that counts (18 million).
 std::uint64_t perSecond(std::uint64_t quota, std::uint64_t period) {
-    return quota / period * kUSecPerSec + quota % period * kUSecPerSec / period;
+    const std::uint64_t whole = quota / period;
+    const std::uint64_t part = quota % period * kUSecPerSec / period; // below 10^12 before the division
+    if (whole > (UINT64_MAX - 1 - part) / kUSecPerSec) {
+        return UINT64_MAX;
+    }
+    return whole * kUSecPerSec + part;
 }
 
 /// Appends the PIDs listed in one cgroup.procs; a cgroup that vanished meanwhile counts as empty.
@@ -215,8 +223,9 @@ Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgro
         // "max 100000" or "<quota> <period>", both in µs.
         const auto fields = words(trim(*text));
         std::uint64_t period = 0;
-        if (fields.size() != 2 || !parseNumber(fields[1], period) || period == 0) {
-            return Error{file->string() + ": expected '<quota|max> <period>', got '" +
+        if (fields.size() != 2 || !parseNumber(fields[1], period) || period == 0 || period > kMaxPeriodUSec) {
+            return Error{file->string() +
+                         ": expected '<quota|max> <period>' with a period of at most 1 s, got '" +
                          std::string(trim(*text)) + "'"};
         }
         if (fields[0] == "max") {
@@ -245,8 +254,8 @@ Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgro
         return periodText.error();
     }
     std::uint64_t period = 0;
-    if (!parseNumber(trim(*periodText), period) || period == 0) {
-        return Error{periodFile.string() + ": expected a period in µs, got '" +
+    if (!parseNumber(trim(*periodText), period) || period == 0 || period > kMaxPeriodUSec) {
+        return Error{periodFile.string() + ": expected a period in µs of at most 1 s, got '" +
                      std::string(trim(*periodText)) + "'"};
     }
     return perSecond(static_cast<std::uint64_t>(quota), period);

@@ -127,6 +127,24 @@ TEST_CASE("CgroupLayout reads a cgroup v2 tree", "[CgroupLayout]") {
         CHECK_FALSE(layout.readCpuQuotaPerSecUSec("/nicer.slice").ok());
     }
 
+    SECTION("cpu.max: a quota beyond what 64 bits count is no limit, and a period beyond 1 s no kernel's") {
+        // Found by tests/fuzz/fuzz_CgroupFiles: quota/period x 10^6 wrapped around to a small limit.
+        tree.write("v2/nicer.slice/cpu.max", "18446744073709551615 1\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == UINT64_MAX);
+        tree.write("v2/nicer.slice/cpu.max", "18446744073709 1000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 18'446'744'073'709'000);
+        tree.write("v2/nicer.slice/cpu.max", "18446744073709551000 1000000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 18'446'744'073'709'551'000u);
+        tree.write("v2/nicer.slice/cpu.max", "18446744073709551615 1000000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == UINT64_MAX);
+        tree.write("v2/nicer.slice/cpu.max", "1000 1000000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 1000);
+        tree.write("v2/nicer.slice/cpu.max", "99999999999999999 100000000000000000\n");
+        const auto period = layout.readCpuQuotaPerSecUSec("/nicer.slice");
+        REQUIRE_FALSE(period.ok());
+        CHECK_THAT(period.error().message, Catch::Contains("period of at most 1 s"));
+    }
+
     SECTION("cpu.stat usage_usec in ns") {
         tree.write("v2/nicer.slice/cpu.stat", "usage_usec 12345\nuser_usec 10000\nsystem_usec 2345\n");
         CHECK(*layout.readCpuUsageNSec("/nicer.slice") == 12'345'000);
@@ -192,6 +210,13 @@ TEST_CASE("CgroupLayout reads cgroup v1 files, with the v2 tree for usage on hyb
         CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 400'000);
         tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_quota_us", "-5\n");
         CHECK_FALSE(layout.readCpuQuotaPerSecUSec("/nicer.slice").ok());
+        // A quota too large to count per second is none; a period beyond 1 s is refused (fuzz_CgroupFiles).
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_quota_us", "9223372036854775807\n");
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_period_us", "1000\n");
+        CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == UINT64_MAX);
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_period_us", "1000001\n");
+        CHECK_FALSE(layout.readCpuQuotaPerSecUSec("/nicer.slice").ok());
+        tree.write("cpu,cpuacct/nicer.slice/cpu.cfs_period_us", "50000\n");
 
         tree.write("cpu,cpuacct/nicer.slice/cpuacct.usage", "987654321\n");
         CHECK(*layout.readCpuUsageNSec("/nicer.slice") == 987'654'321);
