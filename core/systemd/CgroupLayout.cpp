@@ -277,6 +277,11 @@ Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) co
                         return Error{file->string() + ": usage_usec '" + std::string(fields[1]) +
                                      "' is not a number"};
                     }
+                    // In ns it must fit in 64 bits (584 years of CPU) rather than wrap to a small count.
+                    if (usec > UINT64_MAX / 1000) {
+                        return Error{file->string() + ": usage_usec " + std::string(fields[1]) +
+                                     " is out of range"};
+                    }
                     return usec * 1000;
                 }
             }

@@ -150,6 +150,13 @@ TEST_CASE("CgroupLayout reads a cgroup v2 tree", "[CgroupLayout]") {
         CHECK(*layout.readCpuUsageNSec("/nicer.slice") == 12'345'000);
         tree.write("v2/nicer.slice/cpu.stat", "user_usec 10000\n");
         CHECK_FALSE(layout.readCpuUsageNSec("/nicer.slice").ok());
+        // fuzz_CgroupFiles: a usage beyond 64 bits of ns wrapped around to a small one.
+        tree.write("v2/nicer.slice/cpu.stat", "usage_usec 18446744073709551\n");
+        CHECK(*layout.readCpuUsageNSec("/nicer.slice") == 18'446'744'073'709'551'000u);
+        tree.write("v2/nicer.slice/cpu.stat", "usage_usec 18446744073709552\n");
+        const auto huge = layout.readCpuUsageNSec("/nicer.slice");
+        REQUIRE_FALSE(huge.ok());
+        CHECK_THAT(huge.error().message, Catch::Contains("out of range"));
         const auto missing = layout.readCpuUsageNSec("/gone.slice");
         REQUIRE_FALSE(missing.ok());
         CHECK_THAT(missing.error().message, Catch::Contains("/gone.slice"));
