@@ -288,7 +288,13 @@ Result<Url> resolveUrl(const Url& base, std::string_view reference) {
         return urlError(reference, "cannot be resolved against " + base.toString());
     }
     absolute.resize(static_cast<std::size_t>(length));
-    return parseUrl(absolute);
+    auto url = parseUrl(absolute);
+    if (url) {
+        // liburiparser writes an IPv6 address out in full ("0000:...:0001"); RFC 3986 copies the authority as
+        // written, and the origin must stay the same one: the reference's host, else the base's.
+        url->host = present(relative.hostText) ? text::toLowerAscii(view(relative.hostText)) : base.host;
+    }
+    return url;
 }
 
 } // namespace nicer::net

@@ -195,6 +195,17 @@ TEST_CASE("resolveUrl takes absolute URLs as they are and keeps the base's schem
           "https://example.org:8443/caf%C3%A9%7C1.bin");
 }
 
+TEST_CASE("resolveUrl keeps an IPv6 host as written, so that the origin stays the same", "[Url]") {
+    // Found by tests/fuzz/fuzz_Url: liburiparser wrote the address out in full, [0000:...:0001], so a
+    // redirect on the same server named another origin (another connection, another :authority).
+    const auto base = parsed("http://[::1]:8080/dir/file");
+    CHECK(resolveUrl(base, "other")->toString() == "http://[::1]:8080/dir/other");
+    CHECK(*resolveUrl(base, "http://[::1]:8080/path?q#frag") == *parseUrl("http://[::1]:8080/path?q"));
+    CHECK(resolveUrl(base, "//[FE80::A]/x")->toString() == "http://[fe80::a]/x");
+    CHECK(resolveUrl(*parseUrl("https://example.org/"), "http://[::ffff:1.2.3.4]/a")->host ==
+          "::ffff:1.2.3.4");
+}
+
 TEST_CASE("resolveUrl refuses what is not an http(s) URL, saying why", "[Url]") {
     const auto base = parsed("https://example.org/work/unit.bin");
     const auto ftp = resolveUrl(base, "ftp://example.org/u.bin");
