@@ -259,10 +259,11 @@ Result<api::BoincTransfer> parseTransfer(pugi::xml_node node, std::size_t index)
     return transfer;
 }
 
-api::BoincNotice noticeOf(pugi::xml_node node, std::int64_t seqno, double createTime, double arrivalTime) {
+api::BoincNotice noticeOf(pugi::xml_node node, std::int64_t seqno, std::int64_t createTime,
+                          std::int64_t arrivalTime) {
     api::BoincNotice notice;
     notice.seqno = seqno;
-    notice.time = static_cast<std::int64_t>(createTime > 0.0 ? createTime : arrivalTime);
+    notice.time = createTime > 0 ? createTime : arrivalTime;
     notice.project = htmlToPlainText(detail::textOf(node.child("project_name")));
     notice.title = htmlToPlainText(stripTranslation(detail::textOf(node.child("title"))));
     notice.text = htmlToPlainText(stripTranslation(node.child_value("description")));
@@ -492,8 +493,9 @@ Result<NoticeBatch> parseNotices(std::string_view reply) {
     for (const pugi::xml_node child : node->children("notice")) {
         const Fields fields(child, kRpc, where("notice", index++));
         auto seqno = fields.integer("seqno", true);
-        auto created = fields.number("create_time", false);
-        auto arrived = fields.number("arrival_time", false);
+        // Written with "%f"; read as whole seconds, in range (an integer field refuses 1e300).
+        auto created = fields.integer("create_time", false);
+        auto arrived = fields.integer("arrival_time", false);
         if (const Error* error = detail::firstError(seqno, created, arrived)) {
             return *error;
         }

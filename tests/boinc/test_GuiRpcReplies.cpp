@@ -353,6 +353,23 @@ TEST_CASE("get_notices: a project's news in HTML becomes plain text, a refresh r
     CHECK_FALSE(news.error);
 }
 
+TEST_CASE("get_notices: a time too large for seconds since the epoch is refused, not cast",
+          "[GuiRpcReplies]") {
+    // Found by tests/fuzz/fuzz_GuiRpcReplies (UBSan): 1e300 was cast to a 64-bit integer.
+    const auto notice = [](const std::string& created) {
+        return parseNotices(wrapReply("<notices>\n<notice>\n   <title>t</title>\n   <create_time>" + created +
+                                      "</create_time>\n   <arrival_time>5.000000</arrival_time>\n"
+                                      "   <seqno>1</seqno>\n</notice>\n</notices>"));
+    };
+    const auto huge = notice("1e300");
+    REQUIRE_FALSE(huge.ok());
+    CHECK_THAT(huge.error().message, Catch::Contains("out-of-range <create_time>"));
+    CHECK_FALSE(notice("-1e19").ok());
+    REQUIRE(notice("1795549000.900000").ok());
+    CHECK(notice("1795549000.900000")->notices.at(0).time == 1795549000);
+    CHECK(notice("0.000000")->notices.at(0).time == 5);
+}
+
 TEST_CASE("get_messages: only the alerts and errors, and the last seqno of all", "[GuiRpcReplies]") {
     const auto all = parseMessages(recordedReply("own-get_messages.xml"), 0);
     REQUIRE(all.ok());
