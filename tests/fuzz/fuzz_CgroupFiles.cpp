@@ -24,10 +24,13 @@ namespace {
 
 const fs::path& scratch() {
     static const fs::path dir = [] {
-        // In memory where there is a tmpfs: six times the executions of a disk.
+        // $TMPDIR when set: run.sh points it into its work directory, which it removes, since libFuzzer often
+        // ends without running atexit(). Else memory where there is a tmpfs: six times a disk's executions.
         std::error_code ec;
-        const fs::path tmp =
-            fs::is_directory("/dev/shm", ec) ? fs::path("/dev/shm") : fs::temp_directory_path();
+        const char* tmpdir = std::getenv("TMPDIR");
+        const fs::path tmp = tmpdir != nullptr && *tmpdir != '\0' ? fs::path(tmpdir)
+                             : fs::is_directory("/dev/shm", ec)   ? fs::path("/dev/shm")
+                                                                  : fs::path("/tmp");
         std::string pattern = (tmp / "nicer-fuzz-cgroup-XXXXXX").string();
         if (::mkdtemp(pattern.data()) == nullptr) {
             std::abort();

@@ -51,7 +51,14 @@ if [ ${#targets[@]} -eq 0 ]; then
     exit 2
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/nicer-fuzz.XXXXXX")
+# The corpora and the targets' scratch files (TMPDIR) in memory where there is a tmpfs.
+tmp=${TMPDIR:-/tmp}
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+    tmp=/dev/shm
+fi
+work=$(mktemp -d "$tmp/nicer-fuzz.XXXXXX")
+mkdir "$work/tmp"
+export TMPDIR=$work/tmp
 if [ "$keep" -eq 0 ]; then
     trap 'rm -rf "$work"' EXIT
 fi
