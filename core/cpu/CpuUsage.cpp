@@ -1,5 +1,9 @@
 #include "cpu/CpuUsage.h"
 
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+
 namespace nicer::cpu {
 
 namespace {
@@ -8,18 +12,26 @@ std::uint64_t forwardDelta(std::uint64_t before, std::uint64_t after) {
     return after >= before ? after - before : 0;
 }
 
+/// a + b, held at UINT64_MAX rather than wrapped: a sum that wrapped could make idle more than all ticks.
+std::uint64_t sum(std::uint64_t a, std::uint64_t b) {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 struct Ticks {
     std::uint64_t idle = 0;
     std::uint64_t total = 0;
 
     void add(const CpuTimes& a, const CpuTimes& b) {
         // Per field, so that one counter going backwards cannot cancel another's progress.
-        const std::uint64_t idleTicks = forwardDelta(a.idle, b.idle) + forwardDelta(a.iowait, b.iowait);
-        const std::uint64_t busyTicks = forwardDelta(a.user, b.user) + forwardDelta(a.nice, b.nice) +
-                                        forwardDelta(a.system, b.system) + forwardDelta(a.irq, b.irq) +
-                                        forwardDelta(a.softirq, b.softirq) + forwardDelta(a.steal, b.steal);
-        idle += idleTicks;
-        total += idleTicks + busyTicks;
+        const std::uint64_t idleTicks = sum(forwardDelta(a.idle, b.idle), forwardDelta(a.iowait, b.iowait));
+        std::uint64_t busyTicks = 0;
+        for (const auto& [before, after] :
+             {std::pair{a.user, b.user}, std::pair{a.nice, b.nice}, std::pair{a.system, b.system},
+              std::pair{a.irq, b.irq}, std::pair{a.softirq, b.softirq}, std::pair{a.steal, b.steal}}) {
+            busyTicks = sum(busyTicks, forwardDelta(before, after));
+        }
+        idle = sum(idle, idleTicks);
+        total = sum(total, sum(idleTicks, busyTicks));
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <string>
 
 using namespace nicer::cpu;
@@ -32,6 +33,20 @@ TEST_CASE("a counter going backwards counts as zero instead of wrapping", "[usag
     const auto usage = usageBetween(load("four-cpus-t0.txt"), load("backwards-t1.txt"));
     CHECK(usage.totalTicks == 400);
     CHECK(usage.idle == Approx(215.0 / 400.0));
+}
+
+TEST_CASE("counters that jump by more than 64 bits can sum keep the idle share within 0..1", "[usage]") {
+    // Found with tests/fuzz/fuzz_ProcStat's invariant: the sum of the deltas wrapped around, so the total
+    // fell below the idle ticks and the idle share came out far above 1.
+    ProcStatSnapshot before;
+    before.perCpu[0] = CpuTimes{};
+    ProcStatSnapshot after;
+    after.perCpu[0] = CpuTimes{.user = 9223372036854775808u, .idle = 9223372036854775809u};
+    const auto usage = usageBetween(before, after);
+    CHECK(usage.totalTicks == UINT64_MAX);
+    CHECK(usage.idle >= 0.0);
+    CHECK(usage.idle <= 1.0);
+    CHECK(usage.busy == 1.0 - usage.idle);
 }
 
 TEST_CASE("a CPU going offline between two reads adds nothing to that period", "[usage]") {
