@@ -3,9 +3,10 @@
 # and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
 #
 #   packaging/dev.sh run       install, build, start the tray and nicerd on the demo workload
-#   packaging/dev.sh test      install, build, run every test (what CI runs)
+#   packaging/dev.sh test      install, build, run every test, then `sanitize` and `fuzz` (what CI runs)
 #   packaging/dev.sh build     install and build only
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
+#   packaging/dev.sh sanitize  install, build with ASan and UBSan (build-sanitize), run the unit and CLI tests
 #   packaging/dev.sh fuzz      install, build the libFuzzer targets with clang (build-fuzz), run each a while
 #   packaging/dev.sh packages  print the Debian packages this script installs, one a line
 set -euo pipefail
@@ -79,6 +80,21 @@ package_nicer() {
     (cd "$deb_build" && cpack -G DEB)
 }
 
+# Every test built with AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer (NICER_SANITIZE),
+# at -O1 with line tables (quicker to build, as good for the reports), in its own build; then the unit and CLI
+# tests run under them, and any report fails its test. (The integration tests run against the plain build in
+# `test`: under the sanitizers they take as long again, so they are run so by hand: ctest -L integration here.)
+sanitize_nicer() {
+    local san_build=${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}
+    cmake -S "$root" -B "$san_build" -G Ninja -DNICER_SANITIZE=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON \
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only"
+    cmake --build "$san_build" --parallel "$(nproc)"
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
+    (cd "$san_build" && ctest --output-on-failure --parallel "$(nproc)" -L 'unit|cli')
+}
+
 # The libFuzzer targets (tests/fuzz), in their own build: clang with NICER_FUZZ (AddressSanitizer,
 # UndefinedBehaviorSanitizer and libFuzzer's coverage on the core layers they use), -O1 and line tables only
 # (quicker to build, as good to fuzz), asserts on. Then each target runs NICER_FUZZ_SECONDS (20) on a copy of
@@ -135,8 +151,9 @@ run)
 test)
     install_packages
     build_nicer
-    cd "$build"
-    exec ctest --output-on-failure --parallel "$(nproc)"
+    (cd "$build" && ctest --output-on-failure --parallel "$(nproc)")
+    sanitize_nicer
+    fuzz_nicer
     ;;
 build)
     install_packages
@@ -146,6 +163,10 @@ package)
     install_packages
     package_nicer
     ;;
+sanitize)
+    install_packages
+    sanitize_nicer
+    ;;
 fuzz)
     install_packages
     fuzz_nicer
@@ -154,7 +175,7 @@ packages)
     printf '%s\n' "${packages[@]}"
     ;;
 *)
-    sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
