@@ -81,13 +81,14 @@ package_nicer() {
 }
 
 # Every test built with AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer (NICER_SANITIZE),
-# at -O1 with line tables (quicker to build, as good for the reports), in its own build; then the unit and CLI
-# tests run under them, and any report fails its test. (The integration tests run against the plain build in
-# `test`: under the sanitizers they take as long again, so they are run so by hand: ctest -L integration here.)
+# at -O1 with line tables only (-g1: quicker to build, as good for the reports), in its own build; then the
+# unit and CLI tests run under them, and any report fails its test. The integration tests run against the
+# plain build in `test`; under the sanitizers they take as long again, so CI leaves them to a run by hand
+# (ctest -L integration in build-sanitize).
 sanitize_nicer() {
     local san_build=${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}
     cmake -S "$root" -B "$san_build" -G Ninja -DNICER_SANITIZE=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only"
+        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
     cmake --build "$san_build" --parallel "$(nproc)"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
