@@ -326,6 +326,9 @@ void DaemonProxy::refreshProperties() {
 }
 
 void DaemonProxy::readDownloads(const QVariantMap& map) {
+    if (!m_connected) {
+        return; // an answer sent before nicerd left: setConnected(false) cleared what it would bring back
+    }
     m_properties.downloads = readStructs<DownloadRowList>(map.value("Downloads"), api::kDownloadSignature);
     m_properties.downloadRate = map.value("DownloadRate").toDouble();
     updateDownloadPolling();
@@ -381,6 +384,9 @@ void DaemonProxy::updateDownloadPolling() {
 }
 
 void DaemonProxy::readBoinc(const QVariantMap& map) {
+    if (!m_connected) {
+        return; // as in readDownloads: no BOINC client runs under a nicerd that has left
+    }
     api::BoincStatus b;
     // Missing in a nicerd older than API version 3: no BOINC client then, as far as the tray can tell.
     const QString state = map.value("BoincState").toString();
