@@ -23,7 +23,8 @@ std::chrono::milliseconds Backoff::next() {
     ceiling = std::min(ceiling, m_cap);
     ++m_attempts;
 
-    // Half, rounded up so that a 1 ms ceiling still waits 1 ms (without the +1 that overflows at the maximum).
+    // Half, rounded up so that a 1 ms ceiling still waits 1 ms (without the +1 that overflows at the
+    // maximum).
     const auto low = ceiling.count() / 2 + ceiling.count() % 2;
     const auto span = ceiling.count() - low;
     const double u = std::clamp(m_uniform01(), 0.0, 1.0);
