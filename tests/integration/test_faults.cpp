@@ -168,69 +168,74 @@ TEST_CASE("fault: kill -9 of nicerd at random moments while the foreground is bu
     CHECK(test::units().activeState("nicer-work-1.service").value() == "inactive");
 }
 
-TEST_CASE("fault: the user manager re-executes under nicerd at random moments", "[faults]") {
-    const int runs = repeatCount(15);
-    auto random = seededRandom();
-    test::ForegroundHog hog(1); // one CPU of the user's: the work has a quota to keep, not only a freeze
-    const auto layout = systemd::CgroupLayout::detect();
-    REQUIRE(layout.ok());
-    NicerdProcess daemon({"--period", "0.25", "--", "stress-ng", "--cpu", "1", "--quiet"},
-                         freshStateDir("reexec"));
-    REQUIRE(daemon.waitReady());
-    INFO(daemon.log());
-    std::vector<pid_t> before;
-    REQUIRE(test::pollUntil([&] { return (before = test::slicePids()).size() >= 2; }, kWait));
+namespace {
+
+/// What a fault repeated under a running nicerd left: how often it came back under control, and how often
+/// with a cap in force (quota above 0, compared with the kernel's).
+struct Recovery {
+    int runs = 0;
     int recovered = 0;
     int capped = 0;
+};
+
+/// A nicerd whose work (stress-ng) shares the machine with one busy CPU of the user's, so that it has a
+/// quota to keep, not only a freeze; @p fault runs at random moments, each time followed by a wait until
+/// nicerd answers with no error and its quota in the kernel.
+Recovery repeatUnderNicerd(NicerdProcess& daemon, const std::vector<std::string>& fault, int runs) {
+    auto random = seededRandom();
+    const auto layout = systemd::CgroupLayout::detect();
+    REQUIRE(layout.ok());
+    Recovery r{runs, 0, 0};
     for (int run = 0; run < runs; ++run) {
         randomPause(random, 1000ms);
-        const auto reexec = test::runCommand("systemctl --user daemon-reexec");
-        INFO(reexec.err);
-        REQUIRE(reexec.exitCode == 0);
-        const bool back = test::pollUntil([&] { return underControl(*layout, capped); }, kWait, 100ms);
+        for (const auto& command : fault) {
+            const auto done = test::runCommand(command);
+            INFO(command << ": " << done.err);
+            REQUIRE(done.exitCode == 0);
+        }
+        const bool back = test::pollUntil([&] { return underControl(*layout, r.capped); }, kWait, 100ms);
+        INFO("run " << run << ": " << daemon.log());
         CHECK(back);
-        recovered += back;
+        r.recovered += back;
         CHECK_FALSE(daemon.exited());
     }
+    return r;
+}
+
+const std::vector<std::string> kBusyWork{"--period", "0.25", "--", "stress-ng", "--cpu", "1", "--quiet"};
+
+} // namespace
+
+TEST_CASE("fault: the user manager re-executes under nicerd at random moments", "[faults]") {
+    test::ForegroundHog hog(1);
+    NicerdProcess daemon(kBusyWork, freshStateDir("reexec"));
+    REQUIRE(daemon.waitReady());
+    std::vector<pid_t> before;
+    REQUIRE(test::pollUntil([&] { return (before = test::slicePids()).size() >= 2; }, kWait));
+    const auto r = repeatUnderNicerd(daemon, {"systemctl --user daemon-reexec"}, repeatCount(15));
     // The same processes as before: a re-executing manager keeps its units, and nicerd restarted nothing.
     auto after = test::slicePids();
     std::sort(before.begin(), before.end());
     std::sort(after.begin(), after.end());
     CHECK(after == before);
-    WARN("daemon-reexec: nicerd kept the work under control after " << recovered << " of " << runs << " ("
-                                                                    << capped << " with a cap in force)");
-    CHECK(recovered == runs);
+    WARN("daemon-reexec: nicerd kept the work under control after " << r.recovered << " of " << r.runs << " ("
+                                                                    << r.capped << " with a cap in force)");
+    CHECK(r.recovered == r.runs);
     CHECK(daemon.stop() == 0);
 }
 
 TEST_CASE("fault: the session bus restarts under nicerd at random moments", "[faults][dbus]") {
-    const int runs = repeatCount(15);
-    auto random = seededRandom();
-    test::ForegroundHog hog(1); // one CPU of the user's: the work has a quota to keep, not only a freeze
-    const auto layout = systemd::CgroupLayout::detect();
-    REQUIRE(layout.ok());
-    NicerdProcess daemon({"--period", "0.25", "--", "stress-ng", "--cpu", "1", "--quiet"},
-                         freshStateDir("bus"));
+    test::ForegroundHog hog(1);
+    NicerdProcess daemon(kBusyWork, freshStateDir("bus"));
     REQUIRE(daemon.waitReady());
-    int recovered = 0;
-    int capped = 0;
-    for (int run = 0; run < runs; ++run) {
-        randomPause(random, 1000ms);
-        // The way a desktop restarts its bus; dbus.socket keeps the address and starts a new dbus-daemon.
-        // (reset-failed: systemd's start limit, 5 starts in 10 s, is not what this test is about.)
-        (void)test::runCommand("systemctl --user reset-failed dbus.service");
-        const auto restart = test::runCommand("systemctl --user restart dbus.service");
-        INFO(restart.err);
-        REQUIRE(restart.exitCode == 0);
-        const bool back = test::pollUntil([&] { return underControl(*layout, capped); }, kWait, 100ms);
-        INFO("run " << run << ": " << daemon.log());
-        CHECK(back);
-        recovered += back;
-        CHECK_FALSE(daemon.exited());
-    }
+    // The way a desktop restarts its bus; dbus.socket keeps the address and starts a new dbus-daemon.
+    // (reset-failed first: systemd's start limit, 5 starts in 10 s, is not what this test is about.)
+    const auto r = repeatUnderNicerd(
+        daemon, {"systemctl --user reset-failed dbus.service", "systemctl --user restart dbus.service"},
+        repeatCount(15));
     WARN("session bus restarts: nicerd came back on the bus with the work under control after "
-         << recovered << " of " << runs << " (" << capped << " with a cap in force)");
-    CHECK(recovered == runs);
+         << r.recovered << " of " << r.runs << " (" << r.capped << " with a cap in force)");
+    CHECK(r.recovered == r.runs);
     // Still the whole service: pause and resume reach the work through the new connections.
     REQUIRE(test::runCommand(nicerCli("pause")).exitCode == 0);
     CHECK(test::pollUntil([] { return test::machineShare(test::slicePids, 300ms) < 0.02; }, kWait));
