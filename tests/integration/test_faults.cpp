@@ -64,8 +64,9 @@ bool allGone(const std::vector<pid_t>& pids) {
 
 /// nicerd answers on the bus, reports no error, and its quota is the one in the kernel (with quota 0 the
 /// work is frozen instead, and the kernel keeps the last cap).
-/// @p capped counts the times the kernel's cap was compared (quota above 0).
-bool underControl(const systemd::CgroupLayout& layout, int& capped) {
+/// @p capped says whether the kernel's cap was compared (quota above 0).
+bool underControl(const systemd::CgroupLayout& layout, bool& capped) {
+    capped = false;
     const auto s = test::tryDaemonStatus();
     if (!s || !s->lastError.empty()) {
         return false;
@@ -73,7 +74,7 @@ bool underControl(const systemd::CgroupLayout& layout, int& capped) {
     if (s->quota <= 0.0) {
         return true;
     }
-    ++capped;
+    capped = true;
     auto cgroup = test::units().controlGroup(test::kSlice);
     if (!cgroup) {
         return false;
@@ -193,7 +194,9 @@ Recovery repeatUnderNicerd(NicerdProcess& daemon, const std::vector<std::string>
             INFO(command << ": " << done.err);
             REQUIRE(done.exitCode == 0);
         }
-        const bool back = test::pollUntil([&] { return underControl(*layout, r.capped); }, kWait, 100ms);
+        bool capped = false;
+        const bool back = test::pollUntil([&] { return underControl(*layout, capped); }, kWait, 100ms);
+        r.capped += back && capped;
         INFO("run " << run << ": " << daemon.log());
         CHECK(back);
         r.recovered += back;
@@ -213,11 +216,12 @@ TEST_CASE("fault: the user manager re-executes under nicerd at random moments", 
     std::vector<pid_t> before;
     REQUIRE(test::pollUntil([&] { return (before = test::slicePids()).size() >= 2; }, kWait));
     const auto r = repeatUnderNicerd(daemon, {"systemctl --user daemon-reexec"}, repeatCount(15));
-    // The same processes as before: a re-executing manager keeps its units, and nicerd restarted nothing.
+    // Every process of the work before is still there (stress-ng may have forked its workers since): a
+    // re-executing manager keeps its units, and nicerd restarted nothing.
     auto after = test::slicePids();
     std::sort(before.begin(), before.end());
     std::sort(after.begin(), after.end());
-    CHECK(after == before);
+    CHECK(std::includes(after.begin(), after.end(), before.begin(), before.end()));
     WARN("daemon-reexec: nicerd kept the work under control after " << r.recovered << " of " << r.runs << " ("
                                                                     << r.capped << " with a cap in force)");
     CHECK(r.recovered == r.runs);
