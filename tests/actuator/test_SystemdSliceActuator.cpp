@@ -424,14 +424,29 @@ TEST_CASE("release() thaws a frozen slice and does nothing to a running one", "[
     }
 }
 
+namespace {
+
+/// The hybrid layout with @p work as the slice's one process, for the fail-safe's real signals.
+CgroupLayout hybridLayoutHolding(const TempTree& tree, const nicer::test::ChildProcess& work) {
+    auto layout = hybridLayout(tree);
+    tree.write("unified/nicer.slice/cgroup.procs", std::to_string(work.pid()) + "\n");
+    return layout;
+}
+
+/// Whether @p work comes to be stopped (or running, with @p stopped false) within a bound on a stuck state.
+bool becomes(const nicer::test::ChildProcess& work, bool stopped) {
+    return nicer::test::pollUntil([&] { return (work.state() == 'T') == stopped; }, std::chrono::seconds(10),
+                                  std::chrono::milliseconds(5));
+}
+
+} // namespace
+
 TEST_CASE("when systemd cannot be reached, the work is held with SIGSTOP until it answers again",
           "[SystemdSliceActuator][failsafe]") {
     const TempTree tree;
     FakeUnitManager units;
     const nicer::test::ChildProcess work;
-    auto layout = hybridLayout(tree);
-    tree.write("unified/nicer.slice/cgroup.procs", std::to_string(work.pid()) + "\n");
-    const auto actuator = createActuator(units, std::move(layout));
+    const auto actuator = createActuator(units, hybridLayoutHolding(tree, work));
     REQUIRE(actuator->apply(0.5, 2).ok());
     CHECK(work.state() != 'T');
 
@@ -446,8 +461,7 @@ TEST_CASE("when systemd cannot be reached, the work is held with SIGSTOP until i
                Catch::Contains("Connection reset by peer") && Catch::Contains("the work is held (SIGSTOP)"));
     CHECK(actuator->heldWithoutSystemd());
     CHECK(actuator->frozen());
-    CHECK(nicer::test::pollUntil([&] { return work.state() == 'T'; }, std::chrono::seconds(10),
-                                 std::chrono::milliseconds(5)));
+    CHECK(becomes(work, true));
 
     // An unchanged quota needs no call, but the hold lasts until systemd has answered.
     for (const char* method : {"setUnitProperties", "freezeUnit", "thawUnit", "killUnit"}) {
@@ -457,23 +471,18 @@ TEST_CASE("when systemd cannot be reached, the work is held with SIGSTOP until i
     CHECK_FALSE(actuator->heldWithoutSystemd());
     CHECK_FALSE(actuator->frozen());
     CHECK(quotasSent(units).back() == 800'000);
-    CHECK(nicer::test::pollUntil([&] { return work.state() != 'T'; }, std::chrono::seconds(10),
-                                 std::chrono::milliseconds(5)));
+    CHECK(becomes(work, false));
 }
 
 TEST_CASE("release() continues work the fail-safe held", "[SystemdSliceActuator][failsafe]") {
     const TempTree tree;
     FakeUnitManager units;
     const nicer::test::ChildProcess work;
-    auto layout = hybridLayout(tree);
-    tree.write("unified/nicer.slice/cgroup.procs", std::to_string(work.pid()) + "\n");
-    const auto actuator = createActuator(units, std::move(layout));
+    const auto actuator = createActuator(units, hybridLayoutHolding(tree, work));
     units.fail("setUnitProperties", "Connection reset by peer");
     REQUIRE_FALSE(actuator->apply(0.3, 2).ok());
-    REQUIRE(nicer::test::pollUntil([&] { return work.state() == 'T'; }, std::chrono::seconds(10),
-                                   std::chrono::milliseconds(5)));
+    REQUIRE(becomes(work, true));
     REQUIRE(actuator->release().ok());
-    CHECK(nicer::test::pollUntil([&] { return work.state() != 'T'; }, std::chrono::seconds(10),
-                                 std::chrono::milliseconds(5)));
+    CHECK(becomes(work, false));
     CHECK_FALSE(actuator->frozen());
 }
