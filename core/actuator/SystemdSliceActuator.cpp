@@ -18,25 +18,42 @@ SystemdSliceActuator::create(systemd::UnitManager& units, systemd::CgroupLayout 
             {"CPUQuotaPerSecUSec", kMinQuotaPerSecUSec},
         };
     };
+    // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only takes 1..10000.
+    const auto setBase = [&]() -> Result<void> {
+        if (auto set = units.setUnitProperties(slice, base(0)); set) {
+            return {};
+        }
+        return units.setUnitProperties(slice, base(1));
+    };
     // A slice left by a crashed run is taken over as it is; its properties are set again below.
     auto state = units.activeState(slice);
     if (!state) {
         return state.error();
     }
     if (*state != "active") {
-        // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only
-        // takes 1..10000.
         auto started = units.startTransientUnit(slice, base(0), true);
         if (!started) {
             started = units.startTransientUnit(slice, base(1), true);
         }
         if (!started) {
-            return started.error();
+            // systemd refuses a transient unit that it loads from a file: the user's own nicer.slice (for a
+            // MemoryMax=, say), or the transient file of a user manager that crashed with the slice loaded.
+            // That slice is used: nicer's properties are set on it at runtime only, and it is started.
+            auto file = units.unitFile(slice);
+            if (!file || file->empty()) {
+                return started.error();
+            }
+            auto fromFile = setBase();
+            if (fromFile) {
+                fromFile = units.startUnit(slice, true);
+            }
+            if (!fromFile) {
+                return Error{"cannot start " + slice + " from its unit file " + *file + ": " +
+                             fromFile.error().message};
+            }
         }
-    } else if (auto set = units.setUnitProperties(slice, base(0)); !set) {
-        if (auto retry = units.setUnitProperties(slice, base(1)); !retry) {
-            return retry.error();
-        }
+    } else if (auto set = setBase(); !set) {
+        return set.error();
     }
     const bool takenOver = *state == "active";
 

@@ -318,9 +318,27 @@ Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, con
     if (r < 0) {
         return sd::busError(what, r, error);
     }
-    const char* job = nullptr;
-    r = sd_bus_message_read(reply.get(), "o", &job);
+    return awaitStart(reply.get(), name, what, wait);
+}
+
+Result<void> SystemdUnitManager::startUnit(const std::string& name, bool wait) {
+    drain();
+    const auto what = callName("StartUnit", name);
+    sd::BusError error;
+    sd_bus_message* raw = nullptr;
+    const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StartUnit",
+                                     error.get(), &raw, "ss", name.c_str(), "replace");
+    sd::BusMessagePtr reply(raw);
     if (r < 0) {
+        return sd::busError(what, r, error);
+    }
+    return awaitStart(reply.get(), name, what, wait);
+}
+
+Result<void> SystemdUnitManager::awaitStart(sd_bus_message* reply, const std::string& name,
+                                            const std::string& what, bool wait) {
+    const char* job = nullptr;
+    if (const int r = sd_bus_message_read(reply, "o", &job); r < 0) {
         return sd::busError(what + ": reading the reply", r);
     }
     if (!wait) {
@@ -457,6 +475,25 @@ Result<std::string> SystemdUnitManager::activeState(const std::string& name) {
         return std::string("inactive");
     }
     return getString(m_bus.get(), *path, kUnitInterface, "ActiveState", callName("Get ActiveState", name));
+}
+
+Result<std::string> SystemdUnitManager::unitFile(const std::string& name) {
+    drain();
+    const auto what = callName("LoadUnit", name);
+    sd::BusError error;
+    sd_bus_message* raw = nullptr;
+    int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "LoadUnit",
+                               error.get(), &raw, "s", name.c_str());
+    sd::BusMessagePtr reply(raw);
+    if (r < 0) {
+        return sd::busError(what, r, error);
+    }
+    const char* path = nullptr;
+    r = sd_bus_message_read(reply.get(), "o", &path);
+    if (r < 0) {
+        return sd::busError(what + ": reading the reply", r);
+    }
+    return getString(m_bus.get(), path, kUnitInterface, "FragmentPath", callName("Get FragmentPath", name));
 }
 
 Result<SystemdUnitManager::TypedUnit> SystemdUnitManager::typedUnit(const std::string& name,

@@ -34,6 +34,7 @@ public:
     explicit SystemdUnitManager(sd::BusPtr bus);
 
     Result<void> startTransientUnit(const std::string& name, const Properties& props, bool wait) override;
+    Result<void> startUnit(const std::string& name, bool wait) override;
     Result<void> setUnitProperties(const std::string& name, const Properties& props) override;
     Result<void> stopUnit(const std::string& name, bool wait) override;
     Result<void> freezeUnit(const std::string& name) override;
@@ -43,6 +44,7 @@ public:
 
     Result<std::string> activeState(const std::string& name) override;
     Result<std::string> controlGroup(const std::string& name) override;
+    Result<std::string> unitFile(const std::string& name) override;
     Result<std::uint64_t> cpuUsageNSec(const std::string& name) override;
     Result<std::uint32_t> mainPid(const std::string& name) override;
 
@@ -58,6 +60,9 @@ private:
     Result<TypedUnit> typedUnit(const std::string& name, std::string_view what);
     /// Polls @p jobPath until systemd drops the job (it finished), at most 30 s.
     Result<void> waitForJob(const std::string& jobPath, std::string_view what);
+    /// Reads the job from a start call's @p reply; with @p wait, waits for it and checks the unit came up.
+    Result<void> awaitStart(sd_bus_message* reply, const std::string& name, const std::string& what,
+                            bool wait);
     /// A call on the Manager object that takes only the unit name.
     Result<void> callWithName(const char* method, const std::string& name, bool unknownIsDone);
     /// Opens the user bus again if it was closed (connectUser() connections only); then dispatches anything

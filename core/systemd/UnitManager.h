@@ -42,6 +42,8 @@ public:
 
     /// StartTransientUnit(name, "fail", props, []); with @p wait, returns once the start job has finished.
     virtual Result<void> startTransientUnit(const std::string& name, const Properties& props, bool wait) = 0;
+    /// StartUnit(name, "replace"), for a unit systemd loads from a file; @p wait as for startTransientUnit.
+    virtual Result<void> startUnit(const std::string& name, bool wait) = 0;
     /// SetUnitProperties(name, runtime = true, props).
     virtual Result<void> setUnitProperties(const std::string& name, const Properties& props) = 0;
     /// StopUnit(name, "replace"); with @p wait, returns once the stop job has finished.
@@ -57,6 +59,8 @@ public:
     virtual Result<std::string> activeState(const std::string& name) = 0;
     /// The unit's ControlGroup, e.g. "/user.slice/.../nicer.slice"; empty while it has none.
     virtual Result<std::string> controlGroup(const std::string& name) = 0;
+    /// The file systemd loads the unit from (its FragmentPath), empty for a transient or unknown unit.
+    virtual Result<std::string> unitFile(const std::string& name) = 0;
     /// CPUUsageNSec, or kNoUsage where systemd does not account it (as on cgroup v1 hybrid setups).
     virtual Result<std::uint64_t> cpuUsageNSec(const std::string& name) = 0;
     /// Main PID of a service, 0 when it has none.

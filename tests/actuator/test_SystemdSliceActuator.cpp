@@ -133,6 +133,39 @@ TEST_CASE("create() reports systemd's error when the slice cannot be started at 
     const auto created = SystemdSliceActuator::create(units, hybridLayout(tree), kSlice);
     REQUIRE_FALSE(created.ok());
     CHECK_THAT(created.error().message, Catch::Contains("Access denied"));
+    // Without a unit file of its own there is nothing else to start.
+    CHECK(units.callsTo("startUnit").empty());
+}
+
+TEST_CASE("create() starts a nicer.slice that systemd loads from a unit file, with nicer's properties",
+          "[SystemdSliceActuator]") {
+    // StartTransientUnit is refused for a unit with a file (the user's own nicer.slice, say): the file's
+    // slice is given nicer's properties at runtime and started instead.
+    const TempTree tree;
+    FakeUnitManager units;
+    units.unit(kSlice).hasFile = true;
+    const auto actuator = createActuator(units, hybridLayout(tree));
+
+    CHECK(actionNames(units) == std::vector<std::string>{"startTransientUnit", "startTransientUnit",
+                                                         "setUnitProperties", "startUnit"});
+    const auto sets = units.callsTo("setUnitProperties");
+    REQUIRE(sets.size() == 1);
+    CHECK(cpuWeightIs(sets[0], 0));
+    CHECK(propertyValue<std::uint64_t>(sets[0].props, "CPUQuotaPerSecUSec") == kMinQuotaPerSecUSec);
+    CHECK(units.callsTo("startUnit").at(0).wait);
+    CHECK(actuator->cgroup() == "/nicer.slice");
+}
+
+TEST_CASE("create() says which unit file it could not start", "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    units.unit(kSlice).hasFile = true;
+    units.fail("startUnit", "Unit nicer.slice has a bad unit file setting.");
+    const auto created = SystemdSliceActuator::create(units, hybridLayout(tree), kSlice);
+    REQUIRE_FALSE(created.ok());
+    CHECK_THAT(created.error().message,
+               Catch::Contains("cannot start nicer.slice from its unit file /home/user/.config/systemd/user/"
+                               "nicer.slice: Unit nicer.slice has a bad unit file setting."));
 }
 
 TEST_CASE("create() takes over a slice left active by a previous run", "[SystemdSliceActuator]") {

@@ -20,7 +20,7 @@ struct UnitCall {
     std::string method; ///< the UnitManager method's name, e.g. "startTransientUnit"
     std::string unit;
     systemd::Properties props; ///< startTransientUnit and setUnitProperties only
-    bool wait = false;         ///< startTransientUnit and stopUnit only
+    bool wait = false;         ///< startTransientUnit, startUnit and stopUnit only
     int signal = 0;            ///< killUnit only
 };
 
@@ -31,6 +31,9 @@ struct FakeUnit {
     std::uint64_t cpuUsageNSec = systemd::kNoUsage;
     std::uint32_t mainPid = 0;
     bool frozen = false;
+    /// systemd loads the unit from a file (the user's own, or one left behind): StartTransientUnit is refused
+    /// with systemd's UnitExists message, StartUnit starts it.
+    bool hasFile = false;
 };
 
 /// The value of property @p name in @p props, if present and of type T.
@@ -79,8 +82,8 @@ public:
     }
     /// The calls that change something, without the state queries, to check the order of actions.
     std::vector<UnitCall> actions() const {
-        static const std::vector<std::string> queries{"activeState", "controlGroup", "cpuUsageNSec",
-                                                      "mainPid"};
+        static const std::vector<std::string> queries{"activeState", "controlGroup", "unitFile",
+                                                      "cpuUsageNSec", "mainPid"};
         std::vector<UnitCall> out;
         std::copy_if(m_calls.begin(), m_calls.end(), std::back_inserter(out), [](const UnitCall& c) {
             return std::find(queries.begin(), queries.end(), c.method) == queries.end();
@@ -93,13 +96,17 @@ public:
         if (auto failed = record({"startTransientUnit", name, props, wait, 0}); !failed) {
             return failed;
         }
-        auto& u = unit(name);
-        u.activeState = "active";
-        // Like systemd, a slice gets a cgroup named after it; a test may stage another one beforehand.
-        if (u.controlGroup.empty() && name.size() > 6 && name.compare(name.size() - 6, 6, ".slice") == 0) {
-            u.controlGroup = "/" + name;
+        if (unit(name).hasFile) {
+            return Error{"systemd StartTransientUnit(" + name + "): Unit " + name +
+                         " was already loaded or has a fragment file."};
         }
-        return {};
+        return start(name);
+    }
+    Result<void> startUnit(const std::string& name, bool wait) override {
+        if (auto failed = record({"startUnit", name, {}, wait, 0}); !failed) {
+            return failed;
+        }
+        return start(name);
     }
     Result<void> setUnitProperties(const std::string& name, const systemd::Properties& props) override {
         return record({"setUnitProperties", name, props, false, 0});
@@ -145,6 +152,12 @@ public:
         }
         return unit(name).controlGroup;
     }
+    Result<std::string> unitFile(const std::string& name) override {
+        if (auto failed = record({"unitFile", name, {}, false, 0}); !failed) {
+            return failed.error();
+        }
+        return unit(name).hasFile ? "/home/user/.config/systemd/user/" + name : std::string();
+    }
     Result<std::uint64_t> cpuUsageNSec(const std::string& name) override {
         if (auto failed = record({"cpuUsageNSec", name, {}, false, 0}); !failed) {
             return failed.error();
@@ -159,6 +172,15 @@ public:
     }
 
 private:
+    Result<void> start(const std::string& name) {
+        auto& u = unit(name);
+        u.activeState = "active";
+        // Like systemd, a slice gets a cgroup named after it; a test may stage another one beforehand.
+        if (u.controlGroup.empty() && name.size() > 6 && name.compare(name.size() - 6, 6, ".slice") == 0) {
+            u.controlGroup = "/" + name;
+        }
+        return {};
+    }
     struct Failure {
         std::string message;
         FailRule when;

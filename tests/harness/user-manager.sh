@@ -102,6 +102,11 @@ do_start() {
   if manager_ready; then log "user manager already reachable ($(manager_state))"; print_env; return 0; fi
   [[ $(id -u) -eq 0 ]] || { log "no user manager reachable and not root: cannot start one"; exit 1; }
   do_stop 2>/dev/null                            # clear stale state from a crashed run
+  # A manager that was killed leaves its transient unit files (and runtime drop-ins) behind. systemd removes
+  # them when it starts, but only on a tmpfs (rm_rf refuses a disk file system), and /run is on the disk on
+  # these machines: the next manager would load them as ordinary unit files and refuse nicer's transient
+  # units. Done here instead, as systemd does on a desktop's tmpfs /run/user/UID.
+  rm -rf "$RUNTIME/systemd/transient" "$RUNTIME/systemd/user.control"
   install -d -m 0700 "$RUNTIME"
   if [[ ! -d /run/systemd/system ]]; then mkdir -p /run/systemd/system; : >"$MARKER"; fi
   local d dirs=() pid i

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <signal.h>
 #include <sstream>
@@ -56,9 +57,11 @@ public:
     pid_t pid() const { return m_pid; }
 
     /// Polls nicerd's D-Bus status until it answers (true) or the process has exited (false).
+    /// When it is not ready, its log goes to stderr (ctest shows it for a failed test).
     bool waitReady() {
         for (int i = 0; i < 300; ++i) {
             if (exited()) {
+                std::cerr << "nicerd exited before it answered on D-Bus; its log:\n" << log() << '\n';
                 return false;
             }
             if (auto client = dbus::DaemonClient::connect(); client && client->status()) {
@@ -66,6 +69,7 @@ public:
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
         }
+        std::cerr << "nicerd did not answer on D-Bus within 30 s; its log:\n" << log() << '\n';
         return false;
     }
 

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -221,6 +222,44 @@ TEST_CASE("a clean exit leaves no transient unit behind", "[nicerd]") {
         CHECK(units().activeState(unit).value() == "inactive");
     }
     CHECK(workPids().empty());
+}
+
+TEST_CASE("a nicer.slice unit file of the user's own is used, with nicer's cap on it", "[nicerd]") {
+    // systemd refuses StartTransientUnit for a unit it loads from a file (a user's nicer.slice with a
+    // MemoryMax=, or the transient file a crashed user manager left): nicerd starts that slice instead.
+    const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+    REQUIRE(runtime != nullptr);
+    const auto dir = std::filesystem::path(runtime) / "systemd/user";
+    const auto file = dir / kSlice;
+    REQUIRE_FALSE(std::filesystem::exists(file));
+    std::filesystem::create_directories(dir);
+    std::ofstream(file)
+        << "[Unit]\nDescription=the user's own slice for nicer\n[Slice]\nMemoryAccounting=yes\n";
+    struct Removed {
+        std::filesystem::path file;
+        ~Removed() {
+            std::filesystem::remove(file);
+            (void)test::runCommand("systemctl --user daemon-reload");
+        }
+    } removed{file};
+    REQUIRE(test::runCommand("systemctl --user daemon-reload").exitCode == 0);
+    REQUIRE(units().unitFile(kSlice).value() == file.string());
+
+    NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, freshStateDir("own-slice"));
+    REQUIRE(daemon.waitReady());
+    INFO(daemon.log());
+    CHECK(units().activeState("nicer-work-1.service").value() == "active");
+    std::vector<pid_t> pids;
+    CHECK(test::pollUntil([&] { return !(pids = workPids()).empty(); }, 20s));
+    // nicer's cap is on the user's slice: the kernel's quota follows nicerd's.
+    const auto layout = systemd::CgroupLayout::detect();
+    REQUIRE(layout.ok());
+    const auto cgroup = units().controlGroup(kSlice);
+    REQUIRE(cgroup.ok());
+    REQUIRE(layout->cpuQuotaFile(*cgroup));
+    CHECK(layout->readCpuQuotaPerSecUSec(*cgroup).value() != UINT64_MAX);
+    CHECK(daemon.stop() == 0);
+    CHECK(units().activeState(kSlice).value() == "inactive");
 }
 
 TEST_CASE("a second nicerd refuses to start and leaves the first alone", "[nicerd]") {
