@@ -77,6 +77,11 @@ int run(int argc, char** argv) {
         ->check(CLI::IsMember({"auto", "systemd-slice", "signal-duty-cycle"}))
         ->capture_default_str();
     app.add_option("--slice", config.slice, "The systemd user slice of the work")->capture_default_str();
+    app.add_flag(
+        "--idle-weight,!--no-idle-weight", config.idleWeight,
+        "The work's slice also gets CPUWeight=idle (cpu.idle on cgroup v2, the smallest cpu.shares on "
+        "v1), so it loses every contention with your programs (on by default; --no-idle-weight keeps "
+        "the default weight and only the quota holds the work back, as in the thesis)");
     app.add_option("--adopt", config.adopt, "PIDs of running processes of yours to bring under control too");
     app.add_option("--parameter-file", parameterFile, "Where parameters set at run time are kept")
         ->capture_default_str();

@@ -8,8 +8,10 @@ namespace nicer::actuator {
 using systemd::Properties;
 using systemd::Property;
 
-Result<std::unique_ptr<SystemdSliceActuator>>
-SystemdSliceActuator::create(systemd::UnitManager& units, systemd::CgroupLayout layout, std::string slice) {
+Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(systemd::UnitManager& units,
+                                                                           systemd::CgroupLayout layout,
+                                                                           std::string slice,
+                                                                           bool idleWeight) {
     const auto base = [&](std::uint64_t weight) {
         return Properties{
             {"Description", std::string("nicer: volunteer work, capped to the machine's spare CPU")},
@@ -19,11 +21,14 @@ SystemdSliceActuator::create(systemd::UnitManager& units, systemd::CgroupLayout 
         };
     };
     // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only takes 1..10000.
+    // 100 is systemd's default weight.
+    const std::uint64_t weight = idleWeight ? 0 : 100;
+    const std::uint64_t fallbackWeight = idleWeight ? 1 : 100;
     const auto setBase = [&]() -> Result<void> {
-        if (auto set = units.setUnitProperties(slice, base(0)); set) {
-            return {};
+        if (auto set = units.setUnitProperties(slice, base(weight)); set || weight == fallbackWeight) {
+            return set;
         }
-        return units.setUnitProperties(slice, base(1));
+        return units.setUnitProperties(slice, base(fallbackWeight));
     };
     // A slice left by a crashed run is taken over as it is; its properties are set again below.
     auto state = units.activeState(slice);
@@ -31,9 +36,9 @@ SystemdSliceActuator::create(systemd::UnitManager& units, systemd::CgroupLayout 
         return state.error();
     }
     if (*state != "active") {
-        auto started = units.startTransientUnit(slice, base(0), true);
-        if (!started) {
-            started = units.startTransientUnit(slice, base(1), true);
+        auto started = units.startTransientUnit(slice, base(weight), true);
+        if (!started && weight != fallbackWeight) {
+            started = units.startTransientUnit(slice, base(fallbackWeight), true);
         }
         if (!started) {
             // systemd refuses a transient unit that it loads from a file: the user's own nicer.slice (for a

@@ -12,9 +12,10 @@ namespace nicer::actuator {
 /**
  * Caps a systemd user slice: CPUQuotaPerSecUSec each period (no D-Bus call when the value is unchanged),
  * CPUWeight "idle" (or the minimum weight) so that the work also loses every contention with the user's
- * programs. Quota 0 freezes the slice: FreezeUnit where systemd supports it (pure cgroup v2), else
- * SIGSTOP/SIGCONT through KillUnit (hybrid and v1), else the kernel's cgroup.freeze on the v2 tree. Both
- * of the first two are undone by systemd when it stops the work after nicerd died; cgroup.freeze is not.
+ * programs (unless told to keep the default weight). Quota 0 freezes the slice: FreezeUnit where systemd
+ * supports it (pure cgroup v2), else SIGSTOP/SIGCONT through KillUnit (hybrid and v1), else the kernel's
+ * cgroup.freeze on the v2 tree. Both of the first two are undone by systemd when it stops the work after
+ * nicerd died; cgroup.freeze is not.
  *
  * Fail-safe: when systemd cannot be reached to change the cap (the session bus restarting, the user manager
  * re-executing), the work is held with SIGSTOP sent straight to the slice's processes, which needs no bus,
@@ -24,9 +25,11 @@ namespace nicer::actuator {
 class SystemdSliceActuator final : public QuotaActuator {
 public:
     /// Creates the slice (or takes over one left by a previous run); fails when the user manager does not
-    /// delegate the cpu controller, so the caller can fall back to another actuator.
-    static Result<std::unique_ptr<SystemdSliceActuator>>
-    create(systemd::UnitManager& units, systemd::CgroupLayout layout, std::string slice);
+    /// delegate the cpu controller, so the caller can fall back to another actuator. Without @p idleWeight
+    /// the slice keeps the default CPUWeight (100) and only the quota holds it back, as in the thesis.
+    static Result<std::unique_ptr<SystemdSliceActuator>> create(systemd::UnitManager& units,
+                                                                systemd::CgroupLayout layout,
+                                                                std::string slice, bool idleWeight = true);
 
     std::string name() const override { return "systemd-slice"; }
     Result<void> apply(double quota, int cpuCount) override;

@@ -30,6 +30,8 @@ struct DaemonConfig {
     /// "auto" (the first supported), "systemd-slice" or "signal-duty-cycle".
     std::string actuator = "auto";
     std::string slice = "nicer.slice";
+    /// The slice's CPUWeight is "idle" besides the quota; false keeps the default weight (the thesis's mode).
+    bool idleWeight = true;
     std::string procStat = "/proc/stat";
     /// Where parameters set at run time are kept; read at start-up over the config file's.
     std::filesystem::path parameterFile;

@@ -125,6 +125,27 @@ TEST_CASE("create() falls back to CPUWeight 1 where systemd rejects 0", "[System
     CHECK(units.unit(kSlice).activeState == "active");
 }
 
+TEST_CASE("create() without the idle weight keeps systemd's default weight (the thesis's mode)",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    auto created = SystemdSliceActuator::create(units, hybridLayout(tree), kSlice, false);
+    REQUIRE(created.ok());
+    const auto starts = units.callsTo("startTransientUnit");
+    REQUIRE(starts.size() == 1);
+    CHECK(cpuWeightIs(starts[0], 100));
+    CHECK(propertyValue<std::uint64_t>(starts[0].props, "CPUQuotaPerSecUSec") == kMinQuotaPerSecUSec);
+
+    // A slice an earlier run left with the idle weight gets the default one back.
+    FakeUnitManager again;
+    again.unit(kSlice).activeState = "active";
+    again.unit(kSlice).controlGroup = "/nicer.slice";
+    REQUIRE(SystemdSliceActuator::create(again, hybridLayout(tree), kSlice, false).ok());
+    const auto sets = again.callsTo("setUnitProperties");
+    REQUIRE(sets.size() == 1);
+    CHECK(cpuWeightIs(sets[0], 100));
+}
+
 TEST_CASE("create() reports systemd's error when the slice cannot be started at all",
           "[SystemdSliceActuator]") {
     const TempTree tree;
