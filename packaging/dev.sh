@@ -8,6 +8,7 @@
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
 #   packaging/dev.sh sanitize  install, build with ASan and UBSan (build-sanitize), run the unit and CLI tests
 #   packaging/dev.sh fuzz      install, build the libFuzzer targets with clang (build-fuzz), run each a while
+#   packaging/dev.sh bench [--quick]  install, build, run bench/cpu (nicer against the alternatives, plots)
 #   packaging/dev.sh packages  print the Debian packages this script installs, one a line
 set -euo pipefail
 
@@ -38,6 +39,8 @@ packages=(
     flatpak-builder python3-yaml # packaging/flatpak/validate.sh: the manifest, offline
     debootstrap # tests/packaging/fresh-debian.sh: the test command on a fresh Debian 12, by hand
 )
+# bench/cpu's foregrounds and plots, installed by `bench` only.
+bench_packages=(wrk curl ffmpeg rt-tests python3-matplotlib)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then
@@ -50,9 +53,10 @@ as_root() {
     fi
 }
 
+# install_packages [PACKAGE...]: the list above and these.
 install_packages() {
     local missing=()
-    for p in "${packages[@]}"; do
+    for p in "${packages[@]}" "$@"; do
         dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed || missing+=("$p")
     done
     if [ ${#missing[@]} -gt 0 ]; then
@@ -172,11 +176,17 @@ fuzz)
     install_packages
     fuzz_nicer
     ;;
+bench)
+    shift
+    install_packages "${bench_packages[@]}"
+    build_nicer
+    /usr/bin/python3 "$root/bench/cpu/run.py" --build "$build" "$@"
+    ;;
 packages)
     printf '%s\n' "${packages[@]}"
     ;;
 *)
-    sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

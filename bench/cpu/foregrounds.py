@@ -1,0 +1,270 @@
+"""The user's own programs, each a class of foreground measured by its own yardstick. Every one runs in
+bench-fg.slice, a sibling of the work's slice, through `systemd-run --scope`."""
+
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from machine import NCPU, run
+
+FG_SLICE = "bench-fg.slice"
+
+
+def in_foreground(*args):
+    return ["systemd-run", "--user", "--scope", "--quiet", f"--slice={FG_SLICE}", "--", *map(str, args)]
+
+
+def run_foreground(*args, timeout=600):
+    return run(*in_foreground(*args), timeout=timeout)
+
+
+def threads(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
+    except (OSError, StopIteration):
+        return 0
+
+
+def stress_ops_per_second(output):
+    """Bogo operations per second of wall time from stress-ng --metrics-brief."""
+    for line in output.splitlines():
+        fields = line.split()
+        if "cpu" in fields:
+            at = fields.index("cpu")
+            try:
+                return float(fields[at + 1]) / float(fields[at + 2])
+            except (IndexError, ValueError):
+                continue
+    raise RuntimeError("no cpu metrics in stress-ng's output:\n" + output)
+
+
+def cpu_burst(seconds):
+    out = subprocess.run(in_foreground("stress-ng", "--cpu", NCPU, "--cpu-method", "matrixprod", "--timeout",
+                                       f"{seconds}s", "--metrics-brief"),
+                         text=True, capture_output=True, timeout=seconds + 60)
+    return stress_ops_per_second(out.stdout + out.stderr)
+
+
+class Compute:
+    """A fixed CPU benchmark on every CPU (stress-ng's matrix product): its throughput."""
+
+    key = "compute"
+    label = "compute-heavy"
+    metric, unit, higher_is_better = "ops_per_s", "bogo ops/s", True
+
+    def run(self, ctx, seconds):
+        return {"ops_per_s": cpu_burst(seconds)}
+
+
+def parse_duration_ms(text):
+    value, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(value) * {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}[unit]
+
+
+class Server:
+    """nginx serving a small page to wrk: 8 connections, each pausing 2 ms between requests, so the server is
+    busy but not saturated (a web server in use, not a load test). Requests/s and latency p50/p99."""
+
+    key = "server"
+    label = "latency-sensitive server"
+    metric, unit, higher_is_better = "p99_ms", "ms (p99)", False
+
+    def __init__(self):
+        self.dir = Path(tempfile.mkdtemp(prefix="nicer-bench-nginx-"))
+        self.dir.chmod(0o755)  # nginx's workers run as www-data
+        (self.dir / "www").mkdir()
+        (self.dir / "www/page.html").write_text("nicer " * 700)
+        self.port = 18000 + os.getpid() % 1000
+        (self.dir / "nginx.conf").write_text(f"""
+worker_processes 1;
+pid {self.dir}/nginx.pid;
+error_log {self.dir}/error.log;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {self.dir}/body;
+    proxy_temp_path {self.dir}/proxy;
+    fastcgi_temp_path {self.dir}/fastcgi;
+    uwsgi_temp_path {self.dir}/uwsgi;
+    scgi_temp_path {self.dir}/scgi;
+    server {{ listen 127.0.0.1:{self.port}; root {self.dir}/www; }}
+}}
+""")
+        (self.dir / "pause.lua").write_text("function delay() return 2 end\n")
+
+    def run(self, ctx, seconds):
+        nginx = subprocess.Popen(in_foreground("nginx", "-c", self.dir / "nginx.conf", "-g", "daemon off;"),
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 10
+            while subprocess.run(["curl", "-sf", "-o", "/dev/null", f"http://127.0.0.1:{self.port}/page.html"]
+                                 ).returncode != 0:
+                if time.monotonic() > deadline or nginx.poll() is not None:
+                    raise RuntimeError("nginx did not start: " + (self.dir / "error.log").read_text())
+                time.sleep(0.1)
+            out = run_foreground("wrk", "-t1", "-c8", f"-d{seconds}s", "--latency", "-s", self.dir / "pause.lua",
+                                 f"http://127.0.0.1:{self.port}/page.html", timeout=seconds + 60)
+        finally:
+            nginx.terminate()
+            nginx.wait()
+        latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", out, re.M))
+        rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+        return {"rps": rps, "p50_ms": parse_duration_ms(latency["50"]), "p99_ms": parse_duration_ms(latency["99"])}
+
+
+class Video:
+    """ffmpeg decoding an H.264 video (generated here, 1280x720 at 60 frames/s) at its native rate (-re); the
+    decoded frames, shrunk to a few bytes, arrive here and are timed. A frame more than one frame interval
+    behind the video's clock is late; speed is the video's length over the decoding's."""
+
+    key = "video"
+    label = "soft real-time (video)"
+    metric, unit, higher_is_better = "late_pct", "% late frames", False
+    fps = 60
+
+    def __init__(self, seconds):
+        self.file = Path(tempfile.mkdtemp(prefix="nicer-bench-video-")) / "video.mp4"
+        run("ffmpeg", "-v", "error", "-f", "lavfi", "-i", f"testsrc2=size=1280x720:rate={self.fps}", "-t",
+            str(seconds), "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", self.file,
+            timeout=600)
+
+    def run(self, ctx, seconds):
+        frame = 16 * 16
+        decoder = subprocess.Popen(in_foreground("ffmpeg", "-v", "error", "-re", "-i", self.file, "-vf",
+                                                 "scale=16:16,format=gray", "-f", "rawvideo", "pipe:1"),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        arrivals = []
+        buffer = b""
+        while True:
+            chunk = decoder.stdout.read1(65536)
+            if not chunk:
+                break
+            now = time.monotonic()
+            buffer += chunk
+            while len(buffer) >= frame:
+                buffer = buffer[frame:]
+                arrivals.append(now)
+        decoder.wait()
+        if len(arrivals) < 2:
+            raise RuntimeError("ffmpeg decoded nothing: " + decoder.stderr.read().decode())
+        interval = 1.0 / self.fps
+        # The video's clock, fitted to the frames' median offset from it: how far behind it each one arrived.
+        start = statistics.median(t - i * interval for i, t in enumerate(arrivals))
+        behind = [t - (start + i * interval) for i, t in enumerate(arrivals)]
+        late = sum(1 for b in behind if b > interval)
+        speed = (len(arrivals) - 1) * interval / (arrivals[-1] - arrivals[0])
+        return {"late_pct": 100.0 * late / len(arrivals), "speed": speed, "frames": len(arrivals),
+                "worst_behind_ms": 1000 * max(behind)}
+
+
+class Wakeup:
+    """cyclictest: one thread per CPU at the normal policy, waking every 1 ms; how late the wake-ups were."""
+
+    key = "wakeup"
+    label = "wakeup latency"
+    metric, unit, higher_is_better = "p99_us", "us (p99)", False
+
+    def run(self, ctx, seconds):
+        # cyclictest first checks that it may use SCHED_FIFO, which the v1 cpu controller refuses inside the
+        # user manager's cgroups (they have no real-time runtime). So it starts here and, once its measuring
+        # threads exist (the check passed), moves into the foreground's slice: a scope adopting it, as
+        # systemd-run --scope would have made.
+        self.runs = getattr(self, "runs", 0) + 1
+        tester = subprocess.Popen(["cyclictest", "-q", "-m", "--policy=other", "-t", str(NCPU), "-i", "1000",
+                                   "-D", str(seconds), "-h", "20000"], text=True, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 10
+        while threads(tester.pid) <= NCPU and tester.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.005)
+        run("busctl", "--user", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+            "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))",
+            f"bench-fg-cyclictest-{os.getpid()}-{self.runs}.scope", "fail", "2", "PIDs", "au", "1",
+            str(tester.pid), "Slice", "s", FG_SLICE, "0")
+        out, err = tester.communicate(timeout=seconds + 60)
+        if tester.returncode != 0:
+            raise RuntimeError("cyclictest failed: " + err)
+        counts = {}
+        for line in out.splitlines():
+            if re.match(r"^\d{6}\s", line):
+                bucket, *per_thread = line.split()
+                counts[int(bucket)] = sum(int(c) for c in per_thread)
+        overflows = sum(int(v) for v in re.search(r"# Histogram Overflows:(.*)", out).group(1).split())
+        worst = max(int(v) for v in re.search(r"# Max Latencies:(.*)", out).group(1).split())
+        total = sum(counts.values()) + overflows
+
+        def percentile(p):
+            need = p * total
+            seen = 0
+            for bucket in sorted(counts):
+                seen += counts[bucket]
+                if seen >= need:
+                    return bucket
+            return worst
+
+        return {"p99_us": percentile(0.99), "p999_us": percentile(0.999), "max_us": worst, "wakeups": total}
+
+
+class Memory:
+    """A pointer chase over 1 GiB (bench/cpu/chase.c): each step waits for memory. Steps per second. Its
+    background is memory streamers instead of md5sum."""
+
+    key = "memory"
+    label = "memory-bound"
+    metric, unit, higher_is_better = "steps_per_s", "steps/s", True
+    work = "memory"
+
+    def __init__(self, chase, mib):
+        self.chase = chase
+        self.mib = mib
+
+    def run(self, ctx, seconds):
+        out = run_foreground(self.chase, self.mib, seconds, timeout=seconds + 120)
+        return {"steps_per_s": float(out.split()[0])}
+
+
+class Bursty:
+    """Busy on every CPU for 5 s (stress-ng), idle for 5 s, repeated. Its throughput while busy, and how fast
+    the work has 90% of the idle CPU back after each burst (from the samples of the run)."""
+
+    key = "bursty"
+    label = "bursty (5 s on, 5 s off)"
+    metric, unit, higher_is_better = "ops_per_s", "bogo ops/s (busy)", True
+    busy = 5
+    idle = 5
+
+    def __init__(self, cycles):
+        self.cycles = cycles
+
+    def run(self, ctx, seconds):
+        ops = []
+        ends = []
+        for _ in range(self.cycles):
+            ops.append(cpu_burst(self.busy))
+            ends.append(time.monotonic())
+            time.sleep(self.idle)
+        return {"ops_per_s": sum(ops) / len(ops), "burst_ends": ends}
+
+
+def recovery_seconds(samples, ends, idle_seconds, threshold=0.9, span=0.3):
+    """For each burst end: seconds from it until the first moment from which the work ran at @p threshold of
+    the machine or more for the next @p span s; None when that did not happen within the idle phase."""
+    out = []
+    for end in ends:
+        found = None
+        for i, s in enumerate(samples):
+            if s[0] < end or s[0] + span > end + idle_seconds:
+                continue
+            j = next((k for k in range(i + 1, len(samples)) if samples[k][0] >= s[0] + span), None)
+            if j is None:
+                break
+            seconds = samples[j][0] - s[0]
+            if (samples[j][3] - s[3]) / (seconds * NCPU) >= threshold:
+                found = s[0] - end
+                break
+        out.append(found)
+    return out

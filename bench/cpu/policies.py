@@ -1,0 +1,288 @@
+"""The ways a volunteer could run background work, each set up on the real user manager in a slice that is a
+sibling of the foreground's (as another session's or another user's work would be), torn down after.
+
+Every policy runs the same work: one `md5sum /dev/zero` per CPU (the thesis's hog), or, for the memory-bound
+class, one memory streamer per CPU (`dd` from /dev/zero in 64 MiB blocks: each read writes 64 MiB)."""
+
+import collections
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from machine import NCPU, Work, cpu_cgroup_dir, machine_ticks, pure_v2, run
+
+WORK = {
+    "cpu": ["md5sum", "/dev/zero"],
+    "memory": ["dd", "if=/dev/zero", "of=/dev/null", "bs=64M"],
+}
+
+
+def start_slice(name, properties):
+    """Starts a transient slice with @p properties ([(name, signature, value)]); gone with the slice."""
+    args = []
+    for prop, sig, value in properties:
+        args += [prop, sig, str(value)]
+    run("busctl", "--user", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+        "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))", name, "fail",
+        str(len(properties)), *args, "0")
+
+
+def stop_units(*units):
+    for unit in units:
+        run("systemctl", "--user", "stop", unit, check=False)
+        # Drop-ins of set-property --runtime outlive a transient unit; a later slice of the name would get them.
+        run("systemctl", "--user", "revert", unit, check=False)
+
+
+def signal_all(work, sig):
+    for pid in work.pids():
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+class Policy:
+    """A policy with its own slice of services: subclasses give the slice's and the services' properties."""
+
+    key = ""
+    label = ""
+    classes = None  # the classes it is measured on; None: every class
+    slice_properties = [("CPUAccounting", "b", "true")]
+    service_properties = []
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.slice = f"bench-bg-{self.key}.slice"
+        self.work = None
+
+    def instances(self, kind):
+        return NCPU
+
+    def start(self, kind):
+        start_slice(self.slice, self.slice_properties)
+        for i in range(self.instances(kind)):
+            props = [f"--property={p}" for p in self.service_properties]
+            run("systemd-run", "--user", "--quiet", "--collect", f"--unit=bench-bg-{self.key}-{i}.service",
+                f"--slice={self.slice}", *props, "--", *WORK[kind])
+        self.work = Work(self.slice)
+
+    def before_class(self, cls):
+        pass
+
+    def stop(self):
+        if self.work:
+            signal_all(self.work, signal.SIGCONT)
+        stop_units(self.slice)
+
+
+class SameWeight(Policy):
+    key = "same-weight"
+    label = "uncontrolled, same weight"
+
+
+class Nice19(Policy):
+    key = "nice19"
+    label = "nice 19"
+    service_properties = ["Nice=19"]
+
+
+class IdleWeight(Policy):
+    key = "idle-weight"
+    label = "CPUWeight=idle"
+    slice_properties = [("CPUAccounting", "b", "true"), ("CPUWeight", "t", 0)]
+
+
+class CpuIdleByHand(Policy):
+    """cpu.idle written straight into the slice's v1 cpu cgroup: what CPUWeight=idle is on cgroup v2, which
+    systemd 252 cannot set on v1 (it gives the smallest cpu.shares instead). Only where v1 has the file."""
+
+    key = "cpu-idle-v1"
+    label = "cpu.idle=1 (v1 cgroup, by hand)"
+    slice_properties = [("CPUAccounting", "b", "true"), ("CPUWeight", "t", 100)]
+
+    @staticmethod
+    def possible():
+        return not pure_v2() and Path("/sys/fs/cgroup/cpu/cpu.idle").exists()
+
+    def start(self, kind):
+        super().start(kind)
+        (cpu_cgroup_dir(self.slice) / "cpu.idle").write_text("1\n")
+
+
+class StaticCap(Policy):
+    """The thesis's worst-case static allocation: a fixed cap sized for the foreground's peak, measured alone
+    (1 - its highest 1 s share of the machine), i.e. a cap predicted correctly for each foreground."""
+
+    key = "static"
+    label = "static cap, worst case"
+
+    def before_class(self, cls):
+        share = max(0.01, 1.0 - self.ctx.peak_share.get(cls, 1.0))
+        run("systemctl", "--user", "set-property", "--runtime", self.slice,
+            f"CPUQuota={max(1, round(share * NCPU * 100))}%")
+
+
+class RuleThread(threading.Thread):
+    """A once-a-second rule over the machine's CPU use, acting on the work."""
+
+    def __init__(self, work, step):
+        super().__init__(daemon=True)
+        self.work = work
+        self.step = step
+        self.stopping = threading.Event()
+
+    def run(self):
+        busy, total = machine_ticks()
+        cpu, _ = self.work.sample()
+        while not self.stopping.wait(1.0):
+            busy2, total2 = machine_ticks()
+            cpu2, _ = self.work.sample()
+            ticks = max(1, total2 - total)
+            machine = (busy2 - busy) / ticks
+            work = min(1.0, (cpu2 - cpu) / NCPU)
+            self.step(max(0.0, machine - work), work)
+            busy, total, cpu = busy2, total2, cpu2
+
+    def stop(self):
+        self.stopping.set()
+        self.join()
+
+
+class BoincRule(Policy):
+    """BOINC's own rule with its defaults: suspend every task (SIGSTOP) while the CPU use of everything else,
+    averaged over the last 10 s, is above 25%; resume when it is not, after at least 20 s suspended."""
+
+    key = "boinc"
+    label = "BOINC rule (suspend while others > 25%)"
+
+    def start(self, kind):
+        super().start(kind)
+        self.recent = collections.deque(maxlen=10)
+        self.suspended_at = None
+        self.rule = RuleThread(self.work, self.step)
+        self.rule.start()
+
+    def step(self, others, _work):
+        self.recent.append(others)
+        busy = sum(self.recent) / len(self.recent) > 0.25
+        now = time.monotonic()
+        if self.suspended_at is None and busy:
+            signal_all(self.work, signal.SIGSTOP)
+            self.suspended_at = now
+        elif self.suspended_at is not None and not busy and now - self.suspended_at >= 20:
+            signal_all(self.work, signal.SIGCONT)
+            self.suspended_at = None
+
+    def stop(self):
+        self.rule.stop()
+        super().stop()
+
+
+class Sideloader(Policy):
+    """resctl-demo's sideloader rule: every second set the work's cpu.max so that 20% of the machine stays
+    idle (the cap is 80% less what everything else uses), and freeze the work while everything else alone
+    leaves no room (overload)."""
+
+    key = "sideloader"
+    label = "sideloader rule (20% kept idle)"
+    slice_properties = [("CPUAccounting", "b", "true"), ("CPUQuotaPerSecUSec", "t", 1_000_000 * NCPU)]
+
+    def start(self, kind):
+        super().start(kind)
+        self.quota_dir = cpu_cgroup_dir(self.slice)
+        self.frozen = False
+        self.rule = RuleThread(self.work, self.step)
+        self.rule.start()
+
+    def write_cap(self, share):
+        if pure_v2():
+            (self.quota_dir / "cpu.max").write_text(f"{int(share * NCPU * 100000)} 100000\n")
+        else:
+            (self.quota_dir / "cpu.cfs_period_us").write_text("100000\n")
+            (self.quota_dir / "cpu.cfs_quota_us").write_text(f"{max(1000, int(share * NCPU * 100000))}\n")
+
+    def step(self, others, _work):
+        cap = 0.8 - others
+        if cap <= 0.01:
+            if not self.frozen:
+                signal_all(self.work, signal.SIGSTOP)
+                self.frozen = True
+            return
+        self.write_cap(cap)
+        if self.frozen:
+            signal_all(self.work, signal.SIGCONT)
+            self.frozen = False
+
+    def stop(self):
+        self.rule.stop()
+        super().stop()
+
+
+class Concurrency(Policy):
+    """For the memory-bound class: fewer work instances running at once, as many as nicer's quota would give
+    CPUs (its measured share of the machine in this run, rounded, at least one), at the idle weight."""
+
+    key = "concurrency"
+    label = "concurrency cap (nicer's share)"
+    classes = ["memory"]
+    slice_properties = IdleWeight.slice_properties
+
+    def instances(self, kind):
+        share = self.ctx.nicer_memory_share
+        return max(1, min(NCPU, round(share * NCPU))) if share is not None else max(1, NCPU // 2)
+
+
+class Nicer(Policy):
+    """nicerd itself, at its default period, running the same work as its custom workload in nicer.slice."""
+
+    key = "nicer"
+    label = "nicer defaults (quota + CPUWeight=idle)"
+    options = []
+
+    def start(self, kind):
+        self.state = tempfile.mkdtemp(prefix="nicer-bench-")
+        env = {"XDG_STATE_HOME": self.state, "XDG_CONFIG_HOME": self.state, "XDG_DATA_HOME": self.state + "/data"}
+        run("systemd-run", "--user", "--quiet", "--collect", "--unit=bench-nicerd.service",
+            *[f"--setenv={k}={v}" for k, v in env.items()], str(self.ctx.nicerd), "--instances", str(NCPU),
+            *self.options, "--", *WORK[kind])
+        deadline = time.monotonic() + 30
+        while subprocess.run([str(self.ctx.nicer), "status"], capture_output=True, timeout=10).returncode != 0:
+            if time.monotonic() > deadline:
+                raise RuntimeError("nicerd did not answer within 30 s: see `systemctl --user status bench-nicerd`")
+            time.sleep(0.2)
+        self.work = Work("nicer.slice")
+        self.pid = int(run("systemctl", "--user", "show", "-p", "MainPID", "--value", "bench-nicerd.service"))
+
+    def stop(self):
+        run("systemctl", "--user", "stop", "bench-nicerd.service", check=False)
+        deadline = time.monotonic() + 30
+        while run("systemctl", "--user", "is-active", "nicer.slice", check=False).strip() == "active":
+            if time.monotonic() > deadline:
+                raise RuntimeError("nicer.slice is still active 30 s after nicerd stopped")
+            time.sleep(0.2)
+
+
+class NicerThesis(Nicer):
+    key = "nicer-thesis"
+    label = "nicer, thesis mode (quota only)"
+    options = ["--no-idle-weight"]
+
+
+class NicerWideBand(Nicer):
+    key = "nicer-band8"
+    label = "nicer, band x8 (min multiplier 8)"
+    options = ["--min-multiplier", "8"]
+
+
+def all_policies():
+    """In the order they run in each repetition: nicer's defaults before the concurrency cap, which uses
+    nicer's share."""
+    chosen = [SameWeight, Nice19, IdleWeight]
+    if CpuIdleByHand.possible():
+        chosen.append(CpuIdleByHand)
+    return chosen + [StaticCap, BoincRule, Sideloader, NicerThesis, Nicer, NicerWideBand, Concurrency]
