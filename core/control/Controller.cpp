@@ -23,13 +23,14 @@ const ControllerState& Controller::step(double idle) {
     const auto& p = m_params;
 
     // 1. No idle means the foreground may be starving: widen the band multiplicatively; else let it decay
-    //    linearly back to the minimum.
+    //    back to the minimum, by the decay factor and at least one step (decay 1: the thesis's one step).
     if (idle <= p.idleEpsilon) {
         s.overloadCount += 1;
         s.multiplier = std::min(2.0 * s.multiplier, p.maxMultiplier);
     } else {
         s.overloadCount = 0;
-        s.multiplier = std::max(s.multiplier - 1.0, p.minMultiplier);
+        s.multiplier =
+            std::max(std::min(s.multiplier - 1.0, p.multiplierDecay * s.multiplier), p.minMultiplier);
     }
 
     // 2. Repeated overload stops the work; otherwise integrate the idle left above the band.

@@ -91,6 +91,35 @@ constexpr ParameterInfo kParameters[] = {
         },
     },
     {
+        .key = "multiplier-decay",
+        .busName = "MultiplierDecay",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Band decay",
+        .help = "How fast a widened band shrinks once there is idle CPU again: each period the multiplier "
+                "falls to multiplier-decay x itself, and by at least 1 (1: one step per period, as in the "
+                "thesis)",
+        .range = "in (0, 1]",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = true,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " x",
+        .sliderMin = 0.05,
+        .sliderMax = 1.0,
+        .displayStep = 0.05,
+        .displayDecimals = 2,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.multiplierDecay; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.multiplierDecay = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
+    {
         .key = "overload-threshold",
         .busName = "OverloadThreshold",
         .busSignature = "u",

@@ -46,6 +46,9 @@ struct ParameterInfo {
     /// Sets the value given in the text unit; fails only for values that cannot be stored (a negative or
     /// infinite period). Ranges are checked by validate().
     Result<void> (*set)(ControllerParams&, double);
+    /// Added after nicer first saved parameter files: a file an older nicerd wrote has no line for it, and
+    /// the default applies (every other parameter must be in a saved file, or it was cut short).
+    bool newerThanSavedFiles = false;
 };
 
 /// Every parameter, in display order.

@@ -108,7 +108,7 @@ Result<ControllerParams> readSavedParameterFile(const std::string& text, const s
         return Result<void>{};
     });
     for (const auto& info : parameterTable()) {
-        if (std::find(seen.begin(), seen.end(), info.key) == seen.end()) {
+        if (!info.newerThanSavedFiles && std::find(seen.begin(), seen.end(), info.key) == seen.end()) {
             return Error{source + ": no line for " + std::string(info.key) +
                          ", but nicerd writes every parameter: the file was cut short or edited"};
         }

@@ -42,11 +42,12 @@ TEST_CASE("simulate reproduces the hand-computed golden traces exactly", "[simul
         const char* name;
         const char* args;
     };
-    const auto c = GENERATE(
-        Case{"overload-reset",
-             "--reserve-band 0.125 --max-multiplier 8 --overload-threshold 2 --idle-epsilon 0"},
-        Case{"idle-epsilon",
-             "--reserve-band 0.0625 --idle-epsilon 0.0625 --overload-threshold 1 --max-multiplier 4"});
+    const auto c =
+        GENERATE(Case{"overload-reset", "--reserve-band 0.125 --max-multiplier 8 --overload-threshold 2 "
+                                        "--idle-epsilon 0 --multiplier-decay 1"},
+                 Case{"idle-epsilon",
+                      "--reserve-band 0.0625 --idle-epsilon 0.0625 --overload-threshold 1 --max-multiplier 4 "
+                      "--multiplier-decay 1"});
     CAPTURE(c.name);
     const auto r =
         runCommand(kNicer + " simulate --trace " + trace(std::string(c.name) + ".txt") + " " + c.args);
@@ -58,7 +59,8 @@ TEST_CASE("simulate reproduces the hand-computed golden traces exactly", "[simul
 TEST_CASE("simulate reads the idle column of a CSV trace", "[simulate][golden]") {
     const auto r =
         runCommand(kNicer + " simulate --trace " + trace("csv-with-header.csv") +
-                   " --reserve-band 0.25 --min-multiplier 2 --max-multiplier 8 --overload-threshold 0");
+                   " --reserve-band 0.25 --min-multiplier 2 --max-multiplier 8 --overload-threshold 0 "
+                   "--multiplier-decay 1");
     REQUIRE(r.exitCode == 0);
     CHECK(r.out == readFile(trace("csv-with-header.expected.csv")));
 }

@@ -10,8 +10,11 @@ using namespace nicer::control;
 
 namespace {
 
-ControllerParams params(double band, double minM, double maxM, int threshold, double epsilon) {
+/// Parameters with the thesis's decay (one step per period) unless @p decay says otherwise.
+ControllerParams params(double band, double minM, double maxM, int threshold, double epsilon,
+                        double decay = 1.0) {
     ControllerParams p;
+    p.multiplierDecay = decay;
     p.reserveBand = band;
     p.minMultiplier = minM;
     p.maxMultiplier = maxM;
@@ -34,7 +37,8 @@ RandomCase randomCase(std::mt19937_64& rng) {
     const double maxM = std::min(64.0, minM + std::floor(40.0 * unit(rng)));
     const int threshold = static_cast<int>(6.0 * unit(rng));
     const double epsilon = unit(rng) < 0.5 ? 0.0 : 0.1 * unit(rng);
-    RandomCase c{params(band, minM, maxM, threshold, epsilon), {}};
+    const double decay = unit(rng) < 0.5 ? 1.0 : std::max(0.01, unit(rng));
+    RandomCase c{params(band, minM, maxM, threshold, epsilon, decay), {}};
     const int length = 50 + static_cast<int>(400 * unit(rng));
     double zeroRunChance = unit(rng);
     for (int i = 0; i < length; ++i) {
@@ -118,6 +122,34 @@ TEST_CASE("with idle, the multiplier decays linearly to m_min and stays there", 
     CHECK(c.state().multiplier == 2);
 }
 
+TEST_CASE("after an overload the default decay gives the idle CPU back within two periods, the thesis's in "
+          "fourteen",
+          "[controller]") {
+    // The foreground busy on every CPU until the work is stopped (m = m_max = 16), then idle: the work's
+    // quota is what the foreground leaves, less the band (b = 0.05).
+    const auto periodsToNinetyPercent = [](double decay) {
+        ControllerParams p;
+        p.multiplierDecay = decay;
+        Controller c(p);
+        for (int i = 0; i < 6; ++i) {
+            c.step(0.0);
+        }
+        REQUIRE(c.state().quota == 0.0);
+        REQUIRE(c.state().multiplier == 16);
+        for (int period = 1; period <= 30; ++period) {
+            // Idle is what the work did not take of the machine in the period before.
+            if (c.step(1.0 - c.state().quota).quota >= 0.9) {
+                return period;
+            }
+        }
+        return 0;
+    };
+    CHECK(ControllerParams{}.multiplierDecay == 0.25);
+    CHECK(periodsToNinetyPercent(0.25) == 2);
+    CHECK(periodsToNinetyPercent(0.5) == 3);
+    CHECK(periodsToNinetyPercent(1.0) == 14);
+}
+
 TEST_CASE("setParams keeps the integral and clamps the multiplier into the new range", "[controller]") {
     Controller c(params(0.125, 1, 16, 10, 0));
     c.step(0.5);
@@ -144,7 +176,8 @@ TEST_CASE("properties hold over random traces and parameters", "[controller][pro
         for (const double idle : rc.trace) {
             const auto& s = c.step(idle);
             INFO("band " << p.reserveBand << " m [" << p.minMultiplier << ", " << p.maxMultiplier << "] T "
-                         << p.overloadThreshold << " e " << p.idleEpsilon << " idle " << idle);
+                         << p.overloadThreshold << " e " << p.idleEpsilon << " d " << p.multiplierDecay
+                         << " idle " << idle);
             REQUIRE(s.quota >= 0.0);
             REQUIRE(s.quota <= 1.0);
             REQUIRE(s.multiplier >= p.minMultiplier);
@@ -164,7 +197,10 @@ TEST_CASE("properties hold over random traces and parameters", "[controller][pro
                 REQUIRE(s.quota == std::clamp(prev.quota + (idle - s.multiplier * p.reserveBand), 0.0, 1.0));
             } else {
                 REQUIRE(s.overloadCount == 0);
-                REQUIRE(s.multiplier == std::max(prev.multiplier - 1.0, p.minMultiplier)); // linear decay
+                // Decay: to d·m and by at least one step (d = 1: the thesis's one step per period).
+                REQUIRE(s.multiplier ==
+                        std::max(std::min(prev.multiplier - 1.0, p.multiplierDecay * prev.multiplier),
+                                 p.minMultiplier));
                 REQUIRE(s.quota == std::clamp(prev.quota + (idle - s.multiplier * p.reserveBand), 0.0, 1.0));
             }
             prev = s;

@@ -39,12 +39,15 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
         ControllerParams p;
         REQUIRE(info.set(p, otherValue(info, defaults)).ok());
         CHECK_FALSE(p == defaults);
-        const bool fields[] = {
-            p.reserveBand != defaults.reserveBand,     p.minMultiplier != defaults.minMultiplier,
-            p.maxMultiplier != defaults.maxMultiplier, p.overloadThreshold != defaults.overloadThreshold,
-            p.idleEpsilon != defaults.idleEpsilon,     p.period != defaults.period};
+        const bool fields[] = {p.reserveBand != defaults.reserveBand,
+                               p.minMultiplier != defaults.minMultiplier,
+                               p.maxMultiplier != defaults.maxMultiplier,
+                               p.multiplierDecay != defaults.multiplierDecay,
+                               p.overloadThreshold != defaults.overloadThreshold,
+                               p.idleEpsilon != defaults.idleEpsilon,
+                               p.period != defaults.period};
         int count = 0;
-        for (int i = 0; i < 6; ++i) {
+        for (int i = 0; i < 7; ++i) {
             if (fields[i]) {
                 ++count;
                 CHECK(changedFields.insert(i).second);
@@ -53,8 +56,8 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
         CHECK(count == 1);
         REQUIRE(info.set(all, otherValue(info, defaults)).ok());
     }
-    CHECK(changedFields.size() == 6);
-    CHECK(parameterTable().size() == 6);
+    CHECK(changedFields.size() == 7);
+    CHECK(parameterTable().size() == 7);
     CHECK(all.reserveBand != defaults.reserveBand);
     CHECK(all.period != defaults.period);
 }
@@ -72,10 +75,10 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
     }
     CHECK(findParameter("reserve_band") == nullptr);
     CHECK(findBusParameter("reserve-band") == nullptr);
-    CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, overload-threshold, "
-                                 "idle-epsilon, period");
-    CHECK(parameterNameList(true) ==
-          "ReserveBand, MinMultiplier, MaxMultiplier, OverloadThreshold, IdleEpsilon, PeriodUSec");
+    CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
+                                 "overload-threshold, idle-epsilon, period");
+    CHECK(parameterNameList(true) == "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
+                                     "OverloadThreshold, IdleEpsilon, PeriodUSec");
 }
 
 TEST_CASE("the defaults are inside every range, and the edges are as validate() has them",

@@ -191,6 +191,7 @@ TEST_CASE("a saved parameter file cut short anywhere is refused, never read as o
     saved.reserveBand = 0.2;
     saved.minMultiplier = 2;
     saved.maxMultiplier = 12;
+    saved.multiplierDecay = 0.5;
     saved.overloadThreshold = 7;
     saved.idleEpsilon = 0.01;
     saved.period = 250ms;
@@ -216,6 +217,26 @@ TEST_CASE("a saved parameter file cut short anywhere is refused, never read as o
                Catch::Contains("no line for reserve-band"));
 }
 
+TEST_CASE("a parameter file an older nicerd saved, without multiplier-decay, is read with its default",
+          "[ParameterText]") {
+    // What nicer before multiplier-decay wrote: the six other parameters.
+    const std::string older =
+        "# Controller parameters set at run time (nicer set, the tray). Written by nicerd.\n"
+        "reserve-band = 0.2\nmin-multiplier = 2\nmax-multiplier = 12\n"
+        "overload-threshold = 7\nidle-epsilon = 0.01\nperiod = 0.25\n";
+    const auto read = readSavedParameterFile(older, "parameters.conf", {});
+    REQUIRE(read.ok());
+    CHECK(read->reserveBand == 0.2);
+    CHECK(read->period == 250ms);
+    CHECK(read->multiplierDecay == ControllerParams{}.multiplierDecay);
+    // Only the newer parameter may be missing.
+    const auto cut = readSavedParameterFile("reserve-band = 0.2\nmin-multiplier = 2\nmax-multiplier = 12\n"
+                                            "multiplier-decay = 0.5\noverload-threshold = 7\nperiod = 0.25\n",
+                                            "parameters.conf", {});
+    REQUIRE_FALSE(cut.ok());
+    CHECK_THAT(cut.error().message, Catch::Contains("no line for idle-epsilon"));
+}
+
 TEST_CASE("a saved parameter file with a line of garbage is refused with its line",
           "[ParameterText][faults]") {
     const std::string text = writeParameterFile(ControllerParams{});
@@ -225,7 +246,7 @@ TEST_CASE("a saved parameter file with a line of garbage is refused with its lin
     int same = 0;
     constexpr int kTries = 200;
     for (int i = 0; i < kTries; ++i) {
-        // One line (of the header and six parameters) replaced by random bytes without a newline.
+        // One line (of the header and the parameters) replaced by random bytes without a newline.
         std::vector<std::string> lines;
         std::istringstream in(text);
         for (std::string line; std::getline(in, line);) {

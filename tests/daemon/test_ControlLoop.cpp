@@ -257,7 +257,7 @@ TEST_CASE("restart() starts the controller over with the work frozen, and keeps 
     StatFile stat;
     TwoCpuMachine machine(stat);
     FakeActuator actuator;
-    const ControllerParams params;
+    const ControllerParams params{.multiplierDecay = 1.0}; // the thesis's decay: one step per period
     ControlLoop loop(CpuSampler(stat.path()), params, actuator, 100);
     REQUIRE(loop.prime().ok());
     machine.advance(0); // two overloads raise the multiplier to 4; one idle period takes it to 3

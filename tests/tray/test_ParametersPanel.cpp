@@ -103,8 +103,8 @@ TEST_CASE("a value from nicerd finer than a control shows is not an edit", "[tra
 
 TEST_CASE("every control has an accessible name", "[tray]") {
     ParametersPanel panel;
-    for (const char* key : {"reserve-band", "min-multiplier", "max-multiplier", "overload-threshold",
-                            "idle-epsilon", "period"}) {
+    for (const char* key : {"reserve-band", "min-multiplier", "max-multiplier", "multiplier-decay",
+                            "overload-threshold", "idle-epsilon", "period"}) {
         CHECK_FALSE(panel.slider(key)->accessibleName().isEmpty());
         CHECK_FALSE(panel.spinBox(key)->accessibleName().isEmpty());
     }

@@ -22,8 +22,15 @@ struct NiceRateOptions {
     /// into a competing download's room faster than TCP can take it (250 ms let it keep a third of a
     /// 20 Mbit/s link, docs/bench-net.md). Band 5% of the link; m_max 8 rather than the CPU's 16 so the
     /// download is back near full speed ~4 s after the user's traffic stops; epsilon 2% because byte
-    /// counters of a busy link are never exactly full.
-    control::ControllerParams reserve{0.05, 1.0, 8.0, 4, 0.02, std::chrono::milliseconds{500}};
+    /// counters of a busy link are never exactly full. The band decays one step per period, as in the
+    /// thesis: the figures of docs/bench-net.md were measured so.
+    control::ControllerParams reserve{.reserveBand = 0.05,
+                                      .minMultiplier = 1.0,
+                                      .maxMultiplier = 8.0,
+                                      .multiplierDecay = 1.0,
+                                      .overloadThreshold = 4,
+                                      .idleEpsilon = 0.02,
+                                      .period = std::chrono::milliseconds{500}};
 
     /// Queueing delay (RTT above the base RTT) the download may add to the user's traffic. Above it the link
     /// counts as full. RFC 6817 allows up to 100 ms and LEDBAT++/RFC 9840 use 60 ms; 25 ms is kept lower
