@@ -78,10 +78,26 @@ int run(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--slice", config.slice, "The systemd user slice of the work")->capture_default_str();
     app.add_flag(
-        "--idle-weight,!--no-idle-weight", config.idleWeight,
+        "--idle-weight,!--no-idle-weight", config.sliceOptions.idleWeight,
         "The work's slice also gets CPUWeight=idle (cpu.idle on cgroup v2, the smallest cpu.shares on "
         "v1), so it loses every contention with your programs (on by default; --no-idle-weight keeps "
         "the default weight and only the quota holds the work back, as in the thesis)");
+    app.add_option_function<double>(
+           "--quota-period",
+           [&config](double seconds) {
+               if (!(seconds >= 0.001 && seconds <= 1.0)) {
+                   throw CLI::ValidationError("--quota-period",
+                                              "must be between 0.001 and 1 (seconds), as the "
+                                              "kernel takes; got " +
+                                                  std::to_string(seconds));
+               }
+               config.sliceOptions.quotaPeriod = std::chrono::microseconds(std::llround(seconds * 1e6));
+           },
+           "The kernel's CPU bandwidth period of the work's slice, in seconds: the quota is enforced over "
+           "windows this long, and each window throttles the work once, which delays your programs' "
+           "wake-ups; "
+           "1 (the longest) delays them least, systemd's own default is 0.1")
+        ->default_str("1");
     app.add_option("--adopt", config.adopt, "PIDs of running processes of yours to bring under control too");
     app.add_option("--parameter-file", parameterFile, "Where parameters set at run time are kept")
         ->capture_default_str();

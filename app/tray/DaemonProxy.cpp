@@ -294,9 +294,15 @@ void DaemonProxy::refreshProperties() {
         [this](const QDBusMessage& reply) {
             const QVariantMap map = qdbus_cast<QVariantMap>(reply.arguments().value(0));
             auto& p = m_properties;
+            p.publishedParameters.clear();
             for (const auto& info : control::parameterTable()) {
+                const QLatin1String name(info.busName);
+                if (!map.contains(name)) {
+                    continue; // a parameter newer than this nicerd: shown at its default, never sent
+                }
+                p.publishedParameters.append(name);
                 // The D-Bus value (ReserveBand, ..., PeriodUSec in µs) in the table's unit.
-                const double value = map.value(QLatin1String(info.busName)).toDouble() / info.busScale;
+                const double value = map.value(name).toDouble() / info.busScale;
                 (void)info.set(p.params, value); // only an absurd period fails: keep the last one
             }
             p.paused = map.value("Paused").toBool();
@@ -528,6 +534,9 @@ void DaemonProxy::resume() {
 void DaemonProxy::setParameters(const control::ControllerParams& params) {
     QVariantMap map;
     for (const auto& info : control::parameterTable()) {
+        if (!m_properties.publishedParameters.contains(QLatin1String(info.busName))) {
+            continue; // this nicerd is older than the parameter and would refuse the whole call
+        }
         const double value = info.get(params) * info.busScale;
         switch (info.busSignature[0]) {
         case 'u':

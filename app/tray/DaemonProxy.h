@@ -27,6 +27,9 @@ class SessionBus;
 /// Properties of nicerd that do not change every period.
 struct DaemonProperties {
     control::ControllerParams params;
+    /// The D-Bus names of the parameters this nicerd publishes: an older one lacks the newer ones (it keeps
+    /// their defaults), and SetParameters only sends these.
+    QStringList publishedParameters;
     bool paused = false;
     QString actuator;
     QStringList workload;

@@ -1,5 +1,5 @@
 """The user's own programs, each a class of foreground measured by its own yardstick. Every one runs in
-bench-fg.slice, a sibling of the work's slice, through `systemd-run --scope`."""
+benchfg.slice, a sibling of the work's slice, through `systemd-run --scope`."""
 
 import os
 import re
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from machine import NCPU, run
 
-FG_SLICE = "bench-fg.slice"
+FG_SLICE = "benchfg.slice"  # a top-level slice, like nicer.slice and benchbg.slice
 
 
 def in_foreground(*args):

@@ -184,11 +184,19 @@ def window(samples, start=None, end=None):
 
 
 def user_manager_env(root):
-    """Starts (or finds) the user manager of tests/harness and returns its environment variables."""
-    out = run(str(root / "tests/harness/user-manager.sh"), "start", timeout=90)
+    """Starts (or finds) the user manager of tests/harness: its environment variables, and whether it was
+    started here (then stop_user_manager() stops it)."""
+    done = subprocess.run([str(root / "tests/harness/user-manager.sh"), "start"], text=True, capture_output=True,
+                          timeout=90)
+    if done.returncode != 0:
+        raise RuntimeError("no systemd user manager: " + done.stderr.strip())
     env = {}
-    for line in out.splitlines():
+    for line in done.stdout.splitlines():
         if line.startswith("export "):
             key, _, value = line[len("export "):].partition("=")
             env[key] = shlex.split(value)[0]
-    return env
+    return env, "started systemd --user" in done.stderr
+
+
+def stop_user_manager(root):
+    run(str(root / "tests/harness/user-manager.sh"), "stop", timeout=90)

@@ -57,7 +57,10 @@ class Policy:
 
     def __init__(self, ctx):
         self.ctx = ctx
-        self.slice = f"bench-bg-{self.key}.slice"
+        # No dash: a dash in a slice's name nests it (bench-bg.slice would sit in bench.slice, beside the
+        # foreground's, and weights would be compared one level up). benchbg.slice is a sibling of
+        # benchfg.slice and of nicer.slice, as another session's or user's slice would be.
+        self.slice = "benchbg.slice"
         self.work = None
 
     def instances(self, kind):
@@ -241,7 +244,7 @@ class Nicer(Policy):
     """nicerd itself, at its default period, running the same work as its custom workload in nicer.slice."""
 
     key = "nicer"
-    label = "nicer defaults (quota + CPUWeight=idle)"
+    label = "nicer defaults"
     options = []
 
     def start(self, kind):
@@ -270,7 +273,16 @@ class Nicer(Policy):
 class NicerThesis(Nicer):
     key = "nicer-thesis"
     label = "nicer, thesis mode (quota only)"
-    options = ["--no-idle-weight"]
+    options = ["--no-idle-weight", "--multiplier-decay", "1", "--quota-period", "0.1"]
+
+
+class NicerBefore(Nicer):
+    """nicer's defaults before bench/cpu: the idle weight, the thesis's decay and systemd's 100 ms bandwidth
+    period."""
+
+    key = "nicer-before"
+    label = "nicer, earlier defaults"
+    options = ["--multiplier-decay", "1", "--quota-period", "0.1"]
 
 
 class NicerWideBand(Nicer):
@@ -279,10 +291,48 @@ class NicerWideBand(Nicer):
     options = ["--min-multiplier", "8"]
 
 
+class NicerCpuIdleByHand(Nicer):
+    """nicer's defaults, with cpu.idle written by hand into nicer.slice's v1 cpu cgroup: what nicer's
+    CPUWeight=idle is on a pure cgroup v2 desktop, which systemd cannot set on these hybrid machines."""
+
+    key = "nicer-cpu-idle-v1"
+    label = "nicer defaults + cpu.idle=1 (v1, by hand)"
+
+    def start(self, kind):
+        super().start(kind)
+        (cpu_cgroup_dir("nicer.slice") / "cpu.idle").write_text("1\n")
+
+
+class NicerPeriod(Nicer):
+    """An experiment, run only when named (--only): nicer's defaults with another CPU bandwidth period."""
+
+    period = "1"
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.options = ["--quota-period", self.period]
+
+
+class NicerPeriod10ms(NicerPeriod):
+    key = "nicer-period-10ms"
+    label = "nicer defaults, bandwidth period 10 ms"
+    period = "0.01"
+
+
+class NicerPeriod100ms(NicerPeriod):
+    key = "nicer-period-100ms"
+    label = "nicer defaults, bandwidth period 100 ms"
+    period = "0.1"
+
+
+def extra_policies():
+    return [NicerPeriod10ms, NicerPeriod100ms]
+
+
 def all_policies():
     """In the order they run in each repetition: nicer's defaults before the concurrency cap, which uses
     nicer's share."""
-    chosen = [SameWeight, Nice19, IdleWeight]
-    if CpuIdleByHand.possible():
-        chosen.append(CpuIdleByHand)
-    return chosen + [StaticCap, BoincRule, Sideloader, NicerThesis, Nicer, NicerWideBand, Concurrency]
+    by_hand = CpuIdleByHand.possible()
+    return ([SameWeight, Nice19, IdleWeight] + ([CpuIdleByHand] if by_hand else [])
+            + [StaticCap, BoincRule, Sideloader, NicerThesis, NicerBefore, Nicer]
+            + ([NicerCpuIdleByHand] if by_hand else []) + [NicerWideBand, Concurrency])

@@ -10,7 +10,8 @@ the plots to OUT/*.png (matplotlib). docs/benchmarks.md says what the figures me
 Needs root (the private user manager of tests/harness, as the tests use) and the packages that
 `packaging/dev.sh bench` installs. Usage:
 
-    bench/cpu/run.py [--build DIR] [--quick] [--reps N] [--seconds S] [--out DIR] [--only POLICY,...]
+    bench/cpu/run.py [--build DIR] [--quick] [--reps N] [--seconds S] [--settle S] [--cycles N]
+                     [--only POLICY,...] [--classes CLASS,...] [--out DIR]
 """
 
 import argparse
@@ -24,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from foregrounds import FG_SLICE, Bursty, Compute, Memory, Server, Video, Wakeup, recovery_seconds  # noqa: E402
-from machine import (NCPU, NoWork, Sampler, pid_cpu_seconds, pid_memory_kib, run, user_manager_env,  # noqa: E402
-                     window)
-from policies import Nicer, all_policies, start_slice, stop_units  # noqa: E402
+from machine import (NCPU, NoWork, Sampler, pid_cpu_seconds, pid_memory_kib, run, stop_user_manager,  # noqa: E402
+                     user_manager_env, window)
+from policies import Nicer, all_policies, extra_policies, start_slice, stop_units  # noqa: E402
 import report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,14 +111,15 @@ def main():
     parser.add_argument("--build", type=Path, default=ROOT / "build", help="nicer's build directory")
     parser.add_argument("--quick", action="store_true", help="one repetition of short runs (under 10 minutes)")
     parser.add_argument("--reps", type=int, default=5, help="repetitions (medians are reported)")
-    parser.add_argument("--seconds", type=float, default=15, help="seconds each foreground runs")
-    parser.add_argument("--settle", type=float, default=4, help="seconds the work has before each foreground")
-    parser.add_argument("--cycles", type=int, default=3, help="busy/idle cycles of the bursty foreground")
+    parser.add_argument("--seconds", type=float, default=10, help="seconds each foreground runs")
+    parser.add_argument("--settle", type=float, default=3, help="seconds the work has before each foreground")
+    parser.add_argument("--cycles", type=int, default=2, help="busy/idle cycles of the bursty foreground")
     parser.add_argument("--only", default="", help="comma-separated policy keys to run (the baseline always runs)")
+    parser.add_argument("--classes", default="", help="comma-separated foreground classes to run (default: all)")
     parser.add_argument("--out", type=Path, default=Path("/tmp/nicer-bench-cpu"), help="where results go")
     args = parser.parse_args()
     if args.quick:
-        args.reps, args.seconds, args.settle, args.cycles = 1, 4, 2, 1
+        args.reps, args.seconds, args.settle, args.cycles = 1, 3, 1.5, 1
     seconds = int(args.seconds)
     for tool in ("stress-ng", "wrk", "nginx", "ffmpeg", "cyclictest", "curl", "busctl", "cc"):
         if shutil.which(tool) is None:
@@ -125,16 +127,20 @@ def main():
     if not (args.build / "app/daemon/nicerd").exists():
         sys.exit(f"bench/cpu: no nicerd in {args.build}: build nicer first (packaging/dev.sh build)")
     args.out.mkdir(parents=True, exist_ok=True)
-    os.environ.update(user_manager_env(ROOT))
+    env, started_manager = user_manager_env(ROOT)
+    os.environ.update(env)
 
     ctx = Context(args.build.resolve())
     chase = args.out / "chase"
     run("cc", "-O2", "-o", chase, ROOT / "bench/cpu/chase.c")
     print("bench/cpu: generating the video ...", file=sys.stderr)
-    cpu_classes = [Compute(), Server(), Video(seconds), Wakeup(), Bursty(args.cycles)]
+    wanted = set(filter(None, args.classes.split(",")))
+    cpu_classes = [c for c in (Compute, Server, Video, Wakeup, Bursty) if not wanted or c.key in wanted]
+    cpu_classes = [c(seconds) if c is Video else c(args.cycles) if c is Bursty else c() for c in cpu_classes]
     memory = Memory(chase, 256 if args.quick else 1024)
     only = set(filter(None, args.only.split(",")))
     policies = [p(ctx) for p in all_policies() if not only or p.key in only]
+    policies += [p(ctx) for p in extra_policies() if p.key in only]
     start_slice(FG_SLICE, [("CPUAccounting", "b", "true")])
 
     records, costs = [], []
@@ -142,7 +148,7 @@ def main():
     try:
         for rep in range(args.reps):
             for policy in [Alone(ctx)] + policies:
-                for kind, classes in (("cpu", cpu_classes), ("memory", [memory])):
+                for kind, classes in (("cpu", cpu_classes), ("memory", [memory] if not wanted or "memory" in wanted else [])):
                     classes = [c for c in classes if policy.classes is None or c.key in policy.classes]
                     if not classes:
                         continue
@@ -165,6 +171,8 @@ def main():
                         policy.stop()
     finally:
         stop_units(FG_SLICE)
+        if started_manager:
+            stop_user_manager(ROOT)
         (args.out / "results.json").write_text(json.dumps(
             {"cpus": NCPU, "reps": args.reps, "seconds": seconds, "settle": args.settle, "quick": args.quick,
              "policies": [[p.key, p.label] for p in [Alone(ctx)] + policies],

@@ -11,19 +11,20 @@ using systemd::Property;
 Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(systemd::UnitManager& units,
                                                                            systemd::CgroupLayout layout,
                                                                            std::string slice,
-                                                                           bool idleWeight) {
+                                                                           const SliceOptions& options) {
     const auto base = [&](std::uint64_t weight) {
         return Properties{
             {"Description", std::string("nicer: volunteer work, capped to the machine's spare CPU")},
             {"CPUAccounting", true},
             {"CPUWeight", weight},
             {"CPUQuotaPerSecUSec", kMinQuotaPerSecUSec},
+            {"CPUQuotaPeriodUSec", static_cast<std::uint64_t>(options.quotaPeriod.count())},
         };
     };
     // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only takes 1..10000.
     // 100 is systemd's default weight.
-    const std::uint64_t weight = idleWeight ? 0 : 100;
-    const std::uint64_t fallbackWeight = idleWeight ? 1 : 100;
+    const std::uint64_t weight = options.idleWeight ? 0 : 100;
+    const std::uint64_t fallbackWeight = options.idleWeight ? 1 : 100;
     const auto setBase = [&]() -> Result<void> {
         if (auto set = units.setUnitProperties(slice, base(weight)); set || weight == fallbackWeight) {
             return set;

@@ -4,10 +4,23 @@
 #include "systemd/CgroupLayout.h"
 #include "systemd/UnitManager.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 
 namespace nicer::actuator {
+
+/// How the slice holds the work back besides its quota.
+struct SliceOptions {
+    /// CPUWeight "idle"; false keeps the default weight (100), and only the quota holds the work back, as in
+    /// the thesis.
+    bool idleWeight = true;
+    /// The kernel's CPU bandwidth period (CPUQuotaPeriodUSec): the quota is enforced over windows this long.
+    /// Every window throttles the work once, and each throttling delays the user's programs' wake-ups:
+    /// bench/cpu measured a 1 ms sleeper's p99 at ~8x its figure alone with systemd's 100 ms, and ~1.3x with
+    /// 1 s, the kernel's longest (docs/benchmarks.md).
+    std::chrono::microseconds quotaPeriod{1'000'000};
+};
 
 /**
  * Caps a systemd user slice: CPUQuotaPerSecUSec each period (no D-Bus call when the value is unchanged),
@@ -25,11 +38,11 @@ namespace nicer::actuator {
 class SystemdSliceActuator final : public QuotaActuator {
 public:
     /// Creates the slice (or takes over one left by a previous run); fails when the user manager does not
-    /// delegate the cpu controller, so the caller can fall back to another actuator. Without @p idleWeight
-    /// the slice keeps the default CPUWeight (100) and only the quota holds it back, as in the thesis.
+    /// delegate the cpu controller, so the caller can fall back to another actuator.
     static Result<std::unique_ptr<SystemdSliceActuator>> create(systemd::UnitManager& units,
                                                                 systemd::CgroupLayout layout,
-                                                                std::string slice, bool idleWeight = true);
+                                                                std::string slice,
+                                                                const SliceOptions& options = {});
 
     std::string name() const override { return "systemd-slice"; }
     Result<void> apply(double quota, int cpuCount) override;

@@ -250,8 +250,8 @@ Result<void> Daemon::selectActuator() {
     const auto& choice = m_config.actuator;
     std::string whySliceFailed;
     if (choice == "auto" || choice == "systemd-slice") {
-        auto slice =
-            actuator::SystemdSliceActuator::create(*m_units, *m_layout, m_config.slice, m_config.idleWeight);
+        auto slice = actuator::SystemdSliceActuator::create(*m_units, *m_layout, m_config.slice,
+                                                            m_config.sliceOptions);
         if (slice) {
             m_actuator = std::move(*slice);
             m_sliceStarted = true;

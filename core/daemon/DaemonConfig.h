@@ -1,5 +1,6 @@
 #pragma once
 
+#include "actuator/SystemdSliceActuator.h"
 #include "control/ControllerParams.h"
 #include "daemon/DownloadSettings.h"
 
@@ -30,8 +31,8 @@ struct DaemonConfig {
     /// "auto" (the first supported), "systemd-slice" or "signal-duty-cycle".
     std::string actuator = "auto";
     std::string slice = "nicer.slice";
-    /// The slice's CPUWeight is "idle" besides the quota; false keeps the default weight (the thesis's mode).
-    bool idleWeight = true;
+    /// The idle weight and the CPU bandwidth period of the slice (the systemd-slice actuator).
+    actuator::SliceOptions sliceOptions;
     std::string procStat = "/proc/stat";
     /// Where parameters set at run time are kept; read at start-up over the config file's.
     std::filesystem::path parameterFile;

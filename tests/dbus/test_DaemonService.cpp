@@ -104,7 +104,7 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     sd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 3);
+    CHECK(version == 4); // 4: MultiplierDecay
 }
 
 TEST_CASE("download states and the bandwidth mode are separate fields on the bus", "[dbus][DaemonService]") {

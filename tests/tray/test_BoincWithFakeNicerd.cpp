@@ -3,6 +3,7 @@
 // requests reach nicerd with their fields. No BOINC client is needed. The [xvfb] case saves the screenshot of
 // the tab for the docs (tests/harness/xvfb-tray-host.sh runs it on a real X server).
 #include "DbusTestSupport.h"
+#include "control/ParameterTable.h"
 #include "tray/Autostart.h"
 #include "tray/BoincAttachDialog.h"
 #include "tray/BoincPanel.h"
@@ -94,6 +95,9 @@ TEST_CASE("the BOINC tab shows nicerd's client, polls its lists only while shown
     TrayOnFakeNicerd tray(realisticBoinc(now), QStringLiteral("nicer-boinc-tray"));
     BoincPanel* panel = tray.panel();
 
+    // Every controller parameter is published (an older nicerd's missing ones would not be sent back).
+    CHECK(tray.daemon.properties().publishedParameters.size() ==
+          static_cast<int>(nicer::control::parameterTable().size()));
     // The tab is not shown yet: its lists were read once (with the other properties), and are not polled.
     CHECK(tray.daemon.boincPollInterval() == 0);
     REQUIRE(panel->tasksTable()->rowCount() == 6);
