@@ -94,10 +94,10 @@ int run(int argc, char** argv) {
                config.sliceOptions.quotaPeriod = std::chrono::microseconds(std::llround(seconds * 1e6));
            },
            "The kernel's CPU bandwidth period of the work's slice, in seconds: the quota is enforced over "
-           "windows this long, and each window throttles the work once, which delays your programs' "
-           "wake-ups; "
-           "1 (the longest) delays them least, systemd's own default is 0.1")
-        ->default_str("1");
+           "windows this long. Longer windows throttle the work less often (which delays your programs' "
+           "wake-ups less) but let it exceed its quota while the quota changes, since the kernel refills the "
+           "budget at every change")
+        ->default_str("0.1");
     app.add_option("--adopt", config.adopt, "PIDs of running processes of yours to bring under control too");
     app.add_option("--parameter-file", parameterFile, "Where parameters set at run time are kept")
         ->capture_default_str();

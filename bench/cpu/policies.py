@@ -273,16 +273,15 @@ class Nicer(Policy):
 class NicerThesis(Nicer):
     key = "nicer-thesis"
     label = "nicer, thesis mode (quota only)"
-    options = ["--no-idle-weight", "--multiplier-decay", "1", "--quota-period", "0.1"]
+    options = ["--no-idle-weight", "--multiplier-decay", "1"]
 
 
 class NicerBefore(Nicer):
-    """nicer's defaults before bench/cpu: the idle weight, the thesis's decay and systemd's 100 ms bandwidth
-    period."""
+    """nicer's defaults before bench/cpu: the idle weight and the thesis's decay."""
 
     key = "nicer-before"
     label = "nicer, earlier defaults"
-    options = ["--multiplier-decay", "1", "--quota-period", "0.1"]
+    options = ["--multiplier-decay", "1"]
 
 
 class NicerWideBand(Nicer):
@@ -319,14 +318,14 @@ class NicerPeriod10ms(NicerPeriod):
     period = "0.01"
 
 
-class NicerPeriod100ms(NicerPeriod):
-    key = "nicer-period-100ms"
-    label = "nicer defaults, bandwidth period 100 ms"
-    period = "0.1"
+class NicerPeriod1s(NicerPeriod):
+    key = "nicer-period-1s"
+    label = "nicer defaults, bandwidth period 1 s"
+    period = "1"
 
 
 def extra_policies():
-    return [NicerPeriod10ms, NicerPeriod100ms]
+    return [NicerPeriod10ms, NicerPeriod1s]
 
 
 def all_policies():

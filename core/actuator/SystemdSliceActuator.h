@@ -15,11 +15,13 @@ struct SliceOptions {
     /// CPUWeight "idle"; false keeps the default weight (100), and only the quota holds the work back, as in
     /// the thesis.
     bool idleWeight = true;
-    /// The kernel's CPU bandwidth period (CPUQuotaPeriodUSec): the quota is enforced over windows this long.
-    /// Every window throttles the work once, and each throttling delays the user's programs' wake-ups:
-    /// bench/cpu measured a 1 ms sleeper's p99 at ~8x its figure alone with systemd's 100 ms, and ~1.3x with
-    /// 1 s, the kernel's longest (docs/benchmarks.md).
-    std::chrono::microseconds quotaPeriod{1'000'000};
+    /// The kernel's CPU bandwidth period (CPUQuotaPeriodUSec): the quota is enforced over windows this long,
+    /// and the work is throttled once per window. Longer windows throttle less often, and each throttling
+    /// delays the user's programs' wake-ups (bench/cpu: a 1 ms sleeper's p99 ~8x its figure alone at 100 ms,
+    /// ~1.3x at 1 s); but the kernel refills the whole budget at every change of the quota, so with long
+    /// windows and a quota that changes every period the work gets more than its quota (a 1 s window gave
+    /// a BOINC task 0.40 of the machine under a mean quota of 0.23). So systemd's 100 ms stays the default.
+    std::chrono::microseconds quotaPeriod{100'000};
 };
 
 /**
