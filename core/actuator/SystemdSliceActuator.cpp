@@ -13,13 +13,17 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
                                                                            std::string slice,
                                                                            const SliceOptions& options) {
     const auto base = [&](std::uint64_t weight) {
-        return Properties{
+        Properties props{
             {"Description", std::string("nicer: volunteer work, capped to the machine's spare CPU")},
             {"CPUAccounting", true},
             {"CPUWeight", weight},
             {"CPUQuotaPerSecUSec", kMinQuotaPerSecUSec},
-            {"CPUQuotaPeriodUSec", static_cast<std::uint64_t>(options.quotaPeriod.count())},
         };
+        // Only another period than systemd's own is sent: systemd before 242 does not know the property.
+        if (options.quotaPeriod != SliceOptions{}.quotaPeriod) {
+            props.push_back({"CPUQuotaPeriodUSec", static_cast<std::uint64_t>(options.quotaPeriod.count())});
+        }
+        return props;
     };
     // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only takes 1..10000.
     // 100 is systemd's default weight.

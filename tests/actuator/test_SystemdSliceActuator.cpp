@@ -104,8 +104,9 @@ TEST_CASE("create() starts the slice with CPU accounting and the idle weight", "
     CHECK(cpuWeightIs(starts[0], 0));
     // The slice starts at the smallest cap, so nothing runs uncapped before the first period.
     CHECK(propertyValue<std::uint64_t>(starts[0].props, "CPUQuotaPerSecUSec") == kMinQuotaPerSecUSec);
-    // systemd's own bandwidth period: a longer one lets the work exceed a changing quota (SliceOptions).
-    CHECK(propertyValue<std::uint64_t>(starts[0].props, "CPUQuotaPeriodUSec") == 100'000);
+    // systemd's own bandwidth period (a longer one lets the work exceed a changing quota: SliceOptions), left
+    // unsaid, as systemd before 242 does not know the property.
+    CHECK_FALSE(nicer::test::hasProperty(starts[0].props, "CPUQuotaPeriodUSec"));
     CHECK(actuator->cgroup() == "/nicer.slice");
     CHECK(actuator->name() == "systemd-slice");
     CHECK_FALSE(actuator->frozen());
