@@ -35,6 +35,7 @@ constexpr ParameterInfo kParameters[] = {
             p.reserveBand = v;
             return {};
         },
+        .newerThanSavedFiles = false,
     },
     {
         .key = "min-multiplier",
@@ -62,6 +63,7 @@ constexpr ParameterInfo kParameters[] = {
             p.minMultiplier = v;
             return {};
         },
+        .newerThanSavedFiles = false,
     },
     {
         .key = "max-multiplier",
@@ -89,6 +91,7 @@ constexpr ParameterInfo kParameters[] = {
             p.maxMultiplier = v;
             return {};
         },
+        .newerThanSavedFiles = false,
     },
     {
         .key = "multiplier-decay",
@@ -149,6 +152,7 @@ constexpr ParameterInfo kParameters[] = {
             p.overloadThreshold = static_cast<int>(std::lround(v));
             return {};
         },
+        .newerThanSavedFiles = false,
     },
     {
         .key = "idle-epsilon",
@@ -175,6 +179,7 @@ constexpr ParameterInfo kParameters[] = {
             p.idleEpsilon = v;
             return {};
         },
+        .newerThanSavedFiles = false,
     },
     {
         .key = "period",
@@ -205,6 +210,7 @@ constexpr ParameterInfo kParameters[] = {
             p.period = *period;
             return {};
         },
+        .newerThanSavedFiles = false,
     },
 };
 

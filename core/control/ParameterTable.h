@@ -48,7 +48,7 @@ struct ParameterInfo {
     Result<void> (*set)(ControllerParams&, double);
     /// Added after nicer first saved parameter files: a file an older nicerd wrote has no line for it, and
     /// the default applies (every other parameter must be in a saved file, or it was cut short).
-    bool newerThanSavedFiles = false;
+    bool newerThanSavedFiles;
 };
 
 /// Every parameter, in display order.
