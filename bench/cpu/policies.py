@@ -148,7 +148,7 @@ class RuleThread(threading.Thread):
             ticks = max(1, total2 - total)
             machine = (busy2 - busy) / ticks
             work = min(1.0, (cpu2 - cpu) / NCPU)
-            self.step(max(0.0, machine - work), work)
+            self.step(max(0.0, machine - work))
             busy, total, cpu = busy2, total2, cpu2
 
     def stop(self):
@@ -156,21 +156,33 @@ class RuleThread(threading.Thread):
         self.join()
 
 
-class BoincRule(Policy):
+class RulePolicy(Policy):
+    """A policy whose rule acts on the work once a second: step(others) with the share of the machine that
+    everything but the work used in the last second."""
+
+    def start(self, kind):
+        super().start(kind)
+        self.prepare()
+        self.rule = RuleThread(self.work, self.step)
+        self.rule.start()
+
+    def stop(self):
+        self.rule.stop()
+        super().stop()
+
+
+class BoincRule(RulePolicy):
     """BOINC's own rule with its defaults: suspend every task (SIGSTOP) while the CPU use of everything else,
     averaged over the last 10 s, is above 25%; resume when it is not, after at least 20 s suspended."""
 
     key = "boinc"
     label = "BOINC rule (suspend while others > 25%)"
 
-    def start(self, kind):
-        super().start(kind)
+    def prepare(self):
         self.recent = collections.deque(maxlen=10)
         self.suspended_at = None
-        self.rule = RuleThread(self.work, self.step)
-        self.rule.start()
 
-    def step(self, others, _work):
+    def step(self, others):
         self.recent.append(others)
         busy = sum(self.recent) / len(self.recent) > 0.25
         now = time.monotonic()
@@ -181,12 +193,8 @@ class BoincRule(Policy):
             signal_all(self.work, signal.SIGCONT)
             self.suspended_at = None
 
-    def stop(self):
-        self.rule.stop()
-        super().stop()
 
-
-class Sideloader(Policy):
+class Sideloader(RulePolicy):
     """resctl-demo's sideloader rule: every second set the work's cpu.max so that 20% of the machine stays
     idle (the cap is 80% less what everything else uses), and freeze the work while everything else alone
     leaves no room (overload)."""
@@ -195,12 +203,9 @@ class Sideloader(Policy):
     label = "sideloader rule (20% kept idle)"
     slice_properties = [("CPUAccounting", "b", "true"), ("CPUQuotaPerSecUSec", "t", 1_000_000 * NCPU)]
 
-    def start(self, kind):
-        super().start(kind)
+    def prepare(self):
         self.quota_dir = cpu_cgroup_dir(self.slice)
         self.frozen = False
-        self.rule = RuleThread(self.work, self.step)
-        self.rule.start()
 
     def write_cap(self, share):
         if pure_v2():
@@ -209,7 +214,7 @@ class Sideloader(Policy):
             (self.quota_dir / "cpu.cfs_period_us").write_text("100000\n")
             (self.quota_dir / "cpu.cfs_quota_us").write_text(f"{max(1000, int(share * NCPU * 100000))}\n")
 
-    def step(self, others, _work):
+    def step(self, others):
         cap = 0.8 - others
         if cap <= 0.01:
             if not self.frozen:
@@ -220,10 +225,6 @@ class Sideloader(Policy):
         if self.frozen:
             signal_all(self.work, signal.SIGCONT)
             self.frozen = False
-
-    def stop(self):
-        self.rule.stop()
-        super().stop()
 
 
 class Concurrency(Policy):

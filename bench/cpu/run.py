@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from foregrounds import FG_SLICE, Bursty, Compute, Memory, Server, Video, Wakeup, recovery_seconds  # noqa: E402
 from machine import (NCPU, NoWork, Sampler, pid_cpu_seconds, pid_memory_kib, run, stop_user_manager,  # noqa: E402
                      user_manager_env, window)
-from policies import Nicer, all_policies, extra_policies, start_slice, stop_units  # noqa: E402
+from policies import all_policies, extra_policies, start_slice, stop_units  # noqa: E402
 import report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -156,7 +156,8 @@ def main():
                           f"({time.monotonic() - began:.0f} s)", file=sys.stderr)
                     policy.start(kind)
                     try:
-                        since = (pid_cpu_seconds(policy.pid), time.monotonic()) if isinstance(policy, Nicer) else None
+                        # nicerd's own cost, at its defaults.
+                        since = (pid_cpu_seconds(policy.pid), time.monotonic()) if policy.key == "nicer" else None
                         if kind == "cpu" and policy.key != "alone":
                             records.append(idle_machine(policy, 2 * args.settle, rep))
                         for cls in classes:
@@ -165,7 +166,7 @@ def main():
                             records.append(trial(ctx, policy, cls, seconds, rep))
                             if policy.key == "nicer" and cls.key == "memory":
                                 ctx.nicer_memory_share = records[-1]["window"]["work"]
-                        if since and policy.key == "nicer":
+                        if since:
                             costs.append(nicerd_cost(policy, since))
                     finally:
                         policy.stop()
