@@ -83,7 +83,7 @@ cd "$work"
 [ "$(command -v nicer)" = /usr/bin/nicer ] || fail "nicer is not /usr/bin/nicer but $(command -v nicer)"
 [ "$(nicer --version)" = "$version" ] || fail "nicer --version says '$(nicer --version)', not $version"
 nicer simulate --trace "$root/tests/data/traces/overload-reset.txt" --reserve-band 0.125 --max-multiplier 8 \
-    --overload-threshold 2 --idle-epsilon 0 >"$work/simulate.csv"
+    --overload-threshold 2 --idle-epsilon 0 --multiplier-decay 1 >"$work/simulate.csv"
 cmp "$work/simulate.csv" "$root/tests/data/traces/overload-reset.expected.csv" || fail "nicer simulate differs"
 step "nicer --version and nicer simulate: ok"
 for page in nicer nicerd nicer-tray; do
