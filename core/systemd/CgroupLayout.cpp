@@ -52,6 +52,26 @@ std::vector<std::string_view> words(std::string_view s) {
     return out;
 }
 
+/// The value of @p key in a flat keyed file such as cpu.stat ("key value" lines).
+Result<std::uint64_t> readStatField(const fs::path& file, std::string_view key) {
+    auto text = readTextFile(file);
+    if (!text) {
+        return text.error();
+    }
+    for (auto line : split(*text, '\n')) {
+        const auto fields = words(trim(line));
+        if (fields.size() == 2 && fields[0] == key) {
+            std::uint64_t value = 0;
+            if (!parseNumber(fields[1], value)) {
+                return Error{file.string() + ": " + std::string(key) + " '" + std::string(fields[1]) +
+                             "' is not a number"};
+            }
+            return value;
+        }
+    }
+    return Error{file.string() + " has no " + std::string(key) + " line"};
+}
+
 /// Mount points in mountinfo escape space, tab, newline and backslash as \ooo (octal).
 std::string unescapeOctal(std::string_view s) {
     std::string out;
@@ -265,27 +285,15 @@ Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) co
     // cpu.stat's usage_usec exists on the v2 tree even without the cpu controller (and on hybrid).
     if (m_unified) {
         if (const auto file = existing(under(*m_unified, cgroup) / "cpu.stat")) {
-            auto text = readTextFile(*file);
-            if (!text) {
-                return text.error();
+            auto usec = readStatField(*file, "usage_usec");
+            if (!usec) {
+                return usec.error();
             }
-            for (auto line : split(*text, '\n')) {
-                const auto fields = words(trim(line));
-                if (fields.size() == 2 && fields[0] == "usage_usec") {
-                    std::uint64_t usec = 0;
-                    if (!parseNumber(fields[1], usec)) {
-                        return Error{file->string() + ": usage_usec '" + std::string(fields[1]) +
-                                     "' is not a number"};
-                    }
-                    // In ns it must fit in 64 bits (584 years of CPU) rather than wrap to a small count.
-                    if (usec > UINT64_MAX / 1000) {
-                        return Error{file->string() + ": usage_usec " + std::string(fields[1]) +
-                                     " is out of range"};
-                    }
-                    return usec * 1000;
-                }
+            // In ns it must fit in 64 bits (584 years of CPU) rather than wrap to a small count.
+            if (*usec > UINT64_MAX / 1000) {
+                return Error{file->string() + ": usage_usec " + std::to_string(*usec) + " is out of range"};
             }
-            return Error{file->string() + " has no usage_usec line"};
+            return *usec * 1000;
         }
     }
     if (m_cpuacct) {
@@ -304,6 +312,18 @@ Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) co
     }
     return Error{"no CPU usage for cgroup " + std::string(cgroup) +
                  ": neither cpu.stat (cgroup v2) nor cpuacct.usage (v1) exists for it (is the cgroup gone?)"};
+}
+
+Result<std::uint64_t> CgroupLayout::readBandwidthWindows(std::string_view cgroup) const {
+    // cpu.stat of the cpu controller's hierarchy: nr_periods is there on v2 and on v1 alike.
+    const auto file = m_cpuOnUnified && m_unified ? existing(under(*m_unified, cgroup) / "cpu.stat")
+                      : m_cpu                     ? existing(under(*m_cpu, cgroup) / "cpu.stat")
+                                                  : std::nullopt;
+    if (!file) {
+        return Error{"no CPU bandwidth statistics for cgroup " + std::string(cgroup) +
+                     ": its cpu.stat does not exist in the cpu controller's hierarchy (is the cgroup gone?)"};
+    }
+    return readStatField(*file, "nr_periods");
 }
 
 std::optional<std::filesystem::path> CgroupLayout::freezeFile(std::string_view cgroup) const {

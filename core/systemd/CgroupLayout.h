@@ -43,6 +43,9 @@ public:
     /// CPU time used by @p cgroup and its children, in ns: cpu.stat usage_usec on the v2 tree, else
     /// cpuacct.usage.
     Result<std::uint64_t> readCpuUsageNSec(std::string_view cgroup) const;
+    /// How many CPU bandwidth windows the kernel has started for @p cgroup (cpu.stat nr_periods, v2 or v1):
+    /// it counts while a quota is set and the cgroup's processes run.
+    Result<std::uint64_t> readBandwidthWindows(std::string_view cgroup) const;
     /// cgroup.freeze of @p cgroup on the v2 tree (works on hybrid too), or nullopt where there is none.
     std::optional<std::filesystem::path> freezeFile(std::string_view cgroup) const;
     /// Writes 1/0 to cgroup.freeze.

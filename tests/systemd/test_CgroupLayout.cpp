@@ -162,6 +162,19 @@ TEST_CASE("CgroupLayout reads a cgroup v2 tree", "[CgroupLayout]") {
         CHECK_THAT(missing.error().message, Catch::Contains("/gone.slice"));
     }
 
+    SECTION("cpu.stat nr_periods: the bandwidth windows started") {
+        tree.write("v2/nicer.slice/cpu.stat", "usage_usec 12345\nnr_periods 42\nnr_throttled 3\n");
+        CHECK(*layout.readBandwidthWindows("/nicer.slice") == 42);
+        tree.write("v2/nicer.slice/cpu.stat", "usage_usec 12345\n"); // no cpu controller for it
+        const auto none = layout.readBandwidthWindows("/nicer.slice");
+        REQUIRE_FALSE(none.ok());
+        CHECK_THAT(none.error().message, Catch::Contains("nr_periods"));
+        tree.write("v2/nicer.slice/cpu.stat", "nr_periods many\n");
+        CHECK_FALSE(layout.readBandwidthWindows("/nicer.slice").ok());
+        CHECK_THAT(layout.readBandwidthWindows("/gone.slice").error().message,
+                   Catch::Contains("/gone.slice"));
+    }
+
     SECTION("cgroup.freeze") {
         CHECK_FALSE(layout.freezeFile("/nicer.slice"));
         const auto missing = layout.setFrozen("/nicer.slice", true);
@@ -249,6 +262,8 @@ TEST_CASE("CgroupLayout reads cgroup v1 files, with the v2 tree for usage on hyb
         tree.write("unified/nicer.slice/cpu.stat", "usage_usec 5\n");
         tree.write("cpuacct/nicer.slice/cpuacct.usage", "1\n");
         tree.write("unified/nicer.slice/cgroup.freeze", "0\n");
+        tree.write("cpu/nicer.slice/cpu.stat", "nr_periods 7\nnr_throttled 1\nthrottled_time 5\n");
+        CHECK(*layout.readBandwidthWindows("/nicer.slice") == 7); // the v1 cpu hierarchy's, not the unified
         CHECK(*layout.readCpuQuotaPerSecUSec("/nicer.slice") == 600'000);
         CHECK(*layout.readCpuUsageNSec("/nicer.slice") == 5000);
         CHECK(layout.freezeFile("/nicer.slice") == tree.root() / "unified/nicer.slice/cgroup.freeze");
