@@ -2,7 +2,9 @@
 
 #include "util/Result.h"
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace nicer::actuator {
@@ -27,6 +29,18 @@ public:
 
     /// True while the work is frozen (quota 0 or paused).
     virtual bool frozen() const = 0;
+
+    /// The kernel's CPU bandwidth window over which the quota is enforced, where this actuator uses one (see
+    /// BandwidthWindows.h: a quota changed inside a window lets the work exceed it).
+    virtual std::optional<std::chrono::microseconds> bandwidthWindow() const { return std::nullopt; }
+    /// Makes the window @p window long; only where bandwidthWindow() has a value.
+    virtual Result<void> setBandwidthWindow(std::chrono::microseconds /*window*/) {
+        return Error{name() + " has no CPU bandwidth window"};
+    }
+    /// How many windows the kernel has started so far; it counts only while the work runs under a quota.
+    virtual Result<std::uint64_t> bandwidthWindowsStarted() {
+        return Error{name() + " has no CPU bandwidth window"};
+    }
 
     /// Lets the work run again (thaws it) so that it can be stopped cleanly; the next apply() takes control
     /// again (of the new work, when the workload is switched).

@@ -1,7 +1,9 @@
 #include "actuator/SystemdSliceActuator.h"
 
 #include <csignal>
+#include <optional>
 #include <utility>
+#include <vector>
 
 namespace nicer::actuator {
 
@@ -12,58 +14,78 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
                                                                            systemd::CgroupLayout layout,
                                                                            std::string slice,
                                                                            const SliceOptions& options) {
-    const auto base = [&](std::uint64_t weight) {
+    // What is set, with fallbacks for older systemd: CPUWeight 0 ("idle": cpu.idle on v2, the smallest
+    // shares on v1) needs systemd 252, before which 1 is the smallest; CPUQuotaPeriodUSec needs 242, before
+    // which the window stays systemd's 100 ms. 100 is systemd's default weight.
+    struct Base {
+        std::uint64_t weight;
+        std::optional<std::chrono::microseconds> window; // unset: systemd's own, not sent
+    };
+    const std::optional<std::chrono::microseconds> window =
+        options.quotaPeriod && *options.quotaPeriod != kSystemdQuotaPeriod ? options.quotaPeriod
+                                                                           : std::nullopt;
+    std::vector<Base> bases{{options.idleWeight ? 0U : 100U, window}};
+    if (options.idleWeight) {
+        bases.push_back({1, window});
+    }
+    if (window) {
+        bases.push_back({bases.back().weight, std::nullopt});
+    }
+    const auto properties = [](const Base& b) {
         Properties props{
             {"Description", std::string("nicer: volunteer work, capped to the machine's spare CPU")},
             {"CPUAccounting", true},
-            {"CPUWeight", weight},
+            {"CPUWeight", b.weight},
             {"CPUQuotaPerSecUSec", kMinQuotaPerSecUSec},
         };
-        // Only another period than systemd's own is sent: systemd before 242 does not know the property.
-        if (options.quotaPeriod != SliceOptions{}.quotaPeriod) {
-            props.push_back({"CPUQuotaPeriodUSec", static_cast<std::uint64_t>(options.quotaPeriod.count())});
+        if (b.window) {
+            props.push_back({"CPUQuotaPeriodUSec", static_cast<std::uint64_t>(b.window->count())});
         }
         return props;
     };
-    // CPUWeight 0 is "idle" (cpu.idle on v2, the smallest shares on v1); older systemd only takes 1..10000.
-    // 100 is systemd's default weight.
-    const std::uint64_t weight = options.idleWeight ? 0 : 100;
-    const std::uint64_t fallbackWeight = options.idleWeight ? 1 : 100;
-    const auto setBase = [&]() -> Result<void> {
-        if (auto set = units.setUnitProperties(slice, base(weight)); set || weight == fallbackWeight) {
-            return set;
+    // Each base in turn until systemd takes one; the error is the first's, which says what nicer wanted.
+    const auto firstTaken = [&](auto&& call) -> Result<Base> {
+        Result<void> first;
+        for (const auto& b : bases) {
+            auto done = call(properties(b));
+            if (done) {
+                return b;
+            }
+            if (first) {
+                first = done;
+            }
         }
-        return units.setUnitProperties(slice, base(fallbackWeight));
+        return first.error();
+    };
+    const auto setBase = [&] {
+        return firstTaken([&](const Properties& props) { return units.setUnitProperties(slice, props); });
     };
     // A slice left by a crashed run is taken over as it is; its properties are set again below.
     auto state = units.activeState(slice);
     if (!state) {
         return state.error();
     }
+    Result<Base> taken = Error{""};
     if (*state != "active") {
-        auto started = units.startTransientUnit(slice, base(weight), true);
-        if (!started && weight != fallbackWeight) {
-            started = units.startTransientUnit(slice, base(fallbackWeight), true);
-        }
-        if (!started) {
+        taken =
+            firstTaken([&](const Properties& props) { return units.startTransientUnit(slice, props, true); });
+        if (!taken) {
             // systemd refuses a transient unit that it loads from a file: the user's own nicer.slice (for a
             // MemoryMax=, say), or the transient file of a user manager that crashed with the slice loaded.
             // That slice is used: nicer's properties are set on it at runtime only, and it is started.
             auto file = units.unitFile(slice);
             if (!file || file->empty()) {
-                return started.error();
+                return taken.error();
             }
-            auto fromFile = setBase();
-            if (fromFile) {
-                fromFile = units.startUnit(slice, true);
-            }
+            taken = setBase();
+            Result<void> fromFile = taken ? units.startUnit(slice, true) : Result<void>(taken.error());
             if (!fromFile) {
                 return Error{"cannot start " + slice + " from its unit file " + *file + ": " +
                              fromFile.error().message};
             }
         }
-    } else if (auto set = setBase(); !set) {
-        return set.error();
+    } else if (taken = setBase(); !taken) {
+        return taken.error();
     }
     const bool takenOver = *state == "active";
 
@@ -86,6 +108,7 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
     auto actuator = std::unique_ptr<SystemdSliceActuator>(
         new SystemdSliceActuator(units, std::move(layout), std::move(slice), std::move(*cgroup)));
     actuator->m_appliedUSec = kMinQuotaPerSecUSec;
+    actuator->m_window = taken->window.value_or(kSystemdQuotaPeriod);
     return actuator;
 }
 
@@ -182,6 +205,20 @@ Result<std::uint64_t> SystemdSliceActuator::workCpuNSec() {
     }
     // systemd does not account CPU on some cgroup v1 setups: read the kernel's counter directly.
     return m_layout.readCpuUsageNSec(m_cgroup);
+}
+
+Result<void> SystemdSliceActuator::setBandwidthWindow(std::chrono::microseconds window) {
+    if (window == m_window) {
+        return {};
+    }
+    if (auto set = m_units.setUnitProperties(
+            m_slice, {{"CPUQuotaPeriodUSec", static_cast<std::uint64_t>(window.count())}});
+        !set) {
+        return Error{"cannot make the CPU bandwidth window of " + m_slice + " " +
+                     std::to_string(window.count() / 1000) + " ms: " + set.error().message};
+    }
+    m_window = window;
+    return {};
 }
 
 Result<void> SystemdSliceActuator::release() {

@@ -6,9 +6,13 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace nicer::actuator {
+
+/// systemd's own CPUQuotaPeriodUSec, when none is set.
+inline constexpr std::chrono::microseconds kSystemdQuotaPeriod{100'000};
 
 /// How the slice holds the work back besides its quota.
 struct SliceOptions {
@@ -18,10 +22,9 @@ struct SliceOptions {
     /// The kernel's CPU bandwidth period (CPUQuotaPeriodUSec): the quota is enforced over windows this long,
     /// and the work is throttled once per window. Longer windows throttle less often, and each throttling
     /// delays the user's programs' wake-ups (bench/cpu: a 1 ms sleeper's p99 ~8x its figure alone at 100 ms,
-    /// ~1.3x at 1 s); but the kernel refills the whole budget at every change of the quota, so with long
-    /// windows and a quota that changes every period the work gets more than its quota (a 1 s window gave
-    /// a BOINC task 0.40 of the machine under a mean quota of 0.23). So systemd's 100 ms stays the default.
-    std::chrono::microseconds quotaPeriod{100'000};
+    /// ~1.3x at 1 s). Unset: systemd's own, 100 ms. Quota changes belong at the start of a window
+    /// (BandwidthWindows.h); nicerd makes its period a whole number of windows and ticks at their start.
+    std::optional<std::chrono::microseconds> quotaPeriod;
 };
 
 /**
@@ -49,6 +52,11 @@ public:
     std::string name() const override { return "systemd-slice"; }
     Result<void> apply(double quota, int cpuCount) override;
     Result<std::uint64_t> workCpuNSec() override;
+    std::optional<std::chrono::microseconds> bandwidthWindow() const override { return m_window; }
+    Result<void> setBandwidthWindow(std::chrono::microseconds window) override;
+    Result<std::uint64_t> bandwidthWindowsStarted() override {
+        return m_layout.readBandwidthWindows(m_cgroup);
+    }
     bool frozen() const override { return m_frozen || m_heldWithoutSystemd; }
     Result<void> release() override;
 
@@ -70,6 +78,7 @@ private:
     std::string m_slice;
     std::string m_cgroup;
     std::uint64_t m_appliedUSec = 0;
+    std::chrono::microseconds m_window = kSystemdQuotaPeriod;
     bool m_frozen = false;
     std::string m_freezeMethod;
     bool m_heldWithoutSystemd = false;

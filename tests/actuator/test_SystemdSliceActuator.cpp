@@ -145,10 +145,49 @@ TEST_CASE("create() without the idle weight keeps systemd's default weight (the 
     FakeUnitManager again;
     again.unit(kSlice).activeState = "active";
     again.unit(kSlice).controlGroup = "/nicer.slice";
-    REQUIRE(SystemdSliceActuator::create(again, hybridLayout(tree), kSlice, {.idleWeight = false}).ok());
+    REQUIRE(SystemdSliceActuator::create(again, hybridLayout(tree), kSlice,
+                                         {.idleWeight = false, .quotaPeriod = std::nullopt})
+                .ok());
     const auto sets = again.callsTo("setUnitProperties");
     REQUIRE(sets.size() == 1);
     CHECK(cpuWeightIs(sets[0], 100));
+}
+
+TEST_CASE("the bandwidth window: set at creation, changed later, systemd's own where it knows no other",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    auto created = SystemdSliceActuator::create(units, hybridLayout(tree), kSlice,
+                                                {.idleWeight = true, .quotaPeriod = std::chrono::seconds(1)});
+    REQUIRE(created.ok());
+    auto& actuator = **created;
+    CHECK(actuator.bandwidthWindow() == std::chrono::seconds(1));
+    REQUIRE(actuator.setBandwidthWindow(std::chrono::milliseconds(500)).ok());
+    REQUIRE(actuator.setBandwidthWindow(std::chrono::milliseconds(500)).ok()); // unchanged: no call
+    const auto sets = units.callsTo("setUnitProperties");
+    REQUIRE(sets.size() == 1);
+    CHECK(propertyValue<std::uint64_t>(sets[0].props, "CPUQuotaPeriodUSec") == 500'000);
+    CHECK(actuator.bandwidthWindow() == std::chrono::milliseconds(500));
+
+    // systemd before 242 knows no CPUQuotaPeriodUSec (nor CPUWeight 0): the slice starts with its 100 ms.
+    FakeUnitManager old;
+    old.fail("startTransientUnit", "Cannot set property CPUQuotaPeriodUSec, or unknown property.",
+             [](const UnitCall& c) { return nicer::test::hasProperty(c.props, "CPUQuotaPeriodUSec"); });
+    auto fallback = SystemdSliceActuator::create(
+        old, hybridLayout(tree), kSlice, {.idleWeight = true, .quotaPeriod = std::chrono::seconds(1)});
+    REQUIRE(fallback.ok());
+    const auto starts = old.callsTo("startTransientUnit");
+    REQUIRE(starts.size() == 3);
+    CHECK(cpuWeightIs(starts[0], 0));
+    CHECK(cpuWeightIs(starts[1], 1));
+    CHECK(cpuWeightIs(starts[2], 1));
+    CHECK_FALSE(nicer::test::hasProperty(starts[2].props, "CPUQuotaPeriodUSec"));
+    CHECK((*fallback)->bandwidthWindow() == nicer::actuator::kSystemdQuotaPeriod);
+    old.fail("setUnitProperties", "Cannot set property CPUQuotaPeriodUSec, or unknown property.");
+    const auto refused = (*fallback)->setBandwidthWindow(std::chrono::seconds(1));
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error().message, Catch::Contains("bandwidth window") && Catch::Contains("1000 ms"));
+    CHECK((*fallback)->bandwidthWindow() == nicer::actuator::kSystemdQuotaPeriod);
 }
 
 TEST_CASE("create() reports systemd's error when the slice cannot be started at all",
