@@ -8,10 +8,13 @@
 #include "daemon/ManifestSources.h"
 #include "dbus/DaemonService.h"
 #include "net/rate/RateLimiter.h"
+#include "util/Text.h"
 #include "workload/WorkloadChooser.h"
 
 #include <CLI/CLI.hpp>
 
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -82,22 +85,27 @@ int run(int argc, char** argv) {
         "The work's slice also gets CPUWeight=idle (cpu.idle on cgroup v2, the smallest cpu.shares on "
         "v1), so it loses every contention with your programs (on by default; --no-idle-weight keeps "
         "the default weight and only the quota holds the work back, as in the thesis)");
-    app.add_option_function<double>(
+    app.add_option_function<std::string>(
            "--quota-period",
-           [&config](double seconds) {
-               if (!(seconds >= 0.001 && seconds <= 1.0)) {
+           [&config](const std::string& text) {
+               if (text == "auto") {
+                   config.sliceOptions.quotaPeriod.reset();
+                   return;
+               }
+               double seconds = 0.0;
+               if (!text::parseNumber(text, seconds) || !(seconds >= 0.001 && seconds <= 1.0)) {
                    throw CLI::ValidationError("--quota-period",
-                                              "must be between 0.001 and 1 (seconds), as the "
-                                              "kernel takes; got " +
-                                                  std::to_string(seconds));
+                                              "must be 'auto' or between 0.001 and 1 (seconds), as the "
+                                              "kernel takes; got '" +
+                                                  text + "'");
                }
                config.sliceOptions.quotaPeriod = std::chrono::microseconds(std::llround(seconds * 1e6));
            },
-           "The kernel's CPU bandwidth period of the work's slice, in seconds: the quota is enforced over "
-           "windows this long. Longer windows throttle the work less often (which delays your programs' "
-           "wake-ups less) but let it exceed its quota while the quota changes, since the kernel refills the "
-           "budget at every change")
-        ->default_str("0.1");
+           "The kernel's CPU bandwidth window of the work's slice, in seconds: the quota is enforced over "
+           "windows this long, and nicerd changes it at their start (the kernel refills the budget at every "
+           "change). Longer windows throttle the work less often, which delays your programs' wake-ups less. "
+           "auto: the period, or a whole fraction of it of at most 1 s")
+        ->default_str("auto");
     app.add_option("--adopt", config.adopt, "PIDs of running processes of yours to bring under control too");
     app.add_option("--parameter-file", parameterFile, "Where parameters set at run time are kept")
         ->capture_default_str();

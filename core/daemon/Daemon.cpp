@@ -1,5 +1,6 @@
 #include "daemon/Daemon.h"
 
+#include "actuator/BandwidthWindows.h"
 #include "actuator/SignalDutyCycleActuator.h"
 #include "actuator/SystemdSliceActuator.h"
 #include "boinc/ClientDirectory.h"
@@ -142,6 +143,18 @@ Result<void> Daemon::start() {
     m_timer = std::move(*timer);
     m_timer.setErrorHandler([this](std::string_view what) { m_lastError = what; });
     m_timer.armIn(c.params.period);
+    auto alignment = WindowAlignment::create(event, *m_actuator, [this](auto start) { alignTicks(start); });
+    if (!alignment) {
+        return alignment.error();
+    }
+    m_alignment = std::move(*alignment);
+    if (const auto window = m_actuator->bandwidthWindow();
+        window && !actuator::periodStartsWindows(c.params.period, *window)) {
+        std::cerr << "nicerd: the period (" << c.params.period.count() << " ms) is not a whole number of CPU "
+                  << "bandwidth windows (" << window->count() / 1000.0 << " ms, --quota-period): the quota "
+                  << "changes inside windows, where the kernel refills the work's budget, so the work may "
+                  << "get more than its quota\n";
+    }
     // After the work, which the downloads feed; they share the loop and never wait on the network.
     if (m_downloads) {
         m_downloads->start();
@@ -250,8 +263,12 @@ Result<void> Daemon::selectActuator() {
     const auto& choice = m_config.actuator;
     std::string whySliceFailed;
     if (choice == "auto" || choice == "systemd-slice") {
-        auto slice = actuator::SystemdSliceActuator::create(*m_units, *m_layout, m_config.slice,
-                                                            m_config.sliceOptions);
+        // Unless set, the bandwidth window follows the period, so that every tick can start a window.
+        auto options = m_config.sliceOptions;
+        if (!options.quotaPeriod) {
+            options.quotaPeriod = actuator::windowForPeriod(m_config.params.period);
+        }
+        auto slice = actuator::SystemdSliceActuator::create(*m_units, *m_layout, m_config.slice, options);
         if (slice) {
             m_actuator = std::move(*slice);
             m_sliceStarted = true;
@@ -312,6 +329,7 @@ void Daemon::shutdown() {
     }
     m_shutDown = true;
     m_timer = sd::Timer();
+    m_alignment.reset();
     if (m_downloads) {
         m_downloads->stop(); // part files stay for the next start
     }
@@ -347,6 +365,17 @@ void Daemon::onTimer() {
     onTick();
 }
 
+void Daemon::alignTicks(sd::Timer::Time windowStart) {
+    // The period is a whole number of windows, so the window start nearest to the next tick serves, and the
+    // fixed schedule keeps every later tick on a window start too.
+    const auto window = *m_actuator->bandwidthWindow();
+    auto next = actuator::nearestWindowStart(windowStart, window, m_timer.due());
+    while (next <= m_timer.now()) {
+        next += window;
+    }
+    m_timer.armAt(next);
+}
+
 void Daemon::onTick() {
     // Samples are stamped with the wall clock, in microseconds since the epoch, as they travel on D-Bus.
     const auto wall = std::chrono::system_clock::now().time_since_epoch();
@@ -359,6 +388,7 @@ void Daemon::onTick() {
                                    : "held: your programs need every CPU, nicer holds the work");
     }
     checkBus();
+    m_alignment->onTick(m_loop->params().period);
     if (sample) {
         m_lastError.clear();
     } else {
@@ -395,6 +425,12 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
     if (periodChanged && m_timer) {
         // The next tick was armed with the old period: re-arm it, or a shorter period would wait for it.
         m_timer.armIn(params.period);
+        if (!m_config.sliceOptions.quotaPeriod && m_actuator->bandwidthWindow()) {
+            if (auto set = m_actuator->setBandwidthWindow(actuator::windowForPeriod(params.period)); !set) {
+                return Error{"the period was changed, but " + set.error().message};
+            }
+        }
+        m_alignment->reset();
     }
     return {};
 }

@@ -7,6 +7,7 @@
 #include "daemon/DaemonControl.h"
 #include "daemon/DaemonDownloads.h"
 #include "daemon/DaemonObserver.h"
+#include "daemon/WindowAlignment.h"
 #include "sd/Bus.h"
 #include "sd/Event.h"
 #include "sd/Timer.h"
@@ -92,6 +93,8 @@ private:
     void shutdown();
     void onTick();
     void onTimer();
+    /// Moves the tick schedule onto the kernel's bandwidth windows, one of which started at @p windowStart.
+    void alignTicks(sd::Timer::Time windowStart);
     static int onSignal(sd_event_source* source, const struct signalfd_siginfo* info,
                         void* userdata) noexcept;
 
@@ -112,6 +115,7 @@ private:
     std::string m_systemService; ///< advice while the system-wide BOINC client is enabled
     int m_ticks = 0;
     sd::Timer m_timer;
+    std::unique_ptr<WindowAlignment> m_alignment;
     sd::EventSourcePtr m_sigterm;
     sd::EventSourcePtr m_sigint;
     std::string m_ownScope; ///< the scope this daemon created for itself, if any

@@ -22,7 +22,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <optional>
+#include <set>
 #include <signal.h>
 #include <sstream>
 #include <thread>
@@ -185,6 +187,39 @@ TEST_CASE("the quota reaches the kernel and pause freezes the work until resume"
     CHECK_FALSE(status().paused);
     CHECK(test::pollUntil([] { return workShare(500ms) > 0.3; }, 20s));
     CHECK(workShare(2000ms) > 0.3);
+    CHECK(daemon.stop() == 0);
+}
+
+TEST_CASE("the work gets no more than its quota while the quota changes every period", "[nicerd][quota]") {
+    // The kernel refills the work's budget at the start of each bandwidth window and at every change of the
+    // quota; a change inside a window gave the work up to two budgets in it (a BOINC task had 0.40 of the
+    // machine under a mean quota of 0.23 with 1 s windows). nicerd changes the quota where the windows start.
+    // Period 1 s, so 1 s windows (the default): a change in mid-window would be worth the most there.
+    NicerdProcess daemon({"--period", "1", "--", "stress-ng", "--cpu", "0", "--quiet"},
+                         freshStateDir("leak"));
+    REQUIRE(daemon.waitReady());
+    INFO(daemon.log());
+    REQUIRE(test::pollUntil([] { return workShare(1000ms) > 0.5; }, 30s));
+
+    // The user's program on one CPU: the work is held to part of the other, with a quota that moves each
+    // period as the controller keeps its band.
+    test::ForegroundHog hog(1);
+    std::this_thread::sleep_for(5s);
+    auto work = std::async(std::launch::async, [] { return workShare(20s); });
+    std::vector<double> quotas;
+    while (work.wait_for(100ms) != std::future_status::ready) {
+        quotas.push_back(status().quota);
+    }
+    const double share = work.get();
+    double mean = 0.0;
+    for (const double q : quotas) {
+        mean += q / static_cast<double>(quotas.size());
+    }
+    std::set<double> distinct(quotas.begin(), quotas.end());
+    WARN("one CPU of " << ::sysconf(_SC_NPROCESSORS_ONLN) << " busy for 20 s: mean quota " << mean << " ("
+                       << distinct.size() << " different values), the work's share " << share);
+    CHECK(distinct.size() >= 5); // the quota did change while it was measured
+    CHECK(share < mean + 0.03);  // one clock tick per process of /proc's rounding, and a few ms per window
     CHECK(daemon.stop() == 0);
 }
 
