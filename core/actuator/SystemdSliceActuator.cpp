@@ -21,9 +21,8 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
         std::uint64_t weight;
         std::optional<std::chrono::microseconds> window; // unset: systemd's own, not sent
     };
-    const std::optional<std::chrono::microseconds> window =
-        options.quotaPeriod && *options.quotaPeriod != kSystemdQuotaPeriod ? options.quotaPeriod
-                                                                           : std::nullopt;
+    // A window asked for is sent even when it is systemd's own: a slice taken over may have another.
+    const std::optional<std::chrono::microseconds> window = options.quotaPeriod;
     std::vector<Base> bases{{options.idleWeight ? 0U : 100U, window}};
     if (options.idleWeight) {
         bases.push_back({1, window});

@@ -169,6 +169,18 @@ TEST_CASE("the bandwidth window: set at creation, changed later, systemd's own w
     CHECK(propertyValue<std::uint64_t>(sets[0].props, "CPUQuotaPeriodUSec") == 500'000);
     CHECK(actuator.bandwidthWindow() == std::chrono::milliseconds(500));
 
+    // systemd's own 100 ms, when asked for, is said too: a slice taken over may have been left with another.
+    FakeUnitManager taken;
+    taken.unit(kSlice).activeState = "active";
+    taken.unit(kSlice).controlGroup = "/nicer.slice";
+    REQUIRE(SystemdSliceActuator::create(
+                taken, hybridLayout(tree), kSlice,
+                {.idleWeight = true, .quotaPeriod = nicer::actuator::kSystemdQuotaPeriod})
+                .ok());
+    REQUIRE(taken.callsTo("setUnitProperties").size() == 1);
+    CHECK(propertyValue<std::uint64_t>(taken.callsTo("setUnitProperties")[0].props, "CPUQuotaPeriodUSec") ==
+          100'000);
+
     // systemd before 242 knows no CPUQuotaPeriodUSec (nor CPUWeight 0): the slice starts with its 100 ms.
     FakeUnitManager old;
     old.fail("startTransientUnit", "Cannot set property CPUQuotaPeriodUSec, or unknown property.",
