@@ -360,6 +360,7 @@ void Daemon::onTimer() {
     sd::Timer::Time next = m_timer.due() + period;
     if (next <= m_timer.now()) {
         next = m_timer.now() + period; // fell behind (suspend, overload): skip rather than burst
+        m_alignment->reset();          // and off the kernel's window starts: find them again
     }
     m_timer.armAt(next);
     onTick();
