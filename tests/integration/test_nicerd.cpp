@@ -320,7 +320,9 @@ TEST_CASE("a bad config file is rejected with what is wrong, and nothing starts"
                  Case{"period = 0.001\n", "period = 1 ms is out of range"},
                  Case{"instances = 0\n", "instances"}, Case{"actuator = magic\n", "magic"},
                  Case{"workload-preset = seti\n", "workload-preset = 'seti' is unknown"},
-                 Case{"workload-preset = boinc\nworkload = [\"/bin/sleep\", \"60\"]\n", "keep one"});
+                 Case{"workload-preset = boinc\nworkload = [\"/bin/sleep\", \"60\"]\n", "keep one"},
+                 Case{"quota-period = 2\n", "must be 'auto' or between 0.001 and 1 (seconds)"},
+                 Case{"quota-period = soon\n", "got 'soon'"});
     CAPTURE(c.content);
     std::ofstream(dir / "nicerd.conf") << c.content;
     const auto r = test::runCommand(std::string(NICERD) + " --config " + (dir / "nicerd.conf").string());
