@@ -274,15 +274,15 @@ class Nicer(Policy):
 class NicerThesis(Nicer):
     key = "nicer-thesis"
     label = "nicer, thesis mode (quota only)"
-    options = ["--no-idle-weight", "--multiplier-decay", "1"]
+    options = ["--no-idle-weight", "--multiplier-decay", "1", "--quota-period", "0.1"]
 
 
 class NicerBefore(Nicer):
-    """nicer's defaults before bench/cpu: the idle weight and the thesis's decay."""
+    """nicer's defaults before bench/cpu: the idle weight, the thesis's decay and systemd's 100 ms window."""
 
     key = "nicer-before"
     label = "nicer, earlier defaults"
-    options = ["--multiplier-decay", "1"]
+    options = ["--multiplier-decay", "1", "--quota-period", "0.1"]
 
 
 class NicerWideBand(Nicer):
@@ -303,30 +303,25 @@ class NicerCpuIdleByHand(Nicer):
         (cpu_cgroup_dir("nicer.slice") / "cpu.idle").write_text("1\n")
 
 
-class NicerPeriod(Nicer):
-    """An experiment, run only when named (--only): nicer's defaults with another CPU bandwidth period."""
+class NicerWindow100ms(Nicer):
+    """nicer's defaults with systemd's 100 ms bandwidth window instead of one as long as the period: the
+    shipped default until nicerd learnt to change the quota where the kernel's windows start."""
 
-    period = "1"
-
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.options = ["--quota-period", self.period]
-
-
-class NicerPeriod10ms(NicerPeriod):
-    key = "nicer-period-10ms"
-    label = "nicer defaults, bandwidth period 10 ms"
-    period = "0.01"
+    key = "nicer-window-100ms"
+    label = "nicer defaults, 100 ms window"
+    options = ["--quota-period", "0.1"]
 
 
-class NicerPeriod1s(NicerPeriod):
-    key = "nicer-period-1s"
-    label = "nicer defaults, bandwidth period 1 s"
-    period = "1"
+class NicerWindow10ms(Nicer):
+    """An experiment, run only when named (--only): nicer's defaults with a 10 ms bandwidth window."""
+
+    key = "nicer-window-10ms"
+    label = "nicer defaults, 10 ms window"
+    options = ["--quota-period", "0.01"]
 
 
 def extra_policies():
-    return [NicerPeriod10ms, NicerPeriod1s]
+    return [NicerWindow10ms]
 
 
 def all_policies():
@@ -334,5 +329,5 @@ def all_policies():
     nicer's share."""
     by_hand = CpuIdleByHand.possible()
     return ([SameWeight, Nice19, IdleWeight] + ([CpuIdleByHand] if by_hand else [])
-            + [StaticCap, BoincRule, Sideloader, NicerThesis, NicerBefore, Nicer]
+            + [StaticCap, BoincRule, Sideloader, NicerThesis, NicerBefore, NicerWindow100ms, Nicer]
             + ([NicerCpuIdleByHand] if by_hand else []) + [NicerWideBand, Concurrency])

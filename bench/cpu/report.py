@@ -205,7 +205,8 @@ def plot(data, out):
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(12, 5))
-    for p in ["idle-weight", "boinc", "sideloader", "nicer-thesis", "nicer-before", "nicer", "nicer-band8"]:
+    for p in ["idle-weight", "boinc", "sideloader", "nicer-thesis", "nicer-before", "nicer-window-100ms", "nicer",
+              "nicer-band8"]:
         runs = res.by[(p, "bursty")]
         if not runs or "timeline" not in runs[0]:
             continue
