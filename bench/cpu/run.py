@@ -91,12 +91,13 @@ def trial(ctx, policy, cls, seconds, rep):
     return record
 
 
-def idle_machine(policy, seconds, rep):
-    """The work alone on the machine, after it had @p seconds to settle: its share."""
-    time.sleep(seconds / 2)
+def idle_machine(policy, settle, seconds, rep):
+    """The work alone on the machine, after it had @p settle seconds (and nicerd a few periods) to settle: its
+    share over @p seconds, as long as a foreground's trial."""
+    time.sleep(max(settle, 3))
     sampler = Sampler(policy.work)
     sampler.start()
-    time.sleep(seconds / 2)
+    time.sleep(seconds)
     return {"rep": rep, "policy": policy.key, "class": "idle", "metrics": {}, "window": window(sampler.stop())}
 
 
@@ -159,7 +160,7 @@ def main():
                         # nicerd's own cost, at its defaults.
                         since = (pid_cpu_seconds(policy.pid), time.monotonic()) if policy.key == "nicer" else None
                         if kind == "cpu" and policy.key != "alone":
-                            records.append(idle_machine(policy, 2 * args.settle, rep))
+                            records.append(idle_machine(policy, args.settle, seconds, rep))
                         for cls in classes:
                             policy.before_class(cls.key)
                             time.sleep(args.settle)
