@@ -416,21 +416,29 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
     if (auto valid = control::validate(params); !valid) {
         return valid;
     }
-    // Saved first, so that a parameter the daemon runs with is never lost at the next start.
+    const bool periodChanged = params.period != m_loop->params().period;
+    // Unless --quota-period set it, the bandwidth window follows the period: changed first, so that a window
+    // systemd refuses changes nothing, and put back if the parameters cannot be saved.
+    const auto oldWindow = m_actuator ? m_actuator->bandwidthWindow() : std::nullopt;
+    const bool windowFollows = periodChanged && oldWindow && !m_config.sliceOptions.quotaPeriod;
+    if (windowFollows) {
+        if (auto set = m_actuator->setBandwidthWindow(actuator::windowForPeriod(params.period)); !set) {
+            return Error{"the parameters were not changed: " + set.error().message};
+        }
+    }
+    // Saved before they apply, so that a parameter the daemon runs with is never lost at the next start.
     if (auto saved = writeFileAtomically(m_config.parameterFile, control::writeParameterFile(params));
         !saved) {
+        if (windowFollows) {
+            (void)m_actuator->setBandwidthWindow(*oldWindow);
+        }
         return Error{"the parameters were not changed: " + saved.error().message};
     }
-    const bool periodChanged = params.period != m_loop->params().period;
     m_loop->setParams(params);
     if (periodChanged && m_timer) {
-        // The next tick was armed with the old period: re-arm it, or a shorter period would wait for it.
+        // The next tick was armed with the old period: re-arm it, or a shorter period would wait for it. The
+        // ticks are off the kernel's window starts then, until they are found again.
         m_timer.armIn(params.period);
-        if (!m_config.sliceOptions.quotaPeriod && m_actuator->bandwidthWindow()) {
-            if (auto set = m_actuator->setBandwidthWindow(actuator::windowForPeriod(params.period)); !set) {
-                return Error{"the period was changed, but " + set.error().message};
-            }
-        }
         m_alignment->reset();
     }
     return {};
