@@ -150,6 +150,26 @@ TEST_CASE("the duty cycle is not held by a CPU quota an earlier systemd-slice ru
     CHECK(daemon.stop() == 0);
 }
 
+namespace {
+
+/// The kernel's CPU bandwidth window of @p cgroup in µs: cpu.max's second field (cgroup v2), or
+/// cpu.cfs_period_us beside the v1 quota file (hybrid, as on these machines).
+std::uint64_t kernelWindowUSec(const systemd::CgroupLayout& layout, const std::string& cgroup) {
+    const auto quotaFile = layout.cpuQuotaFile(cgroup);
+    REQUIRE(quotaFile);
+    const bool v2 = quotaFile->filename() == "cpu.max";
+    std::ifstream in(v2 ? *quotaFile : quotaFile->parent_path() / "cpu.cfs_period_us");
+    std::string quota;
+    std::uint64_t window = 0;
+    if (v2) {
+        in >> quota;
+    }
+    in >> window;
+    return window;
+}
+
+} // namespace
+
 TEST_CASE("the quota reaches the kernel and pause freezes the work until resume", "[nicerd]") {
     NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, freshStateDir("pause"));
     REQUIRE(daemon.waitReady());
@@ -158,11 +178,14 @@ TEST_CASE("the quota reaches the kernel and pause freezes the work until resume"
 
     // A long period holds the quota still, so the property and the kernel's file can be compared: polled
     // until the first 10 s period has applied its quota (the old period's last one may still be in flight).
-    REQUIRE(test::runCommand(nicerCli("set period=10")).exitCode == 0);
     const auto layout = systemd::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(kSlice);
     REQUIRE(cgroup.ok());
+    // The bandwidth window follows the period, up to the kernel's 1 s (a 10 s period is ten 1 s windows).
+    CHECK(kernelWindowUSec(*layout, *cgroup) == 250'000);
+    REQUIRE(test::runCommand(nicerCli("set period=10")).exitCode == 0);
+    CHECK(test::pollUntil([&] { return kernelWindowUSec(*layout, *cgroup) == 1'000'000; }, 10s));
     dbus::DaemonStatus s;
     std::uint64_t kernel = 0;
     const auto expected = [&] { return std::max(10000.0, std::round(s.quota * s.cpuCount * 1e6)); };
@@ -178,6 +201,7 @@ TEST_CASE("the quota reaches the kernel and pause freezes the work until resume"
     CHECK(s.quota > 0.0);
     CHECK(static_cast<double>(kernel) == Approx(expected()).margin(s.cpuCount * 1000.0));
     REQUIRE(test::runCommand(nicerCli("set period=0.25")).exitCode == 0);
+    CHECK(test::pollUntil([&] { return kernelWindowUSec(*layout, *cgroup) == 250'000; }, 10s));
 
     REQUIRE(test::runCommand(nicerCli("pause")).exitCode == 0);
     CHECK(status().paused);
