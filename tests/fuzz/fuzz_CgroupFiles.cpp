@@ -1,4 +1,4 @@
-// The cgroup files CgroupLayout reads: cpu.max, cpu.cfs_quota_us and cpu.cfs_period_us, cpu.stat,
+// The cgroup files CgroupLayout reads: cpu.max, cpu.cfs_quota_us and cpu.cfs_period_us, cpu.stat (v2 and v1),
 // cpuacct.usage and cgroup.procs, with contents from the input, in a scratch tree mounted as pure v2, pure
 // v1 or hybrid. A value read is the one the file states (the quota per second exactly, or "none"), and the
 // PIDs are positive, sorted, without repeats, and each listed in one of the files.
@@ -127,6 +127,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::string procs = input.ConsumeRandomLengthString(128);
     const std::string childProcs = input.ConsumeRandomLengthString(128);
     const bool childPresent = input.ConsumeBool();
+    const std::string v1CpuStat = input.ConsumeRandomLengthString(128); // the v1 cpu hierarchy's cpu.stat
 
     std::string mountinfo;
     if (hasV2) {
@@ -145,6 +146,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     put(v2 / "cpu.stat", hasV2, cpuStat);
     put(root / "cpu" / "cpu.cfs_quota_us", hasV1, quotaUs);
     put(root / "cpu" / "cpu.cfs_period_us", hasV1, periodUs);
+    put(root / "cpu" / "cpu.stat", hasV1, v1CpuStat);
     put(root / "cpuacct" / "cpuacct.usage", hasV1, usage);
     put(pidsDir / "cgroup.procs", true, procs);
     put(pidsDir / "child" / "cgroup.procs", childPresent, childProcs);
@@ -168,6 +170,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::uint64_t expected = 0;
             FUZZ_CHECK(text::parseNumber(text::trim(usage), expected) && *nsec == expected);
         }
+    }
+
+    if (const auto windows = layout->readBandwidthWindows("/")) {
+        // The first nr_periods line of the cpu controller's cpu.stat: v2's where the controller is there,
+        // else v1's.
+        std::optional<std::uint64_t> expected;
+        for (const auto line : text::split(layout->cpuOnUnified() ? cpuStat : v1CpuStat, '\n')) {
+            const auto fields = words(line);
+            if (!expected && fields.size() == 2 && fields[0] == "nr_periods") {
+                expected.emplace();
+                FUZZ_CHECK(text::parseNumber(fields[1], *expected));
+            }
+        }
+        FUZZ_CHECK(expected.has_value() && *windows == *expected);
     }
 
     if (const auto pids = layout->readPids("/")) {

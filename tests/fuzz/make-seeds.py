@@ -55,19 +55,21 @@ copy("CgroupLayout", (tests / "data" / "mountinfo").glob("*.txt"))
 copy("Metalink", (tests / "data" / "metalink").iterdir())
 copy("GuiRpcReplies", (tests / "boinc" / "replies").iterdir())
 
-# The cgroup files: cpu.max, cpu.stat, cpu.cfs_quota_us, cpu.cfs_period_us, cpuacct.usage, cgroup.procs and a
-# child's cgroup.procs; then (from the back) the layout (0 v2, 1 v1, 2 hybrid) and whether the child has one.
+# The cgroup files: cpu.max, cpu.stat, cpu.cfs_quota_us, cpu.cfs_period_us, cpuacct.usage, cgroup.procs, a
+# child's cgroup.procs and the v1 cpu hierarchy's cpu.stat; then (from the back) the layout (0 v2, 1 v1,
+# 2 hybrid) and whether the child has one.
 cpu_stat = "usage_usec 183412\nuser_usec 120000\nsystem_usec 63412\nnr_periods 10\nnr_throttled 2\n"
+v1_cpu_stat = "nr_periods 7341\nnr_throttled 212\nthrottled_time 4123456789\n"
 for name, kind, files in [
-        ("v2-quota", 0, ["50000 100000\n", cpu_stat, "", "", "", "1234\n5678\n", "91011\n"]),
-        ("v2-max", 0, ["max 100000\n", cpu_stat, "", "", "", "", ""]),
-        ("v1-quota", 1, ["", "", "25000\n", "100000\n", "98765432100\n", "42\n42\n7\n", "8\n"]),
-        ("v1-none", 1, ["", "", "-1\n", "100000\n", "0\n", "", ""]),
-        ("hybrid", 2, ["", cpu_stat, "150000\n", "100000\n", "5\n", "300\n", "301\n302\n"])]:
+        ("v2-quota", 0, ["50000 100000\n", cpu_stat, "", "", "", "1234\n5678\n", "91011\n", ""]),
+        ("v2-max", 0, ["max 100000\n", cpu_stat, "", "", "", "", "", ""]),
+        ("v1-quota", 1, ["", "", "25000\n", "100000\n", "98765432100\n", "42\n42\n7\n", "8\n", v1_cpu_stat]),
+        ("v1-none", 1, ["", "", "-1\n", "100000\n", "0\n", "", "", ""]),
+        ("hybrid", 2, ["", cpu_stat, "150000\n", "100000\n", "5\n", "300\n", "301\n302\n", v1_cpu_stat])]:
     seed("CgroupFiles", name, b"".join(fdp_string(f) for f in files) + tail(kind, 1))
 # Found with the target's invariant: a usage_usec whose ns wrapped around.
 seed("CgroupFiles", "crash-usage-overflow",
-     b"".join(fdp_string(f) for f in ["", "usage_usec 18446744073709552\n", "", "", "", "1\n", ""])
+     b"".join(fdp_string(f) for f in ["", "usage_usec 18446744073709552\n", "", "", "", "1\n", "", ""])
      + tail(0, 0))
 
 # The parameters: byte 0 picks the file (0), one "key=value" (1) or a ControllerParams' bytes (2).
