@@ -33,7 +33,6 @@ void WindowAlignment::onTick(std::chrono::microseconds period) {
 void WindowAlignment::reset() {
     m_timer.disarm();
     m_probe.reset();
-    m_aligned = false;
     m_nextLook = {};
 }
 
@@ -47,7 +46,6 @@ void WindowAlignment::onReading() {
     if (windows && m_probe->observe(now, *windows)) {
         const Time start = *m_probe->windowStart();
         m_probe.reset();
-        m_aligned = true;
         m_nextLook = now + kLookAgainAfter;
         m_found(start);
         return;

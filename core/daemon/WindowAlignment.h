@@ -40,8 +40,6 @@ public:
     void onTick(std::chrono::microseconds period);
     /// Forgets where the windows start: the window or the period changed.
     void reset();
-    /// Whether the ticks are known to start windows.
-    bool aligned() const { return m_aligned; }
 
     static constexpr std::chrono::milliseconds kReadingInterval{4};
     static constexpr std::chrono::minutes kLookAgainAfter{10};
@@ -59,7 +57,6 @@ private:
     std::optional<actuator::WindowStartProbe> m_probe;
     Time m_lookUntil{};
     Time m_nextLook{};
-    bool m_aligned = false;
 };
 
 } // namespace nicer::daemon
