@@ -215,22 +215,28 @@ std::optional<fs::path> existing(fs::path path) {
 
 } // namespace
 
-std::optional<std::filesystem::path> CgroupLayout::cpuQuotaFile(std::string_view cgroup) const {
+std::optional<std::filesystem::path> CgroupLayout::cpuControllerFile(std::string_view cgroup,
+                                                                     std::string_view v2Name,
+                                                                     std::string_view v1Name) const {
     if (m_cpuOnUnified && m_unified) {
-        return existing(under(*m_unified, cgroup) / "cpu.max");
+        return under(*m_unified, cgroup) / v2Name;
     }
     if (m_cpu) {
-        return existing(under(*m_cpu, cgroup) / "cpu.cfs_quota_us");
+        return under(*m_cpu, cgroup) / v1Name;
     }
     return std::nullopt;
+}
+
+std::optional<std::filesystem::path> CgroupLayout::cpuQuotaFile(std::string_view cgroup) const {
+    const auto file = cpuControllerFile(cgroup, "cpu.max", "cpu.cfs_quota_us");
+    return file ? existing(*file) : std::nullopt;
 }
 
 Result<std::uint64_t> CgroupLayout::readCpuQuotaPerSecUSec(std::string_view cgroup) const {
     const auto file = cpuQuotaFile(cgroup);
     if (!file) {
-        std::string where = m_cpuOnUnified && m_unified ? (under(*m_unified, cgroup) / "cpu.max").string()
-                            : m_cpu ? (under(*m_cpu, cgroup) / "cpu.cfs_quota_us").string()
-                                    : std::string("a cpu controller hierarchy");
+        const auto wanted = cpuControllerFile(cgroup, "cpu.max", "cpu.cfs_quota_us");
+        const std::string where = wanted ? wanted->string() : "a cpu controller hierarchy";
         return Error{"no CPU limit for cgroup " + std::string(cgroup) + ": " + where +
                      " does not exist (is the cgroup gone, or the cpu controller not enabled for it?)"};
     }
@@ -316,9 +322,8 @@ Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) co
 
 Result<std::uint64_t> CgroupLayout::readBandwidthWindows(std::string_view cgroup) const {
     // cpu.stat of the cpu controller's hierarchy: nr_periods is there on v2 and on v1 alike.
-    const auto file = m_cpuOnUnified && m_unified ? existing(under(*m_unified, cgroup) / "cpu.stat")
-                      : m_cpu                     ? existing(under(*m_cpu, cgroup) / "cpu.stat")
-                                                  : std::nullopt;
+    const auto stat = cpuControllerFile(cgroup, "cpu.stat", "cpu.stat");
+    const auto file = stat ? existing(*stat) : std::nullopt;
     if (!file) {
         return Error{"no CPU bandwidth statistics for cgroup " + std::string(cgroup) +
                      ": its cpu.stat does not exist in the cpu controller's hierarchy (is the cgroup gone?)"};

@@ -57,6 +57,11 @@ public:
     Result<int> signalAll(std::string_view cgroup, int signal) const;
 
 private:
+    /// @p cgroup's file in the hierarchy of the cpu controller (the v2 tree's @p v2Name where the controller
+    /// is there, else the v1 cpu hierarchy's @p v1Name), whether or not it exists; nullopt without one.
+    std::optional<std::filesystem::path> cpuControllerFile(std::string_view cgroup, std::string_view v2Name,
+                                                           std::string_view v1Name) const;
+
     std::optional<std::filesystem::path> m_unified;
     std::optional<std::filesystem::path> m_cpu;
     std::optional<std::filesystem::path> m_cpuacct;
