@@ -89,6 +89,12 @@ bool cpuWeightIs(const UnitCall& call, std::uint64_t weight) {
     return propertyValue<std::uint64_t>(call.props, "CPUWeight") == weight;
 }
 
+/// nicer.slice already active, as an earlier run left it: create() takes it over.
+void activeSlice(FakeUnitManager& units) {
+    units.unit(kSlice).activeState = "active";
+    units.unit(kSlice).controlGroup = "/nicer.slice";
+}
+
 } // namespace
 
 TEST_CASE("create() starts the slice with CPU accounting and the idle weight", "[SystemdSliceActuator]") {
@@ -143,8 +149,7 @@ TEST_CASE("create() without the idle weight keeps systemd's default weight (the 
 
     // A slice an earlier run left with the idle weight gets the default one back.
     FakeUnitManager again;
-    again.unit(kSlice).activeState = "active";
-    again.unit(kSlice).controlGroup = "/nicer.slice";
+    activeSlice(again);
     REQUIRE(SystemdSliceActuator::create(again, hybridLayout(tree), kSlice,
                                          {.idleWeight = false, .quotaPeriod = std::nullopt})
                 .ok());
@@ -171,8 +176,7 @@ TEST_CASE("the bandwidth window: set at creation, changed later, systemd's own w
 
     // systemd's own 100 ms, when asked for, is said too: a slice taken over may have been left with another.
     FakeUnitManager taken;
-    taken.unit(kSlice).activeState = "active";
-    taken.unit(kSlice).controlGroup = "/nicer.slice";
+    activeSlice(taken);
     REQUIRE(SystemdSliceActuator::create(
                 taken, hybridLayout(tree), kSlice,
                 {.idleWeight = true, .quotaPeriod = nicer::actuator::kSystemdQuotaPeriod})
@@ -268,8 +272,7 @@ TEST_CASE("create() thaws a slice that a daemon which died while frozen left beh
           "[SystemdSliceActuator]") {
     const TempTree tree;
     FakeUnitManager units;
-    units.unit(kSlice).activeState = "active";
-    units.unit(kSlice).controlGroup = "/nicer.slice";
+    activeSlice(units);
     const auto layout = hybridLayout(tree);
     tree.write("unified/nicer.slice/cgroup.freeze", "1\n");
     const auto actuator = createActuator(units, layout);
