@@ -76,8 +76,12 @@ int run(int argc, char** argv) {
         ->check(CLI::Range(1, 1024));
     app.add_option("--workload-preset", config.workloadPreset,
                    "Run a preset: demo, boinc, folding, or custom (the command after --)");
-    app.add_option("--actuator", config.actuator, "How the work is capped")
-        ->check(CLI::IsMember({"auto", "systemd-slice", "signal-duty-cycle"}))
+    app.add_option(
+           "--actuator", config.actuator,
+           "How the work is capped: auto (the slice's CPU quota where the cpu controller is "
+           "delegated, else a duty cycle), systemd-slice, freezer-duty-cycle (cgroup.freeze, cgroup v2) "
+           "or signal-duty-cycle (SIGSTOP/SIGCONT)")
+        ->check(CLI::IsMember({"auto", "systemd-slice", "freezer-duty-cycle", "signal-duty-cycle"}))
         ->capture_default_str();
     app.add_option("--slice", config.slice, "The systemd user slice of the work")->capture_default_str();
     app.add_flag(

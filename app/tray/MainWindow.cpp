@@ -251,15 +251,17 @@ void MainWindow::onProperties() {
         m_actuator->setText(tr("CPU quota of a systemd slice"));
     } else if (p.actuator == QLatin1String("signal-duty-cycle")) {
         m_actuator->setText(tr("stop/continue in short bursts"));
+    } else if (p.actuator == QLatin1String("freezer-duty-cycle")) {
+        m_actuator->setText(tr("freeze/thaw in short bursts"));
     } else {
         m_actuator->setText(p.actuator);
     }
-    const bool dutyCycle = p.actuator == QLatin1String("signal-duty-cycle");
+    const bool dutyCycle = p.actuator.endsWith(QLatin1String("-duty-cycle"));
     m_notice->setVisible(dutyCycle);
     if (dutyCycle) {
         m_notice->setText(
             tr("No cpu controller is available to your user services, so nicerd holds the work "
-               "back by stopping and continuing it many times a second. It works, less smoothly. "
+               "back by holding it for part of every tenth of a second. It works, less smoothly. "
                "To fix it, an administrator can delegate the cpu controller to user managers "
                "(Delegate=cpu in user@.service)."));
     }

@@ -1,7 +1,7 @@
 #include "daemon/Daemon.h"
 
 #include "actuator/BandwidthWindows.h"
-#include "actuator/SignalDutyCycleActuator.h"
+#include "actuator/DutyCycleActuator.h"
 #include "actuator/SystemdSliceActuator.h"
 #include "boinc/ClientDirectory.h"
 #include "boinc/SystemService.h"
@@ -279,8 +279,9 @@ Result<void> Daemon::selectActuator() {
         }
         whySliceFailed = slice.error().message;
     }
-    if (choice != "auto" && choice != "signal-duty-cycle") {
-        return Error{"actuator = '" + choice + "' is unknown: use auto, systemd-slice or signal-duty-cycle"};
+    if (choice != "auto" && choice != "freezer-duty-cycle" && choice != "signal-duty-cycle") {
+        return Error{"actuator = '" + choice +
+                     "' is unknown: use auto, systemd-slice, freezer-duty-cycle or signal-duty-cycle"};
     }
     // The duty cycle still groups the work in the slice, for its process list and CPU time.
     if (auto state = m_units->activeState(m_config.slice); !state || *state != "active") {
@@ -292,6 +293,26 @@ Result<void> Daemon::selectActuator() {
         }
     }
     m_sliceStarted = true;
+    auto cgroup = m_units->controlGroup(m_config.slice);
+    if (!cgroup) {
+        return cgroup.error();
+    }
+    std::optional<actuator::DutyCycleMethod> method;
+    if (choice == "freezer-duty-cycle") {
+        method = actuator::DutyCycleMethod::Freezer;
+    } else if (choice == "signal-duty-cycle") {
+        method = actuator::DutyCycleMethod::Signal;
+    }
+    auto duty = createDutyCycle(*cgroup, method);
+    if (!duty) {
+        return Error{duty.error().message + (whySliceFailed.empty() ? "" : " (and " + whySliceFailed + ")")};
+    }
+    m_actuator = std::move(*duty);
+    return {};
+}
+
+Result<std::unique_ptr<actuator::QuotaActuator>>
+Daemon::createDutyCycle(const std::string& cgroup, std::optional<actuator::DutyCycleMethod> method) {
     // systemd keeps the quota a systemd-slice run set (a runtime drop-in that outlives the slice) and applies
     // it to this slice too: lifted here, or the duty cycle would run under an old, possibly tiny, cap.
     if (auto lifted =
@@ -300,17 +321,13 @@ Result<void> Daemon::selectActuator() {
         return Error{"cannot lift the CPU quota an earlier run left on " + m_config.slice + ": " +
                      lifted.error().message};
     }
-    auto cgroup = m_units->controlGroup(m_config.slice);
-    if (!cgroup) {
-        return cgroup.error();
-    }
-    auto duty = actuator::SignalDutyCycleActuator::create(m_event.get(), *m_layout, *cgroup,
-                                                          std::chrono::milliseconds(100));
+    auto duty = actuator::DutyCycleActuator::create(
+        m_event.get(), *m_layout, cgroup, method.value_or(actuator::dutyCycleMethodFor(*m_layout, cgroup)),
+        std::chrono::milliseconds(100));
     if (!duty) {
-        return Error{duty.error().message + (whySliceFailed.empty() ? "" : " (and " + whySliceFailed + ")")};
+        return duty.error();
     }
-    m_actuator = std::move(*duty);
-    return {};
+    return std::unique_ptr<actuator::QuotaActuator>(std::move(*duty));
 }
 
 int Daemon::run() {

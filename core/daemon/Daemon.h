@@ -1,5 +1,6 @@
 #pragma once
 
+#include "actuator/DutyCycleActuator.h"
 #include "actuator/QuotaActuator.h"
 #include "daemon/BoincSession.h"
 #include "daemon/ControlLoop.h"
@@ -82,6 +83,9 @@ private:
     void checkBus();
     Result<std::string> ownUnit();
     Result<void> selectActuator();
+    /// A duty cycle on the slice's @p cgroup, by @p method or else the freezer where the cgroup has one.
+    Result<std::unique_ptr<actuator::QuotaActuator>>
+    createDutyCycle(const std::string& cgroup, std::optional<actuator::DutyCycleMethod> method);
     /// Before @p spec starts: when it runs the BOINC client, nicer's override goes into its directory.
     Result<void> prepareBoinc(const workload::WorkloadSpec& spec);
     /// After the work started: watches its BOINC client, if it runs one.

@@ -28,7 +28,7 @@ struct DaemonConfig {
     std::filesystem::path dataDir;
     /// The PATH in which the workload's programs are found.
     std::string pathVariable = "/usr/bin:/bin";
-    /// "auto" (the first supported), "systemd-slice" or "signal-duty-cycle".
+    /// "auto" (the first supported), "systemd-slice", "freezer-duty-cycle" or "signal-duty-cycle".
     std::string actuator = "auto";
     std::string slice = "nicer.slice";
     /// The idle weight and the CPU bandwidth period of the slice (the systemd-slice actuator).
