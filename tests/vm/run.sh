@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# nicer where volunteers run it: a Debian guest (tests/vm/image.sh) booted with qemu, systemd as PID 1, pure
+# cgroup v2, a user manager that logind starts for the lingering user "volunteer", with a real session bus and
+# a real system bus. The release .deb is installed with apt as a volunteer installs it, and every check runs
+# over ssh as that unprivileged user (root only plays the administrator: installing, system services,
+# drop-ins). Each check's name says what it shows; the last line is "vm: N passed, N failed".
+#
+# Usage:  tests/vm/run.sh [--suite bookworm|trixie] [--deb FILE] [--tests BUILD_DIR] [--out DIR]
+#
+#   --suite  Debian 12 (bookworm, the default; what CI runs) or Debian 13 (trixie, by hand)
+#   --deb    the package to install (default: the newest build-deb/nicer_*.deb, built by dev.sh package)
+#   --tests  a build with tests (default: build/): its systemd integration tests run in the guest too,
+#            where FreezeUnit and CPUUsageNSec exist, and no skip is accepted
+#   --out    logs, the guest's console and the tray's screenshot (default: build-vm/)
+#
+# The guest runs under TCG (software emulation, -cpu max, 2 CPUs, 4 GiB): nested KVM hangs in early boot on
+# these machines. NICER_VM_ACCEL=kvm uses KVM where it works. Timing inside TCG is not a benchmark; shares of
+# CPU time and functional checks are. The disk is a snapshot: the cached image never changes.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+suite=bookworm
+deb=
+tests_build=$root/build
+out=$root/build-vm
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --suite) suite=$2; shift 2 ;;
+    --deb) deb=$2; shift 2 ;;
+    --tests) tests_build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    esac
+done
+[ "$(id -u)" -eq 0 ] || { echo "vm: needs root (the image is built with debootstrap and chroot)" >&2; exit 2; }
+command -v qemu-system-x86_64 >/dev/null || { echo "vm: qemu-system-x86_64 is missing: run packaging/dev.sh vm" >&2; exit 2; }
+if [ -z "$deb" ]; then
+    deb=$(ls -t "$root"/build-deb/nicer_*.deb 2>/dev/null | head -n1 || true)
+    [ -n "$deb" ] || { echo "vm: no build-deb/nicer_*.deb: run packaging/dev.sh package first, or pass --deb" >&2; exit 2; }
+fi
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+log=$out/checks.log
+: >"$log"
+
+image=$("$here/image.sh" "$suite")
+run=$(mktemp -d)
+qemu_pid=
+stop_guest() {
+    trap - EXIT INT TERM
+    if [ -n "$qemu_pid" ] && kill -0 "$qemu_pid" 2>/dev/null; then
+        ssh "${ssh_opts[@]}" -O exit root@127.0.0.1 >/dev/null 2>&1 || true
+        kill "$qemu_pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$qemu_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$qemu_pid" 2>/dev/null || true
+    fi
+    rm -rf "$run"
+}
+trap stop_guest EXIT
+trap 'exit 130' INT TERM
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# One ssh connection, shared by every command (ControlMaster): a new handshake costs seconds under TCG.
+ssh_opts=(-i "$image/id_ed25519" -p "$port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+    -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=10
+    -o ControlMaster=auto -o "ControlPath=$run/ssh-%r" -o ControlPersist=3600)
+as_root() { ssh "${ssh_opts[@]}" root@127.0.0.1 "$@"; }
+as_user() { ssh "${ssh_opts[@]}" volunteer@127.0.0.1 "$@"; }
+to_guest() { scp -q "${ssh_opts[@]/-p/-P}" "$@"; }
+
+accel=${NICER_VM_ACCEL:-tcg}
+echo "vm: booting $suite ($image) with $accel; console: $out/console.log" >&2
+booted=$(date +%s)
+qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 4G -display none -no-reboot \
+    -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
+    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.show_status=0" \
+    -drive "file=$image/disk.img,if=virtio,format=raw,snapshot=on" \
+    -nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$port-:22" \
+    -serial "file:$out/console.log" -pidfile "$run/qemu.pid" -daemonize
+qemu_pid=$(cat "$run/qemu.pid")
+up=
+for _ in $(seq 120); do
+    if as_root true 2>/dev/null; then up=1; break; fi
+    kill -0 "$qemu_pid" 2>/dev/null || break
+    sleep 5
+done
+[ -n "$up" ] || { tail -30 "$out/console.log" >&2; echo "vm: the guest did not answer on ssh within 10 minutes" >&2; exit 1; }
+as_root 'systemctl is-system-running --wait >/dev/null 2>&1; systemctl is-active user@1000.service' >/dev/null ||
+    { as_root 'systemctl --failed; systemctl status user@1000.service' >&2 || true; echo "vm: the volunteer's user manager did not start" >&2; exit 1; }
+echo "vm: guest up in $(($(date +%s) - booted)) s: $(as_root 'echo "$(uname -r), systemd $(systemctl --version | head -n1 | cut -d" " -f2), $(stat -fc %T /sys/fs/cgroup)"')" >&2
+
+passed=0
+failed=0
+failures=()
+# check NAME FUNCTION: runs FUNCTION in a subshell; its output goes to the log, and "ok"/"FAILED" to stderr.
+check() {
+    local name=$1 fn=$2 started status=0
+    started=$(date +%s)
+    echo "=== $name" >>"$log"
+    ("$fn") >>"$log" 2>&1 || status=$?
+    if [ "$status" -eq 0 ]; then
+        passed=$((passed + 1))
+        echo "vm: ok      $name ($(($(date +%s) - started)) s)" >&2
+    else
+        failed=$((failed + 1))
+        failures+=("$name")
+        echo "vm: FAILED  $name ($(($(date +%s) - started)) s):" >&2
+        sed -n "/^=== $(printf '%s' "$name" | sed 's/[][\/.*^$]/\\&/g')\$/,\$p" "$log" | tail -n 15 | sed 's/^/    /' >&2
+    fi
+}
+die() { echo "FAIL: $*"; exit 1; }
+# poll TENTHS COMMAND...: runs COMMAND in the guest as the volunteer until it succeeds.
+poll_user() {
+    local tries=$1
+    shift
+    as_user "for i in \$(seq $tries); do ( $* ) >/dev/null 2>&1 && exit 0; sleep 0.1; done; exit 1"
+}
+status_field() { as_user "nicer status --json" | python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
+slice_cgroup() { as_user 'echo /sys/fs/cgroup$(systemctl --user show -P ControlGroup nicer.slice)'; }
+
+to_guest "$deb" "$here/guest/cpu-share.py" root@127.0.0.1:/tmp/
+as_root 'install -m 0755 /tmp/cpu-share.py /usr/local/bin/cpu-share'
+
+check_deb_installs() {
+    as_root "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/$(basename "$deb")" ||
+        die "apt-get install of the .deb"
+    as_root 'dpkg-query -W nicer && test -x /usr/bin/nicerd'
+}
+check_deb_installs_lintian_free() { :; }
+
+check_dbus_activation() {
+    as_user 'systemctl --user is-active nicerd.service' && die "nicerd runs before anything asked for it"
+    as_user 'nicer status' || die "nicer status did not reach nicerd (D-Bus activation on the session bus)"
+    as_user 'systemctl --user is-active nicerd.service' || die "nicerd.service is not active after activation"
+    as_user 'test "$(readlink /proc/$(systemctl --user show -P MainPID nicerd.service)/exe)" = /usr/bin/nicerd' ||
+        die "the activated nicerd is not /usr/bin/nicerd"
+    local actuator
+    actuator=$(status_field "['actuator']")
+    echo "actuator: $actuator"
+    [ "$actuator" = systemd-slice ] || die "nicer status names the actuator '$actuator', not systemd-slice"
+}
+
+check_cpu_idle() {
+    local cg
+    cg=$(slice_cgroup)
+    as_user "cat $cg/cpu.idle $cg/cpu.weight"
+    [ "$(as_user "cat $cg/cpu.idle")" = 1 ] || die "cpu.idle of nicer.slice is not 1 (CPUWeight=idle)"
+}
+
+# cpu.max holds the quota nicerd applied, in windows as long as the period (1 s by default): sampled beside
+# `nicer status` while the work runs, the two agree (the quota moves every period, so most samples, not all).
+check_cpu_max_follows_quota() {
+    local cg agree=0 i line
+    cg=$(slice_cgroup)
+    for i in $(seq 8); do
+        line=$(as_user "nicer status --json | python3 -c 'import json, sys; s = json.load(sys.stdin); print(s[\"quota\"], s[\"cpus\"], s[\"parameters\"][\"period\"])'; cat $cg/cpu.max")
+        echo "$line" | tr '\n' ' '
+        echo
+        # shellcheck disable=SC2086
+        set -- $line
+        local quota=$1 cpus=$2 period=$3 max=$4 window=$5
+        [ "$window" = 1000000 ] || die "cpu.max's window is $window us, not the 1 s that a period of $period s asks for"
+        [ "$max" != max ] || die "cpu.max has no quota"
+        if python3 -c "import sys; sys.exit(0 if abs($max / $window - $quota * $cpus) <= 0.1 * $cpus else 1)"; then
+            agree=$((agree + 1))
+        fi
+        sleep 1
+    done
+    echo "$agree of 8 samples agree"
+    [ "$agree" -ge 5 ] || die "cpu.max agreed with nicer status in $agree of 8 samples"
+}
+
+# On v2 the window count is cpu.stat's nr_periods, the file nicerd aligns its ticks to: it counts one
+# window a second while the work runs under its quota.
+check_bandwidth_windows_counted() {
+    local cg
+    cg=$(slice_cgroup)
+    as_user "grep -E 'nr_periods|nr_throttled' $cg/cpu.stat; sleep 5; grep -E 'nr_periods|nr_throttled' $cg/cpu.stat" |
+        tee /dev/stderr | awk '$1 == "nr_periods" { n[++i] = $2 } END { d = n[2] - n[1]; print "windows in 5 s:", d; exit !(d >= 3 && d <= 7) }' ||
+        die "cpu.stat's nr_periods did not count about one window a second"
+}
+
+check_pause_freezes() {
+    local cg
+    cg=$(slice_cgroup)
+    as_user 'nicer pause' || die "nicer pause"
+    poll_user 100 "grep -qx 'frozen 1' $cg/cgroup.events" || die "cgroup.events does not say frozen 1 after nicer pause"
+    local share
+    share=$(as_user "cpu-share 3 ${cg#/sys/fs/cgroup}")
+    echo "work's share while paused: $share"
+    python3 -c "import sys; sys.exit(0 if $share < 0.01 else 1)" || die "the paused work used $share of the machine"
+    as_user 'nicer resume' || die "nicer resume"
+    poll_user 100 "grep -qx 'frozen 0' $cg/cgroup.events" || die "cgroup.events does not say frozen 0 after nicer resume"
+}
+
+check_cpu_usage_nsec() {
+    local a b
+    a=$(as_user 'systemctl --user show -P CPUUsageNSec nicer.slice')
+    sleep 2
+    b=$(as_user 'systemctl --user show -P CPUUsageNSec nicer.slice')
+    echo "CPUUsageNSec: $a then $b"
+    [[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ ]] || die "systemd does not account CPUUsageNSec for nicer.slice"
+    [ "$b" -gt "$a" ] || die "CPUUsageNSec did not grow while the work ran"
+}
+
+# The build's own integration tests of the systemd layer, against logind's user manager: here FreezeUnit and
+# CPUUsageNSec exist, so a skip is a failure.
+check_systemd_integration_tests() {
+    local bin=$tests_build/tests/systemd/nicer_systemd_integration_tests
+    [ -x "$bin" ] || die "$bin is not built (packaging/dev.sh build)"
+    to_guest "$bin" volunteer@127.0.0.1:/tmp/
+    as_user '/tmp/nicer_systemd_integration_tests' | tee /dev/stderr | tail -n 3
+    local skipped
+    skipped=$(as_user '/tmp/nicer_systemd_integration_tests 2>/dev/null | grep -c NICER-TEST-SKIPPED' || true)
+    [ "$skipped" = 0 ] || die "$skipped systemd integration tests were skipped on the real platform"
+}
+
+check_kill9_leaves_no_work() {
+    local cg pid
+    cg=$(slice_cgroup)
+    [ -n "$(as_user "cat $cg/cgroup.procs $cg/*/cgroup.procs 2>/dev/null")" ] || die "no work runs in nicer.slice"
+    pid=$(as_user 'systemctl --user show -P MainPID nicerd.service')
+    as_user "kill -9 $pid; start=\$(date +%s%N); while [ -n \"\$(cat $cg/cgroup.procs $cg/*/cgroup.procs 2>/dev/null)\" ]; do
+        [ \$(( (\$(date +%s%N) - start) / 1000000 )) -lt 10000 ] || exit 1; sleep 0.02; done
+        echo \"the work was gone \$(( (\$(date +%s%N) - start) / 1000000 )) ms after kill -9\"" ||
+        die "processes of the work were still running 10 s after kill -9 of nicerd"
+}
+
+to_guest "$root/tests/harness/xvfb-tray-host.sh" volunteer@127.0.0.1:/tmp/
+check_tray_from_desktop_entry() {
+    as_user 'exec_line=$(sed -n "s/^Exec=//p" /usr/share/applications/org.nicer.Tray.desktop | head -n1)
+        set -- ${exec_line//%[a-zA-Z]/}
+        nohup /tmp/xvfb-tray-host.sh bash -c "echo \$DISPLAY >/tmp/display; exec \"\$@\"" _ "$@" >/tmp/tray.log 2>&1 &
+        for i in $(seq 300); do [ -s /tmp/display ] && break; sleep 0.1; done' || die "the X server did not start"
+    poll_user 600 'DISPLAY=$(cat /tmp/display) xwininfo -root -tree | grep -q "\"nicer: spare CPU for volunteer computing\""' ||
+        { as_user 'cat /tmp/tray.log'; die "the tray's window did not appear"; }
+    as_user 'test "$(readlink /proc/$(pgrep -x nicer-tray)/exe)" = /usr/bin/nicer-tray' || die "no /usr/bin/nicer-tray process"
+    poll_user 300 'test $(busctl --user call org.nicer.Daemon /org/nicer/Daemon org.nicer.Daemon1 GetHistory | cut -d" " -f2) -ge 3' ||
+        die "nicerd has no samples for the tray"
+    sleep 3
+    as_user 'DISPLAY=$(cat /tmp/display) xwd -root -silent >/tmp/tray.xwd' && scp -q "${ssh_opts[@]/-p/-P}" volunteer@127.0.0.1:/tmp/tray.xwd "$out/tray.xwd" &&
+        convert "$out/tray.xwd" "$out/tray.png" 2>/dev/null && echo "screenshot: $out/tray.png"
+    as_user 'busctl --user list | grep -q "org.nicer.Tray "' || die "the tray does not own org.nicer.Tray on the session bus"
+    as_user 'pkill -f xvfb-tray-host.sh; true'
+}
+
+run_checks() {
+    check "the release .deb installs with apt" check_deb_installs
+    check "nicerd starts by D-Bus activation from the session bus, and nicer status names systemd-slice" check_dbus_activation
+    check "nicer.slice has cpu.idle 1 (CPUWeight=idle)" check_cpu_idle
+    check "cpu.max follows the quota, in windows as long as the period" check_cpu_max_follows_quota
+    check "cpu.stat counts the bandwidth windows nicerd aligns to (nr_periods)" check_bandwidth_windows_counted
+    check "pause freezes nicer.slice (cgroup.events frozen 1), resume thaws it" check_pause_freezes
+    check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
+    check "the systemd integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_systemd_integration_tests
+    check "the tray starts from its desktop entry under Xvfb and reaches nicerd" check_tray_from_desktop_entry
+    check "kill -9 of nicerd leaves no process of the work under logind's user manager" check_kill9_leaves_no_work
+}
+run_checks
+
+echo "vm: $suite guest, $(($(date +%s) - booted)) s in all; log: $log" >&2
+for f in "${failures[@]}"; do echo "vm: failed: $f" >&2; done
+echo "vm: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
