@@ -109,6 +109,31 @@ TEST_CASE("an enabled system-wide boinc-client.service is found by its link in a
     fs::create_symlink(root.dir() / "lib/systemd/system/boinc-client.service",
                        root.dir() / "etc/systemd/system/multi-user.target.wants/boinc-client.service");
     CHECK(boinc::systemServiceEnabled(root.dir()));
-    CHECK_THAT(boinc::systemServiceAdvice(),
-               Catch::Contains("sudo systemctl disable --now boinc-client.service"));
+    CHECK_THAT(boinc::systemServiceAdvice(true, false),
+               Catch::Contains("is enabled:") &&
+                   Catch::Contains("sudo systemctl disable --now boinc-client.service"));
+}
+
+TEST_CASE("the system-wide client's advice says whether it is enabled or only running, and what to run",
+          "[SystemService]") {
+    CHECK(boinc::systemServiceAdvice(false, false).empty());
+    CHECK_THAT(boinc::systemServiceAdvice(false, true),
+               Catch::Contains("is running (started by hand, not enabled)") &&
+                   Catch::Contains("run: sudo systemctl stop boinc-client.service"));
+    CHECK_THAT(boinc::systemServiceAdvice(true, true),
+               Catch::Contains("is enabled and running") &&
+                   Catch::Contains("run: sudo systemctl disable --now boinc-client.service"));
+}
+
+TEST_CASE("without a system manager on the system bus, the probe reads the .wants link", "[SystemService]") {
+    const Scratch root;
+    fs::create_directories(root.dir() / "etc/systemd/system/multi-user.target.wants");
+    boinc::SystemServiceProbe probe(root.dir());
+    // These machines have no system bus (no systemd as PID 1); the guest of tests/vm has one, and its checks
+    // cover the bus path with the real boinc-client.service.
+    const bool noLink = probe.advice().empty() || probe.usedSystemBus();
+    CHECK(noLink);
+    fs::create_symlink("/lib/systemd/system/boinc-client.service",
+                       root.dir() / "etc/systemd/system/multi-user.target.wants/boinc-client.service");
+    CHECK_THAT(probe.advice(), Catch::Contains("is enabled"));
 }
