@@ -65,6 +65,9 @@ void printStatus(const dbus::DaemonStatus& s) {
     std::printf("  workload     %s: %s%s, %u instance%s\n", s.preset.c_str(), command.c_str(),
                 s.demo ? " (burns CPU, does no science)" : "", s.instances, s.instances == 1 ? "" : "s");
     std::printf("  actuator     %s\n", s.actuator.c_str());
+    if (!s.actuatorNote.empty()) {
+        std::printf("  note         %s\n", s.actuatorNote.c_str());
+    }
     std::printf("  machine      %u CPUs: %.1f%% yours, %.1f%% volunteer work, %.1f%% idle\n", s.cpuCount,
                 pct(s.foreground), pct(s.background), pct(s.idle));
     std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
@@ -108,6 +111,7 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
     }
     return {{"paused", s.paused},
             {"actuator", s.actuator},
+            {"actuator_note", s.actuatorNote},
             {"workload", s.workload},
             {"demo", s.demo},
             {"preset", s.preset},

@@ -307,6 +307,8 @@ void DaemonProxy::refreshProperties() {
             }
             p.paused = map.value("Paused").toBool();
             p.actuator = map.value("Actuator").toString();
+            p.actuatorNote = map.value("ActuatorNote").toString();
+            p.apiVersion = map.value("ApiVersion", 1U).toUInt();
             p.workload = map.value("Workload").toStringList();
             p.preset = map.value("WorkloadPreset").toString();
             p.presets = readStructs<PresetChoiceList>(map.value("WorkloadPresets"), api::kPresetSignature);

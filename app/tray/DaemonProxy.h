@@ -32,6 +32,10 @@ struct DaemonProperties {
     QStringList publishedParameters;
     bool paused = false;
     QString actuator;
+    /// Why the actuator caps less well than it could, and what to do; empty when all is well or from a
+    /// nicerd older than API version 5 (apiVersion).
+    QString actuatorNote;
+    unsigned apiVersion = 1;
     QStringList workload;
     QString preset;
     PresetChoiceList presets;

@@ -66,6 +66,7 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
 
     m_notice = new QLabel(this);
     m_notice->setWordWrap(true);
+    m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse); // the fix it gives is a command to copy
     m_notice->setAccessibleName(tr("Notice"));
     m_notice->setStyleSheet("QLabel { background: #fff3cd; color: #664d03; padding: 6px; }");
     m_notice->hide();
@@ -256,9 +257,12 @@ void MainWindow::onProperties() {
     } else {
         m_actuator->setText(p.actuator);
     }
-    const bool dutyCycle = p.actuator.endsWith(QLatin1String("-duty-cycle"));
-    m_notice->setVisible(dutyCycle);
-    if (dutyCycle) {
+    // nicerd says why (ApiVersion 5); an older one only names its duty cycle, which meant no cpu controller.
+    const bool oldDutyCycle = p.apiVersion < 5 && p.actuator.endsWith(QLatin1String("-duty-cycle"));
+    m_notice->setVisible(!p.actuatorNote.isEmpty() || oldDutyCycle);
+    if (!p.actuatorNote.isEmpty()) {
+        m_notice->setText(p.actuatorNote);
+    } else if (oldDutyCycle) {
         m_notice->setText(
             tr("No cpu controller is available to your user services, so nicerd holds the work "
                "back by holding it for part of every tenth of a second. It works, less smoothly. "

@@ -30,6 +30,10 @@ public:
     /// True while the work is frozen (quota 0 or paused).
     virtual bool frozen() const = 0;
 
+    /// Why this actuator caps the work less well than it could, and what to do (ActuatorNote.h); empty when
+    /// all is well.
+    virtual std::string note() const { return {}; }
+
     /// The kernel's CPU bandwidth window over which the quota is enforced, where this actuator uses one (see
     /// BandwidthWindows.h: a quota changed inside a window lets the work exceed it).
     virtual std::optional<std::chrono::microseconds> bandwidthWindow() const { return std::nullopt; }

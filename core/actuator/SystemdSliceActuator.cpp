@@ -1,5 +1,7 @@
 #include "actuator/SystemdSliceActuator.h"
 
+#include "actuator/ActuatorNote.h"
+
 #include <csignal>
 #include <optional>
 #include <utility>
@@ -108,6 +110,10 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
         new SystemdSliceActuator(units, std::move(layout), std::move(slice), std::move(*cgroup)));
     actuator->m_appliedUSec = kMinQuotaPerSecUSec;
     actuator->m_window = taken->window.value_or(kSystemdQuotaPeriod);
+    if (options.idleWeight && taken->weight != 0) {
+        auto version = units.managerVersion();
+        actuator->m_note = idleWeightRefusedNote(version ? *version : std::string());
+    }
     return actuator;
 }
 

@@ -58,6 +58,8 @@ public:
         return m_layout.readBandwidthWindows(m_cgroup);
     }
     bool frozen() const override { return m_frozen || m_heldWithoutSystemd; }
+    /// Says so when systemd refused CPUWeight=idle.
+    std::string note() const override { return m_note; }
     Result<void> release() override;
 
     const std::string& cgroup() const { return m_cgroup; }
@@ -82,6 +84,7 @@ private:
     bool m_frozen = false;
     std::string m_freezeMethod;
     bool m_heldWithoutSystemd = false;
+    std::string m_note;
 };
 
 } // namespace nicer::actuator

@@ -10,7 +10,7 @@ ControlLoop::ControlLoop(cpu::CpuSampler sampler, const control::ControllerParam
                          actuator::QuotaActuator& actuator, std::size_t historyCapacity)
     : m_sampler(std::move(sampler))
     , m_controller(params)
-    , m_actuator(actuator)
+    , m_actuator(&actuator)
     , m_historyCapacity(historyCapacity)
     , m_ticksPerSecond(std::max(1L, ::sysconf(_SC_CLK_TCK))) {}
 
@@ -18,7 +18,7 @@ Result<void> ControlLoop::prime() {
     if (auto primed = m_sampler.prime(); !primed) {
         return primed;
     }
-    auto work = m_actuator.workCpuNSec();
+    auto work = m_actuator->workCpuNSec();
     if (!work) {
         return work.error();
     }
@@ -29,7 +29,7 @@ Result<void> ControlLoop::prime() {
 Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
     auto usage = m_sampler.sample();
     if (!usage) {
-        (void)m_actuator.apply(0.0, m_cpuCount); // blind: hold the work rather than let it run unwatched
+        (void)m_actuator->apply(0.0, m_cpuCount); // blind: hold the work rather than let it run unwatched
         return usage.error();
     }
     if (usage->totalTicks == 0) {
@@ -38,7 +38,7 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
     m_cpuCount = usage->cpuCount;
 
     // The work's share from its cgroup's CPU time, over the same span of machine time as the idle share.
-    const auto work = m_actuator.workCpuNSec();
+    const auto work = m_actuator->workCpuNSec();
     double background = 0.0;
     if (work) {
         const double machineNSec =
@@ -62,7 +62,7 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
     s.multiplier = state.multiplier;
     s.overloadCount = static_cast<std::uint32_t>(state.overloadCount);
 
-    auto applied = m_actuator.apply(s.quota, m_cpuCount);
+    auto applied = m_actuator->apply(s.quota, m_cpuCount);
     m_history.push_back(s);
     while (m_history.size() > m_historyCapacity) {
         m_history.pop_front();
@@ -79,7 +79,7 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
 
 Result<void> ControlLoop::pause() {
     m_paused = true;
-    return m_actuator.apply(0.0, m_cpuCount);
+    return m_actuator->apply(0.0, m_cpuCount);
 }
 
 void ControlLoop::resume() {
@@ -89,9 +89,22 @@ void ControlLoop::resume() {
     }
 }
 
+Result<void> ControlLoop::setActuator(actuator::QuotaActuator& actuator) {
+    // Another actuator may count the work's CPU time elsewhere (systemd's CPUUsageNSec, the kernel's
+    // cpu.stat): the next period's difference starts from its own count.
+    auto work = actuator.workCpuNSec();
+    if (!work) {
+        return Error{"cannot read the work's CPU time: " + work.error().message};
+    }
+    m_actuator = &actuator;
+    m_workNSec = *work;
+    const double quota = m_paused || !m_last ? 0.0 : m_last->quota;
+    return m_actuator->apply(quota, m_cpuCount);
+}
+
 Result<void> ControlLoop::restart() {
     m_controller.reset();
-    return m_actuator.apply(0.0, m_cpuCount);
+    return m_actuator->apply(0.0, m_cpuCount);
 }
 
 } // namespace nicer::daemon

@@ -36,6 +36,10 @@ public:
     /// period has measured the machine with it. A pause stays in force.
     Result<void> restart();
 
+    /// Hands the work to @p actuator from the next period on (the old one must outlive this call): it reads
+    /// the work's CPU time from here on, and holds the work as the old one did (frozen while paused).
+    Result<void> setActuator(actuator::QuotaActuator& actuator);
+
     /// Parameters are validated by the caller; the controller keeps its integral.
     void setParams(const control::ControllerParams& params) { m_controller.setParams(params); }
     const control::ControllerParams& params() const { return m_controller.params(); }
@@ -48,7 +52,7 @@ public:
 private:
     cpu::CpuSampler m_sampler;
     control::Controller m_controller;
-    actuator::QuotaActuator& m_actuator;
+    actuator::QuotaActuator* m_actuator;
     std::size_t m_historyCapacity;
     std::deque<api::Sample> m_history;
     std::optional<api::Sample> m_last;

@@ -1,5 +1,6 @@
 #include "daemon/Daemon.h"
 
+#include "actuator/ActuatorNote.h"
 #include "actuator/BandwidthWindows.h"
 #include "actuator/DutyCycleActuator.h"
 #include "actuator/SystemdSliceActuator.h"
@@ -148,6 +149,18 @@ Result<void> Daemon::start() {
         return alignment.error();
     }
     m_alignment = std::move(*alignment);
+    if (m_actuator->name() == "systemd-slice") {
+        // systemd takes a quota that the kernel may not enforce (a sched_ext scheduler): checked every
+        // period.
+        m_enforcement = std::make_unique<EnforcementWatch>(
+            c.schedExtDir, [this]() -> Result<std::unique_ptr<actuator::QuotaActuator>> {
+                auto cgroup = m_units->controlGroup(m_config.slice);
+                if (!cgroup) {
+                    return cgroup.error();
+                }
+                return createDutyCycle(*cgroup, std::nullopt);
+            });
+    }
     if (const auto window = m_actuator->bandwidthWindow();
         window && !actuator::periodStartsWindows(c.params.period, *window)) {
         std::cerr << "nicerd: the period (" << c.params.period.count() << " ms) is not a whole number of CPU "
@@ -308,6 +321,11 @@ Result<void> Daemon::selectActuator() {
         return Error{duty.error().message + (whySliceFailed.empty() ? "" : " (and " + whySliceFailed + ")")};
     }
     m_actuator = std::move(*duty);
+    if (!whySliceFailed.empty()) {
+        m_actuatorNote =
+            actuator::dutyCycleFallbackNote(*m_layout, *cgroup, m_actuator->name(), whySliceFailed);
+        std::cerr << "nicerd: " << m_actuatorNote << '\n';
+    }
     return {};
 }
 
@@ -377,10 +395,31 @@ void Daemon::onTimer() {
     sd::Timer::Time next = m_timer.due() + period;
     if (next <= m_timer.now()) {
         next = m_timer.now() + period; // fell behind (suspend, overload): skip rather than burst
-        m_alignment->reset();          // and off the kernel's window starts: find them again
+        if (m_alignment) {
+            m_alignment->reset(); // and off the kernel's window starts: find them again
+        }
     }
     m_timer.armAt(next);
     onTick();
+}
+
+void Daemon::switchActuator(EnforcementWatch::Fallback fallback) {
+    std::cerr << "nicerd: " << fallback.note << '\n';
+    auto old = std::move(m_actuator);
+    m_actuator = std::move(fallback.actuator);
+    m_actuatorNote = std::move(fallback.note);
+    m_enforcement.reset();
+    if (auto handed = m_loop->setActuator(*m_actuator); !handed) {
+        m_lastError = "the duty cycle that replaces the slice's quota: " + handed.error().message;
+    }
+    // The alignment follows the old actuator's windows; the duty cycle has none.
+    auto alignment =
+        WindowAlignment::create(m_event.get(), *m_actuator, [this](auto start) { alignTicks(start); });
+    m_alignment = alignment ? std::move(*alignment) : nullptr;
+    (void)old->release(); // the duty cycle holds the work from its first slot
+    if (m_observer) {
+        m_observer->onActuatorChanged();
+    }
 }
 
 void Daemon::alignTicks(sd::Timer::Time windowStart) {
@@ -406,7 +445,18 @@ void Daemon::onTick() {
                                    : "held: your programs need every CPU, nicer holds the work");
     }
     checkBus();
-    m_alignment->onTick(m_loop->params().period);
+    if (sample && m_enforcement) {
+        if (auto fallback = m_enforcement->afterTick(*sample)) {
+            if (*fallback) {
+                switchActuator(std::move(**fallback));
+            } else {
+                std::cerr << "nicerd: " << fallback->error().message << '\n';
+            }
+        }
+    }
+    if (m_alignment) {
+        m_alignment->onTick(m_loop->params().period);
+    }
     if (sample) {
         m_lastError.clear();
     } else {
@@ -593,7 +643,7 @@ void Daemon::restoreBoinc(const workload::WorkloadSpec& stopped, const workload:
 }
 
 void Daemon::checkSystemService() {
-    std::string advice = boinc::systemServiceEnabled() ? boinc::systemServiceAdvice() : std::string();
+    std::string advice = m_systemServiceProbe.advice();
     if (advice != m_systemService) {
         m_systemService = std::move(advice);
         if (m_observer) {

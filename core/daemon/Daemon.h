@@ -2,12 +2,14 @@
 
 #include "actuator/DutyCycleActuator.h"
 #include "actuator/QuotaActuator.h"
+#include "boinc/SystemService.h"
 #include "daemon/BoincSession.h"
 #include "daemon/ControlLoop.h"
 #include "daemon/DaemonConfig.h"
 #include "daemon/DaemonControl.h"
 #include "daemon/DaemonDownloads.h"
 #include "daemon/DaemonObserver.h"
+#include "daemon/QuotaEnforcement.h"
 #include "daemon/WindowAlignment.h"
 #include "sd/Bus.h"
 #include "sd/Event.h"
@@ -49,6 +51,9 @@ public:
     Result<void> resume() override;
     bool paused() const override { return m_loop->paused(); }
     std::string actuatorName() const override { return m_actuator->name(); }
+    std::string actuatorNote() const override {
+        return m_actuatorNote.empty() ? m_actuator->note() : m_actuatorNote;
+    }
     const workload::WorkloadSpec& workload() const override { return m_supervisor->spec(); }
     std::vector<workload::PresetInfo> presets() const override { return m_chooser->choices(); }
     Result<void> setWorkloadPreset(const std::string& id) override;
@@ -97,6 +102,8 @@ private:
     void shutdown();
     void onTick();
     void onTimer();
+    /// Puts @p fallback in the place of the slice's actuator, whose quota the kernel does not enforce.
+    void switchActuator(EnforcementWatch::Fallback fallback);
     /// Moves the tick schedule onto the kernel's bandwidth windows, one of which started at @p windowStart.
     void alignTicks(sd::Timer::Time windowStart);
     static int onSignal(sd_event_source* source, const struct signalfd_siginfo* info,
@@ -115,16 +122,19 @@ private:
     std::unique_ptr<ControlLoop> m_loop;
     std::unique_ptr<DaemonDownloads> m_downloads;
     std::unique_ptr<BoincSession> m_boinc;
-    std::string m_boincError;    ///< why the work's BOINC client cannot be governed
-    std::string m_systemService; ///< advice while the system-wide BOINC client is enabled
+    std::string m_boincError;                       ///< why the work's BOINC client cannot be governed
+    boinc::SystemServiceProbe m_systemServiceProbe; ///< the system-wide BOINC client, by system bus or link
+    std::string m_systemService; ///< advice while the system-wide BOINC client is enabled or running
     int m_ticks = 0;
     sd::Timer m_timer;
     std::unique_ptr<WindowAlignment> m_alignment;
+    std::unique_ptr<EnforcementWatch> m_enforcement; ///< while the slice's quota caps the work
     sd::EventSourcePtr m_sigterm;
     sd::EventSourcePtr m_sigint;
     std::string m_ownScope; ///< the scope this daemon created for itself, if any
     std::string m_lastError;
-    std::string m_busError; ///< why the last attempt to get back on the session bus failed
+    std::string m_actuatorNote; ///< why nicerd chose a duty cycle, when it fell back to one
+    std::string m_busError;     ///< why the last attempt to get back on the session bus failed
     bool m_sliceStarted = false;
     bool m_shutDown = false;
 };

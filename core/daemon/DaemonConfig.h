@@ -34,6 +34,9 @@ struct DaemonConfig {
     /// The idle weight and the CPU bandwidth period of the slice (the systemd-slice actuator).
     actuator::SliceOptions sliceOptions;
     std::string procStat = "/proc/stat";
+    /// The kernel's sched_ext folder (cpu::kSchedExtDir), read when the slice's quota shows not to be
+    /// enforced.
+    std::filesystem::path schedExtDir = "/sys/kernel/sched_ext";
     /// Where parameters set at run time are kept; read at start-up over the config file's.
     std::filesystem::path parameterFile;
     /// Running processes of this user to bring under control too.

@@ -29,6 +29,8 @@ public:
     virtual bool paused() const = 0;
 
     virtual std::string actuatorName() const = 0;
+    /// Why the actuator caps the work less well than it could, and what to do; empty when all is well.
+    virtual std::string actuatorNote() const = 0;
     virtual const workload::WorkloadSpec& workload() const = 0;
     /// The workloads that can be chosen (the presets, then "custom"), with whether each can run now.
     virtual std::vector<workload::PresetInfo> presets() const = 0;

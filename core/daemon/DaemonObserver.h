@@ -21,6 +21,9 @@ public:
     /// The BOINC client's state, detail, system-service advice or override changed
     /// (DaemonControl::boincStatus).
     virtual void onBoincStateChanged() = 0;
+    /// The actuator or its note changed (DaemonControl::actuatorName, actuatorNote): nicerd fell back to a
+    /// duty cycle because the kernel did not enforce the slice's quota.
+    virtual void onActuatorChanged() = 0;
 };
 
 /**

@@ -140,10 +140,14 @@ Result<DaemonStatus> DaemonClient::status() {
             r = codec::readArrayVariant(reply, s.boinc.transfers);
         } else if (key == "BoincNotices") {
             r = codec::readArrayVariant(reply, s.boinc.notices);
-        } else if (key == "Actuator" || key == "LastError" || key == "WorkloadPreset") {
+        } else if (key == "Actuator" || key == "ActuatorNote" || key == "LastError" ||
+                   key == "WorkloadPreset") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
-            (key == "Actuator" ? s.actuator : key == "LastError" ? s.lastError : s.preset) = text ? text : "";
+            (key == "Actuator"       ? s.actuator
+             : key == "ActuatorNote" ? s.actuatorNote
+             : key == "LastError"    ? s.lastError
+                                     : s.preset) = text ? text : "";
         } else if (key == "Downloads") {
             // An older nicerd's (ApiVersion 1: a(sttds)) cannot be read as fields: shown as none.
             const char* contents = nullptr;

@@ -19,6 +19,7 @@ namespace nicer::dbus {
 struct DaemonStatus {
     control::ControllerParams params;
     std::string actuator;
+    std::string actuatorNote; ///< why the actuator caps less well than it could; empty before ApiVersion 5
     std::vector<std::string> workload;
     bool demo = false;
     std::string preset; ///< the running workload's preset id, or "custom"

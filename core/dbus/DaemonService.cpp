@@ -79,7 +79,9 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_PROPERTY("ApiVersion", "u", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     // State; these change every period and are announced by the Sample signal instead.
     SD_BUS_PROPERTY("Paused", "b", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("Actuator", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    // The actuator changes only when nicerd finds the slice's quota not enforced and falls back.
+    SD_BUS_PROPERTY("Actuator", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("ActuatorNote", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Workload", "as", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("DemoWorkload", "b", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Instances", "u", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -186,6 +188,9 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         }
         if (name == "Actuator") {
             return sd_bus_message_append(reply, "s", d.actuatorName().c_str());
+        }
+        if (name == "ActuatorNote") {
+            return sd_bus_message_append(reply, "s", d.actuatorNote().c_str());
         }
         if (name == "DemoWorkload") {
             return sd_bus_message_append(reply, "b", static_cast<int>(d.workload().demo));
@@ -441,6 +446,11 @@ int DaemonService::onBoincDetach(sd_bus_message* m, void* userdata, sd_bus_error
 void DaemonService::onBoincStateChanged() {
     sd_bus_emit_properties_changed(m_bus, api::kObjectPath, api::kInterface, "BoincState", "BoincDetail",
                                    "BoincSystemService", "BoincOverrideApplied", nullptr);
+}
+
+void DaemonService::onActuatorChanged() {
+    sd_bus_emit_properties_changed(m_bus, api::kObjectPath, api::kInterface, "Actuator", "ActuatorNote",
+                                   nullptr);
 }
 
 void DaemonService::onSample(const api::Sample& s) {

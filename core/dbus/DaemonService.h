@@ -27,6 +27,8 @@ public:
     void emitWorkloadChanged();
     /// Emits PropertiesChanged for BoincState, BoincDetail, BoincSystemService and BoincOverrideApplied.
     void onBoincStateChanged() override;
+    /// Emits PropertiesChanged for Actuator and ActuatorNote.
+    void onActuatorChanged() override;
 
 private:
     DaemonService(sd_bus* bus, daemon::DaemonControl& daemon)

@@ -347,6 +347,37 @@ Result<void> CgroupLayout::setFrozen(std::string_view cgroup, bool frozen) const
     return writeFile(*file, frozen ? "1\n" : "0\n");
 }
 
+Result<std::vector<std::string>> CgroupLayout::readControllers(std::string_view cgroup) const {
+    if (!m_unified) {
+        return Error{"cannot read the controllers of cgroup " + std::string(cgroup) + ": no cgroup v2 tree"};
+    }
+    auto text = readTextFile(under(*m_unified, cgroup) / "cgroup.controllers");
+    if (!text) {
+        return text.error();
+    }
+    std::vector<std::string> names;
+    for (const auto name : words(trim(*text))) {
+        names.emplace_back(name);
+    }
+    return names;
+}
+
+std::string CgroupLayout::userManagerCgroup(std::string_view cgroup) {
+    // The deepest "user@UID.service" component: the user manager's own cgroup, whose controllers are those
+    // systemd delegated to it (Delegate= of user@.service).
+    std::size_t end = std::string_view::npos;
+    for (std::size_t start = 0; start < cgroup.size();) {
+        const std::size_t slash = cgroup.find('/', start + 1);
+        const std::size_t stop = slash == std::string_view::npos ? cgroup.size() : slash;
+        const std::string_view component = cgroup.substr(start + 1, stop - start - 1);
+        if (component.starts_with("user@") && component.ends_with(".service")) {
+            end = stop;
+        }
+        start = stop;
+    }
+    return end == std::string_view::npos ? std::string() : std::string(cgroup.substr(0, end));
+}
+
 Result<std::vector<pid_t>> CgroupLayout::readPids(std::string_view cgroup) const {
     // The v2 tree holds every process even on hybrid; pure v1 tracks them in name=systemd.
     std::optional<fs::path> base;

@@ -50,11 +50,18 @@ public:
     std::optional<std::filesystem::path> freezeFile(std::string_view cgroup) const;
     /// Writes 1/0 to cgroup.freeze.
     Result<void> setFrozen(std::string_view cgroup, bool frozen) const;
+    /// The controllers @p cgroup may use, from its cgroup.controllers on the v2 tree (those its parent
+    /// enabled for it; on hybrid, those not taken by a v1 hierarchy).
+    Result<std::vector<std::string>> readControllers(std::string_view cgroup) const;
     /// PIDs of every process in @p cgroup and all its descendants (from the v2 tree, else the name=systemd
     /// v1 tree).
     Result<std::vector<pid_t>> readPids(std::string_view cgroup) const;
     /// Sends @p signal to every process readPids() lists (no systemd involved); returns how many there were.
     Result<int> signalAll(std::string_view cgroup, int signal) const;
+
+    /// The cgroup of the user manager (".../user@UID.service") that @p cgroup is under; empty when it is
+    /// under none (a system service, or a private manager in a scope).
+    static std::string userManagerCgroup(std::string_view cgroup);
 
 private:
     /// @p cgroup's file in the hierarchy of the cpu controller (the v2 tree's @p v2Name where the controller

@@ -227,6 +227,11 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
 SystemdUnitManager::SystemdUnitManager(sd::BusPtr bus)
     : m_bus(std::move(bus)) {}
 
+Result<std::string> SystemdUnitManager::managerVersion() {
+    drain();
+    return getString(m_bus.get(), kManagerPath, kManagerInterface, "Version", "systemd Get Version");
+}
+
 void SystemdUnitManager::drain() {
     if (m_reopens && sd_bus_is_open(m_bus.get()) <= 0) {
         // Closed under us (the bus restarted): a call on it would fail at once with ENOTCONN. If the bus is

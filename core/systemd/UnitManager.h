@@ -65,6 +65,8 @@ public:
     virtual Result<std::uint64_t> cpuUsageNSec(const std::string& name) = 0;
     /// Main PID of a service, 0 when it has none.
     virtual Result<std::uint32_t> mainPid(const std::string& name) = 0;
+    /// The manager's Version property, e.g. "249.11-0ubuntu3.12" or "252 (252.22-1~deb12u1)".
+    virtual Result<std::string> managerVersion() = 0;
 };
 
 } // namespace nicer::systemd

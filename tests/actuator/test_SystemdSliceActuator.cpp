@@ -134,6 +134,29 @@ TEST_CASE("create() falls back to CPUWeight 1 where systemd rejects 0", "[System
     CHECK(units.unit(kSlice).activeState == "active");
 }
 
+TEST_CASE("the slice's note says when systemd refused CPUWeight=idle, with systemd's version",
+          "[SystemdSliceActuator]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    units.version = "249.11-0ubuntu3.12";
+    units.fail("startTransientUnit", "Value specified in CPUWeight is out of range",
+               [](const UnitCall& c) { return cpuWeightIs(c, 0); });
+    const auto refused = createActuator(units, hybridLayout(tree));
+    CHECK_THAT(refused->note(), Catch::Contains("systemd 249.11-0ubuntu3.12 refuses CPUWeight=idle") &&
+                                    Catch::Contains("smallest CPU weight") &&
+                                    Catch::Contains("only its quota"));
+
+    // Taken, or not asked for: nothing to say.
+    FakeUnitManager taken;
+    CHECK(createActuator(taken, hybridLayout(tree))->note().empty());
+    CHECK(taken.callsTo("managerVersion").empty());
+    FakeUnitManager notAsked;
+    auto created = SystemdSliceActuator::create(notAsked, hybridLayout(tree), kSlice,
+                                                {.idleWeight = false, .quotaPeriod = std::nullopt});
+    REQUIRE(created.ok());
+    CHECK((*created)->note().empty());
+}
+
 TEST_CASE("create() without the idle weight keeps systemd's default weight (the thesis's mode)",
           "[SystemdSliceActuator]") {
     const TempTree tree;

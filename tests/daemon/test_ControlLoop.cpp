@@ -376,3 +376,30 @@ TEST_CASE("prime() fails when the work's CPU time cannot be read", "[ControlLoop
     REQUIRE_FALSE(primed.ok());
     CHECK_THAT(primed.error().message, Catch::Contains("/nicer.slice"));
 }
+
+TEST_CASE("a new actuator takes over at the last quota and counts the work's CPU time from its own count",
+          "[ControlLoop]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator slice;
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, slice, 10);
+    REQUIRE(loop.prime().ok());
+    machine.advance(50);
+    const auto first = tickOk(loop, 1);
+    REQUIRE(first.quota > 0.0);
+
+    FakeActuator duty;
+    duty.setWorkCpuNSec(7'000'000'000); // another counter: the difference starts here, not from the slice's
+    REQUIRE(loop.setActuator(duty).ok());
+    REQUIRE(duty.applied().size() == 1);
+    CHECK(duty.applied().back().quota == first.quota);
+    CHECK(duty.applied().back().cpuCount == 2);
+
+    const auto sliceCalls = slice.applied().size();
+    machine.advance(50);
+    duty.addWorkCpuNSec(static_cast<std::uint64_t>(std::llround(0.25 * 200 * nsPerTick())));
+    const auto second = tickOk(loop, 2);
+    CHECK(second.background == Approx(0.25));
+    CHECK(slice.applied().size() == sliceCalls); // the old one is no longer asked
+    CHECK(duty.applied().size() == 2);
+}

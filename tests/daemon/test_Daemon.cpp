@@ -43,6 +43,7 @@ public:
         m_recorded.samples.push_back(sample);
     }
     void onBoincStateChanged() override {}
+    void onActuatorChanged() override {}
 
 private:
     Recorded& m_recorded;

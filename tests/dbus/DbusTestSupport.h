@@ -133,6 +133,7 @@ public:
     api::BoincStatus boinc_;
     std::vector<std::string> boincRequests; ///< "attach URL KEY", "manager URL NAME PASSWORD", "detach URL"
     std::string boincRefusal;               ///< when set, the BOINC requests fail with it
+    std::string actuatorNote_ = "no cpu controller: a duty cycle holds the work";
 
     const control::ControllerParams& params() const override { return params_; }
     Result<void> setParams(const control::ControllerParams& p) override {
@@ -155,6 +156,7 @@ public:
     }
     bool paused() const override { return paused_; }
     std::string actuatorName() const override { return "signal-duty-cycle"; }
+    std::string actuatorNote() const override { return actuatorNote_; }
     const workload::WorkloadSpec& workload() const override { return m_workload; }
     std::vector<workload::PresetInfo> presets() const override { return m_presets; }
     Result<void> setWorkloadPreset(const std::string& id) override {

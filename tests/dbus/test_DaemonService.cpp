@@ -104,7 +104,21 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     sd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 4); // 4: MultiplierDecay
+    CHECK(version == 5); // 5: ActuatorNote
+}
+
+TEST_CASE("the actuator's note is published", "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    daemon.actuatorNote_ = "the kernel runs the sched_ext scheduler lavd";
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+    char* note = nullptr;
+    sd::BusError error;
+    REQUIRE(sd_bus_get_property_string(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
+                                       "ActuatorNote", error.get(), &note) >= 0);
+    CHECK(std::string(note) == "the kernel runs the sched_ext scheduler lavd");
+    std::free(note);
 }
 
 TEST_CASE("download states and the bandwidth mode are separate fields on the bus", "[dbus][DaemonService]") {

@@ -82,8 +82,8 @@ public:
     }
     /// The calls that change something, without the state queries, to check the order of actions.
     std::vector<UnitCall> actions() const {
-        static const std::vector<std::string> queries{"activeState", "controlGroup", "unitFile",
-                                                      "cpuUsageNSec", "mainPid"};
+        static const std::vector<std::string> queries{"activeState",  "controlGroup", "unitFile",
+                                                      "cpuUsageNSec", "mainPid",      "managerVersion"};
         std::vector<UnitCall> out;
         std::copy_if(m_calls.begin(), m_calls.end(), std::back_inserter(out), [](const UnitCall& c) {
             return std::find(queries.begin(), queries.end(), c.method) == queries.end();
@@ -170,6 +170,15 @@ public:
         }
         return unit(name).mainPid;
     }
+    Result<std::string> managerVersion() override {
+        if (auto failed = record({"managerVersion", "", {}, false, 0}); !failed) {
+            return failed.error();
+        }
+        return version;
+    }
+
+    /// What managerVersion() reports.
+    std::string version = "252 (252.22-1~deb12u1)";
 
 private:
     Result<void> start(const std::string& name) {

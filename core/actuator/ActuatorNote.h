@@ -1,0 +1,35 @@
+#pragma once
+
+#include "systemd/CgroupLayout.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nicer::actuator {
+
+// Why the work is capped less well than it could be, and what to do about it, in words for the volunteer
+// (nicerd's ActuatorNote property: `nicer status` and the tray show it). Empty when all is well.
+
+/// A duty cycle (@p dutyName) runs because the slice's CPU quota could not be used (@p whySliceFailed). The
+/// user manager's cgroup @p userManager (empty: not found) lists @p controllers (nullopt: unreadable); when
+/// cpu is not among them, the note gives the administrator's fix: delegate cpu to user@.service.
+std::string dutyCycleFallbackNote(std::string_view dutyName, std::string_view userManager,
+                                  const std::optional<std::vector<std::string>>& controllers,
+                                  std::string_view whySliceFailed);
+/// The same, with the controllers read from the user manager's cgroup above @p sliceCgroup.
+std::string dutyCycleFallbackNote(const systemd::CgroupLayout& layout, std::string_view sliceCgroup,
+                                  std::string_view dutyName, std::string_view whySliceFailed);
+
+/// systemd (of version @p systemdVersion, empty: unknown) refused CPUWeight=idle, so the work has the
+/// smallest weight instead.
+std::string idleWeightRefusedNote(std::string_view systemdVersion);
+
+/// The kernel let the work use @p share of the machine under a quota of @p quota over several periods, so
+/// nicerd switched to the duty cycle @p dutyName; @p schedExt names the sched_ext scheduler that runs, if one
+/// does (it ignores cpu.max).
+std::string capNotEnforcedNote(const std::optional<std::string>& schedExt, double share, double quota,
+                               std::string_view dutyName);
+
+} // namespace nicer::actuator
