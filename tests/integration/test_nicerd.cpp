@@ -499,8 +499,9 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     const auto documented = test::interfaceMembersInFile(NICER_RESOURCES "/org.nicer.Daemon1.xml");
     CHECK(published == documented);
     // 30 before ApiVersion 2 added ApiVersion and BandwidthCap; ApiVersion 3 added 10 BOINC properties and
-    // the methods BoincAttach, BoincAttachAccountManager and BoincDetach; ApiVersion 4 MultiplierDecay.
-    CHECK(documented.size() == 46);
+    // the methods BoincAttach, BoincAttachAccountManager and BoincDetach; ApiVersion 4 MultiplierDecay;
+    // ApiVersion 5 ActuatorNote.
+    CHECK(documented.size() == 47);
     CHECK(daemon.stop() == 0);
 }
 
