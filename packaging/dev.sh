@@ -3,11 +3,12 @@
 # and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
 #
 #   packaging/dev.sh run       install, build, start the tray and nicerd on the demo workload
-#   packaging/dev.sh test      install, build, run every test, then `sanitize` and `fuzz` (what CI runs)
+#   packaging/dev.sh test      install, build, run every test, then `sanitize`, `fuzz` and `vm` (what CI runs)
 #   packaging/dev.sh build     install and build only
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
 #   packaging/dev.sh sanitize  install, build with ASan and UBSan (build-sanitize), run the unit and CLI tests
 #   packaging/dev.sh fuzz      install, build the libFuzzer targets with clang (build-fuzz), run each a while
+#   packaging/dev.sh vm [ARGS]  install, build the .deb, run it in a Debian 12 guest (tests/vm/run.sh ARGS)
 #   packaging/dev.sh bench [--quick]  install, build, run bench/cpu (nicer against the alternatives, plots)
 #   packaging/dev.sh packages  print the Debian packages this script installs, one a line
 set -euo pipefail
@@ -37,7 +38,10 @@ packages=(
     # the package: manual pages, icons, shlibdeps, and the checks on the .deb and its metadata
     help2man librsvg2-bin dpkg-dev file lintian desktop-file-utils appstream imagemagick
     flatpak-builder python3-yaml # packaging/flatpak/validate.sh: the manifest, offline
-    debootstrap # tests/packaging/fresh-debian.sh: the test command on a fresh Debian 12, by hand
+    debootstrap # tests/packaging/fresh-debian.sh, and tests/vm's guest image
+    # tests/vm: the guest of the real platform (systemd as PID 1, pure cgroup v2), booted and reached over ssh
+    qemu-system-x86 openssh-client e2fsprogs
+    ccache # every build of this script: CI's clean clones rebuild what an earlier run compiled
 )
 # bench/cpu's foregrounds and plots, installed by `bench` only.
 bench_packages=(wrk curl ffmpeg rt-tests python3-matplotlib)
@@ -66,8 +70,14 @@ install_packages() {
     fi
 }
 
+# ccache for every build, keyed on paths relative to the checkout, so that a clean clone elsewhere (CI's) finds
+# what an earlier checkout compiled.
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
+cache_flags=()
+if command -v ccache >/dev/null; then cache_flags=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+
 build_nicer() {
-    cmake -S "$root" -B "$build" -G Ninja -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON
+    cmake -S "$root" -B "$build" -G Ninja "${cache_flags[@]}" -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON
     cmake --build "$build" --parallel "$(nproc)"
 }
 
@@ -77,7 +87,7 @@ build_nicer() {
 package_nicer() {
     local deb_build=${NICER_DEB_BUILD_DIR:-$root/build-deb}
     export DEB_BUILD_MAINT_OPTIONS=hardening=+all # lintian's hardening checks: bindnow as well
-    cmake -S "$root" -B "$deb_build" -G Ninja -DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX=/usr \
+    cmake -S "$root" -B "$deb_build" -G Ninja "${cache_flags[@]}" -DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX=/usr \
         -DCMAKE_CXX_FLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
         -DCMAKE_EXE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)" -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=OFF
     cmake --build "$deb_build" --parallel "$(nproc)"
@@ -91,7 +101,7 @@ package_nicer() {
 # (ctest -L integration in build-sanitize).
 sanitize_nicer() {
     local san_build=${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}
-    cmake -S "$root" -B "$san_build" -G Ninja -DNICER_SANITIZE=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON \
+    cmake -S "$root" -B "$san_build" -G Ninja "${cache_flags[@]}" -DNICER_SANITIZE=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
     cmake --build "$san_build" --parallel "$(nproc)"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
@@ -106,7 +116,7 @@ sanitize_nicer() {
 # its seed corpus, as many at once as there are CPUs; any finding fails.
 fuzz_nicer() {
     local fuzz_build=${NICER_FUZZ_BUILD_DIR:-$root/build-fuzz}
-    cmake -S "$root" -B "$fuzz_build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DNICER_FUZZ=ON \
+    cmake -S "$root" -B "$fuzz_build" -G Ninja "${cache_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ -DNICER_FUZZ=ON \
         -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only"
     cmake --build "$fuzz_build" --target nicer_fuzzers --parallel "$(nproc)"
@@ -159,6 +169,8 @@ test)
     (cd "$build" && ctest --output-on-failure --parallel "$(nproc)")
     sanitize_nicer
     fuzz_nicer
+    package_nicer
+    "$root/tests/vm/run.sh" --tests "$build"
     ;;
 build)
     install_packages
@@ -176,6 +188,13 @@ fuzz)
     install_packages
     fuzz_nicer
     ;;
+vm)
+    shift
+    install_packages
+    build_nicer
+    package_nicer
+    "$root/tests/vm/run.sh" --tests "$build" "$@"
+    ;;
 bench)
     shift
     install_packages "${bench_packages[@]}"
@@ -186,7 +205,7 @@ packages)
     printf '%s\n' "${packages[@]}"
     ;;
 *)
-    sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

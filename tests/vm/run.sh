@@ -11,7 +11,8 @@
 #   --deb    the package to install (default: the newest build-deb/nicer_*.deb, built by dev.sh package)
 #   --tests  a build with tests (default: build/): its systemd integration tests run in the guest too,
 #            where FreezeUnit and CPUUsageNSec exist, and no skip is accepted
-#   --out    logs, the guest's console and the tray's screenshot (default: build-vm/)
+#   --out    logs, figures, the guest's console and the tray's screenshot (default: build-vm/)
+#   --port   use a guest that is already up, its ssh on 127.0.0.1:PORT (developing a check; it is not stopped)
 #
 # The guest runs under TCG (software emulation, -cpu max, 2 CPUs, 4 GiB): nested KVM hangs in early boot on
 # these machines. NICER_VM_ACCEL=kvm uses KVM where it works. Timing inside TCG is not a benchmark; shares of
@@ -24,12 +25,14 @@ suite=bookworm
 deb=
 tests_build=$root/build
 out=$root/build-vm
+port=
 while [ $# -gt 0 ]; do
     case "$1" in
     --suite) suite=$2; shift 2 ;;
     --deb) deb=$2; shift 2 ;;
     --tests) tests_build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
     *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
@@ -43,6 +46,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 log=$out/checks.log
 : >"$log"
+: >"$out/figures.txt"
 
 image=$("$here/image.sh" "$suite")
 run=$(mktemp -d)
@@ -60,7 +64,8 @@ stop_guest() {
 trap stop_guest EXIT
 trap 'exit 130' INT TERM
 
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+attached=${port:+1}
+port=${port:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 # One ssh connection, shared by every command (ControlMaster): a new handshake costs seconds under TCG.
 ssh_opts=(-i "$image/id_ed25519" -p "$port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
     -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=10
@@ -70,19 +75,21 @@ as_user() { ssh "${ssh_opts[@]}" volunteer@127.0.0.1 "$@"; }
 to_guest() { scp -q "${ssh_opts[@]/-p/-P}" "$@"; }
 
 accel=${NICER_VM_ACCEL:-tcg}
-echo "vm: booting $suite ($image) with $accel; console: $out/console.log" >&2
 booted=$(date +%s)
-qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 4G -display none -no-reboot \
-    -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
-    -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.show_status=0" \
-    -drive "file=$image/disk.img,if=virtio,format=raw,snapshot=on" \
-    -nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$port-:22" \
-    -serial "file:$out/console.log" -pidfile "$run/qemu.pid" -daemonize
-qemu_pid=$(cat "$run/qemu.pid")
+if [ -z "$attached" ]; then
+    echo "vm: booting $suite ($image) with $accel; console: $out/console.log" >&2
+    qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 4G -display none -no-reboot \
+        -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
+        -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.show_status=0" \
+        -drive "file=$image/disk.img,if=virtio,format=raw,snapshot=on" \
+        -nic "user,model=virtio-net-pci,hostfwd=tcp:127.0.0.1:$port-:22" \
+        -serial "file:$out/console.log" -pidfile "$run/qemu.pid" -daemonize
+    qemu_pid=$(cat "$run/qemu.pid")
+fi
 up=
 for _ in $(seq 120); do
     if as_root true 2>/dev/null; then up=1; break; fi
-    kill -0 "$qemu_pid" 2>/dev/null || break
+    [ -n "$attached" ] || kill -0 "$qemu_pid" 2>/dev/null || break
     sleep 5
 done
 [ -n "$up" ] || { tail -30 "$out/console.log" >&2; echo "vm: the guest did not answer on ssh within 10 minutes" >&2; exit 1; }
@@ -245,6 +252,91 @@ check_tray_from_desktop_entry() {
     as_user 'pkill -f xvfb-tray-host.sh; true'
 }
 
+# The work's share while a SYSTEM service hogs every CPU: the case where CPUWeight=idle cannot help (cpu.idle
+# is idle relative to its siblings only, and the whole user slice competes with system.slice at equal weight)
+# and nicer's loop must. The first 10 s (the band widening) and the 20 s after are measured apart.
+hog_shares() { # CGROUP: the work's and the hog's shares, first 10 s then 20 s
+    as_root 'systemd-run --system --quiet --unit=nicer-vm-hog -p CPUAccounting=yes stress-ng --cpu 0 --timeout 600s'
+    as_user "cpu-share 10 $1 /system.slice/nicer-vm-hog.service; cpu-share 20 $1 /system.slice/nicer-vm-hog.service"
+    as_root 'systemctl stop nicer-vm-hog.service'
+}
+check_system_hog_nicer() {
+    local cg shares
+    as_user 'nicer status >/dev/null' || die "nicerd does not answer"
+    cg=$(slice_cgroup)
+    shares=$(hog_shares "${cg#/sys/fs/cgroup}") || die "measuring the shares"
+    echo "$shares" | sed -n '1s/^/nicer, first 10 s: work, hog /p; 2s/^/nicer, next 20 s: work, hog /p' | tee -a "$out/figures.txt"
+    local steady
+    steady=$(echo "$shares" | sed -n 2p | cut -d' ' -f1)
+    python3 -c "import sys; sys.exit(0 if $steady <= 0.10 else 1)" ||
+        die "the work kept $steady of the machine over 20 s beside a system service's hog (at most 0.10)"
+}
+check_system_hog_idle_weight() {
+    as_user 'systemctl --user stop nicerd.service' || die "stopping nicerd"
+    as_user 'systemd-run --user --quiet --unit=nicer-vm-idle-work -p CPUWeight=idle sh -c "for i in \$(seq \$(nproc)); do md5sum /dev/zero & done; wait"' ||
+        die "starting the work under CPUWeight=idle alone"
+    local cg shares
+    cg=$(as_user 'systemctl --user show -P ControlGroup nicer-vm-idle-work.service')
+    as_user "cat /sys/fs/cgroup$cg/cpu.idle" | grep -qx 1 || die "CPUWeight=idle did not set cpu.idle"
+    shares=$(hog_shares "$cg") || die "measuring the shares"
+    as_user 'systemctl --user stop nicer-vm-idle-work.service'
+    echo "$shares" | sed -n '1s/^/CPUWeight=idle alone, first 10 s: work, hog /p; 2s/^/CPUWeight=idle alone, next 20 s: work, hog /p' | tee -a "$out/figures.txt"
+    local steady
+    steady=$(echo "$shares" | sed -n 2p | cut -d' ' -f1)
+    python3 -c "import sys; sys.exit(0 if $steady >= 0.25 else 1)" ||
+        die "under CPUWeight=idle alone the work kept only $steady beside the system hog: the comparison shows nothing"
+}
+
+# Debian's boinc-client package enabled its system service in the image: found by the .wants link and by the
+# system manager. Started by hand and not enabled, only the real system bus can tell.
+boinc_advice() { as_user 'nicer boinc --json' | python3 -c 'import json, sys; print(json.load(sys.stdin)["system_service"])'; }
+check_boinc_system_service() {
+    as_user 'nicer status >/dev/null' || die "nicerd does not answer"
+    poll_user 900 'nicer boinc --json | grep -q "is enabled"' || die "nicer does not report the enabled boinc-client.service: $(boinc_advice)"
+    boinc_advice
+    as_root 'systemctl disable --quiet boinc-client.service && systemctl start boinc-client.service' || die "starting boinc-client.service by hand"
+    poll_user 900 'nicer boinc --json | grep -q "started by hand, not enabled"'
+    local found=$?
+    boinc_advice
+    as_root 'systemctl stop boinc-client.service; systemctl enable --quiet boinc-client.service'
+    [ "$found" -eq 0 ] || die "nicer did not find the running, not enabled boinc-client.service through the system bus"
+}
+
+# A distribution that does not delegate cpu to user managers (Ubuntu 22.04, Mint 21, RHEL 9): the same drop-in
+# they ship, on the same guest. nicer falls back to freezing the slice for part of every slot through
+# cgroup.freeze (no controller needed on v2), says why and how to delegate, and still yields to a system hog.
+restart_user_manager() {
+    as_root 'systemctl daemon-reload && systemctl restart user@1000.service && systemctl is-active user@1000.service' >/dev/null
+}
+check_cpu_not_delegated() {
+    as_root 'mkdir -p /etc/systemd/system/user@.service.d &&
+        printf "[Service]\nDelegate=\nDelegate=pids memory\n" >/etc/systemd/system/user@.service.d/nicer-vm-no-cpu.conf' ||
+        die "writing the drop-in"
+    restart_user_manager || die "restarting the user manager"
+    as_user 'cat /sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/cgroup.controllers'
+    as_user 'grep -qw cpu /sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/cgroup.controllers' &&
+        die "the drop-in did not take cpu away from user@1000.service"
+    as_user 'nicer status' || die "nicer status"
+    local actuator note cg shares
+    actuator=$(status_field "['actuator']")
+    note=$(status_field "['actuator_note']")
+    echo "actuator: $actuator"
+    echo "note: $note"
+    [ "$actuator" = freezer-duty-cycle ] || die "nicer chose '$actuator', not freezer-duty-cycle"
+    [[ $note == *"Delegate=pids memory cpu"* ]] || die "the note does not give the drop-in that delegates cpu"
+    as_user 'nicer status' | grep -q 'Delegate=pids memory cpu' || die "nicer status does not show the note"
+    cg=$(slice_cgroup)
+    shares=$(hog_shares "${cg#/sys/fs/cgroup}") || die "measuring the shares"
+    echo "$shares" | sed -n '1s/^/freezer duty cycle (cpu not delegated), first 10 s: work, hog /p; 2s/^/freezer duty cycle (cpu not delegated), next 20 s: work, hog /p' | tee -a "$out/figures.txt"
+    local steady
+    steady=$(echo "$shares" | sed -n 2p | cut -d' ' -f1)
+    as_user 'systemctl --user stop nicerd.service'
+    as_root 'rm /etc/systemd/system/user@.service.d/nicer-vm-no-cpu.conf'
+    restart_user_manager || die "restarting the user manager without the drop-in"
+    python3 -c "import sys; sys.exit(0 if $steady <= 0.10 else 1)" ||
+        die "under the freezer duty cycle the work kept $steady beside a system service's hog (at most 0.10)"
+}
+
 run_checks() {
     check "the release .deb installs with apt" check_deb_installs
     check "nicerd starts by D-Bus activation from the session bus, and nicer status names systemd-slice" check_dbus_activation
@@ -255,7 +347,11 @@ run_checks() {
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
     check "the systemd integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_systemd_integration_tests
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd" check_tray_from_desktop_entry
+    check "beside a system service's hog on every CPU, the work keeps at most 0.10 of the machine" check_system_hog_nicer
+    check "the system-wide boinc-client.service is found by its .wants link and through the system bus" check_boinc_system_service
     check "kill -9 of nicerd leaves no process of the work under logind's user manager" check_kill9_leaves_no_work
+    check "CPUWeight=idle alone leaves the work far more beside the same system hog" check_system_hog_idle_weight
+    check "without cpu delegated (Delegate=pids memory), nicer freezes the slice in a duty cycle and says how to delegate" check_cpu_not_delegated
 }
 run_checks
 
