@@ -40,7 +40,7 @@ packages=(
     iproute2 procps less ca-certificates
     libqt6core6 libqt6gui6 libqt6widgets6 libqt6dbus6 libqt6charts6 libqt6svg6 qt6-qpa-plugins
     libsystemd0 libnghttp2-14 libpugixml1v5 liburiparser1 libstdc++6 hicolor-icon-theme
-    stress-ng xvfb xauth trayer x11-utils fonts-dejavu-core python3 boinc-client
+    stress-ng xvfb xauth trayer x11-utils x11-apps fonts-dejavu-core python3 boinc-client
 )
 case "$suite" in
 bookworm) packages+=(libssl3) ;;
@@ -120,10 +120,11 @@ printf 'PermitRootLogin prohibit-password\nPasswordAuthentication no\nUseDNS no\
     >"$root/etc/ssh/sshd_config.d/nicer-vm.conf"
 in_root passwd -d root >>"$log" 2>&1 # a console login for debugging by hand
 
-# The initramfs is made where /proc is mounted; virtio's block driver and ext4 are modules in Debian's kernel.
+# The initramfs is made where /proc is mounted (the kernel's package made it above, in the chroot with /proc);
+# virtio's block driver and ext4 are modules in Debian's kernel.
 kernel=$(basename "$(ls "$root"/boot/vmlinuz-* | sort -V | tail -n1)")
 version=${kernel#vmlinuz-}
-in_root update-initramfs -c -k "$version" >>"$log" 2>&1 || in_root update-initramfs -u -k "$version" >>"$log" 2>&1
+[ -f "$root/boot/initrd.img-$version" ] || in_root update-initramfs -c -k "$version" >>"$log" 2>&1
 cp "$root/boot/vmlinuz-$version" "$work/vmlinuz"
 cp "$root/boot/initrd.img-$version" "$work/initrd.img"
 in_root apt-get clean >>"$log" 2>&1
