@@ -68,6 +68,16 @@ void printStatus(const dbus::DaemonStatus& s) {
     if (!s.actuatorNote.empty()) {
         std::printf("  note         %s\n", s.actuatorNote.c_str());
     }
+    if (s.memoryMaxPercent) {
+        if (*s.memoryMaxPercent >= 100.0) {
+            std::printf("  memory max   none: the work may use all the memory\n");
+        } else if (s.memoryMaxBytes > 0) {
+            std::printf("  memory max   %g%% (%s; reclaimed above 90%% of it)\n", *s.memoryMaxPercent,
+                        humanBytes(static_cast<double>(s.memoryMaxBytes)).c_str());
+        } else {
+            std::printf("  memory max   %g%%, not in force (see the note)\n", *s.memoryMaxPercent);
+        }
+    }
     std::printf("  machine      %u CPUs: %.1f%% yours, %.1f%% volunteer work, %.1f%% idle\n", s.cpuCount,
                 pct(s.foreground), pct(s.background), pct(s.idle));
     std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
@@ -112,6 +122,8 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
     return {{"paused", s.paused},
             {"actuator", s.actuator},
             {"actuator_note", s.actuatorNote},
+            {"memory_max_percent", s.memoryMaxPercent ? nlohmann::json(*s.memoryMaxPercent) : nullptr},
+            {"memory_max_bytes", s.memoryMaxBytes > 0 ? nlohmann::json(s.memoryMaxBytes) : nullptr},
             {"workload", s.workload},
             {"demo", s.demo},
             {"preset", s.preset},

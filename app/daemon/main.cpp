@@ -110,12 +110,28 @@ int run(int argc, char** argv) {
            "change). Longer windows throttle the work less often, which delays your programs' wake-ups less. "
            "auto: the period, or a whole fraction of it of at most 1 s")
         ->default_str("auto");
+    app.add_option_function<std::string>(
+           "--memory-max",
+           [&config](const std::string& text) {
+               auto percent = daemon::parseMemoryMaxPercent(text);
+               if (!percent) {
+                   throw CLI::ValidationError("--memory-max", percent.error().message);
+               }
+               config.memoryMaxPercent = *percent;
+           },
+           "The most memory the work may use, in percent of the machine's (as BOINC's \"use at most N% of "
+           "memory\"), from 10 to 100, or none (100). The work's slice gets MemoryMax at that and MemoryHigh "
+           "at 90% of it, so under memory pressure the work is reclaimed, and in the end OOM-killed in its "
+           "slice, rather than your programs (by the kernel or systemd-oomd)")
+        ->default_str("50");
     app.add_option("--adopt", config.adopt, "PIDs of running processes of yours to bring under control too");
     app.add_option("--parameter-file", parameterFile, "Where parameters set at run time are kept")
         ->capture_default_str();
     app.add_option("--workload-file", workloadFile, "Where the workload chosen at run time is kept")
         ->capture_default_str();
     app.add_option("--proc-stat", config.procStat, "Where to read the CPU counters")->capture_default_str();
+    app.add_option("--proc-meminfo", config.procMeminfo, "Where to read the machine's memory size (MemTotal)")
+        ->capture_default_str();
     app.add_option("--manifest", manifests,
                    "Work units to download: a Metalink 4 file, or the http(s) URL of a single file "
                    "(unverified: no hash). Repeat it for several");

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <iterator>
 
 namespace nicer::actuator {
 
@@ -24,6 +26,23 @@ std::string joined(const std::vector<std::string>& names) {
         out += (out.empty() ? "" : " ") + name;
     }
     return out;
+}
+
+/// What an administrator runs so that user managers get the cpu and memory controllers.
+constexpr const char* kDelegateFix =
+    "sudo mkdir -p /etc/systemd/system/user@.service.d && printf '[Service]\\nDelegate=pids memory cpu\\n' | "
+    "sudo tee /etc/systemd/system/user@.service.d/delegate-cpu.conf && sudo systemctl daemon-reload; "
+    "then log out and back in.";
+
+std::string percentText(double percent) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g%%", percent);
+    return text;
+}
+
+/// "50% of the machine's memory, 3.9 GiB"
+std::string memoryLimitText(double percent, std::uint64_t bytes) {
+    return percentText(percent) + " of the machine's memory, " + memorySizeText(bytes);
 }
 
 } // namespace
@@ -52,11 +71,8 @@ std::string dutyCycleFallbackNote(std::string_view dutyName, std::string_view us
     return what +
            ": the kernel would not enforce a CPU quota on the work's slice, so nicer caps the work with " +
            howDutyCycleHolds(dutyName) +
-           ". To get the smoother CPU quota, an administrator delegates cpu to user managers: sudo mkdir -p "
-           "/etc/systemd/system/user@.service.d && printf '[Service]\\nDelegate=pids memory cpu\\n' | sudo "
-           "tee "
-           "/etc/systemd/system/user@.service.d/delegate-cpu.conf && sudo systemctl daemon-reload; then log "
-           "out and back in.";
+           ". To get the smoother CPU quota, an administrator delegates cpu to user managers: " +
+           kDelegateFix;
 }
 
 std::string dutyCycleFallbackNote(const systemd::CgroupLayout& layout, std::string_view sliceCgroup,
@@ -79,6 +95,35 @@ std::string idleWeightRefusedNote(std::string_view systemdVersion) {
            " refuses CPUWeight=idle (it needs systemd 252 or later), so the work has the smallest CPU weight "
            "(1) instead, and only its quota holds it back against your programs: they may wait a little "
            "longer for a CPU when they wake up.";
+}
+
+std::string memoryLimitRefusedNote(double percent, std::uint64_t bytes, std::string_view why) {
+    return "systemd refused the memory limit of the work's slice (" + memoryLimitText(percent, bytes) + ": " +
+           std::string(why) +
+           "), so the work runs without one: when memory runs short, systemd-oomd may stop your programs "
+           "rather than the work. MemoryHigh and MemoryMax need systemd 231 or later.";
+}
+
+std::string memoryNotDelegatedNote(double percent, std::uint64_t bytes) {
+    return "The systemd user manager does not delegate the memory controller, so the kernel does not enforce "
+           "the work's memory limit (" +
+           memoryLimitText(percent, bytes) +
+           "): when memory runs short, systemd-oomd may stop your programs rather than the work. An "
+           "administrator delegates memory to user managers: " +
+           kDelegateFix;
+}
+
+std::string memorySizeText(std::uint64_t bytes) {
+    static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = static_cast<double>(bytes);
+    std::size_t unit = 0;
+    while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+        value /= 1024.0;
+        ++unit;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, kUnits[unit]);
+    return text;
 }
 
 std::string capNotEnforcedNote(const std::optional<std::string>& schedExt, double share, double quota,

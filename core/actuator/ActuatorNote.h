@@ -2,6 +2,7 @@
 
 #include "systemd/CgroupLayout.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,15 @@ std::string dutyCycleFallbackNote(const systemd::CgroupLayout& layout, std::stri
 /// systemd (of version @p systemdVersion, empty: unknown) refused CPUWeight=idle, so the work has the
 /// smallest weight instead.
 std::string idleWeightRefusedNote(std::string_view systemdVersion);
+
+/// systemd refused the work's memory limit of @p percent of the machine's memory (@p bytes): @p why. The work
+/// runs without one.
+std::string memoryLimitRefusedNote(double percent, std::uint64_t bytes, std::string_view why);
+/// The user manager does not delegate the memory controller, so the kernel does not enforce the memory limit
+/// of @p percent (@p bytes) that systemd took; the note gives the administrator's fix.
+std::string memoryNotDelegatedNote(double percent, std::uint64_t bytes);
+/// @p bytes for people, 1024-based with one decimal: "3.9 GiB", "512.0 MiB".
+std::string memorySizeText(std::uint64_t bytes);
 
 /// The kernel let the work use @p share of the machine under a quota of @p quota over several periods, so
 /// nicerd switched to the duty cycle @p dutyName; @p schedExt names the sched_ext scheduler that runs, if one

@@ -3,6 +3,7 @@
 #include "actuator/ActuatorNote.h"
 #include "actuator/BandwidthWindows.h"
 #include "actuator/DutyCycleActuator.h"
+#include "actuator/SliceMemoryLimit.h"
 #include "actuator/SystemdSliceActuator.h"
 #include "boinc/ClientDirectory.h"
 #include "boinc/SystemService.h"
@@ -100,6 +101,7 @@ Result<void> Daemon::start() {
     if (auto selected = selectActuator(); !selected) {
         return selected;
     }
+    applyMemoryLimit();
     if (auto prepared = prepareBoinc(*workload); !prepared) {
         return prepared;
     }
@@ -327,6 +329,37 @@ Result<void> Daemon::selectActuator() {
         std::cerr << "nicerd: " << m_actuatorNote << '\n';
     }
     return {};
+}
+
+void Daemon::applyMemoryLimit() {
+    const auto& c = m_config;
+    actuator::MemoryLimit limit; // none
+    if (c.memoryMaxPercent < 100.0) {
+        auto total = actuator::machineMemoryBytes(c.procMeminfo);
+        if (!total) {
+            m_memoryNote = "nicer cannot tell the machine's memory size (" + total.error().message +
+                           "), so the work runs without a memory limit.";
+            std::cerr << "nicerd: " << m_memoryNote << '\n';
+            return;
+        }
+        limit = actuator::memoryLimitFor(*total, c.memoryMaxPercent);
+    }
+    auto cgroup = m_units->controlGroup(c.slice);
+    const auto outcome =
+        actuator::applyMemoryLimit(*m_units, *m_layout, c.slice, cgroup ? *cgroup : std::string(), limit);
+    m_memoryMaxBytes = outcome.maxInForce == actuator::kNoMemoryLimit ? 0 : outcome.maxInForce;
+    m_memoryNote = outcome.note;
+    if (!m_memoryNote.empty()) {
+        std::cerr << "nicerd: " << m_memoryNote << '\n';
+    }
+}
+
+std::string Daemon::actuatorNote() const {
+    std::string note = m_actuatorNote.empty() ? m_actuator->note() : m_actuatorNote;
+    if (!m_memoryNote.empty()) {
+        note += (note.empty() ? "" : " ") + m_memoryNote;
+    }
+    return note;
 }
 
 Result<std::unique_ptr<actuator::QuotaActuator>>

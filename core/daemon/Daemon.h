@@ -51,9 +51,9 @@ public:
     Result<void> resume() override;
     bool paused() const override { return m_loop->paused(); }
     std::string actuatorName() const override { return m_actuator->name(); }
-    std::string actuatorNote() const override {
-        return m_actuatorNote.empty() ? m_actuator->note() : m_actuatorNote;
-    }
+    std::string actuatorNote() const override;
+    double memoryMaxPercent() const override { return m_config.memoryMaxPercent; }
+    std::uint64_t memoryMaxBytes() const override { return m_memoryMaxBytes; }
     const workload::WorkloadSpec& workload() const override { return m_supervisor->spec(); }
     std::vector<workload::PresetInfo> presets() const override { return m_chooser->choices(); }
     Result<void> setWorkloadPreset(const std::string& id) override;
@@ -88,6 +88,8 @@ private:
     void checkBus();
     Result<std::string> ownUnit();
     Result<void> selectActuator();
+    /// Gives the slice its memory limit (either actuator's); one that cannot be had is said in m_memoryNote.
+    void applyMemoryLimit();
     /// A duty cycle on the slice's @p cgroup, by @p method or else the freezer where the cgroup has one.
     Result<std::unique_ptr<actuator::QuotaActuator>>
     createDutyCycle(const std::string& cgroup, std::optional<actuator::DutyCycleMethod> method);
@@ -133,8 +135,10 @@ private:
     sd::EventSourcePtr m_sigint;
     std::string m_ownScope; ///< the scope this daemon created for itself, if any
     std::string m_lastError;
-    std::string m_actuatorNote; ///< why nicerd chose a duty cycle, when it fell back to one
-    std::string m_busError;     ///< why the last attempt to get back on the session bus failed
+    std::string m_actuatorNote;         ///< why nicerd chose a duty cycle, when it fell back to one
+    std::string m_memoryNote;           ///< why the memory limit asked for is not in force
+    std::uint64_t m_memoryMaxBytes = 0; ///< the memory limit in force, 0 when none
+    std::string m_busError;             ///< why the last attempt to get back on the session bus failed
     bool m_sliceStarted = false;
     bool m_shutDown = false;
 };

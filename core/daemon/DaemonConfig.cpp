@@ -1,5 +1,6 @@
 #include "daemon/DaemonConfig.h"
 
+#include "util/Text.h"
 #include "workload/WorkloadPresets.h"
 
 #include <cstdlib>
@@ -23,6 +24,21 @@ std::filesystem::path xdgDir(const char* variable, const char* fallbackUnderHome
 }
 
 } // namespace
+
+Result<double> parseMemoryMaxPercent(std::string_view text) {
+    if (text == "none") {
+        return 100.0;
+    }
+    double percent = 0.0;
+    const auto number = text.ends_with('%') ? text.substr(0, text.size() - 1) : text;
+    if (!text::parseNumber(number, percent) || !(percent >= kMinMemoryMaxPercent && percent <= 100.0)) {
+        return Error{
+            "memory-max must be 'none' or a percentage of the machine's memory from 10 to 100 (100: no "
+            "limit); got '" +
+            std::string(text) + "'"};
+    }
+    return percent;
+}
 
 std::filesystem::path defaultParameterFile() {
     return xdgDir("XDG_STATE_HOME", ".local/state") / "nicer" / "parameters.conf";

@@ -3,6 +3,7 @@
 #include "actuator/SystemdSliceActuator.h"
 #include "control/ControllerParams.h"
 #include "daemon/DownloadSettings.h"
+#include "util/Result.h"
 
 #include <chrono>
 #include <filesystem>
@@ -12,6 +13,16 @@
 #include <vector>
 
 namespace nicer::daemon {
+
+/// BOINC's default for "use at most N% of memory when the computer is in use".
+inline constexpr double kDefaultMemoryMaxPercent = 50.0;
+/// The smallest memory limit taken: below it hardly any volunteer task fits, and the work would be
+/// OOM-killed over and over.
+inline constexpr double kMinMemoryMaxPercent = 10.0;
+
+/// The memory-max option's value ("50", "62.5", "100" or "none") as a percentage (100: no limit); the error
+/// names the value and the range taken. The command line and the config file share it.
+Result<double> parseMemoryMaxPercent(std::string_view text);
 
 /// Everything nicerd needs to start, already parsed and validated by its front end.
 struct DaemonConfig {
@@ -31,6 +42,10 @@ struct DaemonConfig {
     /// "auto" (the first supported), "systemd-slice", "freezer-duty-cycle" or "signal-duty-cycle".
     std::string actuator = "auto";
     std::string slice = "nicer.slice";
+    /// The work's memory limit, in percent of the machine's memory (--memory-max; 100: none).
+    double memoryMaxPercent = kDefaultMemoryMaxPercent;
+    /// Where the machine's memory size is read (MemTotal); sysconf's count when it cannot be.
+    std::string procMeminfo = "/proc/meminfo";
     /// The idle weight and the CPU bandwidth period of the slice (the systemd-slice actuator).
     actuator::SliceOptions sliceOptions;
     std::string procStat = "/proc/stat";

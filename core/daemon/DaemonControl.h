@@ -8,6 +8,7 @@
 #include "workload/WorkloadPresets.h"
 #include "workload/WorkloadSpec.h"
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -31,6 +32,11 @@ public:
     virtual std::string actuatorName() const = 0;
     /// Why the actuator caps the work less well than it could, and what to do; empty when all is well.
     virtual std::string actuatorNote() const = 0;
+    /// The work's memory limit as set (--memory-max), in percent of the machine's memory; 100: none.
+    virtual double memoryMaxPercent() const = 0;
+    /// The memory limit (MemoryMax) the kernel enforces on the work, in bytes; 0 when none is (none set, or
+    /// refused or not enforceable: actuatorNote() says why).
+    virtual std::uint64_t memoryMaxBytes() const = 0;
     virtual const workload::WorkloadSpec& workload() const = 0;
     /// The workloads that can be chosen (the presets, then "custom"), with whether each can run now.
     virtual std::vector<workload::PresetInfo> presets() const = 0;

@@ -87,6 +87,12 @@ Result<DaemonStatus> DaemonClient::status() {
             r = codec::readParameterVariant(reply, *info, s.params, problem);
         } else if (key == "ApiVersion") {
             r = readU32(s.apiVersion);
+        } else if (key == "MemoryMaxPercent") {
+            double percent = 0;
+            r = sd_bus_message_read(reply, "v", "d", &percent);
+            s.memoryMaxPercent = percent;
+        } else if (key == "MemoryMax") {
+            r = sd_bus_message_read(reply, "v", "t", &s.memoryMaxBytes);
         } else if (key == "BandwidthCap") {
             std::uint64_t cap = 0;
             r = sd_bus_message_read(reply, "v", "t", &cap);

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,10 @@ struct DaemonStatus {
     control::ControllerParams params;
     std::string actuator;
     std::string actuatorNote; ///< why the actuator caps less well than it could; empty before ApiVersion 5
+    /// The work's memory limit as set, in percent of the machine's memory (100: none); unset before
+    /// ApiVersion 6.
+    std::optional<double> memoryMaxPercent;
+    std::uint64_t memoryMaxBytes = 0; ///< the memory limit the kernel enforces; 0: none
     std::vector<std::string> workload;
     bool demo = false;
     std::string preset; ///< the running workload's preset id, or "custom"

@@ -82,6 +82,9 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     // The actuator changes only when nicerd finds the slice's quota not enforced and falls back.
     SD_BUS_PROPERTY("Actuator", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("ActuatorNote", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    // The memory limit is set once, when the slice is.
+    SD_BUS_PROPERTY("MemoryMaxPercent", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("MemoryMax", "t", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("Workload", "as", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("DemoWorkload", "b", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("Instances", "u", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -191,6 +194,12 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         }
         if (name == "ActuatorNote") {
             return sd_bus_message_append(reply, "s", d.actuatorNote().c_str());
+        }
+        if (name == "MemoryMaxPercent") {
+            return sd_bus_message_append(reply, "d", d.memoryMaxPercent());
+        }
+        if (name == "MemoryMax") {
+            return sd_bus_message_append(reply, "t", d.memoryMaxBytes());
         }
         if (name == "DemoWorkload") {
             return sd_bus_message_append(reply, "b", static_cast<int>(d.workload().demo));

@@ -163,6 +163,8 @@ Result<CgroupLayout> CgroupLayout::parse(std::string_view mountinfo) {
                     layout.m_cpuacct = mountPoint;
                 } else if (option == "freezer" && !layout.m_freezer) {
                     layout.m_freezer = mountPoint;
+                } else if (option == "memory" && !layout.m_memory) {
+                    layout.m_memory = mountPoint;
                 } else if (option == "name=systemd" && !layout.m_systemd) {
                     layout.m_systemd = mountPoint;
                 }
@@ -360,6 +362,15 @@ Result<std::vector<std::string>> CgroupLayout::readControllers(std::string_view 
         names.emplace_back(name);
     }
     return names;
+}
+
+bool CgroupLayout::memoryControllerAvailable(std::string_view cgroup) const {
+    const std::string parent = fs::path(cgroup).parent_path().string();
+    if (m_memory) {
+        return ::access(under(*m_memory, parent).c_str(), W_OK) == 0;
+    }
+    auto controllers = readControllers(parent);
+    return controllers && std::find(controllers->begin(), controllers->end(), "memory") != controllers->end();
 }
 
 std::string CgroupLayout::userManagerCgroup(std::string_view cgroup) {

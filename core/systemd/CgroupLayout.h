@@ -32,6 +32,7 @@ public:
     const std::optional<std::filesystem::path>& cpuRoot() const { return m_cpu; }
     const std::optional<std::filesystem::path>& cpuacctRoot() const { return m_cpuacct; }
     const std::optional<std::filesystem::path>& freezerRoot() const { return m_freezer; }
+    const std::optional<std::filesystem::path>& memoryRoot() const { return m_memory; }
     /// True when the cpu controller is on the v2 tree (pure v2), false when it is a v1 hierarchy.
     bool cpuOnUnified() const { return m_cpuOnUnified; }
 
@@ -53,6 +54,11 @@ public:
     /// The controllers @p cgroup may use, from its cgroup.controllers on the v2 tree (those its parent
     /// enabled for it; on hybrid, those not taken by a v1 hierarchy).
     Result<std::vector<std::string>> readControllers(std::string_view cgroup) const;
+    /// Whether the kernel can limit the memory of @p cgroup, a child of its manager's own cgroup: on the v2
+    /// tree, its parent's cgroup.controllers lists memory (what systemd delegated to the user manager); with
+    /// a v1 memory hierarchy, the parent is there and this user may create cgroups in it. Unlike the child's
+    /// own files, this holds before the manager has realized the child's limits.
+    bool memoryControllerAvailable(std::string_view cgroup) const;
     /// PIDs of every process in @p cgroup and all its descendants (from the v2 tree, else the name=systemd
     /// v1 tree).
     Result<std::vector<pid_t>> readPids(std::string_view cgroup) const;
@@ -73,6 +79,7 @@ private:
     std::optional<std::filesystem::path> m_cpu;
     std::optional<std::filesystem::path> m_cpuacct;
     std::optional<std::filesystem::path> m_freezer;
+    std::optional<std::filesystem::path> m_memory;  // v1
     std::optional<std::filesystem::path> m_systemd; // v1 name=systemd
     bool m_cpuOnUnified = false;
 };

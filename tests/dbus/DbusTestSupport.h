@@ -134,6 +134,8 @@ public:
     std::vector<std::string> boincRequests; ///< "attach URL KEY", "manager URL NAME PASSWORD", "detach URL"
     std::string boincRefusal;               ///< when set, the BOINC requests fail with it
     std::string actuatorNote_ = "no cpu controller: a duty cycle holds the work";
+    double memoryMaxPercent_ = 50;
+    std::uint64_t memoryMaxBytes_ = 4'294'967'296; // 4 GiB, 50% of 8 GiB
 
     const control::ControllerParams& params() const override { return params_; }
     Result<void> setParams(const control::ControllerParams& p) override {
@@ -157,6 +159,8 @@ public:
     bool paused() const override { return paused_; }
     std::string actuatorName() const override { return "signal-duty-cycle"; }
     std::string actuatorNote() const override { return actuatorNote_; }
+    double memoryMaxPercent() const override { return memoryMaxPercent_; }
+    std::uint64_t memoryMaxBytes() const override { return memoryMaxBytes_; }
     const workload::WorkloadSpec& workload() const override { return m_workload; }
     std::vector<workload::PresetInfo> presets() const override { return m_presets; }
     Result<void> setWorkloadPreset(const std::string& id) override {

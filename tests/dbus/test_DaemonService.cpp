@@ -104,7 +104,26 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     sd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 5); // 5: ActuatorNote
+    CHECK(version == 6); // 6: MemoryMaxPercent and MemoryMax
+}
+
+TEST_CASE("the memory limit is published: the percentage set and the bytes in force",
+          "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    daemon.memoryMaxPercent_ = 25;
+    daemon.memoryMaxBytes_ = 0; // not in force
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+    double percent = 0;
+    std::uint64_t bytes = 1;
+    sd::BusError error;
+    REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
+                                        "MemoryMaxPercent", error.get(), 'd', &percent) >= 0);
+    REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
+                                        "MemoryMax", error.get(), 't', &bytes) >= 0);
+    CHECK(percent == 25.0);
+    CHECK(bytes == 0);
 }
 
 TEST_CASE("the actuator's note is published", "[dbus][DaemonService]") {

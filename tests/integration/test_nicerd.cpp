@@ -348,7 +348,9 @@ TEST_CASE("a bad config file is rejected with what is wrong, and nothing starts"
                  Case{"workload-preset = seti\n", "workload-preset = 'seti' is unknown"},
                  Case{"workload-preset = boinc\nworkload = [\"/bin/sleep\", \"60\"]\n", "keep one"},
                  Case{"quota-period = 2\n", "must be 'auto' or between 0.001 and 1 (seconds)"},
-                 Case{"quota-period = soon\n", "got 'soon'"});
+                 Case{"quota-period = soon\n", "got 'soon'"},
+                 Case{"memory-max = 5\n", "from 10 to 100 (100: no limit); got '5'"},
+                 Case{"memory-max = half\n", "got 'half'"});
     CAPTURE(c.content);
     std::ofstream(dir / "nicerd.conf") << c.content;
     const auto r = test::runCommand(std::string(NICERD) + " --config " + (dir / "nicerd.conf").string());
@@ -500,8 +502,8 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     CHECK(published == documented);
     // 30 before ApiVersion 2 added ApiVersion and BandwidthCap; ApiVersion 3 added 10 BOINC properties and
     // the methods BoincAttach, BoincAttachAccountManager and BoincDetach; ApiVersion 4 MultiplierDecay;
-    // ApiVersion 5 ActuatorNote.
-    CHECK(documented.size() == 47);
+    // ApiVersion 5 ActuatorNote; ApiVersion 6 MemoryMaxPercent and MemoryMax.
+    CHECK(documented.size() == 49);
     CHECK(daemon.stop() == 0);
 }
 

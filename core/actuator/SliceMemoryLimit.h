@@ -1,0 +1,57 @@
+#pragma once
+
+#include "systemd/CgroupLayout.h"
+#include "systemd/UnitManager.h"
+#include "util/Result.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace nicer::actuator {
+
+/// systemd's "infinity" for MemoryHigh and MemoryMax: no limit.
+inline constexpr std::uint64_t kNoMemoryLimit = UINT64_MAX;
+/// MemoryHigh, where the kernel starts reclaiming the work's memory, as a share of MemoryMax: the work is
+/// squeezed before it is OOM-killed inside its slice.
+inline constexpr double kMemoryHighShare = 0.9;
+
+/**
+ * The memory limit of the work's slice, as a share of the machine's RAM (BOINC's "use at most N% of memory
+ * when the computer is in use"). systemd-oomd watches the user manager's memory pressure and kills the
+ * biggest offender in the session; with the work held below this limit, the work is what gets reclaimed and,
+ * in the end, OOM-killed inside its own slice, not the user's programs.
+ */
+struct MemoryLimit {
+    double percent = 100.0;              ///< of the machine's memory; 100: none
+    std::uint64_t high = kNoMemoryLimit; ///< MemoryHigh in bytes
+    std::uint64_t max = kNoMemoryLimit;  ///< MemoryMax in bytes
+
+    bool none() const { return max == kNoMemoryLimit; }
+    bool operator==(const MemoryLimit&) const = default;
+};
+
+/// @p percent (0 to 100; 100 or more: none) of @p totalBytes as MemoryMax, and 90% of it as MemoryHigh.
+MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent);
+
+/// MemTotal of /proc/meminfo's text, in bytes.
+Result<std::uint64_t> parseMemTotal(std::string_view meminfo);
+/// The machine's memory in bytes: MemTotal of @p meminfo, else sysconf's physical pages x the page size.
+Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo = "/proc/meminfo");
+
+/// What applyMemoryLimit() achieved.
+struct MemoryLimitOutcome {
+    std::uint64_t maxInForce = kNoMemoryLimit; ///< MemoryMax the kernel enforces; kNoMemoryLimit: none
+    std::string note; ///< why the limit asked for is not in force (ActuatorNote.h); empty when it is
+};
+
+/// Sets MemoryHigh and MemoryMax of @p slice (cgroup @p cgroup, empty: unknown) to @p limit; without a
+/// limit, to infinity, which lifts one an earlier run left on the slice. Never fails: a limit that systemd
+/// refuses, or that the kernel would not enforce (no memory controller delegated), is said in the note, and
+/// the work runs without it.
+MemoryLimitOutcome applyMemoryLimit(systemd::UnitManager& units, const systemd::CgroupLayout& layout,
+                                    const std::string& slice, const std::string& cgroup,
+                                    const MemoryLimit& limit);
+
+} // namespace nicer::actuator

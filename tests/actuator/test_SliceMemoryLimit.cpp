@@ -1,0 +1,168 @@
+#include "actuator/SliceMemoryLimit.h"
+#include "fakes/FakeCgroupTree.h"
+#include "fakes/FakeUnitManager.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <string>
+
+using nicer::actuator::applyMemoryLimit;
+using nicer::actuator::kNoMemoryLimit;
+using nicer::actuator::machineMemoryBytes;
+using nicer::actuator::memoryLimitFor;
+using nicer::actuator::parseMemTotal;
+using nicer::systemd::CgroupLayout;
+using nicer::test::FakeUnitManager;
+using nicer::test::propertyValue;
+using nicer::test::UnitCall;
+
+namespace {
+
+const std::string kSlice = "nicer.slice";
+constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
+
+CgroupLayout parseLayout(const std::string& mountinfo) {
+    auto layout = CgroupLayout::parse(mountinfo);
+    INFO((layout ? std::string() : layout.error().message));
+    REQUIRE(layout.ok());
+    return *layout;
+}
+
+/// Pure cgroup v2 where the user manager's cgroup (the slice's parent) has @p controllers.
+CgroupLayout v2Layout(const nicer::test::FakeCgroupTree& tree, const std::string& controllers) {
+    tree.write("v2/cgroup.controllers", controllers + "\n");
+    tree.write("v2/nicer.slice/cgroup.procs", "");
+    return parseLayout(tree.mountLine("v2", "cgroup2", "rw"));
+}
+
+/// The MemoryHigh and MemoryMax values of the one setUnitProperties call that sent them.
+std::pair<std::uint64_t, std::uint64_t> memorySent(const FakeUnitManager& units) {
+    const auto sets = units.callsTo("setUnitProperties");
+    REQUIRE(sets.size() == 1);
+    CHECK(sets[0].unit == kSlice);
+    const auto high = propertyValue<std::uint64_t>(sets[0].props, "MemoryHigh");
+    const auto max = propertyValue<std::uint64_t>(sets[0].props, "MemoryMax");
+    REQUIRE(high);
+    REQUIRE(max);
+    return {*high, *max};
+}
+
+} // namespace
+
+TEST_CASE("the memory limit is the percentage of the machine's memory, MemoryHigh 90% of it",
+          "[SliceMemoryLimit]") {
+    const auto half = memoryLimitFor(8 * kGiB, 50);
+    CHECK(half.percent == 50);
+    CHECK(half.max == 4 * kGiB);
+    CHECK(half.high == 3865470566); // 0.9 x 4 GiB, rounded
+    CHECK_FALSE(half.none());
+
+    const auto quarter = memoryLimitFor(16'000'000'000ULL, 25);
+    CHECK(quarter.max == 4'000'000'000ULL);
+    CHECK(quarter.high == 3'600'000'000ULL);
+
+    // 100% (and "none", which reads as 100) is no limit: systemd's infinity for both.
+    const auto none = memoryLimitFor(8 * kGiB, 100);
+    CHECK(none.none());
+    CHECK(none.max == kNoMemoryLimit);
+    CHECK(none.high == kNoMemoryLimit);
+}
+
+TEST_CASE("the machine's memory comes from MemTotal, else from sysconf", "[SliceMemoryLimit]") {
+    CHECK(parseMemTotal("MemTotal:        4030452 kB\nMemFree:         1224316 kB\n").value() ==
+          4030452ULL * 1024);
+    CHECK(parseMemTotal("MemFree: 12 kB\nMemTotal: 8 kB").value() == 8 * 1024);
+    CHECK_THAT(parseMemTotal("MemFree: 12 kB\n").error().message, Catch::Contains("no MemTotal"));
+    CHECK_THAT(parseMemTotal("MemTotal: lots\n").error().message, Catch::Contains("'MemTotal: lots'"));
+
+    const nicer::test::FakeCgroupTree tree;
+    tree.write("meminfo", "MemTotal:        2000000 kB\n");
+    CHECK(machineMemoryBytes(tree.root() / "meminfo").value() == 2'048'000'000ULL);
+    tree.write("bad", "MemTotal: -1 kB\n");
+    CHECK_THAT(machineMemoryBytes(tree.root() / "bad").error().message, Catch::Contains("bad"));
+    // No such file: the machine's own count.
+    const auto own = machineMemoryBytes(tree.root() / "missing");
+    REQUIRE(own.ok());
+    CHECK(*own > 0);
+}
+
+TEST_CASE("the slice gets MemoryHigh and MemoryMax for the machine's memory and the percentage",
+          "[SliceMemoryLimit]") {
+    const nicer::test::FakeCgroupTree tree;
+    FakeUnitManager units;
+    const auto limit = memoryLimitFor(4 * kGiB, 50);
+    const auto outcome =
+        applyMemoryLimit(units, v2Layout(tree, "cpuset cpu io memory pids"), kSlice, "/nicer.slice", limit);
+    const auto [high, max] = memorySent(units);
+    CHECK(max == 2 * kGiB);
+    CHECK(high == 1932735283); // 0.9 x 2 GiB, rounded
+    CHECK(outcome.maxInForce == 2 * kGiB);
+    CHECK(outcome.note.empty());
+}
+
+TEST_CASE("without a limit, the slice gets infinity, which lifts one an earlier run left",
+          "[SliceMemoryLimit]") {
+    const nicer::test::FakeCgroupTree tree;
+    FakeUnitManager units;
+    const auto outcome = applyMemoryLimit(units, v2Layout(tree, "cpu memory pids"), kSlice, "/nicer.slice",
+                                          memoryLimitFor(4 * kGiB, 100));
+    const auto [high, max] = memorySent(units);
+    CHECK(high == kNoMemoryLimit);
+    CHECK(max == kNoMemoryLimit);
+    CHECK(outcome.maxInForce == kNoMemoryLimit);
+    CHECK(outcome.note.empty());
+
+    SECTION("and an older systemd that refuses it has nothing to say") {
+        FakeUnitManager old;
+        old.fail("setUnitProperties", "Cannot set property MemoryMax, or unknown property.");
+        const auto refused = applyMemoryLimit(old, v2Layout(tree, "cpu pids"), kSlice, "/nicer.slice",
+                                              memoryLimitFor(4 * kGiB, 100));
+        CHECK(refused.note.empty());
+        CHECK(refused.maxInForce == kNoMemoryLimit);
+    }
+}
+
+TEST_CASE("a memory limit systemd refuses leaves the work without one, and the note says why",
+          "[SliceMemoryLimit]") {
+    const nicer::test::FakeCgroupTree tree;
+    FakeUnitManager units;
+    units.fail("setUnitProperties", "Cannot set property MemoryHigh, or unknown property.",
+               [](const UnitCall& c) { return nicer::test::hasProperty(c.props, "MemoryHigh"); });
+    const auto outcome = applyMemoryLimit(units, v2Layout(tree, "cpu memory pids"), kSlice, "/nicer.slice",
+                                          memoryLimitFor(4 * kGiB, 50));
+    CHECK(units.callsTo("setUnitProperties").size() == 1); // tried once: nothing else to try
+    CHECK(outcome.maxInForce == kNoMemoryLimit);
+    CHECK_THAT(outcome.note, Catch::Contains("systemd refused the memory limit") &&
+                                 Catch::Contains("50% of the machine's memory, 2.0 GiB") &&
+                                 Catch::Contains("Cannot set property MemoryHigh") &&
+                                 Catch::Contains("runs without one") && Catch::Contains("systemd-oomd"));
+}
+
+TEST_CASE("a memory limit the kernel would not enforce says that memory is not delegated, and the fix",
+          "[SliceMemoryLimit]") {
+    const nicer::test::FakeCgroupTree tree;
+    FakeUnitManager units;
+    const auto outcome = applyMemoryLimit(units, v2Layout(tree, "cpu pids"), kSlice, "/nicer.slice",
+                                          memoryLimitFor(8 * kGiB, 25));
+    memorySent(units); // systemd takes it all the same
+    CHECK(outcome.maxInForce == kNoMemoryLimit);
+    CHECK_THAT(outcome.note, Catch::Contains("does not delegate the memory controller") &&
+                                 Catch::Contains("25% of the machine's memory, 2.0 GiB") &&
+                                 Catch::Contains("Delegate=pids memory cpu"));
+}
+
+TEST_CASE("with a v1 memory hierarchy, the limit holds where this user may create cgroups in it",
+          "[SliceMemoryLimit]") {
+    const nicer::test::FakeCgroupTree tree;
+    tree.write("memory/user/memory.limit_in_bytes", "9223372036854771712\n");
+    tree.write("unified/user/nicer.slice/cgroup.procs", "");
+    const auto layout = parseLayout(tree.mountLine("memory", "cgroup", "rw,memory") +
+                                    tree.mountLine("unified", "cgroup2", "rw"));
+    FakeUnitManager units;
+    const auto limit = memoryLimitFor(8 * kGiB, 50);
+    CHECK(applyMemoryLimit(units, layout, kSlice, "/user/nicer.slice", limit).maxInForce == 4 * kGiB);
+    // The manager's cgroup is not in the memory hierarchy: not delegated.
+    CHECK_THAT(applyMemoryLimit(units, layout, kSlice, "/other/nicer.slice", limit).note,
+               Catch::Contains("does not delegate the memory controller"));
+}
