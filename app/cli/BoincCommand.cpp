@@ -1,7 +1,7 @@
 #include "BoincCommand.h"
 
 #include "ExitCode.h"
-#include "HumanBytes.h"
+#include "util/Text.h"
 
 #include <cstdio>
 #include <ctime>
@@ -48,7 +48,7 @@ std::string projectName(const api::BoincStatus& b, const std::string& url) {
 }
 
 std::string rateLimit(double rate) {
-    return rate > 0 ? humanBytes(rate) + "/s" : "no limit";
+    return rate > 0 ? text::humanBytes(rate) + "/s" : "no limit";
 }
 
 /// "running", "suspended: the computer is busy", ...: the state line's words.
@@ -97,8 +97,8 @@ void printBoinc(const api::BoincStatus& b) {
     }
     for (const auto& t : b.transfers) {
         std::printf("  %s %s  %s of %s, %s\n", t.upload ? "up  " : "down", t.name.c_str(),
-                    humanBytes(t.bytesDone).c_str(), humanBytes(t.bytesTotal).c_str(),
-                    t.state == "active" ? (humanBytes(t.rate) + "/s").c_str() : t.state.c_str());
+                    text::humanBytes(t.bytesDone).c_str(), text::humanBytes(t.bytesTotal).c_str(),
+                    t.state == "active" ? (text::humanBytes(t.rate) + "/s").c_str() : t.state.c_str());
     }
     constexpr std::size_t kShown = 8;
     if (!b.notices.empty()) {

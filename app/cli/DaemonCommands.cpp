@@ -2,11 +2,11 @@
 
 #include "BoincCommand.h"
 #include "ExitCode.h"
-#include "HumanBytes.h"
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
 #include "daemon/DownloadStatus.h"
 #include "dbus/DaemonClient.h"
+#include "util/Text.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadPresets.h"
 
@@ -36,9 +36,9 @@ void printDownloads(const dbus::DaemonStatus& s) {
         }
     }
     std::printf("  downloads    %zu of %zu files in place, %s of %s%s, %s/s now (bandwidth: %s)\n", inPlace,
-                s.downloads.size(), humanBytes(double(done)).c_str(), humanBytes(double(total)).c_str(),
-                totalKnown ? "" : " known", humanBytes(s.downloadRate).c_str(),
-                daemon::bandwidthModeText(s.bandwidth).c_str());
+                s.downloads.size(), text::humanBytes(double(done)).c_str(),
+                text::humanBytes(double(total)).c_str(), totalKnown ? "" : " known",
+                text::humanBytes(s.downloadRate).c_str(), daemon::bandwidthModeText(s.bandwidth).c_str());
     if (active > 0) {
         std::printf("               %zu downloading or waiting for a stream\n", active);
     }
@@ -73,7 +73,7 @@ void printStatus(const dbus::DaemonStatus& s) {
             std::printf("  memory max   none: the work may use all the memory\n");
         } else if (s.memoryMaxBytes > 0) {
             std::printf("  memory max   %g%% (%s; reclaimed above 90%% of it)\n", *s.memoryMaxPercent,
-                        humanBytes(static_cast<double>(s.memoryMaxBytes)).c_str());
+                        text::humanBytes(static_cast<double>(s.memoryMaxBytes)).c_str());
         } else {
             std::printf("  memory max   %g%%, not in force (see the note)\n", *s.memoryMaxPercent);
         }

@@ -1,7 +1,6 @@
 #include "FetchCommand.h"
 
 #include "ExitCode.h"
-#include "HumanBytes.h"
 #include "net/fetch/DownloadOrder.h"
 #include "net/fetch/FetchObserver.h"
 #include "net/fetch/Fetcher.h"
@@ -10,6 +9,7 @@
 #include "net/rate/NiceRateController.h"
 #include "net/rate/RateLimiter.h"
 #include "sd/Event.h"
+#include "util/Text.h"
 
 #include <systemd/sd-event.h>
 
@@ -59,7 +59,7 @@ public:
         switch (file.state) {
         case net::FileState::Ok:
             std::fprintf(stderr, "ok       %s (%s%s)\n", file.name.c_str(),
-                         humanBytes(double(file.bytesDone)).c_str(),
+                         text::humanBytes(double(file.bytesDone)).c_str(),
                          file.verified ? "" : ", unverified: no hash to check");
             break;
         case net::FileState::AlreadyPresent:
@@ -86,10 +86,11 @@ private:
         const auto& t = report.totals;
         const std::size_t done = t.filesOk + t.filesAlreadyPresent + t.filesFailed;
         std::string line = std::to_string(done) + "/" + std::to_string(t.files) + " files  " +
-                           humanBytes(double(t.bytesDone)) + " / " + humanBytes(double(t.bytesTotal)) + "  " +
-                           humanBytes(t.currentRate) + "/s";
+                           text::humanBytes(double(t.bytesDone)) + " / " +
+                           text::humanBytes(double(t.bytesTotal)) + "  " + text::humanBytes(t.currentRate) +
+                           "/s";
         if (t.rateLimit) {
-            line += " (limit " + humanBytes(*t.rateLimit) + "/s)";
+            line += " (limit " + text::humanBytes(*t.rateLimit) + "/s)";
         }
         line += "  " + std::to_string(t.activeStreams) + (t.activeStreams == 1 ? " stream" : " streams");
         if (t.filesFailed > 0) {
@@ -276,12 +277,12 @@ nlohmann::json summaryJson(const net::FetchReport& report) {
 
 void printSummary(const net::FetchReport& report) {
     const auto& t = report.totals;
-    std::string line = std::to_string(t.files) + " files: " + std::to_string(t.filesOk) + " downloaded, " +
-                       std::to_string(t.filesAlreadyPresent) + " already present, " +
-                       std::to_string(t.filesFailed) + " failed; " + humanBytes(double(t.bytesDownloaded)) +
-                       " in " + std::to_string(std::lround(t.elapsed.count())) + " s over " +
-                       std::to_string(t.connectionsOpened) + " connection" +
-                       (t.connectionsOpened == 1 ? "" : "s");
+    std::string line =
+        std::to_string(t.files) + " files: " + std::to_string(t.filesOk) + " downloaded, " +
+        std::to_string(t.filesAlreadyPresent) + " already present, " + std::to_string(t.filesFailed) +
+        " failed; " + text::humanBytes(double(t.bytesDownloaded)) + " in " +
+        std::to_string(std::lround(t.elapsed.count())) + " s over " + std::to_string(t.connectionsOpened) +
+        " connection" + (t.connectionsOpened == 1 ? "" : "s");
     if (t.filesUnverified > 0) {
         line += "; " + std::to_string(t.filesUnverified) +
                 " unverified (no SHA-256 to check: only the length the server announced was checked)";

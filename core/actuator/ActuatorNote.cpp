@@ -1,5 +1,7 @@
 #include "actuator/ActuatorNote.h"
 
+#include "util/Text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -42,7 +44,7 @@ std::string percentText(double percent) {
 
 /// "50% of the machine's memory, 3.9 GiB"
 std::string memoryLimitText(double percent, std::uint64_t bytes) {
-    return percentText(percent) + " of the machine's memory, " + memorySizeText(bytes);
+    return percentText(percent) + " of the machine's memory, " + text::humanBytes(static_cast<double>(bytes));
 }
 
 } // namespace
@@ -111,19 +113,6 @@ std::string memoryNotDelegatedNote(double percent, std::uint64_t bytes) {
            "): when memory runs short, systemd-oomd may stop your programs rather than the work. An "
            "administrator delegates memory to user managers: " +
            kDelegateFix;
-}
-
-std::string memorySizeText(std::uint64_t bytes) {
-    static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double value = static_cast<double>(bytes);
-    std::size_t unit = 0;
-    while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
-        value /= 1024.0;
-        ++unit;
-    }
-    char text[32];
-    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", value, kUnits[unit]);
-    return text;
 }
 
 std::string capNotEnforcedNote(const std::optional<std::string>& schedExt, double share, double quota,

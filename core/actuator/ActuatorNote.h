@@ -33,8 +33,6 @@ std::string memoryLimitRefusedNote(double percent, std::uint64_t bytes, std::str
 /// The user manager does not delegate the memory controller, so the kernel does not enforce the memory limit
 /// of @p percent (@p bytes) that systemd took; the note gives the administrator's fix.
 std::string memoryNotDelegatedNote(double percent, std::uint64_t bytes);
-/// @p bytes for people, 1024-based with one decimal: "3.9 GiB", "512.0 MiB".
-std::string memorySizeText(std::uint64_t bytes);
 
 /// The kernel let the work use @p share of the machine under a quota of @p quota over several periods, so
 /// nicerd switched to the duty cycle @p dutyName; @p schedExt names the sched_ext scheduler that runs, if one

@@ -1,5 +1,8 @@
 #include "util/Text.h"
 
+#include <cstdio>
+#include <iterator>
+
 namespace nicer::text {
 
 namespace {
@@ -62,6 +65,18 @@ std::string_view nextToken(std::string_view& rest) {
     const auto token = rest.substr(start, end - start);
     rest.remove_prefix(end);
     return token;
+}
+
+std::string humanBytes(double bytes) {
+    static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    std::size_t unit = 0;
+    while (bytes >= 1024.0 && unit + 1 < std::size(kUnits)) {
+        bytes /= 1024.0;
+        ++unit;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[unit]);
+    return text;
 }
 
 } // namespace nicer::text

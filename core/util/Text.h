@@ -8,6 +8,9 @@
 /// Small text helpers shared by the core's parsers (/proc, cgroup files, traces, parameter files).
 namespace nicer::text {
 
+/// @p bytes for people: "512 B", "1.5 MiB", "3.9 GiB" (1024-based, one decimal above bytes).
+std::string humanBytes(double bytes);
+
 /// @p s without leading and trailing spaces, tabs, CRs and LFs.
 std::string_view trim(std::string_view s);
 

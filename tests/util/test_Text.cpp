@@ -76,3 +76,12 @@ TEST_CASE("toLowerAscii lowers A-Z and leaves every other byte alone", "[Text]")
     CHECK(text::toLowerAscii(std::string_view("A\0B", 3)) == std::string("a\0b", 3));
     CHECK(text::toLowerAscii("").empty());
 }
+
+TEST_CASE("humanBytes counts in 1024s with one decimal above bytes", "[Text]") {
+    CHECK(nicer::text::humanBytes(0) == "0 B");
+    CHECK(nicer::text::humanBytes(1023) == "1023 B");
+    CHECK(nicer::text::humanBytes(1536) == "1.5 KiB");
+    CHECK(nicer::text::humanBytes(4.0 * 1024 * 1024 * 1024) == "4.0 GiB");
+    CHECK(nicer::text::humanBytes(3.0 * 1024 * 1024 * 1024 * 1024 * 1024) ==
+          "3072.0 TiB"); // no unit above TiB
+}
