@@ -41,7 +41,7 @@ packages=(
     debootstrap # tests/packaging/fresh-debian.sh, and tests/vm's guest image
     # tests/vm: the guest of the real platform (systemd as PID 1, pure cgroup v2), booted and reached over ssh
     qemu-system-x86 openssh-client e2fsprogs
-    ccache # every build of this script: CI's clean clones rebuild what an earlier run compiled
+    ccache # every build of this script
 )
 # bench/cpu's foregrounds and plots, installed by `bench` only.
 bench_packages=(wrk curl ffmpeg rt-tests python3-matplotlib)
@@ -70,9 +70,9 @@ install_packages() {
     fi
 }
 
-# ccache for every build, keyed on paths relative to the checkout, so that a clean clone elsewhere (CI's) finds
-# what an earlier checkout compiled.
-export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
+# ccache for every build: a rebuild of the same checkout (a build directory removed, a flag switched back)
+# takes what was compiled before. Not keyed relative to the checkout (CCACHE_BASEDIR): that rewrites the tests'
+# absolute data paths into relative ones that do not hold where ctest runs them.
 cache_flags=()
 if command -v ccache >/dev/null; then cache_flags=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 

@@ -49,6 +49,10 @@ log=$out/checks.log
 : >"$out/figures.txt"
 
 image=$("$here/image.sh" "$suite")
+# Images of earlier recipes of this suite are not used again.
+for old in "$(dirname "$image")/$suite"-*; do
+    if [ "$old" != "$image" ] && [ -f "$old/ready" ]; then rm -rf "$old"; fi
+done
 run=$(mktemp -d)
 qemu_pid=
 stop_guest() {
@@ -306,6 +310,20 @@ check_boinc_system_service() {
     [ "$found" -eq 0 ] || die "nicer did not find the running, not enabled boinc-client.service through the system bus"
 }
 
+# systemd-oomd (Ubuntu, Fedora) acts on user@.service's memory pressure: nicer.slice has its own limit (50% of
+# the machine's memory by default, reclaimed above 90% of it), so the work is what gets squeezed.
+check_memory_limit() {
+    local cg total max high
+    cg=$(slice_cgroup)
+    total=$(as_user "awk '/^MemTotal:/ { print \$2 * 1024 }' /proc/meminfo")
+    max=$(as_user "cat $cg/memory.max")
+    high=$(as_user "cat $cg/memory.high")
+    echo "MemTotal $total bytes; nicer.slice memory.max $max, memory.high $high"
+    as_user 'nicer status' | grep 'memory max' || die "nicer status shows no memory limit"
+    python3 -c "import sys; t, m, h = $total, $max, $high; sys.exit(0 if abs(m - t / 2) <= t * 0.01 and abs(h - 0.9 * m) <= t * 0.01 else 1)" ||
+        die "memory.max $max / memory.high $high are not 50% and 45% of $total"
+}
+
 # A distribution that does not delegate cpu to user managers (Ubuntu 22.04, Mint 21, RHEL 9): the same drop-in
 # they ship, on the same guest. nicer falls back to freezing the slice for part of every slot through
 # cgroup.freeze (no controller needed on v2), says why and how to delegate, and still yields to a system hog.
@@ -346,6 +364,7 @@ run_checks() {
     check "nicerd starts by D-Bus activation from the session bus, and nicer status names systemd-slice" check_dbus_activation
     check "nicer.slice has cpu.idle 1 (CPUWeight=idle)" check_cpu_idle
     check "cpu.max follows the quota, in windows as long as the period" check_cpu_max_follows_quota
+    check "nicer.slice has its own memory limit (memory.max 50%, memory.high 45% of the machine's memory)" check_memory_limit
     check "cpu.stat counts the bandwidth windows nicerd aligns to (nr_periods)" check_bandwidth_windows_counted
     check "pause freezes nicer.slice (cgroup.events frozen 1), resume thaws it" check_pause_freezes
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
