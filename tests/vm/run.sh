@@ -138,7 +138,6 @@ check_deb_installs() {
         die "apt-get install of the .deb"
     as_root 'dpkg-query -W nicer && test -x /usr/bin/nicerd'
 }
-check_deb_installs_lintian_free() { :; }
 
 check_dbus_activation() {
     as_user 'systemctl --user is-active nicerd.service' && die "nicerd runs before anything asked for it"
