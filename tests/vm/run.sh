@@ -71,12 +71,15 @@ trap 'exit 130' INT TERM
 attached=${port:+1}
 port=${port:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 # One ssh connection, shared by every command (ControlMaster): a new handshake costs seconds under TCG.
-ssh_opts=(-i "$image/id_ed25519" -p "$port" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
+common_opts=(-i "$image/id_ed25519" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
     -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=10
     -o ControlMaster=auto -o "ControlPath=$run/ssh-%r" -o ControlPersist=3600)
+ssh_opts=(-p "$port" "${common_opts[@]}")
+scp_opts=(-P "$port" "${common_opts[@]}")
 as_root() { ssh "${ssh_opts[@]}" root@127.0.0.1 "$@"; }
 as_user() { ssh "${ssh_opts[@]}" volunteer@127.0.0.1 "$@"; }
-to_guest() { scp -q "${ssh_opts[@]/-p/-P}" "$@"; }
+to_guest() { scp -q "${scp_opts[@]}" "$@"; }
+from_guest() { scp -q "${scp_opts[@]}" "$@"; }
 
 accel=${NICER_VM_ACCEL:-tcg}
 booted=$(date +%s)
@@ -253,7 +256,7 @@ check_tray_from_desktop_entry() {
         die "nicerd has no samples for the tray"
     sleep 3
     as_user 'DISPLAY=$(cat /tmp/display) xwd -root -silent >/tmp/tray.xwd' || die "no screenshot (xwd)"
-    scp -q "${ssh_opts[@]/-p/-P}" volunteer@127.0.0.1:/tmp/tray.xwd "$out/tray.xwd"
+    from_guest volunteer@127.0.0.1:/tmp/tray.xwd "$out/tray.xwd"
     convert "$out/tray.xwd" "$out/tray.png" && rm "$out/tray.xwd" && echo "screenshot: $out/tray.png"
     as_user 'busctl --user list | grep -q "org.nicer.Tray "' || die "the tray does not own org.nicer.Tray on the session bus"
     as_user 'kill $(cat /tmp/tray-host.pid)'
