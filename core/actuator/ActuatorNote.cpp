@@ -90,6 +90,14 @@ std::string dutyCycleFallbackNote(const systemd::CgroupLayout& layout, std::stri
     return dutyCycleFallbackNote(dutyName, name, controllers, whySliceFailed);
 }
 
+std::string dutyCycleChosenNote(std::string_view dutyName) {
+    return "nicerd's configuration chose " + std::string(dutyName) +
+           " (its actuator option), so it caps the work with " + howDutyCycleHolds(dutyName) +
+           ". The CPU quota of a systemd slice holds the work back more smoothly: set the actuator to auto "
+           "to use "
+           "it wherever the user manager delegates the cpu controller.";
+}
+
 std::string idleWeightRefusedNote(std::string_view systemdVersion) {
     const std::string systemd =
         systemdVersion.empty() ? std::string("This systemd") : "systemd " + std::string(systemdVersion);

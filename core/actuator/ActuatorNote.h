@@ -23,6 +23,10 @@ std::string dutyCycleFallbackNote(std::string_view dutyName, std::string_view us
 std::string dutyCycleFallbackNote(const systemd::CgroupLayout& layout, std::string_view sliceCgroup,
                                   std::string_view dutyName, std::string_view whySliceFailed);
 
+/// The duty cycle @p dutyName runs because nicerd's configuration asks for it (the actuator option), not
+/// because the slice's quota failed: the note says so, and what auto would give.
+std::string dutyCycleChosenNote(std::string_view dutyName);
+
 /// systemd (of version @p systemdVersion, empty: unknown) refused CPUWeight=idle, so the work has the
 /// smallest weight instead.
 std::string idleWeightRefusedNote(std::string_view systemdVersion);

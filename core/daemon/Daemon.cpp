@@ -323,11 +323,11 @@ Result<void> Daemon::selectActuator() {
         return Error{duty.error().message + (whySliceFailed.empty() ? "" : " (and " + whySliceFailed + ")")};
     }
     m_actuator = std::move(*duty);
-    if (!whySliceFailed.empty()) {
-        m_actuatorNote =
-            actuator::dutyCycleFallbackNote(*m_layout, *cgroup, m_actuator->name(), whySliceFailed);
-        std::cerr << "nicerd: " << m_actuatorNote << '\n';
-    }
+    m_actuatorNote =
+        whySliceFailed.empty()
+            ? actuator::dutyCycleChosenNote(m_actuator->name())
+            : actuator::dutyCycleFallbackNote(*m_layout, *cgroup, m_actuator->name(), whySliceFailed);
+    std::cerr << "nicerd: " << m_actuatorNote << '\n';
     return {};
 }
 

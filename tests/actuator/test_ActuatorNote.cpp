@@ -83,3 +83,11 @@ TEST_CASE("the note of a refused idle weight works without systemd's version") {
     CHECK_THAT(actuator::idleWeightRefusedNote(""),
                Contains("This systemd refuses CPUWeight=idle") && Contains("systemd 252"));
 }
+
+TEST_CASE("a duty cycle chosen in the configuration is said to be chosen, with what auto gives",
+          "[ActuatorNote]") {
+    const auto note = actuator::dutyCycleChosenNote("signal-duty-cycle");
+    CHECK_THAT(note, Catch::Contains("chose signal-duty-cycle") && Catch::Contains("SIGSTOP") &&
+                         Catch::Contains("auto") && Catch::Contains("cpu controller"));
+    CHECK_THAT(actuator::dutyCycleChosenNote("freezer-duty-cycle"), Catch::Contains("freezes the work"));
+}
