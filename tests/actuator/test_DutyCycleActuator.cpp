@@ -9,6 +9,7 @@
 #include <chrono>
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
@@ -29,15 +30,15 @@ systemd::CgroupLayout layoutWith(const test::FakeCgroupTree& tree, pid_t pid) {
     return *layout;
 }
 
-// Samples the child's state every 5 ms on the loop for @p span; the share of samples in which it was stopped.
-double stoppedShare(sd_event* event, const Child& child, std::chrono::milliseconds span) {
+// Calls @p sample every @p every on the loop for @p span; how many times it ran.
+int sampleEvery(sd_event* event, std::chrono::milliseconds every, std::chrono::milliseconds span,
+                const std::function<void()>& sample) {
     int samples = 0;
-    int stopped = 0;
     sd::Timer sampler;
     auto created = sd::Timer::create(event, [&] {
         ++samples;
-        stopped += child.state() == 'T';
-        sampler.armIn(5ms);
+        sample();
+        sampler.armIn(every);
     });
     REQUIRE(created);
     sampler = std::move(*created);
@@ -45,6 +46,13 @@ double stoppedShare(sd_event* event, const Child& child, std::chrono::millisecon
     const auto end = std::chrono::steady_clock::now() + span;
     test::runLoopUntil(
         event, [&] { return std::chrono::steady_clock::now() >= end; }, span + 1s);
+    return samples;
+}
+
+// Samples the child's state every 5 ms on the loop for @p span; the share of samples in which it was stopped.
+double stoppedShare(sd_event* event, const Child& child, std::chrono::milliseconds span) {
+    int stopped = 0;
+    const int samples = sampleEvery(event, 5ms, span, [&] { stopped += child.state() == 'T'; });
     REQUIRE(samples > 20);
     return static_cast<double>(stopped) / samples;
 }
@@ -153,25 +161,15 @@ struct FreezeReadings {
 };
 FreezeReadings readFreezeFile(sd_event* event, const test::FakeCgroupTree& tree,
                               std::chrono::milliseconds span) {
-    int readings = 0;
     int frozen = 0;
     int freezes = 0;
     bool was = frozenFile(tree);
-    sd::Timer reader;
-    auto created = sd::Timer::create(event, [&] {
+    const int readings = sampleEvery(event, 2ms, span, [&] {
         const bool now = frozenFile(tree);
-        ++readings;
         frozen += now;
         freezes += now && !was;
         was = now;
-        reader.armIn(2ms);
     });
-    REQUIRE(created);
-    reader = std::move(*created);
-    reader.armIn(0ms);
-    const auto end = std::chrono::steady_clock::now() + span;
-    test::runLoopUntil(
-        event, [&] { return std::chrono::steady_clock::now() >= end; }, span + 1s);
     REQUIRE(readings > 50);
     return {static_cast<double>(frozen) / readings, freezes};
 }
