@@ -3,12 +3,13 @@
 # and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
 #
 #   packaging/dev.sh run       install, build, start the tray and nicerd on the demo workload
-#   packaging/dev.sh test      install, build, run every test, then `sanitize`, `fuzz` and `vm` (what CI runs)
+#   packaging/dev.sh test      install, build, run every test, then `sanitize`, `fuzz`, and `vm` on the .deb
+#                              of the tested build (build/nicer_VERSION_ARCH.deb) (what CI runs)
 #   packaging/dev.sh build     install and build only
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
 #   packaging/dev.sh sanitize  install, build with ASan and UBSan (build-sanitize), run the unit and CLI tests
 #   packaging/dev.sh fuzz      install, build the libFuzzer targets with clang (build-fuzz), run each a while
-#   packaging/dev.sh vm [ARGS]  install, build the .deb, run it in a Debian 12 guest (tests/vm/run.sh ARGS)
+#   packaging/dev.sh vm [ARGS]  install, build, package that build, run it in a Debian 12 guest (tests/vm/run.sh ARGS)
 #   packaging/dev.sh bench [--quick]  install, build, run bench/cpu (nicer against the alternatives, plots)
 #   packaging/dev.sh packages  print the Debian packages this script installs, one a line
 set -euo pipefail
@@ -76,34 +77,50 @@ install_packages() {
 cache_flags=()
 if command -v ccache >/dev/null; then cache_flags=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 
+# release_flags: sets `release` to the release configuration, as debhelper would build the .deb: build type
+# None, so the flags are exactly dpkg-buildflags' (hardening, -O2, asserts on), installed under /usr.
+release_flags() {
+    export DEB_BUILD_MAINT_OPTIONS=hardening=+all # lintian's hardening checks: bindnow as well
+    release=(-DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX=/usr
+        -DCMAKE_CXX_FLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+        -DCMAKE_EXE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)")
+}
+
+# The tests' build has the release flags, so the programs the tests run are the ones `test` packages.
 build_nicer() {
-    cmake -S "$root" -B "$build" -G Ninja "${cache_flags[@]}" -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON
+    release_flags
+    cmake -S "$root" -B "$build" -G Ninja "${cache_flags[@]}" "${release[@]}" -DNICER_BUILD_TESTS=ON \
+        -DNICER_WERROR=ON
     cmake --build "$build" --parallel "$(nproc)"
 }
 
-# The release .deb as debhelper would build it: build type None, so the flags are exactly dpkg-buildflags'
-# (hardening, -O2), warnings not fatal (a newer compiler must not break a release build), no tests; CPack strips
-# the programs and dpkg-shlibdeps finds the dependencies.
+# The .deb of BUILD (CPack strips the programs and dpkg-shlibdeps finds the dependencies), in BUILD.
+package_build() {
+    (cd "$1" && cpack -G DEB)
+}
+
+# The release .deb on its own: the release flags in build-deb, warnings not fatal (a newer compiler must not
+# break a release build), no tests.
 package_nicer() {
     local deb_build=${NICER_DEB_BUILD_DIR:-$root/build-deb}
-    export DEB_BUILD_MAINT_OPTIONS=hardening=+all # lintian's hardening checks: bindnow as well
-    cmake -S "$root" -B "$deb_build" -G Ninja "${cache_flags[@]}" -DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX=/usr \
-        -DCMAKE_CXX_FLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)" \
-        -DCMAKE_EXE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)" -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=OFF
+    release_flags
+    cmake -S "$root" -B "$deb_build" -G Ninja "${cache_flags[@]}" "${release[@]}" -DNICER_BUILD_TESTS=OFF \
+        -DNICER_WERROR=OFF
     cmake --build "$deb_build" --parallel "$(nproc)"
-    (cd "$deb_build" && cpack -G DEB)
+    package_build "$deb_build"
 }
 
 # Every test built with AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer (NICER_SANITIZE),
 # at -O1 with line tables only (-g1: quicker to build, as good for the reports), in its own build; then the
-# unit and CLI tests run under them, and any report fails its test. The integration tests run against the
-# plain build in `test`; under the sanitizers they take as long again, so CI leaves them to a run by hand
-# (ctest -L integration in build-sanitize).
+# unit and CLI tests (only their executables are built: target nicer_unit_and_cli_tests) run under them, and
+# any report fails its test. The integration tests run against the plain build in `test`; under the sanitizers
+# they take as long again, so CI leaves them to a run by hand (build build-sanitize whole, then
+# ctest -L integration there).
 sanitize_nicer() {
     local san_build=${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}
     cmake -S "$root" -B "$san_build" -G Ninja "${cache_flags[@]}" -DNICER_SANITIZE=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON \
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1"
-    cmake --build "$san_build" --parallel "$(nproc)"
+    cmake --build "$san_build" --target nicer_unit_and_cli_tests --parallel "$(nproc)"
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
@@ -169,8 +186,8 @@ test)
     (cd "$build" && ctest --output-on-failure --parallel "$(nproc)")
     sanitize_nicer
     fuzz_nicer
-    package_nicer
-    "$root/tests/vm/run.sh" --tests "$build"
+    package_build "$build"
+    "$root/tests/vm/run.sh" --deb "$(ls -t "$build"/nicer_*.deb | head -n1)" --tests "$build"
     ;;
 build)
     install_packages
@@ -192,8 +209,8 @@ vm)
     shift
     install_packages
     build_nicer
-    package_nicer
-    "$root/tests/vm/run.sh" --tests "$build" "$@"
+    package_build "$build"
+    "$root/tests/vm/run.sh" --deb "$(ls -t "$build"/nicer_*.deb | head -n1)" --tests "$build" "$@"
     ;;
 bench)
     shift
@@ -205,7 +222,7 @@ packages)
     printf '%s\n' "${packages[@]}"
     ;;
 *)
-    sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

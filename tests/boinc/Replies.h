@@ -13,8 +13,10 @@
 
 namespace nicer::test {
 
+/// tests/boinc/replies, found from the tests' data folder (tests/data, NICER_TEST_DATA), an absolute path:
+/// __FILE__ is not one under the release flags' -ffile-prefix-map.
 inline std::filesystem::path repliesDir() {
-    return std::filesystem::path(__FILE__).parent_path() / "replies";
+    return std::filesystem::path(NICER_TEST_DATA).parent_path() / "boinc" / "replies";
 }
 
 /// The reply in tests/boinc/replies/@p name, without its \003.

@@ -2,7 +2,10 @@
 # The .deb as a user gets it: build it, `apt-get install` it, run the INSTALLED programs (never the build tree),
 # then `apt-get purge` it and check that no file it installed is left. Needs root (CI runs it after the tests).
 #
-# Usage:  tests/packaging/install-deb.sh [OUT_DIR]     (screenshot and logs go to OUT_DIR, default build-deb/)
+# Usage:  tests/packaging/install-deb.sh [--deb FILE] [OUT_DIR]
+#   --deb    the package to test (CI: the one `packaging/dev.sh test` built from the tested build); without it,
+#            `packaging/dev.sh package` builds the release .deb in build-deb/
+#   OUT_DIR  where the screenshot and logs go (default build-deb/)
 #
 # It covers: `nicer --version`, `nicer simulate` on a golden trace, nicerd started by D-Bus activation from the
 # installed org.nicer.Daemon.service and nicerd.service under a private systemd user manager (hybrid cgroups
@@ -12,6 +15,11 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+deb=
+if [ "${1:-}" = --deb ]; then
+    deb=$(realpath -e "${2:?--deb needs a file}")
+    shift 2
+fi
 out=$(mkdir -p "${1:-$root/build-deb}" && cd "${1:-$root/build-deb}" && pwd)
 harness=$root/tests/harness
 [ "$(id -u)" -eq 0 ] || { echo "install-deb: needs root (apt-get install/purge)" >&2; exit 2; }
@@ -27,10 +35,12 @@ wait_for() {
 }
 
 # The package, built with Debian's flags.
-"$root/packaging/dev.sh" package >"$out/package.log" 2>&1 || { tail -30 "$out/package.log"; fail "building the .deb"; }
-deb=$(ls -t "${NICER_DEB_BUILD_DIR:-$root/build-deb}"/nicer_*.deb | head -n1)
+if [ -z "$deb" ]; then
+    "$root/packaging/dev.sh" package >"$out/package.log" 2>&1 || { tail -30 "$out/package.log"; fail "building the .deb"; }
+    deb=$(ls -t "${NICER_DEB_BUILD_DIR:-$root/build-deb}"/nicer_*.deb | head -n1)
+fi
 version=$(dpkg-deb --field "$deb" Version)
-step "built $deb"
+step "testing $deb"
 dpkg-deb --field "$deb" Depends Recommends >&2
 dpkg-deb --field "$deb" Recommends | grep -qw boinc-client || fail "boinc-client is not a Recommends"
 
