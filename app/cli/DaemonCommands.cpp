@@ -2,6 +2,7 @@
 
 #include "BoincCommand.h"
 #include "ExitCode.h"
+#include "control/Controller.h"
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
 #include "daemon/DownloadStatus.h"
@@ -82,8 +83,8 @@ void printStatus(const dbus::DaemonStatus& s) {
                 pct(s.foreground), pct(s.background), pct(s.idle));
     std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
     std::printf("  reserve      %.1f%% idle kept (band %.3g x multiplier %g), overload count %u\n",
-                pct(std::min(1.0, s.params.reserveBand * s.multiplier)), s.params.reserveBand, s.multiplier,
-                s.overloadCount);
+                pct(control::reserveKept(s.params.reserveBand, s.multiplier)), s.params.reserveBand,
+                s.multiplier, s.overloadCount);
     std::printf("  parameters  ");
     for (const auto& [key, value] : control::parametersAsText(s.params)) {
         std::printf(" %s=%s", key.c_str(), value.c_str());

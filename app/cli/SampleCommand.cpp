@@ -23,7 +23,7 @@ const control::ParameterInfo& periodInfo() {
 CLI::App* addSampleCommand(CLI::App& parent, SampleOptions& o) {
     auto* cmd = parent.add_subcommand("sample", "Print the machine's live idle and busy CPU fractions");
     cmd->add_option("--period", o.periodSeconds,
-                    std::string("Seconds between samples, ") + periodInfo().range)
+                    "Seconds between samples, " + control::rangeText(periodInfo()))
         ->check(CLI::Range(periodInfo().min, periodInfo().max))
         ->capture_default_str();
     cmd->add_option("--count", o.count, "Number of samples to print (0: until interrupted)")

@@ -1,5 +1,6 @@
 #include "tray/MainWindow.h"
 
+#include "control/Controller.h"
 #include "tray/BoincPanel.h"
 #include "tray/CpuChart.h"
 #include "tray/DaemonProxy.h"
@@ -377,7 +378,7 @@ void MainWindow::updateValues() {
         return;
     }
     const auto& p = m_daemon.properties();
-    const double kept = std::min(1.0, sample->multiplier * p.params.reserveBand);
+    const double kept = control::reserveKept(p.params.reserveBand, sample->multiplier);
     m_user->setText(percent(sample->foreground));
     m_work->setText(percent(sample->background));
     m_idle->setText(percent(sample->idle));

@@ -1,11 +1,11 @@
 #include "tray/SampleHistory.h"
 
-#include <algorithm>
+#include "control/Controller.h"
 
 namespace nicer::tray {
 
 double ChartPoint::reserveKept() const {
-    return std::min(1.0, sample.multiplier * reserveBand);
+    return control::reserveKept(reserveBand, sample.multiplier);
 }
 
 void SampleHistory::reset(std::span<const api::Sample> samples, double reserveBand) {

@@ -4,6 +4,10 @@
 
 namespace nicer::control {
 
+double reserveKept(double reserveBand, double multiplier) {
+    return std::min(1.0, multiplier * reserveBand);
+}
+
 Controller::Controller(const ControllerParams& params)
     : m_params(params) {
     reset();

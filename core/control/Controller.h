@@ -11,6 +11,10 @@ struct ControllerState {
     double quota = 0.0;      ///< q: the work's share of the whole machine, 0 = stopped
 };
 
+/// The idle share of the whole machine kept free for the user's programs: multiplier x reserve band, at most
+/// the whole machine. What `nicer status` and the tray show as the reserve.
+double reserveKept(double reserveBand, double multiplier);
+
 /**
  * The thesis's starvation-detection controller (Figure 4) with the exact semantics of DESIGN.md.
  *

@@ -34,7 +34,7 @@ Result<void> validate(const ControllerParams& p) {
     for (const auto& info : parameterTable()) {
         if (!inRange(info, info.get(p))) {
             return Error{std::string(info.key) + " = " + shown(info, p) + " is out of range: it must be " +
-                         info.range};
+                         rangeText(info)};
         }
     }
     if (p.minMultiplier > p.maxMultiplier) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace nicer::control {
 
@@ -17,7 +18,7 @@ constexpr ParameterInfo kParameters[] = {
         .type = ParameterType::Real,
         .label = "Reserve band",
         .help = "Idle share of the whole machine kept in reserve for your programs, before the multiplier",
-        .range = "in (0, 0.5] (a fraction of the whole machine)",
+        .rangeNote = "(a fraction of the whole machine)",
         .min = 0.0,
         .max = 0.5,
         .minOpen = true,
@@ -45,7 +46,7 @@ constexpr ParameterInfo kParameters[] = {
         .label = "Min multiplier",
         .help = "Smallest reserve-band multiplier: the steady-state idle reserve is min-multiplier x "
                 "reserve-band",
-        .range = "in [1, 64] and at most max-multiplier",
+        .rangeNote = "and at most max-multiplier",
         .min = 1.0,
         .max = 64.0,
         .minOpen = false,
@@ -73,7 +74,7 @@ constexpr ParameterInfo kParameters[] = {
         .label = "Max multiplier",
         .help = "Largest reserve-band multiplier: how far the band may widen while your programs keep the "
                 "CPU busy",
-        .range = "in [1, 64] and at least min-multiplier",
+        .rangeNote = "and at least min-multiplier",
         .min = 1.0,
         .max = 64.0,
         .minOpen = false,
@@ -102,7 +103,7 @@ constexpr ParameterInfo kParameters[] = {
         .help = "How fast a widened band shrinks once there is idle CPU again: each period the multiplier "
                 "falls to multiplier-decay x itself, and by at least 1 (1: one step per period, as in the "
                 "thesis)",
-        .range = "in (0, 1]",
+        .rangeNote = "",
         .min = 0.0,
         .max = 1.0,
         .minOpen = true,
@@ -130,9 +131,9 @@ constexpr ParameterInfo kParameters[] = {
         .label = "Overload threshold",
         .help = "Periods in a row with no idle CPU tolerated before the work is stopped (it stops on the "
                 "next one)",
-        .range = ">= 0 (whole periods)",
+        .rangeNote = "(whole periods)",
         .min = 0.0,
-        .max = 2147483647.0,
+        .max = kUnbounded,
         .minOpen = false,
         .maxOpen = false,
         .busScale = 1.0,
@@ -161,7 +162,7 @@ constexpr ParameterInfo kParameters[] = {
         .type = ParameterType::Real,
         .label = "No-idle threshold",
         .help = "An idle share at or below this counts as no idle at all",
-        .range = "in [0, 0.5) (a fraction of the whole machine)",
+        .rangeNote = "(a fraction of the whole machine)",
         .min = 0.0,
         .max = 0.5,
         .minOpen = false,
@@ -188,7 +189,7 @@ constexpr ParameterInfo kParameters[] = {
         .type = ParameterType::Duration,
         .label = "Period",
         .help = "Seconds between two steps of the loop: how often nicerd measures and adjusts",
-        .range = "between 10 ms and 10 s",
+        .rangeNote = "",
         .min = 0.01,
         .max = 10.0,
         .minOpen = false,
@@ -247,8 +248,39 @@ bool inRange(const ParameterInfo& info, double v) {
     return aboveMin && belowMax;
 }
 
+namespace {
+
+std::string number(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
+/// A duration in seconds as people write it: "10 ms", "10 s".
+std::string duration(double seconds) {
+    return seconds < 1.0 ? number(seconds * 1000.0) + " ms" : number(seconds) + " s";
+}
+
+} // namespace
+
+std::string rangeText(const ParameterInfo& info) {
+    std::string text;
+    if (info.max >= kUnbounded) {
+        text = (info.minOpen ? "> " : ">= ") + number(info.min);
+    } else if (info.type == ParameterType::Duration && !info.minOpen && !info.maxOpen) {
+        text = "between " + duration(info.min) + " and " + duration(info.max);
+    } else {
+        text = "in " + std::string(info.minOpen ? "(" : "[") + number(info.min) + ", " + number(info.max) +
+               (info.maxOpen ? ")" : "]");
+    }
+    if (*info.rangeNote != '\0') {
+        text += std::string(" ") + info.rangeNote;
+    }
+    return text;
+}
+
 std::string parameterHelp(const ParameterInfo& info) {
-    return std::string(info.help) + ", " + info.range;
+    return std::string(info.help) + ", " + rangeText(info);
 }
 
 } // namespace nicer::control

@@ -28,9 +28,11 @@ struct ParameterInfo {
     ParameterType type;
     const char* label; ///< a short name for people: "Reserve band"
     const char* help;  ///< one sentence, for --help and tooltips
-    const char* range; ///< the allowed values in words, as errors and --help show them
-    double min;        ///< in the text unit
-    double max;
+    /// Words after the range that rangeText() writes from min, max and the open ends: "(whole periods)",
+    /// "and at most max-multiplier"; empty for none.
+    const char* rangeNote;
+    double min;      ///< in the text unit
+    double max;      ///< kUnbounded: no upper limit worth stating
     bool minOpen;    ///< min itself is not allowed
     bool maxOpen;    ///< max itself is not allowed
     double busScale; ///< D-Bus value = text value x busScale (1e6 for the period: seconds to µs)
@@ -51,6 +53,9 @@ struct ParameterInfo {
     bool newerThanSavedFiles;
 };
 
+/// A max that rangeText() does not state: the largest whole count a parameter may hold.
+inline constexpr double kUnbounded = 2147483647.0;
+
 /// Every parameter, in display order.
 std::span<const ParameterInfo> parameterTable();
 
@@ -64,6 +69,10 @@ std::string parameterNameList(bool bus = false);
 
 /// True when @p value is inside the parameter's own range (not checking min <= max between parameters).
 bool inRange(const ParameterInfo& info, double value);
+
+/// The allowed values in words, as errors and --help show them, from min, max, the open ends and the note:
+/// "in (0, 0.5] (a fraction of the whole machine)", ">= 0 (whole periods)", "between 10 ms and 10 s".
+std::string rangeText(const ParameterInfo& info);
 
 /// "Idle share ..., in (0, 0.5]": the help with the range, for --help.
 std::string parameterHelp(const ParameterInfo& info);

@@ -234,3 +234,9 @@ TEST_CASE("steady idle above the band settles the quota so that idle stays near 
     CHECK(idle == Approx(0.05).margin(1e-9));
     CHECK(c.state().quota == Approx(0.65).margin(1e-9));
 }
+
+TEST_CASE("the reserve kept is the band times the multiplier, at most the whole machine", "[Controller]") {
+    CHECK(reserveKept(0.05, 1.0) == Approx(0.05));
+    CHECK(reserveKept(0.05, 4.0) == Approx(0.2));
+    CHECK(reserveKept(0.3, 4.0) == 1.0);
+}

@@ -96,16 +96,38 @@ TEST_CASE("the defaults are inside every range, and the edges are as validate() 
         CHECK(info.get(defaults) * info.displayScale >= info.sliderMin);
         CHECK(info.get(defaults) * info.displayScale <= info.sliderMax);
         // The help of the command line shows the same range as the errors.
-        CHECK_THAT(parameterHelp(info), Catch::Contains(info.range));
+        CHECK_THAT(parameterHelp(info), Catch::Contains(rangeText(info)));
         // A value just outside the range is refused by validate(), naming the parameter and the range.
         ControllerParams p;
         const double outside = info.type == ParameterType::Count ? info.min - 1 : info.min - 0.001;
         if (info.set(p, outside).ok()) {
             const auto valid = validate(p);
             REQUIRE_FALSE(valid.ok());
-            CHECK_THAT(valid.error().message, Catch::Contains(info.key) && Catch::Contains(info.range));
+            CHECK_THAT(valid.error().message, Catch::Contains(info.key) && Catch::Contains(rangeText(info)));
         }
     }
+}
+
+TEST_CASE("each range is written from the row's bounds, in the words --help and the errors show",
+          "[ParameterTable]") {
+    const auto range = [](std::string_view key) { return rangeText(*findParameter(key)); };
+    CHECK(range("reserve-band") == "in (0, 0.5] (a fraction of the whole machine)");
+    CHECK(range("min-multiplier") == "in [1, 64] and at most max-multiplier");
+    CHECK(range("max-multiplier") == "in [1, 64] and at least min-multiplier");
+    CHECK(range("multiplier-decay") == "in (0, 1]");
+    CHECK(range("overload-threshold") == ">= 0 (whole periods)");
+    CHECK(range("idle-epsilon") == "in [0, 0.5) (a fraction of the whole machine)");
+    CHECK(range("period") == "between 10 ms and 10 s");
+
+    // A row's bounds are the text: moving one moves what the errors say.
+    ParameterInfo moved = *findParameter("reserve-band");
+    moved.max = 0.25;
+    moved.maxOpen = true;
+    CHECK(rangeText(moved) == "in (0, 0.25) (a fraction of the whole machine)");
+    ParameterInfo period = *findParameter("period");
+    period.min = 0.5;
+    period.max = 60.0;
+    CHECK(rangeText(period) == "between 500 ms and 60 s");
 }
 
 TEST_CASE("the text form and the table agree on every parameter", "[ParameterTable]") {
