@@ -295,7 +295,8 @@ TEST_CASE("a busy service can be frozen through systemd (FreezeUnit)", "[Systemd
 
     const auto frozen = manager->freezeUnit(slice);
     if (!frozen) {
-        // The error names the unit and the call, so nicerd's message to the user does too.
+        // The error names the unit and the call, so nicerd's message to the user does too; if it does not,
+        // NICER_SKIP refuses to skip and the test fails.
         INFO(frozen.error().message);
         CHECK_THAT(frozen.error().message, Catch::Contains(slice) && Catch::Contains("FreezeUnit"));
         NICER_SKIP("FreezeUnit is not supported here: " << frozen.error().message);
