@@ -283,16 +283,14 @@ TEST_CASE("BoincRpc against the real BOINC client: status, the preferences overr
 
     // The client writes its password before it listens: ask until it answers.
     std::optional<Result<CcStatus>> status;
-    const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (!(status && status->ok()) && std::chrono::steady_clock::now() < deadline && !boinc.exited()) {
-        status.reset();
-        rpc.getCcStatus([&](Result<CcStatus> result) { status.emplace(std::move(result)); });
-        REQUIRE(test::runLoopUntil(loop.get(), [&] { return status.has_value(); }));
-        if (!status->ok()) {
-            test::runLoopUntil(
-                loop.get(), [] { return false; }, 200ms);
-        }
-    }
+    test::pollUntil(
+        [&] {
+            status.reset();
+            rpc.getCcStatus([&](Result<CcStatus> result) { status.emplace(std::move(result)); });
+            REQUIRE(test::runLoopUntil(loop.get(), [&] { return status.has_value(); }));
+            return status->ok() || boinc.exited();
+        },
+        30s, 200ms);
     INFO((status ? (status->ok() ? "ok" : status->error().message) : "no answer"));
     REQUIRE(status);
     REQUIRE(status->ok());

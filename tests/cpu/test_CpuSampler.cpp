@@ -1,3 +1,4 @@
+#include "Poll.h"
 #include "cpu/CpuSampler.h"
 
 #include <catch2/catch.hpp>
@@ -7,7 +8,6 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 #include <unistd.h>
 
 using namespace nicer::cpu;
@@ -69,11 +69,14 @@ TEST_CASE("sampling the live machine gives the share of the ticks that passed", 
     CpuSampler sampler;
     REQUIRE(sampler.prime().ok());
     nicer::Result<CpuUsage> usage = nicer::Error{"not sampled"};
-    do {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20)); // until at least one tick has passed
-        usage = sampler.sample();
-        REQUIRE(usage.ok());
-    } while (usage->totalTicks == 0);
+    // Until at least one tick has passed.
+    REQUIRE(nicer::test::pollUntil(
+        [&] {
+            usage = sampler.sample();
+            REQUIRE(usage.ok());
+            return usage->totalTicks > 0;
+        },
+        std::chrono::seconds(10), std::chrono::milliseconds(20)));
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
     CHECK(usage->idle >= 0.0);

@@ -178,6 +178,9 @@ http {
         location /norange/ { alias $DIR/www/; max_ranges 0; }
         location /slow/ { alias $DIR/www/; limit_rate 1m; }
         location /busy/ { add_header Retry-After 1 always; return 503; }
+        # nginx's open connections (of all its servers, this request's own included): nginx writes a request's
+        # log line before it closes the connection, so at 1 every earlier request is in the logs.
+        location = /nginx-status { stub_status; access_log off; }
         location /bigheaders/ {
             alias $DIR/www/;
 $(big_headers)

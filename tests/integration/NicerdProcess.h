@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Poll.h"
 #include "cli/RunCommand.h"
 #include "dbus/DaemonClient.h"
 
@@ -14,7 +15,6 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -59,18 +59,21 @@ public:
     /// Polls nicerd's D-Bus status until it answers (true) or the process has exited (false).
     /// When it is not ready, its log goes to stderr (ctest shows it for a failed test).
     bool waitReady() {
-        for (int i = 0; i < 300; ++i) {
-            if (exited()) {
-                std::cerr << "nicerd exited before it answered on D-Bus; its log:\n" << log() << '\n';
-                return false;
-            }
-            if (auto client = dbus::DaemonClient::connect(); client && client->status()) {
-                return true;
-            }
-            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        bool answered = false;
+        pollUntil(
+            [&] {
+                auto client = dbus::DaemonClient::connect();
+                answered = client && client->status();
+                return answered || exited();
+            },
+            std::chrono::seconds(30));
+        if (!answered) {
+            std::cerr << (exited() ? "nicerd exited before it answered on D-Bus"
+                                   : "nicerd did not answer on D-Bus within 30 s")
+                      << "; its log:\n"
+                      << log() << '\n';
         }
-        std::cerr << "nicerd did not answer on D-Bus within 30 s; its log:\n" << log() << '\n';
-        return false;
+        return answered;
     }
 
     bool exited() {
@@ -91,10 +94,7 @@ public:
             return exitCode();
         }
         ::kill(m_pid, SIGTERM);
-        for (int i = 0; i < 600 && !exited(); ++i) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        if (!exited()) {
+        if (!pollUntil([&] { return exited(); }, std::chrono::seconds(30), std::chrono::milliseconds(50))) {
             ::kill(m_pid, SIGKILL);
             int status = 0;
             ::waitpid(m_pid, &status, 0);

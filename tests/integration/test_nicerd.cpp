@@ -590,13 +590,12 @@ std::vector<std::string> commandLine(pid_t pid) {
 template <typename Done>
 std::vector<pid_t> waitForWork(Done done) {
     std::vector<pid_t> pids;
-    for (int i = 0; i < 200; ++i) {
-        pids = workPids();
-        if (done(pids)) {
-            break;
-        }
-        std::this_thread::sleep_for(100ms);
-    }
+    test::pollUntil(
+        [&] {
+            pids = workPids();
+            return done(pids);
+        },
+        20s);
     return pids;
 }
 

@@ -4,6 +4,7 @@
 // manifest stops the start.
 #include "H2Manifest.h"
 #include "NicerdProcess.h"
+#include "Poll.h"
 #include "cli/RunCommand.h"
 #include "daemon/DownloadStatus.h"
 #include "dbus/DaemonClient.h"
@@ -19,7 +20,6 @@
 #include <functional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace nicer;
@@ -50,16 +50,19 @@ std::string describe(const std::vector<api::DownloadEntry>& downloads) {
 /// the caller's checks then show).
 dbus::DaemonStatus waitForDownloads(NicerdProcess& daemon,
                                     const std::function<bool(const dbus::DaemonStatus&)>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + kWait;
     dbus::DaemonStatus last;
-    while (std::chrono::steady_clock::now() < deadline && !daemon.exited()) {
-        if (auto s = test::tryDaemonStatus()) {
-            last = *s;
-            if (done(last)) {
-                return last;
+    bool there = false;
+    test::pollUntil(
+        [&] {
+            if (auto s = test::tryDaemonStatus()) {
+                last = *s;
+                there = done(last);
             }
-        }
-        std::this_thread::sleep_for(200ms);
+            return there || daemon.exited();
+        },
+        kWait, 200ms);
+    if (there) {
+        return last;
     }
     INFO("nicerd's log:\n" << daemon.log());
     INFO("downloads:\n" << describe(last.downloads));

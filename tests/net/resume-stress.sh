@@ -39,6 +39,7 @@ done
 [[ -x $NICER ]] || die "pass --nicer PATH/TO/nicer (the built CLI)"
 NICER=$(cd "$(dirname "$NICER")" && pwd)/$(basename "$NICER")
 command -v python3 >/dev/null || die "python3 is needed for the manifest and the log analysis"
+command -v nghttp >/dev/null || die "nghttp (nghttp2-client) is needed to ask nginx when its log is complete"
 HERE=$(cd "$(dirname "$0")" && pwd)
 HARNESS=$HERE/../harness/h2-servers.sh
 [[ -n $WORK ]] || WORK=$(mktemp -d /tmp/nicer-resume-stress-XXXXXX)
@@ -111,6 +112,17 @@ check_final() {
   echo "$bad"
 }
 
+# Waits until nginx has logged every request of the run that ended: it writes a request's line before it closes
+# the connection, so once the status request's own is the only one open, all are in the log.
+wait_logged() {
+  local deadline=$((SECONDS + 30)) active=""
+  until active=$(nghttp "$BASE/nginx-status" | sed -n 's/^Active connections: *\([0-9]*\).*/\1/p') &&
+    [[ $active == 1 ]]; do
+    ((SECONDS < deadline)) || die "nginx still has ${active:-an unknown number of} connection(s) 30 s after the run"
+    sleep 0.1
+  done
+}
+
 # Part sizes at the start of each run: RUN NAME SIZE lines.
 snapshot_parts() { # RUN
   local f
@@ -136,7 +148,7 @@ for ((run = 0; run < KILLS; run++)); do
     log "run $run finished before its kill at ${delay}s; lower --rate or --kills"
   fi
   wait "$pid" 2>/dev/null || true
-  sleep 0.3 # nginx logs the aborted requests when it sees the connection go
+  wait_logged
   echo "$run $start_line $(wc -l <"$H2_NGINX_QUIRKS_LOG") killed-at=${delay}s" >>"$WORK/runs"
   bad=$(check_final)
   corrupt=$((corrupt + bad))
@@ -149,7 +161,7 @@ set +e
 "$NICER" fetch "$WORK/stress.meta4" --dir "$OUT" --streams "$STREAMS" --json >"$WORK/final.json" 2>"$WORK/final.err"
 status=$?
 set -e
-sleep 0.3
+wait_logged
 echo "$KILLS $start_line $(wc -l <"$H2_NGINX_QUIRKS_LOG") final" >>"$WORK/runs"
 bad=$(check_final)
 corrupt=$((corrupt + bad))

@@ -153,13 +153,12 @@ double cpuFraction(pid_t pid, std::chrono::milliseconds span) {
 
 /// Polls /proc/<pid>/stat until @p wanted says yes, at most 2 s (signals arrive asynchronously).
 bool waitForState(pid_t pid, bool (*wanted)(char)) {
-    for (int i = 0; i < 200; ++i) {
-        if (const auto stat = readProcStat(pid); stat && wanted(stat->state)) {
-            return true;
-        }
-        std::this_thread::sleep_for(10ms);
-    }
-    return false;
+    return nicer::test::pollUntil(
+        [&] {
+            const auto stat = readProcStat(pid);
+            return stat && wanted(stat->state);
+        },
+        2s, 10ms);
 }
 
 bool contains(const std::vector<pid_t>& pids, pid_t pid) {
@@ -170,15 +169,15 @@ bool contains(const std::vector<pid_t>& pids, pid_t pid) {
 /// child execs the service, /proc/PID/environ reads empty.
 std::string environOf(pid_t pid) {
     std::string s;
-    for (int attempt = 0; attempt < 100 && s.empty(); ++attempt) {
-        if (attempt > 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-        }
-        std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
-        std::ostringstream text;
-        text << in.rdbuf();
-        s = text.str();
-    }
+    nicer::test::pollUntil(
+        [&] {
+            std::ifstream in("/proc/" + std::to_string(pid) + "/environ");
+            std::ostringstream text;
+            text << in.rdbuf();
+            s = text.str();
+            return !s.empty();
+        },
+        5s, 50ms);
     std::replace(s.begin(), s.end(), '\0', '\n');
     return s;
 }
@@ -295,7 +294,8 @@ TEST_CASE("a busy service can be frozen through systemd (FreezeUnit)", "[Systemd
 
     const auto frozen = manager->freezeUnit(slice);
     if (!frozen) {
-        // The error names the unit and the call, so nicerd's message to the user does too.
+        // The error names the unit and the call, so nicerd's message to the user does too; if it does not,
+        // NICER_SKIP refuses to skip and the test fails.
         INFO(frozen.error().message);
         CHECK_THAT(frozen.error().message, Catch::Contains(slice) && Catch::Contains("FreezeUnit"));
         NICER_SKIP("FreezeUnit is not supported here: " << frozen.error().message);
@@ -450,13 +450,15 @@ TEST_CASE("a service whose binary does not exist fails with a readable error", "
                                                          true);
         if (started) {
             // The start job of a simple service ends at fork(); the exec may fail only after our look.
-            std::string state = "active";
-            for (int i = 0; i < 200 && state == "active"; ++i) {
-                std::this_thread::sleep_for(10ms);
-                auto current = manager->activeState(service);
-                REQUIRE_OK(current);
-                state = *current;
-            }
+            std::string state;
+            nicer::test::pollUntil(
+                [&] {
+                    auto current = manager->activeState(service);
+                    REQUIRE_OK(current);
+                    state = *current;
+                    return state != "active";
+                },
+                2s, 10ms);
             CHECK((state == "failed" || state == "inactive"));
         } else {
             CHECK_THAT(started.error().message, Catch::Contains("StartTransientUnit(" + service + ")"));

@@ -1,4 +1,5 @@
 // The kernel's TCP socket counters through sock_diag, on real loopback connections of this process.
+#include "Poll.h"
 #include "net/rate/TcpSockets.h"
 
 #include <catch2/catch.hpp>
@@ -7,7 +8,6 @@
 #include <netinet/in.h>
 #include <string>
 #include <sys/socket.h>
-#include <thread>
 #include <unistd.h>
 
 using namespace nicer::net;
@@ -91,13 +91,13 @@ TEST_CASE("bytes that wait unread count as received, and bytes sent count once a
     const std::string data(30000, 'x');
     REQUIRE(::write(pair.server, data.data(), data.size()) == static_cast<ssize_t>(data.size()));
     TcpSocketInfo after;
-    for (int i = 0; i < 100; ++i) { // loopback delivers at once; the loop only guards a slow kernel
-        after = find(clientInode);
-        if (after.bytesReceived >= before.bytesReceived + data.size()) {
-            break;
-        }
-        std::this_thread::sleep_for(10ms);
-    }
+    // Loopback delivers at once; polling only guards a slow kernel.
+    nicer::test::pollUntil(
+        [&] {
+            after = find(clientInode);
+            return after.bytesReceived >= before.bytesReceived + data.size();
+        },
+        1s, 10ms);
     // Nothing read yet: the kernel counts the bytes received and holds them unread.
     CHECK(after.bytesReceived == before.bytesReceived + data.size());
     CHECK(after.unread == data.size());
