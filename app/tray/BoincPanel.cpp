@@ -620,14 +620,4 @@ QString BoincPanel::actionText() const {
     return m_action->isVisibleTo(this) ? m_action->text() : QString();
 }
 
-void BoincPanel::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    emit watchingChanged(true);
-}
-
-void BoincPanel::hideEvent(QHideEvent* event) {
-    QWidget::hideEvent(event);
-    emit watchingChanged(false);
-}
-
 } // namespace nicer::tray

@@ -83,14 +83,8 @@ public:
     QMessageBox* detachConfirmation() const { return m_confirm; }
 
 signals:
-    /// The panel became visible or hidden: its lists are worth polling only while it shows.
-    void watchingChanged(bool watching);
     /// "Use the BOINC workload" on the line shown while BOINC is off.
     void boincWorkloadRequested();
-
-protected:
-    void showEvent(QShowEvent* event) override;
-    void hideEvent(QHideEvent* event) override;
 
 private:
     void send(const BoincRequest& request);

@@ -26,18 +26,12 @@ constexpr auto kSystemdManager = "org.freedesktop.systemd1.Manager";
 constexpr auto kUnitName = "nicerd.service";
 // nicerd is Type=notify and takes its name only when ready; give a slow machine time before saying so.
 constexpr int kStartTimeoutMs = 20000;
-// Downloads change without a signal: read them every second while they move, and now and then while a
-// failed file waits for nicerd's retry (minutes away), to see it start.
-constexpr int kActiveDownloadPollMs = 1000;
-constexpr int kRetryDownloadPollMs = 10000;
-// BOINC's lists change without a signal: read them every two seconds while someone looks at them.
-constexpr int kBoincPollMs = 2000;
 // nicerd answers BoincAttach and the others when BOINC has, which can take a minute (the project's page is
 // fetched first); past this, the call fails on our side with NoReply.
 constexpr int kBoincCallTimeoutMs = 90000;
 
-/// A property read by GetAll that holds structs (a QDBusArgument), as @p T; empty when it is missing (an
-/// older nicerd) or has another signature (one of another ApiVersion).
+/// A property read by GetAll or PropertiesChanged that holds structs (a QDBusArgument), as @p T; empty when
+/// it is missing (an older nicerd) or has another signature (one of another ApiVersion).
 template <typename T>
 T readStructs(const QVariant& value, const char* fields) {
     if (!value.canConvert<QDBusArgument>()) {
@@ -71,13 +65,8 @@ bool isDaemonNotInstalled(const QString& activationErrorName, const QString& uni
 DaemonProxy::DaemonProxy(const QDBusConnection& bus, QObject* parent)
     : QObject(parent)
     , m_bus(bus)
-    , m_startTimeout(new QTimer(this))
-    , m_downloadPoll(new QTimer(this))
-    , m_boincPoll(new QTimer(this)) {
+    , m_startTimeout(new QTimer(this)) {
     registerBusTypes();
-    connect(m_downloadPoll, &QTimer::timeout, this, &DaemonProxy::refreshDownloads);
-    m_boincPoll->setInterval(kBoincPollMs);
-    connect(m_boincPoll, &QTimer::timeout, this, &DaemonProxy::refreshBoinc);
     m_startTimeout->setSingleShot(true);
     m_startTimeout->setInterval(kStartTimeoutMs);
     connect(m_startTimeout, &QTimer::timeout, this, [this] {
@@ -125,8 +114,6 @@ void DaemonProxy::onBusLost() {
     ++m_busGeneration;
     m_starting = false;
     m_startTimeout->stop();
-    m_downloadsPending = false;
-    m_boincPending = false;
     m_lastSample.reset();
     setConnected(false);
     emit busChanged(false);
@@ -134,8 +121,6 @@ void DaemonProxy::onBusLost() {
 
 void DaemonProxy::onBusBack(const QDBusConnection& bus) {
     ++m_busGeneration;
-    m_downloadsPending = false;
-    m_boincPending = false;
     detach();
     m_bus = bus;
     attach();
@@ -225,7 +210,11 @@ DaemonView DaemonProxy::view() const {
 }
 
 void DaemonProxy::onOwnerChanged(const QString& newOwner) {
+    if (m_connected && newOwner == m_owner) {
+        return; // the same nicerd told twice: start()'s question, and the bus's notice that it took the name
+    }
     setConnected(!newOwner.isEmpty());
+    m_owner = newOwner;
 }
 
 void DaemonProxy::setConnected(bool connected) {
@@ -235,6 +224,9 @@ void DaemonProxy::setConnected(bool connected) {
     }
     const bool changed = connected != m_connected;
     m_connected = connected;
+    if (!connected) {
+        m_owner.clear();
+    }
     if (connected) {
         // A (re)started nicerd: nothing we knew still holds.
         m_lastSample.reset();
@@ -251,8 +243,6 @@ void DaemonProxy::setConnected(bool connected) {
         m_properties.boinc = {};
         emit boincChanged();
     }
-    updateDownloadPolling();
-    updateBoincPolling();
     if (changed || !connected) {
         emit connectedChanged(connected);
     }
@@ -292,39 +282,7 @@ void DaemonProxy::refreshProperties() {
     watchReply(
         call,
         [this](const QDBusMessage& reply) {
-            const QVariantMap map = qdbus_cast<QVariantMap>(reply.arguments().value(0));
-            auto& p = m_properties;
-            p.publishedParameters.clear();
-            for (const auto& info : control::parameterTable()) {
-                const QLatin1String name(info.busName);
-                if (!map.contains(name)) {
-                    continue; // a parameter newer than this nicerd: shown at its default, never sent
-                }
-                p.publishedParameters.append(name);
-                // The D-Bus value (ReserveBand, ..., PeriodUSec in µs) in the table's unit.
-                const double value = map.value(name).toDouble() / info.busScale;
-                (void)info.set(p.params, value); // only an absurd period fails: keep the last one
-            }
-            p.paused = map.value("Paused").toBool();
-            p.actuator = map.value("Actuator").toString();
-            p.actuatorNote = map.value("ActuatorNote").toString();
-            p.apiVersion = map.value("ApiVersion", 1U).toUInt();
-            p.workload = map.value("Workload").toStringList();
-            p.preset = map.value("WorkloadPreset").toString();
-            p.presets = readStructs<PresetChoiceList>(map.value("WorkloadPresets"), api::kPresetSignature);
-            p.demoWorkload = map.value("DemoWorkload").toBool();
-            p.instances = map.value("Instances").toUInt();
-            p.cpuCount = map.value("CpuCount").toUInt();
-            p.lastError = map.value("LastError").toString();
-            p.bandwidth.kind =
-                api::bandwidthKindFromKeyword(map.value("BandwidthMode").toString().toStdString())
-                    .value_or(api::BandwidthMode::Kind::None);
-            const qulonglong cap = map.value("BandwidthCap").toULongLong();
-            p.bandwidth.capBytesPerSecond = cap > 0 ? std::optional<std::uint64_t>(cap) : std::nullopt;
-            readDownloads(map);
-            readBoinc(map);
-            emit propertiesChanged();
-            emit downloadsChanged();
+            readProperties(qdbus_cast<QVariantMap>(reply.arguments().value(0)), true);
         },
         [this](const QDBusMessage& error) {
             if (m_connected) {
@@ -333,134 +291,124 @@ void DaemonProxy::refreshProperties() {
         });
 }
 
-void DaemonProxy::readDownloads(const QVariantMap& map) {
-    if (!m_connected) {
-        return; // an answer sent before nicerd left: setConnected(false) cleared what it would bring back
-    }
-    m_properties.downloads = readStructs<DownloadRowList>(map.value("Downloads"), api::kDownloadSignature);
-    m_properties.downloadRate = map.value("DownloadRate").toDouble();
-    updateDownloadPolling();
-}
-
-void DaemonProxy::refreshDownloads() {
-    if (m_downloadsPending) {
-        return; // a slow nicerd must not pile up calls
-    }
-    m_downloadsPending = true;
-    auto call = QDBusMessage::createMethodCall(api::kBusName, api::kObjectPath,
-                                               "org.freedesktop.DBus.Properties", "GetAll");
-    call << QString(api::kInterface);
-    watchReply(
-        call,
-        [this](const QDBusMessage& reply) {
-            m_downloadsPending = false;
-            readDownloads(qdbus_cast<QVariantMap>(reply.arguments().value(0)));
-            emit downloadsChanged();
-        },
-        // A failure here is nicerd going away, which the name watcher reports.
-        [this](const QDBusMessage&) { m_downloadsPending = false; });
-}
-
-void DaemonProxy::setWatchingDownloads(bool watching) {
-    const bool started = watching && !m_watchingDownloads;
-    m_watchingDownloads = watching;
-    if (started && m_connected && !m_properties.downloads.empty()) {
-        refreshDownloads(); // what was read while hidden is old
-    }
-    updateDownloadPolling();
-}
-
-int DaemonProxy::downloadPollInterval() const {
-    return m_downloadPoll->isActive() ? m_downloadPoll->interval() : 0;
-}
-
-void DaemonProxy::updateDownloadPolling() {
-    bool active = false;
-    bool failed = false;
-    for (const auto& row : m_properties.downloads) {
-        active = active || api::isDownloadActive(row.state);
-        failed = failed || row.state == api::DownloadState::Failed;
-    }
-    const int interval = active ? kActiveDownloadPollMs : failed ? kRetryDownloadPollMs : 0;
-    if (!m_watchingDownloads || !m_connected || interval == 0) {
-        m_downloadPoll->stop();
+void DaemonProxy::onPropertiesChanged(const QDBusMessage& message) {
+    // (interface, changed properties with their values, invalidated names): nicerd announces its properties
+    // with their values, so the third is empty.
+    if (message.arguments().value(0).toString() != QLatin1String(api::kInterface)) {
         return;
     }
-    if (m_downloadPoll->interval() != interval || !m_downloadPoll->isActive()) {
-        m_downloadPoll->start(interval);
-    }
+    readProperties(qdbus_cast<QVariantMap>(message.arguments().value(1)), false);
 }
 
-void DaemonProxy::readBoinc(const QVariantMap& map) {
+void DaemonProxy::readProperties(const QVariantMap& map, bool whole) {
     if (!m_connected) {
-        return; // as in readDownloads: no BOINC client runs under a nicerd that has left
+        return; // sent before nicerd left: setConnected(false) cleared what it would bring back
     }
-    api::BoincStatus b;
-    // Missing in a nicerd older than API version 3: no BOINC client then, as far as the tray can tell.
-    const QString state = map.value("BoincState").toString();
-    b.state = state.isEmpty() ? std::string("off") : state.toStdString();
-    b.detail = map.value("BoincDetail").toString().toStdString();
-    b.systemService = map.value("BoincSystemService").toString().toStdString();
-    b.overrideApplied = map.value("BoincOverrideApplied").toBool();
-    b.maxDownRate = map.value("BoincMaxDownRate").toDouble();
-    b.maxUpRate = map.value("BoincMaxUpRate").toDouble();
-    const auto projects =
-        readStructs<BoincProjectList>(map.value("BoincProjects"), api::kBoincProjectSignature);
-    b.projects.assign(projects.begin(), projects.end());
-    const auto tasks = readStructs<BoincTaskList>(map.value("BoincTasks"), api::kBoincTaskSignature);
-    b.tasks.assign(tasks.begin(), tasks.end());
-    const auto transfers =
-        readStructs<BoincTransferList>(map.value("BoincTransfers"), api::kBoincTransferSignature);
-    b.transfers.assign(transfers.begin(), transfers.end());
-    const auto notices = readStructs<BoincNoticeList>(map.value("BoincNotices"), api::kBoincNoticeSignature);
-    b.notices.assign(notices.begin(), notices.end());
-    const bool changed = !(b == m_properties.boinc);
-    m_properties.boinc = std::move(b);
-    updateBoincPolling();
-    if (changed) {
+    // Whole (GetAll): every property, a missing one (an older nicerd) at its default. Else only those named.
+    const auto has = [&](const char* name) { return whole || map.contains(QLatin1String(name)); };
+    const auto value = [&](const char* name) { return map.value(QLatin1String(name)); };
+    auto& p = m_properties;
+    bool others = whole;
+    if (whole) {
+        p.publishedParameters.clear();
+    }
+    for (const auto& info : control::parameterTable()) {
+        const QLatin1String name(info.busName);
+        if (!map.contains(name)) {
+            continue; // unchanged, or a parameter newer than this nicerd: shown at its default, never sent
+        }
+        if (whole) {
+            p.publishedParameters.append(name);
+        }
+        // The D-Bus value (ReserveBand, ..., PeriodUSec in µs) in the table's unit.
+        (void)info.set(p.params,
+                       map.value(name).toDouble() / info.busScale); // an absurd period: keep the last
+        others = true;
+    }
+    const auto read = [&](const char* name, auto&& assign) {
+        if (has(name)) {
+            assign(value(name));
+            others = true;
+        }
+    };
+    read("Paused", [&](const QVariant& v) { p.paused = v.toBool(); });
+    read("Actuator", [&](const QVariant& v) { p.actuator = v.toString(); });
+    read("ActuatorNote", [&](const QVariant& v) { p.actuatorNote = v.toString(); });
+    read("Workload", [&](const QVariant& v) { p.workload = v.toStringList(); });
+    read("WorkloadPreset", [&](const QVariant& v) { p.preset = v.toString(); });
+    read("DemoWorkload", [&](const QVariant& v) { p.demoWorkload = v.toBool(); });
+    read("Instances", [&](const QVariant& v) { p.instances = v.toUInt(); });
+    read("LastError", [&](const QVariant& v) { p.lastError = v.toString(); });
+    if (whole) {
+        // Never announced: constant, or read again when needed (WorkloadPresets).
+        p.apiVersion = map.value("ApiVersion", 1U).toUInt();
+        p.presets = readStructs<PresetChoiceList>(map.value("WorkloadPresets"), api::kPresetSignature);
+        p.cpuCount = map.value("CpuCount").toUInt();
+        p.bandwidth.kind = api::bandwidthKindFromKeyword(map.value("BandwidthMode").toString().toStdString())
+                               .value_or(api::BandwidthMode::Kind::None);
+        const qulonglong cap = map.value("BandwidthCap").toULongLong();
+        p.bandwidth.capBytesPerSecond = cap > 0 ? std::optional<std::uint64_t>(cap) : std::nullopt;
+    }
+    const bool downloads = has("Downloads") || has("DownloadRate");
+    if (has("Downloads")) {
+        p.downloads = readStructs<DownloadRowList>(value("Downloads"), api::kDownloadSignature);
+    }
+    if (has("DownloadRate")) {
+        p.downloadRate = value("DownloadRate").toDouble();
+    }
+    const bool boinc = readBoinc(map, whole);
+    if (others) {
+        emit propertiesChanged();
+    }
+    if (downloads) {
+        emit downloadsChanged();
+    }
+    if (boinc) {
         emit boincChanged();
     }
 }
 
-void DaemonProxy::refreshBoinc() {
-    if (m_boincPending || !m_connected) {
-        return; // a slow nicerd must not pile up calls
+bool DaemonProxy::readBoinc(const QVariantMap& map, bool whole) {
+    const auto has = [&](const char* name) { return whole || map.contains(QLatin1String(name)); };
+    const auto value = [&](const char* name) { return map.value(QLatin1String(name)); };
+    api::BoincStatus b = m_properties.boinc;
+    if (has("BoincState")) {
+        // Missing in a nicerd older than API version 3: no BOINC client then, as far as the tray can tell.
+        const QString state = value("BoincState").toString();
+        b.state = state.isEmpty() ? std::string("off") : state.toStdString();
     }
-    m_boincPending = true;
-    auto call = QDBusMessage::createMethodCall(api::kBusName, api::kObjectPath,
-                                               "org.freedesktop.DBus.Properties", "GetAll");
-    call << QString(api::kInterface);
-    watchReply(
-        call,
-        [this](const QDBusMessage& reply) {
-            m_boincPending = false;
-            readBoinc(qdbus_cast<QVariantMap>(reply.arguments().value(0)));
-        },
-        // A failure here is nicerd going away, which the name watcher reports.
-        [this](const QDBusMessage&) { m_boincPending = false; });
-}
-
-void DaemonProxy::setWatchingBoinc(bool watching) {
-    const bool started = watching && !m_watchingBoinc;
-    m_watchingBoinc = watching;
-    if (started && m_connected && m_properties.boinc.state != "off") {
-        refreshBoinc(); // what was read while hidden is old
+    if (has("BoincDetail")) {
+        b.detail = value("BoincDetail").toString().toStdString();
     }
-    updateBoincPolling();
-}
-
-int DaemonProxy::boincPollInterval() const {
-    return m_boincPoll->isActive() ? m_boincPoll->interval() : 0;
-}
-
-void DaemonProxy::updateBoincPolling() {
-    // While BOINC is off nothing in its lists moves, and its state arrives by PropertiesChanged.
-    const bool poll = m_watchingBoinc && m_connected && m_properties.boinc.state != "off";
-    if (!poll) {
-        m_boincPoll->stop();
-    } else if (!m_boincPoll->isActive()) {
-        m_boincPoll->start();
+    if (has("BoincSystemService")) {
+        b.systemService = value("BoincSystemService").toString().toStdString();
     }
+    if (has("BoincOverrideApplied")) {
+        b.overrideApplied = value("BoincOverrideApplied").toBool();
+    }
+    if (has("BoincMaxDownRate")) {
+        b.maxDownRate = value("BoincMaxDownRate").toDouble();
+    }
+    if (has("BoincMaxUpRate")) {
+        b.maxUpRate = value("BoincMaxUpRate").toDouble();
+    }
+    const auto list = [&](const char* name, auto& field, auto parsed) {
+        if (has(name)) {
+            field.assign(parsed.begin(), parsed.end());
+        }
+    };
+    list("BoincProjects", b.projects,
+         readStructs<BoincProjectList>(value("BoincProjects"), api::kBoincProjectSignature));
+    list("BoincTasks", b.tasks, readStructs<BoincTaskList>(value("BoincTasks"), api::kBoincTaskSignature));
+    list("BoincTransfers", b.transfers,
+         readStructs<BoincTransferList>(value("BoincTransfers"), api::kBoincTransferSignature));
+    list("BoincNotices", b.notices,
+         readStructs<BoincNoticeList>(value("BoincNotices"), api::kBoincNoticeSignature));
+    if (b == m_properties.boinc) {
+        return false;
+    }
+    m_properties.boinc = std::move(b);
+    return true;
 }
 
 QDBusPendingCall DaemonProxy::boincRequest(const BoincRequest& request) {
@@ -475,10 +423,8 @@ QDBusPendingCall DaemonProxy::boincRequest(const BoincRequest& request) {
         }
         return m_boincCalls->BoincDetach(request.url);
     }();
-    // Whatever BOINC answered, its lists show the outcome (a new project, one gone, a notice why not).
-    watchReply(
-        call, [this](const QDBusMessage&) { refreshBoinc(); },
-        [this](const QDBusMessage&) { refreshBoinc(); });
+    // Whatever BOINC answered, nicerd announces the outcome in its lists (a new project, one gone, a notice
+    // why not).
     return call;
 }
 
@@ -508,21 +454,15 @@ void DaemonProxy::onSample(qulonglong timeUSec, double idle, double foreground, 
         // The signal can beat the name-owner notice after a restart.
         setConnected(true);
     }
-    if (s.paused != m_properties.paused) {
-        refreshProperties();
-    }
     m_lastSample = s;
     emit sampleReceived(s);
 }
 
-void DaemonProxy::onPropertiesChanged(const QDBusMessage&) {
-    refreshProperties();
-}
-
 void DaemonProxy::callSimple(const QDBusPendingCall& call, const QString& context) {
-    watchReply(
-        call, [this](const QDBusMessage&) { refreshProperties(); },
-        [this, context](const QDBusMessage& error) { emit errorOccurred(context, error.errorMessage()); });
+    // nicerd announces the new state (PropertiesChanged).
+    watchReply(call, nullptr, [this, context](const QDBusMessage& error) {
+        emit errorOccurred(context, error.errorMessage());
+    });
 }
 
 void DaemonProxy::pause() {
@@ -554,10 +494,7 @@ void DaemonProxy::setParameters(const control::ControllerParams& params) {
     }
     watchReply(
         m_daemon->SetParameters(map),
-        [this](const QDBusMessage&) {
-            refreshProperties();
-            emit parametersApplied();
-        },
+        [this](const QDBusMessage&) { emit parametersApplied(); }, // the values come by PropertiesChanged
         [this](const QDBusMessage& error) {
             emit errorOccurred(tr("Applying the controller settings"), error.errorMessage());
         });
@@ -567,11 +504,11 @@ void DaemonProxy::setWorkloadPreset(const QString& id) {
     watchReply(
         m_daemon->SetWorkloadPreset(id),
         [this](const QDBusMessage&) {
-            refreshProperties();
             emit workloadPresetApplied();
-        },
+        }, // the workload comes by PropertiesChanged
         [this](const QDBusMessage& error) {
-            // Show nicerd's choice again in the GUI: nothing changed.
+            // Show nicerd's choice again in the GUI: nothing changed, except maybe whether the preset's
+            // program is installed (WorkloadPresets, never announced).
             refreshProperties();
             emit errorOccurred(tr("Switching the workload"), error.errorMessage());
         });

@@ -24,7 +24,8 @@ namespace nicer::tray {
 
 class SessionBus;
 
-/// Properties of nicerd that do not change every period.
+/// Properties of nicerd that do not change every period: read once when nicerd appears, then updated from its
+/// PropertiesChanged signal.
 struct DaemonProperties {
     control::ControllerParams params;
     /// The D-Bus names of the parameters this nicerd publishes: an older one lacks the newer ones (it keeps
@@ -43,12 +44,12 @@ struct DaemonProperties {
     unsigned instances = 0;
     unsigned cpuCount = 0;
     QString lastError;
-    /// Polled while watched (setWatchingDownloads), since nicerd announces no change of these.
+    /// Announced by nicerd from API version 7 on; an older one's are only read when it appears.
     DownloadRowList downloads;
     double downloadRate = 0.0;
     api::BandwidthMode bandwidth; ///< none without downloads
-    /// nicerd's BOINC client (the Boinc* properties): its state is announced, its lists are polled while
-    /// watched (setWatchingBoinc). State "off" without nicerd or from a nicerd older than API version 3.
+    /// nicerd's BOINC client (the Boinc* properties), announced as the downloads are (its state already from
+    /// API version 3). State "off" without nicerd or from a nicerd older than API version 3.
     api::BoincStatus boinc;
 };
 
@@ -63,10 +64,12 @@ bool isDaemonNotInstalled(const QString& activationErrorName, const QString& uni
  * generated from resources/org.nicer.Daemon1.xml (Daemon1Interface).
  *
  * It never blocks the GUI: every call is asynchronous and every failure becomes errorOccurred() in plain
- * words. It follows the bus name, so it reconnects by itself when nicerd restarts (history and properties
- * are fetched again), and it can start nicerd: D-Bus activation first, then the systemd user unit. Given
- * a SessionBus, it also survives the bus itself: while the bus is gone it says so (busChanged()), and on
- * the new bus it makes its proxies and matches again and follows nicerd there as at start.
+ * words. It reads nicerd's properties once (GetAll) when nicerd appears and then only listens: samples come
+ * by the Sample signal, every other change by PropertiesChanged. It follows the bus name, so it reconnects by
+ * itself when nicerd restarts (history and properties are fetched again), and it can start nicerd: D-Bus
+ * activation first, then the systemd user unit. Given a SessionBus, it also survives the bus itself: while
+ * the bus is gone it says so (busChanged()), and on the new bus it makes its proxies and matches again and
+ * follows nicerd there as at start.
  */
 class DaemonProxy : public QObject {
     Q_OBJECT
@@ -97,21 +100,11 @@ public:
     void setParameters(const control::ControllerParams& params);
     /// Switches the volunteer work to another preset ("demo", "boinc", ...); nicerd keeps the choice.
     void setWorkloadPreset(const QString& id);
-    /// Re-reads the properties (the slow-changing ones; samples arrive by signal).
+    /// Reads all of nicerd's properties again (GetAll), as is done by itself whenever nicerd appears.
     void refreshProperties();
-    /// Someone shows the downloads (the window is visible): while they are active they are re-read every
-    /// second, while a failed file waits for nicerd's retry every ten; never while nobody watches.
-    void setWatchingDownloads(bool watching);
-    /// The download poll's interval now, 0 when it does not run.
-    int downloadPollInterval() const;
-    /// Someone shows the BOINC panel: while a BOINC client runs under nicerd, its projects, tasks, transfers
-    /// and notices are re-read every two seconds; never while nobody watches.
-    void setWatchingBoinc(bool watching);
-    /// The BOINC poll's interval now, 0 when it does not run.
-    int boincPollInterval() const;
     /// Sends @p request to nicerd (BoincAttach, BoincAttachAccountManager or BoincDetach). nicerd answers
     /// when BOINC has, up to a minute later: the caller watches the returned call (its error is nicerd's
-    /// message). The BOINC lists are read again when it ends.
+    /// message). The outcome shows in the BOINC lists, which nicerd announces.
     QDBusPendingCall boincRequest(const BoincRequest& request);
 
 signals:
@@ -119,8 +112,9 @@ signals:
     /// The session bus went away (@p present false; connectedChanged(false) came just before) or came back
     /// (nicerd's state on it follows).
     void busChanged(bool present);
+    /// Properties other than the downloads and BOINC changed (all of them, after reading them whole).
     void propertiesChanged();
-    /// The downloads were read again (also after every propertiesChanged()).
+    /// The downloads or their rate changed (properties().downloads, downloadRate).
     void downloadsChanged();
     /// The BOINC client's state or lists changed (properties().boinc).
     void boincChanged();
@@ -146,12 +140,11 @@ private:
     void onOwnerChanged(const QString& newOwner);
     void setConnected(bool connected);
     void fetchHistory();
-    void refreshDownloads();
-    void readDownloads(const QVariantMap& map);
-    void updateDownloadPolling();
-    void refreshBoinc();
-    void readBoinc(const QVariantMap& map);
-    void updateBoincPolling();
+    /// The one path of every property into properties(): @p map is GetAll's answer (@p whole) or
+    /// PropertiesChanged's changed values. Emits the signals of what it changed.
+    void readProperties(const QVariantMap& map, bool whole);
+    /// readProperties()'s part for the Boinc* properties; whether properties().boinc changed.
+    bool readBoinc(const QVariantMap& map, bool whole);
     void callSimple(const QDBusPendingCall& call, const QString& context);
     void startUnitFallback(const QDBusMessage& activationError);
     void watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,
@@ -171,13 +164,9 @@ private:
     Daemon1Interface* m_boincCalls = nullptr;
     QDBusServiceWatcher* m_watcher = nullptr;
     QTimer* m_startTimeout = nullptr;
-    QTimer* m_downloadPoll = nullptr;
-    bool m_watchingDownloads = false;
-    bool m_downloadsPending = false;
-    QTimer* m_boincPoll = nullptr;
-    bool m_watchingBoinc = false;
-    bool m_boincPending = false;
     bool m_connected = false;
+    /// nicerd's unique name on the bus while known: its properties are read once per nicerd.
+    QString m_owner;
     bool m_starting = false;
     DaemonProperties m_properties;
     std::optional<api::Sample> m_lastSample;

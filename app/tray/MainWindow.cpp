@@ -14,7 +14,6 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QHideEvent>
 #include <QLabel>
 #include <QPushButton>
 #include <QShowEvent>
@@ -147,7 +146,6 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     m_boinc = new BoincPanel(m_tabs);
     m_boinc->setRequestHandler(
         [this](const BoincRequest& request) { return m_daemon.boincRequest(request); });
-    connect(m_boinc, &BoincPanel::watchingChanged, &m_daemon, &DaemonProxy::setWatchingBoinc);
     connect(m_boinc, &BoincPanel::boincWorkloadRequested, this,
             [this] { m_daemon.setWorkloadPreset(QStringLiteral("boinc")); });
 
@@ -217,13 +215,6 @@ void MainWindow::showEvent(QShowEvent* event) {
         const QSignalBlocker block(m_startAtLogin);
         m_startAtLogin->setChecked(m_autostart.isEnabled());
     }
-    m_daemon.setWatchingDownloads(true);
-}
-
-void MainWindow::hideEvent(QHideEvent* event) {
-    QWidget::hideEvent(event);
-    // Downloads are polled only for someone to see them: a hidden window costs nothing.
-    m_daemon.setWatchingDownloads(false);
 }
 
 void MainWindow::onSample(const api::Sample& sample) {

@@ -11,9 +11,11 @@ inline constexpr const char* kInterface = "org.nicer.Daemon1";
 /// The version of the interface's signatures (its ApiVersion property). 2: the states of Downloads and the
 /// bandwidth mode travel as separate fields (BandwidthCap) instead of sentences. 3: the BOINC client's
 /// properties and methods (Boinc*). 4: the controller's MultiplierDecay. 5: ActuatorNote, and Actuator
-/// announces its changes. 6: MemoryMaxPercent and MemoryMax, the work's memory limit. A property that was
-/// not there in version 1 reads as 1.
-inline constexpr std::uint32_t kApiVersion = 6;
+/// announces its changes. 6: MemoryMaxPercent and MemoryMax, the work's memory limit. 7: LastError,
+/// Downloads, DownloadRate and the Boinc* rates and lists announce their changes (PropertiesChanged with the
+/// values, at most once a period), so that clients need not poll them. A property that was not there in
+/// version 1 reads as 1.
+inline constexpr std::uint32_t kApiVersion = 7;
 /// The error of SetWorkloadPreset when the preset's program is not installed (or custom has no command).
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
 /// The error of the Boinc* methods when no BOINC client runs under nicerd (or it does not answer yet).

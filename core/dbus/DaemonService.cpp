@@ -99,25 +99,32 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_PROPERTY("Idle", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Foreground", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Background", "d", &DaemonService::getProperty, 0, 0),
-    SD_BUS_PROPERTY("LastError", "s", &DaemonService::getProperty, 0, 0),
-    // Downloads change many times a second: clients poll them while they show them.
-    SD_BUS_PROPERTY("Downloads", kDownloadsType, &DaemonService::getProperty, 0, 0),
-    SD_BUS_PROPERTY("DownloadRate", "d", &DaemonService::getProperty, 0, 0),
+    // These change at any moment; announceChanges() sends their new values at most once a period.
+    SD_BUS_PROPERTY("LastError", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("Downloads", kDownloadsType, &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("DownloadRate", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("BandwidthMode", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("BandwidthCap", "t", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-    // The BOINC client: its state is announced, its lists change without a signal (poll while showing them).
+    // The BOINC client: its state is announced when it changes, its rates and lists once a period at most.
     SD_BUS_PROPERTY("BoincState", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("BoincDetail", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("BoincSystemService", "s", &DaemonService::getProperty, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("BoincOverrideApplied", "b", &DaemonService::getProperty, 0,
                     SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
-    SD_BUS_PROPERTY("BoincMaxDownRate", "d", &DaemonService::getProperty, 0, 0),
-    SD_BUS_PROPERTY("BoincMaxUpRate", "d", &DaemonService::getProperty, 0, 0),
-    SD_BUS_PROPERTY("BoincProjects", kBoincProjectsType, &DaemonService::getProperty, 0, 0),
-    SD_BUS_PROPERTY("BoincTasks", kBoincTasksType, &DaemonService::getProperty, 0, 0),
-    SD_BUS_PROPERTY("BoincTransfers", kBoincTransfersType, &DaemonService::getProperty, 0, 0),
-    SD_BUS_PROPERTY("BoincNotices", kBoincNoticesType, &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("BoincMaxDownRate", "d", &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincMaxUpRate", "d", &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincProjects", kBoincProjectsType, &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincTasks", kBoincTasksType, &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincTransfers", kBoincTransfersType, &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    SD_BUS_PROPERTY("BoincNotices", kBoincNoticesType, &DaemonService::getProperty, 0,
+                    SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_METHOD("Pause", "", "", &DaemonService::onPause, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("Resume", "", "", &DaemonService::onResume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetParameters", "a{sv}", "", &DaemonService::onSetParameters, SD_BUS_VTABLE_UNPRIVILEGED),
@@ -453,8 +460,46 @@ int DaemonService::onBoincDetach(sd_bus_message* m, void* userdata, sd_bus_error
 }
 
 void DaemonService::onBoincStateChanged() {
-    sd_bus_emit_properties_changed(m_bus, api::kObjectPath, api::kInterface, "BoincState", "BoincDetail",
-                                   "BoincSystemService", "BoincOverrideApplied", nullptr);
+    announceChanges();
+}
+
+DaemonService::Announced DaemonService::announced() const {
+    return {m_daemon.lastError(), m_daemon.downloads(), m_daemon.downloadRate(), m_daemon.boincStatus()};
+}
+
+void DaemonService::announceChanges() {
+    Announced now = announced();
+    const Announced& was = m_announced;
+    std::vector<char*> names;
+    const auto changed = [&](bool differs, const char* name) {
+        if (differs) {
+            names.push_back(const_cast<char*>(name));
+        }
+    };
+    changed(now.lastError != was.lastError, "LastError");
+    changed(now.downloads != was.downloads, "Downloads");
+    changed(now.downloadRate != was.downloadRate, "DownloadRate");
+    const api::BoincStatus& b = now.boinc;
+    const api::BoincStatus& o = was.boinc;
+    changed(b.state != o.state, "BoincState");
+    changed(b.detail != o.detail, "BoincDetail");
+    changed(b.systemService != o.systemService, "BoincSystemService");
+    changed(b.overrideApplied != o.overrideApplied, "BoincOverrideApplied");
+    changed(b.maxDownRate != o.maxDownRate, "BoincMaxDownRate");
+    changed(b.maxUpRate != o.maxUpRate, "BoincMaxUpRate");
+    changed(b.projects != o.projects, "BoincProjects");
+    changed(b.tasks != o.tasks, "BoincTasks");
+    changed(b.transfers != o.transfers, "BoincTransfers");
+    changed(b.notices != o.notices, "BoincNotices");
+    if (names.empty()) {
+        return;
+    }
+    names.push_back(nullptr);
+    // Sent with the values (the properties are EMITS_CHANGE): the getter runs for each name now. When the
+    // bus cannot take it, the next call tries again.
+    if (sd_bus_emit_properties_changed_strv(m_bus, api::kObjectPath, api::kInterface, names.data()) >= 0) {
+        m_announced = std::move(now);
+    }
 }
 
 void DaemonService::onActuatorChanged() {
@@ -471,6 +516,7 @@ void DaemonService::onSample(const api::Sample& s) {
     if (codec::appendSampleFields(message, s) >= 0) {
         sd_bus_send(m_bus, message, nullptr);
     }
+    announceChanges();
 }
 
 void DaemonService::emitParametersChanged() {

@@ -1,9 +1,14 @@
 #pragma once
 
+#include "api/Boinc.h"
+#include "api/DownloadEntry.h"
 #include "api/Sample.h"
 #include "daemon/DaemonControl.h"
 #include "daemon/DaemonObserver.h"
 #include "sd/Bus.h"
+
+#include <string>
+#include <vector>
 
 namespace nicer::dbus {
 
@@ -11,6 +16,9 @@ namespace nicer::dbus {
  * nicerd's D-Bus object (org.nicer.Daemon1 at /org/nicer/Daemon, see resources/org.nicer.Daemon1.xml):
  * parameters, state, downloads and the BOINC client's state as properties, a Sample signal every period,
  * Pause, Resume, SetParameters, SetWorkloadPreset, GetHistory and the BOINC client's attach and detach.
+ * Every property that changes while nicerd runs, except the per-period values the Sample signal carries
+ * (and WorkloadPresets, CpuCount), is announced by PropertiesChanged with its new value: clients read
+ * everything once when nicerd appears and then only listen.
  * Exceptions never cross into sd-bus: handlers turn them into D-Bus errors.
  */
 class DaemonService final : public daemon::DaemonObserver {
@@ -19,21 +27,37 @@ public:
     /// another nicerd already has it.
     static Result<std::unique_ptr<DaemonService>> publish(sd_bus* bus, daemon::DaemonControl& daemon);
 
-    /// Emits the Sample signal.
+    /// Emits the Sample signal, then announceChanges().
     void onSample(const api::Sample& sample) override;
+    /// Emits PropertiesChanged, with the new values, for those of LastError, Downloads, DownloadRate and the
+    /// Boinc* properties that differ from what was last announced (or what they were at publish()); nothing
+    /// when none does. Called every period (onSample) and when the BOINC client's state changes.
+    void announceChanges();
     /// Emits PropertiesChanged for the parameters and the pause state.
     void emitParametersChanged();
     /// Emits PropertiesChanged for the workload: Workload, DemoWorkload, Instances and WorkloadPreset.
     void emitWorkloadChanged();
-    /// Emits PropertiesChanged for BoincState, BoincDetail, BoincSystemService and BoincOverrideApplied.
+    /// announceChanges(): the BOINC client's state is announced at once, not at the next period.
     void onBoincStateChanged() override;
     /// Emits PropertiesChanged for Actuator and ActuatorNote.
     void onActuatorChanged() override;
 
 private:
+    /// The values of the properties that announceChanges() compares.
+    struct Announced {
+        std::string lastError;
+        std::vector<api::DownloadEntry> downloads;
+        double downloadRate = 0.0;
+        api::BoincStatus boinc;
+    };
+
     DaemonService(sd_bus* bus, daemon::DaemonControl& daemon)
         : m_bus(bus)
-        , m_daemon(daemon) {}
+        , m_daemon(daemon)
+        , m_announced(announced()) {}
+
+    /// The daemon's values of the properties announceChanges() compares, now.
+    Announced announced() const;
 
     static int getProperty(sd_bus* bus, const char* path, const char* interface, const char* property,
                            sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
@@ -57,6 +81,7 @@ private:
 
     sd_bus* m_bus;
     daemon::DaemonControl& m_daemon;
+    Announced m_announced; ///< as clients last saw them
     sd::BusSlotPtr m_slot;
 };
 

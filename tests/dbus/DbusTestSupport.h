@@ -3,6 +3,7 @@
 // behind daemon::DaemonControl, and DaemonService published on its own connection, served by a thread.
 
 #include "PrivateBusConfig.h"
+#include "api/BusNames.h"
 #include "daemon/DaemonControl.h"
 #include "dbus/DaemonService.h"
 #include "sd/Bus.h"
@@ -217,7 +218,8 @@ private:
 };
 
 /// DaemonService published for @p daemon on its own connection to @p bus, served by a thread until
-/// destroyed. run() executes code on the service's thread (to emit signals) between two dispatches.
+/// destroyed. run() executes code on the service's thread (to emit signals) between two dispatches;
+/// getAllCalls() counts the Properties.GetAll calls it received for nicerd's interface.
 class ServedService {
 public:
     ServedService(const PrivateBus& bus, daemon::DaemonControl& daemon)
@@ -225,6 +227,9 @@ public:
     /// On @p bus, a connection the test made (PrivateBus::connectTo).
     ServedService(sd::BusPtr bus, daemon::DaemonControl& daemon)
         : m_bus(std::move(bus)) {
+        sd_bus_slot* filter = nullptr;
+        REQUIRE(sd_bus_add_filter(m_bus.get(), &filter, &ServedService::countGetAll, this) >= 0);
+        m_filter.reset(filter);
         auto published = DaemonService::publish(m_bus.get(), daemon);
         REQUIRE(published.ok());
         m_service = std::move(*published);
@@ -254,8 +259,24 @@ public:
         sd_bus_flush(m_bus.get());
     }
 
+    int getAllCalls() const { return m_getAllCalls; }
+
 private:
+    /// Sees every message the service receives, before it is dispatched.
+    static int countGetAll(sd_bus_message* m, void* userdata, sd_bus_error*) {
+        if (sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "GetAll") > 0) {
+            const char* interface = nullptr;
+            if (sd_bus_message_read(m, "s", &interface) >= 0 && std::string(interface) == api::kInterface) {
+                ++static_cast<ServedService*>(userdata)->m_getAllCalls;
+            }
+            sd_bus_message_rewind(m, 1); // the service reads it again
+        }
+        return 0;
+    }
+
     sd::BusPtr m_bus;
+    sd::BusSlotPtr m_filter;
+    std::atomic<int> m_getAllCalls{0};
     std::unique_ptr<DaemonService> m_service;
     std::mutex m_mutex;
     std::atomic<bool> m_stop{false};

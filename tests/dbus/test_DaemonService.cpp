@@ -8,6 +8,9 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cerrno>
+#include <string>
+#include <vector>
 
 using namespace nicer;
 using namespace std::chrono_literals;
@@ -104,7 +107,7 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     sd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 6); // 6: MemoryMaxPercent and MemoryMax
+    CHECK(version == 7); // 7: the downloads, BOINC's lists and LastError announce their changes
 }
 
 TEST_CASE("the memory limit is published: the percentage set and the bytes in force",
@@ -281,6 +284,159 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
     CHECK(received->multiplier == 3.0);
     CHECK(received->overloadCount == 2);
     CHECK(received->paused);
+}
+
+namespace {
+
+/// What a client saw of nicerd's signals: the Sample signals counted, and per PropertiesChanged the names of
+/// the properties it carries (with the first download's name and bytes when Downloads is among them).
+struct Announcements {
+    int samples = 0;
+    std::vector<std::vector<std::string>> changes;
+    std::string firstDownload;
+    std::uint64_t firstDownloadBytes = 0;
+    bool unreadable = false; ///< a PropertiesChanged that was not (s a{sv} as) with values only
+
+    static int onSample(sd_bus_message*, void* userdata, sd_bus_error*) {
+        ++static_cast<Announcements*>(userdata)->samples;
+        return 0;
+    }
+    // No Catch assertion in here: it would throw through sd-bus's C frames.
+    static int onPropertiesChanged(sd_bus_message* m, void* userdata, sd_bus_error*) {
+        auto* self = static_cast<Announcements*>(userdata);
+        if (read(m, *self) < 0) {
+            self->unreadable = true;
+        }
+        return 0;
+    }
+    static int read(sd_bus_message* m, Announcements& self) {
+        const char* interface = nullptr;
+        int r = sd_bus_message_read(m, "s", &interface);
+        if (r < 0 || std::string(interface) != api::kInterface) {
+            return -EINVAL;
+        }
+        std::vector<std::string> names;
+        if ((r = sd_bus_message_enter_container(m, 'a', "{sv}")) < 0) {
+            return r;
+        }
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+            const char* name = nullptr;
+            if ((r = sd_bus_message_read(m, "s", &name)) < 0) {
+                return r;
+            }
+            names.emplace_back(name);
+            if (names.back() == "Downloads") {
+                const char *file = nullptr, *state = nullptr, *reason = nullptr;
+                std::uint64_t done = 0, total = 0;
+                double rate = 0;
+                int verified = 0;
+                std::int64_t retryIn = 0;
+                if ((r = sd_bus_message_enter_container(m, 'v', "a(sttdsbsx)")) <= 0 ||
+                    (r = sd_bus_message_enter_container(m, 'a', "(sttdsbsx)")) <= 0 ||
+                    (r = sd_bus_message_read(m, "(sttdsbsx)", &file, &done, &total, &rate, &state, &verified,
+                                             &reason, &retryIn)) <= 0) {
+                    return r < 0 ? r : -EINVAL;
+                }
+                self.firstDownload = file;
+                self.firstDownloadBytes = done;
+                while ((r = sd_bus_message_skip(m, "(sttdsbsx)")) > 0) {
+                }
+                if (r < 0 || (r = sd_bus_message_exit_container(m)) < 0 ||
+                    (r = sd_bus_message_exit_container(m)) < 0) {
+                    return r;
+                }
+            } else if ((r = sd_bus_message_skip(m, "v")) < 0) {
+                return r;
+            }
+            if ((r = sd_bus_message_exit_container(m)) < 0) {
+                return r;
+            }
+        }
+        if (r < 0 || (r = sd_bus_message_exit_container(m)) < 0) {
+            return r;
+        }
+        // The values travel with the names: nothing is only invalidated.
+        if ((r = sd_bus_message_enter_container(m, 'a', "s")) < 0 || sd_bus_message_at_end(m, false) <= 0) {
+            return -EINVAL;
+        }
+        self.changes.push_back(std::move(names));
+        return 0;
+    }
+};
+
+/// Dispatches @p client's messages until @p done holds; a deadline bounds a stuck bus only.
+template <typename Condition>
+bool dispatchUntil(sd_bus* client, Condition&& done) {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+        while (sd_bus_process(client, nullptr) > 0) {
+        }
+        if (!done()) {
+            sd_bus_wait(client, 100'000);
+        }
+    }
+    return done();
+}
+
+} // namespace
+
+TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, and only then",
+          "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    api::DownloadEntry unit;
+    unit.name = "unit.bin";
+    unit.bytesTotal = 65536;
+    unit.state = api::DownloadState::Downloading;
+    daemon.downloads_ = {unit};
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+    Announcements seen;
+    sd_bus_slot* sampleSlot = nullptr;
+    REQUIRE(sd_bus_match_signal(client.get(), &sampleSlot, nullptr, api::kObjectPath, api::kInterface,
+                                "Sample", &Announcements::onSample, &seen) >= 0);
+    sd::BusSlotPtr ownedSampleSlot(sampleSlot);
+    sd_bus_slot* changedSlot = nullptr;
+    REQUIRE(sd_bus_match_signal(client.get(), &changedSlot, nullptr, api::kObjectPath,
+                                "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                &Announcements::onPropertiesChanged, &seen) >= 0);
+    sd::BusSlotPtr ownedChangedSlot(changedSlot);
+    // The matches are in place once the bus answered a call made after them.
+    REQUIRE(sd_bus_call_method(client.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                               "org.freedesktop.DBus.Peer", "Ping", nullptr, nullptr, "") >= 0);
+    const api::Sample sample{42, 0.25, 0.5, 0.25, 0.125, 3.0, 2, false};
+
+    // A period in which nothing changed: the Sample signal, nothing else.
+    service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
+    // A period in which the download moved: its new value, and only that property. nicerd sends in order,
+    // so had the first period announced anything, it would be here before the second Sample.
+    {
+        std::lock_guard lock(daemon.mutex);
+        daemon.downloads_[0].bytesDone = 32768;
+    }
+    service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
+    REQUIRE(dispatchUntil(client.get(), [&] { return !seen.changes.empty(); }));
+    CHECK_FALSE(seen.unreadable);
+    CHECK(seen.samples == 2);
+    REQUIRE(seen.changes.size() == 1);
+    CHECK(seen.changes[0] == std::vector<std::string>{"Downloads"});
+    CHECK(seen.firstDownload == "unit.bin");
+    CHECK(seen.firstDownloadBytes == 32768);
+
+    // Nothing changed again: nothing announced; then BOINC's task list changes, and only it is announced.
+    service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
+    {
+        std::lock_guard lock(daemon.mutex);
+        daemon.boinc_.state = "running";
+        daemon.boinc_.tasks.push_back(api::BoincTask{});
+        daemon.boinc_.tasks.back().name = "h1_0685.45";
+    }
+    service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
+    REQUIRE(dispatchUntil(client.get(), [&] { return seen.changes.size() > 1; }));
+    CHECK_FALSE(seen.unreadable);
+    CHECK(seen.samples == 4);
+    REQUIRE(seen.changes.size() == 2);
+    CHECK(seen.changes[1] == std::vector<std::string>{"BoincState", "BoincTasks"});
 }
 
 TEST_CASE("the codec's signatures are api/BusNames.h's", "[dbus][Codec]") {

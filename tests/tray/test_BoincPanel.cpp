@@ -239,17 +239,6 @@ TEST_CASE("the panel shows the client's state, projects, tasks, transfers and no
     CHECK(panel.limitsText().isEmpty());
 }
 
-TEST_CASE("the panel asks to be polled only while it shows", "[tray][boinc]") {
-    BoincPanel panel;
-    QSignalSpy watching(&panel, &BoincPanel::watchingChanged);
-    panel.show();
-    REQUIRE(watching.count() == 1);
-    CHECK(watching.last().value(0).toBool());
-    panel.hide();
-    REQUIRE(watching.count() == 2);
-    CHECK_FALSE(watching.last().value(0).toBool());
-}
-
 TEST_CASE(
     "Attach sends the URL and key, shows the dialog busy, then nicerd's error in the dialog and the panel",
     "[tray][boinc]") {

@@ -2,17 +2,15 @@
 // (tests/dbus/DbusTestSupport.h), on a private bus: the tray reads the wire format nicerd writes, and its
 // requests reach nicerd with their fields. No BOINC client is needed. The [xvfb] case saves the screenshot of
 // the tab for the docs (tests/harness/xvfb-tray-host.sh runs it on a real X server).
-#include "DbusTestSupport.h"
 #include "control/ParameterTable.h"
-#include "tray/Autostart.h"
 #include "tray/BoincAttachDialog.h"
 #include "tray/BoincPanel.h"
 #include "tray/BoincTestData.h"
 #include "tray/DaemonProxy.h"
 #include "tray/MainWindow.h"
+#include "tray/TrayOnFakeNicerd.h"
 
 #include <QAbstractButton>
-#include <QDBusConnection>
 #include <QDateTime>
 #include <QDir>
 #include <QLabel>
@@ -23,64 +21,38 @@
 #include <QStringList>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QTextEdit>
 #include <catch2/catch.hpp>
 
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
 using nicer::dbus::test::FakeDaemon;
-using nicer::dbus::test::ServedService;
-using nicer::tray::Autostart;
 using nicer::tray::BoincPanel;
 using nicer::tray::DaemonProxy;
-using nicer::tray::MainWindow;
 using nicer::tray::test::kEinstein;
 using nicer::tray::test::realisticBoinc;
 
 namespace {
 
-constexpr int kWaitMs = 30'000; // a bound on a stuck bus, never a performance claim
+constexpr int kWaitMs = nicer::tray::test::kFakeNicerdWaitMs;
 
-/// The fake nicerd served on a private bus, and the tray's window on another connection to it.
-struct TrayOnFakeNicerd {
-    explicit TrayOnFakeNicerd(const nicer::api::BoincStatus& boinc, const QString& name)
-        : connection(QDBusConnection::connectToBus(QString::fromStdString(bus.address()), name))
-        , daemon(connection)
-        , window(daemon, false, Autostart(home.filePath("autostart"))) {
-        fake.boinc_ = boinc;
-        service.emplace(bus, fake);
-        window.show();
-        daemon.start(false);
-        REQUIRE(QTest::qWaitFor([&] { return daemon.isConnected() && panel()->showsClient(); }, kWaitMs));
-    }
-    ~TrayOnFakeNicerd() { QDBusConnection::disconnectFromBus(connection.name()); }
-    TrayOnFakeNicerd(const TrayOnFakeNicerd&) = delete;
-    TrayOnFakeNicerd& operator=(const TrayOnFakeNicerd&) = delete;
+/// The window on a fake nicerd whose BOINC client reports @p boinc.
+struct TrayWithBoinc : nicer::tray::test::TrayOnFakeNicerd {
+    TrayWithBoinc(const nicer::api::BoincStatus& boinc, const QString& name)
+        : TrayOnFakeNicerd(name, [&](FakeDaemon& f) { f.boinc_ = boinc; }) {}
 
     BoincPanel* panel() const { return window.boinc(); }
-    /// Changes what the fake reports, as the real nicerd's BOINC session would.
     template <typename F>
-    void changeBoinc(F&& change) {
-        std::lock_guard lock(fake.mutex);
-        change(fake.boinc_);
+    void changeBoinc(F&& f) {
+        change([&](FakeDaemon& nicerd) { f(nicerd.boinc_); });
     }
     std::vector<std::string> requests() {
         std::lock_guard lock(fake.mutex);
         return fake.boincRequests;
     }
-
-    QTemporaryDir home;
-    nicer::dbus::test::PrivateBus bus;
-    FakeDaemon fake;
-    std::optional<ServedService> service; ///< reset: nicerd leaves the bus
-    QDBusConnection connection;
-    DaemonProxy daemon;
-    MainWindow window;
 };
 
 QProgressBar* taskBar(BoincPanel* panel, int row) {
@@ -89,17 +61,16 @@ QProgressBar* taskBar(BoincPanel* panel, int row) {
 
 } // namespace
 
-TEST_CASE("the BOINC tab shows nicerd's client, polls its lists only while shown, and Attach reaches nicerd",
+TEST_CASE("the BOINC tab shows nicerd's client, follows what nicerd announces, and Attach reaches nicerd",
           "[tray][boinc]") {
     const std::int64_t now = QDateTime::currentSecsSinceEpoch();
-    TrayOnFakeNicerd tray(realisticBoinc(now), QStringLiteral("nicer-boinc-tray"));
+    TrayWithBoinc tray(realisticBoinc(now), QStringLiteral("nicer-boinc-tray"));
     BoincPanel* panel = tray.panel();
 
     // Every controller parameter is published (an older nicerd's missing ones would not be sent back).
     CHECK(tray.daemon.properties().publishedParameters.size() ==
           static_cast<int>(nicer::control::parameterTable().size()));
-    // The tab is not shown yet: its lists were read once (with the other properties), and are not polled.
-    CHECK(tray.daemon.boincPollInterval() == 0);
+    // Its lists were read once, with the other properties, before the tab shows.
     REQUIRE(panel->tasksTable()->rowCount() == 6);
     CHECK(panel->tasksTable()->item(0, 0)->text() == "h1_0685.45_O3aM1__O3aSSB2b_685.60Hz_5_2");
     CHECK(panel->tasksTable()->item(0, 1)->text() == "Einstein@Home");
@@ -111,13 +82,13 @@ TEST_CASE("the BOINC tab shows nicerd's client, polls its lists only while shown
     CHECK(panel->stateText() == "Running");
 
     tray.window.tabs()->setCurrentWidget(panel);
-    CHECK(tray.daemon.boincPollInterval() == 2000);
 
-    // The lists change without a signal: the poll sees it.
+    // A list changes: nicerd announces it at its next period.
     tray.changeBoinc([](auto& b) { b.tasks[0].fractionDone = 0.75; });
+    tray.service->run([](auto& service) { service.announceChanges(); });
     REQUIRE(QTest::qWaitFor([&] { return taskBar(panel, 0)->value() == 750; }, kWaitMs));
 
-    // The state is announced (PropertiesChanged).
+    // The state is announced at once.
     tray.changeBoinc([](auto& b) {
         b.state = "suspended";
         b.detail = "the computer is on batteries";
@@ -185,39 +156,31 @@ TEST_CASE("the BOINC tab shows nicerd's client, polls its lists only while shown
     CHECK(requests[2] == "manager https://bam.boincstats.com/ volunteer hunter2");
     CHECK(requests[3] == std::string("detach ") + kEinstein);
 
-    // Nobody looks: no polling. BOINC off: nothing to poll either, and the tab says how to start it.
-    tray.window.tabs()->setCurrentIndex(0);
-    CHECK(tray.daemon.boincPollInterval() == 0);
-    tray.window.tabs()->setCurrentWidget(panel);
-    CHECK(tray.daemon.boincPollInterval() == 2000);
-    tray.window.hide();
-    CHECK(tray.daemon.boincPollInterval() == 0);
-    tray.window.show();
+    // BOINC off: the tab says how to start it.
     tray.changeBoinc([](auto& b) { b = nicer::api::BoincStatus{}; });
     tray.service->run([](auto& service) { service.onBoincStateChanged(); });
     REQUIRE(QTest::qWaitFor([&] { return !panel->showsClient(); }, kWaitMs));
     CHECK(panel->offText().contains("choose the BOINC workload"));
-    CHECK(tray.daemon.boincPollInterval() == 0);
+    // Everything after the first read came by PropertiesChanged, the requests' outcomes too.
+    CHECK(tray.service->getAllCalls() == 1);
 }
 
-TEST_CASE("without nicerd the BOINC tab forgets its client and stops polling", "[tray][boinc]") {
-    TrayOnFakeNicerd tray(realisticBoinc(QDateTime::currentSecsSinceEpoch()),
-                          QStringLiteral("nicer-boinc-gone"));
+TEST_CASE("without nicerd the BOINC tab forgets its client", "[tray][boinc]") {
+    TrayWithBoinc tray(realisticBoinc(QDateTime::currentSecsSinceEpoch()),
+                       QStringLiteral("nicer-boinc-gone"));
     BoincPanel* panel = tray.panel();
     tray.window.tabs()->setCurrentWidget(panel);
-    CHECK(tray.daemon.boincPollInterval() == 2000);
     tray.service.reset(); // its connection closes, and the name with it
     REQUIRE(QTest::qWaitFor([&] { return !tray.daemon.isConnected(); }, kWaitMs));
     CHECK_FALSE(panel->showsClient());
     CHECK(panel->tasksTable()->rowCount() == 0);
-    CHECK(tray.daemon.boincPollInterval() == 0);
     CHECK_FALSE(panel->findChild<QPushButton*>("useBoinc")->isEnabled());
 }
 
 TEST_CASE("the BOINC tab with a volunteer's projects, tasks, transfers and notices (screenshot)",
           "[xvfb][boinc]") {
     const std::int64_t now = QDateTime::currentSecsSinceEpoch();
-    TrayOnFakeNicerd tray(realisticBoinc(now, true), QStringLiteral("nicer-boinc-screenshot"));
+    TrayWithBoinc tray(realisticBoinc(now, true), QStringLiteral("nicer-boinc-screenshot"));
     // The fake nicerd reports a placeholder LastError and the duty-cycle actuator (whose notice is about the
     // cpu controller); a volunteer's nicerd has neither. Once the window has read it all, it stops listening
     // to the rest, and those two bars are hidden for the picture.
