@@ -42,25 +42,26 @@ class Clients:
         die(f"unknown client {client}")
 
     def start(self, client, set_name, background=False):
-        """Starts @p client on @p set_name in a fresh download directory; returns the Popen."""
+        """Starts @p client on @p set_name in a fresh download directory; returns the Popen and when it started
+        (wall clock, as the files' mtimes)."""
         self.link.quiet_client()
         shutil.rmtree(self.dir, ignore_errors=True)
         self.dir.mkdir(parents=True)
         cmd = [str(a) for a in self.command(client, set_name)]
-        with open(self.logs / "clients.log", "a") as errors:
-            errors.write(f"$ {shlex.join(cmd)}{' &' if background else ''}\n")
         with open(self.logs / f"{client}.out", "a") as out, open(self.logs / "clients.log", "a") as errors:
-            return subprocess.Popen(self.link.in_client(*cmd), stdin=subprocess.DEVNULL, stdout=out, stderr=errors)
+            errors.write(f"$ {shlex.join(cmd)}{' &' if background else ''}\n")
+            errors.flush()
+            started = time.time()
+            return subprocess.Popen(self.link.in_client(*cmd), stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=errors), started
 
     def run_to_end(self, client, set_name):
         """Runs @p client on @p set_name to completion: (seconds to the last byte written, mean completion
-        seconds, wall seconds). The mtimes tell when the bytes landed, leaving out each client's final hash
-        check and exit."""
-        start = time.time()
-        code = self.start(client, set_name).wait()
+        seconds). The mtimes tell when the bytes landed, leaving out each client's final hash check and exit."""
+        process, start = self.start(client, set_name)
+        code = process.wait()
         if code != 0:
             die(f"{client} failed on {set_name} (exit {code}); see {self.logs}/clients.log")
-        end = time.time()
         last = max(p.stat().st_mtime_ns for p in self.dir.rglob("*") if p.is_file()) / 1e9 - start
         done = []
         for file, _ in self.files.sets[set_name]:
@@ -69,7 +70,7 @@ class Clients:
                 die(f"{file} missing in {self.dir}: the download failed (see {self.logs})")
             done.append(path.stat().st_mtime_ns / 1e9 - start)
         shutil.rmtree(self.dir)
-        return last, sum(done) / len(done), end - start
+        return last, sum(done) / len(done)
 
     def foreground(self):
         """The foreground flow: one curl HTTP/1.1 download for fg_seconds; its bytes per second, or None when
@@ -89,7 +90,7 @@ class Clients:
         """With @p client downloading the bg set in the background, the foreground's bytes per second and the
         background's during the foreground window: the background's is what the interface received less the
         foreground, with the link bytes scaled to payload."""
-        process = self.start(client, "bg", background=True)
+        process, _ = self.start(client, "bg", background=True)
         time.sleep(self.warmup)
         if process.poll() is not None:
             die(f"{client} ended before the foreground started; see {self.logs}/clients.log")

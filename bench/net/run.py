@@ -108,7 +108,7 @@ def part_a(args, clients, names, files):
     total = files.bytes("idle")
     for r in range(1, args.reps + 1):
         for c in names:
-            seconds, _, _ = clients.run_to_end(c, "idle")
+            seconds, _ = clients.run_to_end(c, "idle")
             tput[c].append(total / seconds)
             log(f"(a) rep {r} {c}: {report.mbps(tput[c][-1])} Mbit/s")
     return report.idle_link(names, tput, total, args.streams)
@@ -133,7 +133,7 @@ def part_c(args, clients, files):
     mean, last = defaultdict(list), defaultdict(list)
     for r in range(1, args.reps + 1):
         for c in ("nicer-srpt", "nicer-fifo", "nicer-srpt-nghttpd", "nicer-fifo-nghttpd"):
-            seconds, m, _ = clients.run_to_end(c, "tail")
+            seconds, m = clients.run_to_end(c, "tail")
             mean[c].append(m)
             last[c].append(seconds)
             log(f"(c) rep {r} {c}: mean completion {m:.3f} s, last byte {seconds:.3f} s")
