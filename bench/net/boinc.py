@@ -93,9 +93,12 @@ class Boinc:
         if done.returncode != 0:
             log(f"(d) no systemd user manager (see {manager_log}): the nicer row is skipped")
             return ["defaults"]
+        # Its stdout is export lines: XDG_RUNTIME_DIR and DBUS_SESSION_BUS_ADDRESS, for nicerd, nicer and
+        # systemctl --user.
         for line in done.stdout.splitlines():
-            key, _, value = line.removeprefix("export ").partition("=")
-            os.environ[key] = shlex.split(value)[0]
+            if line.startswith("export "):
+                key, _, value = line.removeprefix("export ").partition("=")
+                os.environ[key] = "".join(shlex.split(value))
         self.started_manager = "already reachable" not in manager_log.read_text()
         return ["defaults", "nicer"]
 
