@@ -44,8 +44,8 @@ packages=(
     qemu-system-x86 openssh-client e2fsprogs
     ccache # every build of this script
 )
-# bench/cpu's foregrounds and plots, installed by `bench` only.
-bench_packages=(wrk curl ffmpeg rt-tests python3-matplotlib)
+# bench/cpu's foregrounds and plots, and bench/net's aria2 and nft (--loss); installed by `bench` only.
+bench_packages=(wrk curl ffmpeg rt-tests python3-matplotlib aria2 nftables)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then
