@@ -6,7 +6,9 @@
 
 namespace nicer::control {
 
-/// Parameters of the thesis's starvation-detection controller (../shared/DESIGN.md, "The controller").
+/// Parameters of the starvation-detection controller of K. Seemakhupt, "Nicer CPU Scheduling and Bandwidth
+/// Management for Volunteer Computing", master's thesis, Chulalongkorn University, 2015 (Figure 4); the
+/// controller's exact semantics and defaults: docs/controller.md.
 struct ControllerParams {
     /// Idle share of the whole machine kept in reserve, before the multiplier (b).
     double reserveBand = 0.05;
