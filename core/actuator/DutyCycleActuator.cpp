@@ -29,11 +29,11 @@ DutyCycleActuator::create(sd_event* event, systemd::CgroupLayout layout, std::st
     auto self = std::unique_ptr<DutyCycleActuator>(
         new DutyCycleActuator(std::move(layout), std::move(cgroup), method, slot));
     auto* raw = self.get();
-    auto slotTimer = sd::Timer::create(event, [raw] { raw->onSlot(); });
+    auto slotTimer = libsystemd::Timer::create(event, [raw] { raw->onSlot(); });
     if (!slotTimer) {
         return Error{"cannot set up the duty-cycle timers: " + slotTimer.error().message};
     }
-    auto holdTimer = sd::Timer::create(event, [raw] { (void)raw->hold(true); });
+    auto holdTimer = libsystemd::Timer::create(event, [raw] { (void)raw->hold(true); });
     if (!holdTimer) {
         return Error{"cannot set up the duty-cycle timers: " + holdTimer.error().message};
     }

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "actuator/QuotaActuator.h"
-#include "sd/Timer.h"
+#include "libsystemd/Timer.h"
 #include "systemd/CgroupLayout.h"
 
 #include <systemd/sd-event.h>
@@ -72,8 +72,8 @@ private:
     int m_cpuCount = 1;
     double m_duty = 0.0;
     bool m_released = false;
-    sd::Timer m_slotTimer;
-    sd::Timer m_holdTimer;
+    libsystemd::Timer m_slotTimer;
+    libsystemd::Timer m_holdTimer;
 };
 
 } // namespace nicer::actuator

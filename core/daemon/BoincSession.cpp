@@ -79,7 +79,7 @@ Result<std::unique_ptr<BoincSession>> BoincSession::start(sd_event* event, Optio
                      " cannot be read: " + nicer.error().message};
     }
     session->m_nicerOverride = std::move(*nicer);
-    auto timer = sd::Timer::create(event, [s = session.get()] { s->onTimer(); });
+    auto timer = libsystemd::Timer::create(event, [s = session.get()] { s->onTimer(); });
     if (!timer) {
         return Error{"cannot start polling the BOINC client: " + timer.error().message};
     }
@@ -99,7 +99,7 @@ BoincSession::BoincSession(sd_event* event, Options options, std::function<void(
 
 BoincSession::~BoincSession() {
     *m_alive = false;
-    m_timer = sd::Timer();
+    m_timer = libsystemd::Timer();
     m_operations.clear();
     for (const auto& weak : m_waiting) {
         if (auto waiting = weak.lock()) {

@@ -6,7 +6,7 @@
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
 #include "dbus/ParameterArguments.h"
-#include "sd/Bus.h"
+#include "libsystemd/Bus.h"
 #include "workload/WorkloadPresets.h"
 
 #include <string>

@@ -12,12 +12,12 @@ namespace nicer::dbus {
 namespace {
 
 /// The failure of a call to nicerd in plain words, with what to do when it is not running.
-Error callError(const char* method, int r, const sd::BusError& error) {
+Error callError(const char* method, int r, const libsystemd::BusError& error) {
     if (error.hasName("org.freedesktop.DBus.Error.ServiceUnknown") ||
         error.hasName("org.freedesktop.DBus.Error.NameHasNoOwner")) {
         return Error{"nicerd is not running: start it with `systemctl --user start nicerd` or run `nicerd`"};
     }
-    return sd::busError(std::string("nicerd ") + method, r, error);
+    return libsystemd::busError(std::string("nicerd ") + method, r, error);
 }
 
 } // namespace
@@ -25,18 +25,19 @@ Error callError(const char* method, int r, const sd::BusError& error) {
 Result<DaemonClient> DaemonClient::connect() {
     sd_bus* bus = nullptr;
     if (int r = sd_bus_open_user(&bus); r < 0) {
-        return sd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
+        return libsystemd::busError("cannot connect to the session bus (is a systemd user session running?)",
+                                    r);
     }
-    return DaemonClient(sd::BusPtr(bus));
+    return DaemonClient(libsystemd::BusPtr(bus));
 }
 
 Result<void> DaemonClient::callNoArgs(const char* method) {
-    sd::BusError error;
+    libsystemd::BusError error;
     // No auto-start: `nicer pause` must not start a daemon just to pause it.
     sd_bus_message* m = nullptr;
     int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
                                            method);
-    sd::BusMessagePtr call(m);
+    libsystemd::BusMessagePtr call(m);
     if (r >= 0) {
         r = sd_bus_message_set_auto_start(m, 0);
     }
@@ -57,12 +58,12 @@ Result<void> DaemonClient::resume() {
 }
 
 Result<DaemonStatus> DaemonClient::status() {
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* reply = nullptr;
     int r =
         sd_bus_call_method(m_bus.get(), api::kBusName, api::kObjectPath, "org.freedesktop.DBus.Properties",
                            "GetAll", error.get(), &reply, "s", api::kInterface);
-    sd::BusMessagePtr owned(reply);
+    libsystemd::BusMessagePtr owned(reply);
     if (r < 0) {
         return callError("GetAll", r, error);
     }
@@ -187,7 +188,7 @@ Result<DaemonStatus> DaemonClient::status() {
         }
     }
     if (r < 0) {
-        return sd::busError("cannot read nicerd's status", r);
+        return libsystemd::busError("cannot read nicerd's status", r);
     }
     return s;
 }
@@ -196,11 +197,11 @@ Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
     sd_bus_message* m = nullptr;
     int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
                                            "SetParameters");
-    sd::BusMessagePtr call(m);
+    libsystemd::BusMessagePtr call(m);
     if (r >= 0) {
         r = codec::appendParameters(m, p);
     }
-    sd::BusError error;
+    libsystemd::BusError error;
     if (r >= 0) {
         r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
     }
@@ -215,13 +216,13 @@ Result<void> DaemonClient::callWithStrings(const char* method, std::initializer_
     sd_bus_message* m = nullptr;
     int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
                                            method);
-    sd::BusMessagePtr call(m);
+    libsystemd::BusMessagePtr call(m);
     for (const auto& arg : args) {
         if (r >= 0) {
             r = sd_bus_message_append(m, "s", arg.c_str());
         }
     }
-    sd::BusError error;
+    libsystemd::BusError error;
     if (r >= 0) {
         r = sd_bus_call(m_bus.get(), m, timeoutUsec, error.get(), nullptr);
     }
@@ -254,18 +255,18 @@ Result<void> DaemonClient::boincDetach(const std::string& url) {
 }
 
 Result<std::vector<api::Sample>> DaemonClient::history() {
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* reply = nullptr;
     int r = sd_bus_call_method(m_bus.get(), api::kBusName, api::kObjectPath, api::kInterface, "GetHistory",
                                error.get(), &reply, "");
-    sd::BusMessagePtr owned(reply);
+    libsystemd::BusMessagePtr owned(reply);
     if (r < 0) {
         return callError("GetHistory", r, error);
     }
     std::vector<api::Sample> samples;
     r = codec::readArray(reply, samples);
     if (r < 0) {
-        return sd::busError("cannot read nicerd's history", r);
+        return libsystemd::busError("cannot read nicerd's history", r);
     }
     return samples;
 }

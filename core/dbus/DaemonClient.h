@@ -4,7 +4,7 @@
 #include "api/DownloadEntry.h"
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
-#include "sd/Bus.h"
+#include "libsystemd/Bus.h"
 #include "util/Result.h"
 #include "workload/WorkloadPresets.h"
 
@@ -64,14 +64,14 @@ public:
     Result<void> boincDetach(const std::string& url);
 
 private:
-    explicit DaemonClient(sd::BusPtr bus)
+    explicit DaemonClient(libsystemd::BusPtr bus)
         : m_bus(std::move(bus)) {}
     Result<void> callNoArgs(const char* method);
     /// Calls @p method with string arguments and no reply value; @p timeoutUsec 0 is sd-bus's default.
     Result<void> callWithStrings(const char* method, std::initializer_list<std::string> args,
                                  std::uint64_t timeoutUsec = 0);
 
-    sd::BusPtr m_bus;
+    libsystemd::BusPtr m_bus;
 };
 
 } // namespace nicer::dbus

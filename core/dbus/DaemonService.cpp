@@ -157,7 +157,7 @@ Result<std::unique_ptr<DaemonService>> DaemonService::publish(sd_bus* bus, daemo
     sd_bus_slot* slot = nullptr;
     int r = sd_bus_add_object_vtable(bus, &slot, api::kObjectPath, api::kInterface, vtable(), service.get());
     if (r < 0) {
-        return sd::busError("cannot publish nicerd's D-Bus object", r);
+        return libsystemd::busError("cannot publish nicerd's D-Bus object", r);
     }
     service->m_slot.reset(slot);
     r = sd_bus_request_name(bus, api::kBusName, 0);
@@ -167,7 +167,7 @@ Result<std::unique_ptr<DaemonService>> DaemonService::publish(sd_bus* bus, daemo
                      " on the session bus); use `nicer status` to talk to it, or stop it first"};
     }
     if (r < 0) {
-        return sd::busError(std::string("cannot take the D-Bus name ") + api::kBusName, r);
+        return libsystemd::busError(std::string("cannot take the D-Bus name ") + api::kBusName, r);
     }
     return service;
 }
@@ -370,7 +370,7 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
         auto* self = static_cast<DaemonService*>(userdata);
         sd_bus_message* reply = nullptr;
         int r = sd_bus_message_new_method_return(m, &reply);
-        sd::BusMessagePtr owned(reply);
+        libsystemd::BusMessagePtr owned(reply);
         const auto& history = self->m_daemon.history();
         if (r >= 0) {
             r = codec::appendArray(reply, std::vector<api::Sample>(history.begin(), history.end()));
@@ -401,7 +401,7 @@ int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
                                       "try again in a few seconds");
     }
     // The reply goes out when BOINC has answered; the message is kept until then.
-    auto call = std::make_shared<sd::BusMessagePtr>(sd_bus_message_ref(m));
+    auto call = std::make_shared<libsystemd::BusMessagePtr>(sd_bus_message_ref(m));
     request([call](const Result<void>& done) {
         if (done) {
             sd_bus_reply_method_return(call->get(), "");
@@ -467,7 +467,7 @@ void DaemonService::onSample(const api::Sample& s) {
     if (sd_bus_message_new_signal(m_bus, &message, api::kObjectPath, api::kInterface, "Sample") < 0) {
         return;
     }
-    sd::BusMessagePtr owned(message);
+    libsystemd::BusMessagePtr owned(message);
     if (codec::appendSampleFields(message, s) >= 0) {
         sd_bus_send(m_bus, message, nullptr);
     }

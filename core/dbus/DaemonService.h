@@ -3,7 +3,7 @@
 #include "api/Sample.h"
 #include "daemon/DaemonControl.h"
 #include "daemon/DaemonObserver.h"
-#include "sd/Bus.h"
+#include "libsystemd/Bus.h"
 
 namespace nicer::dbus {
 
@@ -57,7 +57,7 @@ private:
 
     sd_bus* m_bus;
     daemon::DaemonControl& m_daemon;
-    sd::BusSlotPtr m_slot;
+    libsystemd::BusSlotPtr m_slot;
 };
 
 } // namespace nicer::dbus

@@ -119,17 +119,17 @@ int appendProperty(sd_bus_message* m, const Property& property) {
 Result<void> appendProperties(sd_bus_message* m, const Properties& props, std::string_view what) {
     int r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "(sv)");
     if (r < 0) {
-        return sd::busError(what, r);
+        return libsystemd::busError(what, r);
     }
     for (const auto& property : props) {
         r = appendProperty(m, property);
         if (r < 0) {
-            return sd::busError(std::string(what) + ": property " + property.name, r);
+            return libsystemd::busError(std::string(what) + ": property " + property.name, r);
         }
     }
     r = sd_bus_message_close_container(m);
     if (r < 0) {
-        return sd::busError(what, r);
+        return libsystemd::busError(what, r);
     }
     return {};
 }
@@ -152,20 +152,20 @@ std::optional<std::string> typeInterface(std::string_view unit) {
     return std::nullopt;
 }
 
-bool isGone(const sd::BusError& error) {
+bool isGone(const libsystemd::BusError& error) {
     return error.hasName(SD_BUS_ERROR_UNKNOWN_OBJECT) || error.hasName(SD_BUS_ERROR_UNKNOWN_METHOD) ||
            error.hasName(SD_BUS_ERROR_UNKNOWN_INTERFACE) || error.hasName(SD_BUS_ERROR_UNKNOWN_PROPERTY);
 }
 
 Result<std::string> getString(sd_bus* bus, const std::string& path, const char* interface,
                               const char* property, std::string_view what) {
-    sd::BusError error;
+    libsystemd::BusError error;
     char* raw = nullptr;
     const int r =
         sd_bus_get_property_string(bus, kDestination, path.c_str(), interface, property, error.get(), &raw);
     MallocString value(raw);
     if (r < 0) {
-        return sd::busError(what, r, error);
+        return libsystemd::busError(what, r, error);
     }
     return std::string(value.get());
 }
@@ -173,12 +173,12 @@ Result<std::string> getString(sd_bus* bus, const std::string& path, const char* 
 template <typename T>
 Result<T> getTrivial(sd_bus* bus, const std::string& path, const char* interface, const char* property,
                      char type, std::string_view what) {
-    sd::BusError error;
+    libsystemd::BusError error;
     T value{};
     const int r = sd_bus_get_property_trivial(bus, kDestination, path.c_str(), interface, property,
                                               error.get(), type, &value);
     if (r < 0) {
-        return sd::busError(what, r, error);
+        return libsystemd::busError(what, r, error);
     }
     return value;
 }
@@ -189,13 +189,13 @@ namespace {
 
 constexpr std::uint64_t kCallTimeoutUSec = 5'000'000;
 
-Result<sd::BusPtr> openUserBus() {
+Result<libsystemd::BusPtr> openUserBus() {
     sd_bus* raw = nullptr;
     const int r = sd_bus_open_user(&raw);
-    sd::BusPtr bus(raw);
+    libsystemd::BusPtr bus(raw);
     if (r < 0) {
         return Error{
-            "cannot connect to the user bus (sd_bus_open_user): " + sd::busErrorText(r, nullptr) +
+            "cannot connect to the user bus (sd_bus_open_user): " + libsystemd::busErrorText(r, nullptr) +
             "; nicer needs a systemd user session ($XDG_RUNTIME_DIR/bus or $DBUS_SESSION_BUS_ADDRESS)"};
     }
     sd_bus_set_description(bus.get(), "nicer-units");
@@ -210,7 +210,7 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
     if (!opened) {
         return opened.error();
     }
-    sd::BusPtr bus = std::move(*opened);
+    libsystemd::BusPtr bus = std::move(*opened);
 
     // Ask the manager something harmless now, so a missing user manager shows up here and not at the first
     // start of a unit.
@@ -224,7 +224,7 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
     return units;
 }
 
-SystemdUnitManager::SystemdUnitManager(sd::BusPtr bus)
+SystemdUnitManager::SystemdUnitManager(libsystemd::BusPtr bus)
     : m_bus(std::move(bus)) {}
 
 Result<std::string> SystemdUnitManager::managerVersion() {
@@ -250,21 +250,21 @@ void SystemdUnitManager::drain() {
 
 Result<std::string> SystemdUnitManager::unitPath(const std::string& name) {
     drain();
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* raw = nullptr;
     const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "GetUnit",
                                      error.get(), &raw, "s", name.c_str());
-    sd::BusMessagePtr reply(raw);
+    libsystemd::BusMessagePtr reply(raw);
     if (r < 0) {
         if (error.hasName(kNoSuchUnit)) {
             return std::string();
         }
-        return sd::busError(callName("GetUnit", name), r, error);
+        return libsystemd::busError(callName("GetUnit", name), r, error);
     }
     const char* path = nullptr;
     const int rr = sd_bus_message_read(reply.get(), "o", &path);
     if (rr < 0) {
-        return sd::busError(callName("GetUnit", name) + ": reading the reply", rr);
+        return libsystemd::busError(callName("GetUnit", name) + ": reading the reply", rr);
     }
     return std::string(path);
 }
@@ -272,7 +272,7 @@ Result<std::string> SystemdUnitManager::unitPath(const std::string& name) {
 Result<void> SystemdUnitManager::waitForJob(const std::string& jobPath, std::string_view what) {
     const auto deadline = std::chrono::steady_clock::now() + kJobTimeout;
     for (;;) {
-        sd::BusError error;
+        libsystemd::BusError error;
         char* raw = nullptr;
         const int r = sd_bus_get_property_string(m_bus.get(), kDestination, jobPath.c_str(), kJobInterface,
                                                  "State", error.get(), &raw);
@@ -282,7 +282,7 @@ Result<void> SystemdUnitManager::waitForJob(const std::string& jobPath, std::str
             if (isGone(error)) {
                 return {};
             }
-            return sd::busError(std::string(what) + ": waiting for job " + jobPath, r, error);
+            return libsystemd::busError(std::string(what) + ": waiting for job " + jobPath, r, error);
         }
         if (std::chrono::steady_clock::now() >= deadline) {
             return Error{std::string(what) + ": job " + jobPath + " is still " + state.get() + " after " +
@@ -300,28 +300,28 @@ Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, con
     sd_bus_message* rawCall = nullptr;
     int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
                                            kManagerInterface, "StartTransientUnit");
-    sd::BusMessagePtr call(rawCall);
+    libsystemd::BusMessagePtr call(rawCall);
     if (r < 0) {
-        return sd::busError(what, r);
+        return libsystemd::busError(what, r);
     }
     r = sd_bus_message_append(call.get(), "ss", name.c_str(), "fail");
     if (r < 0) {
-        return sd::busError(what, r);
+        return libsystemd::busError(what, r);
     }
     if (auto appended = appendProperties(call.get(), props, what); !appended) {
         return appended;
     }
     r = sd_bus_message_append(call.get(), "a(sa(sv))", 0);
     if (r < 0) {
-        return sd::busError(what, r);
+        return libsystemd::busError(what, r);
     }
 
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* rawReply = nullptr;
     r = sd_bus_call(m_bus.get(), call.get(), 0, error.get(), &rawReply);
-    sd::BusMessagePtr reply(rawReply);
+    libsystemd::BusMessagePtr reply(rawReply);
     if (r < 0) {
-        return sd::busError(what, r, error);
+        return libsystemd::busError(what, r, error);
     }
     return awaitStart(reply.get(), name, what, wait);
 }
@@ -329,13 +329,13 @@ Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, con
 Result<void> SystemdUnitManager::startUnit(const std::string& name, bool wait) {
     drain();
     const auto what = callName("StartUnit", name);
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* raw = nullptr;
     const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StartUnit",
                                      error.get(), &raw, "ss", name.c_str(), "replace");
-    sd::BusMessagePtr reply(raw);
+    libsystemd::BusMessagePtr reply(raw);
     if (r < 0) {
-        return sd::busError(what, r, error);
+        return libsystemd::busError(what, r, error);
     }
     return awaitStart(reply.get(), name, what, wait);
 }
@@ -344,7 +344,7 @@ Result<void> SystemdUnitManager::awaitStart(sd_bus_message* reply, const std::st
                                             const std::string& what, bool wait) {
     const char* job = nullptr;
     if (const int r = sd_bus_message_read(reply, "o", &job); r < 0) {
-        return sd::busError(what + ": reading the reply", r);
+        return libsystemd::busError(what + ": reading the reply", r);
     }
     if (!wait) {
         return {};
@@ -387,22 +387,22 @@ Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, cons
     sd_bus_message* rawCall = nullptr;
     int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
                                            kManagerInterface, "SetUnitProperties");
-    sd::BusMessagePtr call(rawCall);
+    libsystemd::BusMessagePtr call(rawCall);
     if (r < 0) {
-        return sd::busError(what, r);
+        return libsystemd::busError(what, r);
     }
     // runtime = true: the change lives in /run and is gone with the unit; nicer re-applies it every period.
     r = sd_bus_message_append(call.get(), "sb", name.c_str(), 1);
     if (r < 0) {
-        return sd::busError(what, r);
+        return libsystemd::busError(what, r);
     }
     if (auto appended = appendProperties(call.get(), props, what); !appended) {
         return appended;
     }
-    sd::BusError error;
+    libsystemd::BusError error;
     r = sd_bus_call(m_bus.get(), call.get(), 0, error.get(), nullptr);
     if (r < 0) {
-        return sd::busError(what, r, error);
+        return libsystemd::busError(what, r, error);
     }
     return {};
 }
@@ -410,21 +410,21 @@ Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, cons
 Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
     drain();
     const auto what = callName("StopUnit", name);
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* raw = nullptr;
     int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StopUnit",
                                error.get(), &raw, "ss", name.c_str(), "replace");
-    sd::BusMessagePtr reply(raw);
+    libsystemd::BusMessagePtr reply(raw);
     if (r < 0) {
         if (error.hasName(kNoSuchUnit)) {
             return {};
         }
-        return sd::busError(what, r, error);
+        return libsystemd::busError(what, r, error);
     }
     const char* job = nullptr;
     r = sd_bus_message_read(reply.get(), "o", &job);
     if (r < 0) {
-        return sd::busError(what + ": reading the reply", r);
+        return libsystemd::busError(what + ": reading the reply", r);
     }
     if (!wait) {
         return {};
@@ -435,14 +435,14 @@ Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
 Result<void> SystemdUnitManager::callWithName(const char* method, const std::string& name,
                                               bool unknownIsDone) {
     drain();
-    sd::BusError error;
+    libsystemd::BusError error;
     const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, method,
                                      error.get(), nullptr, "s", name.c_str());
     if (r < 0) {
         if (unknownIsDone && error.hasName(kNoSuchUnit)) {
             return {};
         }
-        return sd::busError(callName(method, name), r, error);
+        return libsystemd::busError(callName(method, name), r, error);
     }
     return {};
 }
@@ -458,11 +458,11 @@ Result<void> SystemdUnitManager::thawUnit(const std::string& name) {
 
 Result<void> SystemdUnitManager::killUnit(const std::string& name, int signal) {
     drain();
-    sd::BusError error;
+    libsystemd::BusError error;
     const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "KillUnit",
                                      error.get(), nullptr, "ssi", name.c_str(), "all", signal);
     if (r < 0) {
-        return sd::busError(callName("KillUnit", name), r, error);
+        return libsystemd::busError(callName("KillUnit", name), r, error);
     }
     return {};
 }
@@ -485,18 +485,18 @@ Result<std::string> SystemdUnitManager::activeState(const std::string& name) {
 Result<std::string> SystemdUnitManager::unitFile(const std::string& name) {
     drain();
     const auto what = callName("LoadUnit", name);
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* raw = nullptr;
     int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "LoadUnit",
                                error.get(), &raw, "s", name.c_str());
-    sd::BusMessagePtr reply(raw);
+    libsystemd::BusMessagePtr reply(raw);
     if (r < 0) {
-        return sd::busError(what, r, error);
+        return libsystemd::busError(what, r, error);
     }
     const char* path = nullptr;
     r = sd_bus_message_read(reply.get(), "o", &path);
     if (r < 0) {
-        return sd::busError(what + ": reading the reply", r);
+        return libsystemd::busError(what + ": reading the reply", r);
     }
     return getString(m_bus.get(), path, kUnitInterface, "FragmentPath", callName("Get FragmentPath", name));
 }

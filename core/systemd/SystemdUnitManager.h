@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sd/Bus.h"
+#include "libsystemd/Bus.h"
 #include "systemd/UnitManager.h"
 
 #include <memory>
@@ -31,7 +31,7 @@ public:
     /// Connects to the user bus (sd_bus_open_user: $DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus).
     static Result<std::unique_ptr<SystemdUnitManager>> connectUser();
     /// Uses an already open connection, e.g. one to another manager in tests.
-    explicit SystemdUnitManager(sd::BusPtr bus);
+    explicit SystemdUnitManager(libsystemd::BusPtr bus);
 
     Result<void> startTransientUnit(const std::string& name, const Properties& props, bool wait) override;
     Result<void> startUnit(const std::string& name, bool wait) override;
@@ -70,7 +70,7 @@ private:
     /// the bus queued between our calls, so nothing piles up unread.
     void drain();
 
-    sd::BusPtr m_bus;
+    libsystemd::BusPtr m_bus;
     bool m_reopens = false;
 };
 

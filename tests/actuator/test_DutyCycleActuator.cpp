@@ -2,7 +2,7 @@
 #include "actuator/DutyCycleActuator.h"
 #include "fakes/ChildProcess.h"
 #include "fakes/FakeCgroupTree.h"
-#include "sd/Timer.h"
+#include "libsystemd/Timer.h"
 
 #include <catch2/catch.hpp>
 
@@ -34,8 +34,8 @@ systemd::CgroupLayout layoutWith(const test::FakeCgroupTree& tree, pid_t pid) {
 int sampleEvery(sd_event* event, std::chrono::milliseconds every, std::chrono::milliseconds span,
                 const std::function<void()>& sample) {
     int samples = 0;
-    sd::Timer sampler;
-    auto created = sd::Timer::create(event, [&] {
+    libsystemd::Timer sampler;
+    auto created = libsystemd::Timer::create(event, [&] {
         ++samples;
         sample();
         sampler.armIn(every);

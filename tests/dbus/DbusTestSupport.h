@@ -5,7 +5,7 @@
 #include "PrivateBusConfig.h"
 #include "daemon/DaemonControl.h"
 #include "dbus/DaemonService.h"
-#include "sd/Bus.h"
+#include "libsystemd/Bus.h"
 
 #include <catch2/catch.hpp>
 
@@ -85,13 +85,13 @@ public:
     const std::string& address() const { return m_address; }
 
     /// A new client connection to the bus.
-    sd::BusPtr connect() const { return connectTo(m_address); }
+    libsystemd::BusPtr connect() const { return connectTo(m_address); }
 
     /// A new client connection to the bus at @p address (one this class did not start, too).
-    static sd::BusPtr connectTo(const std::string& address) {
+    static libsystemd::BusPtr connectTo(const std::string& address) {
         sd_bus* bus = nullptr;
         REQUIRE(sd_bus_new(&bus) >= 0);
-        sd::BusPtr owned(bus);
+        libsystemd::BusPtr owned(bus);
         REQUIRE(sd_bus_set_address(bus, address.c_str()) >= 0);
         REQUIRE(sd_bus_set_bus_client(bus, 1) >= 0);
         REQUIRE(sd_bus_start(bus) >= 0);
@@ -223,7 +223,7 @@ public:
     ServedService(const PrivateBus& bus, daemon::DaemonControl& daemon)
         : ServedService(bus.connect(), daemon) {}
     /// On @p bus, a connection the test made (PrivateBus::connectTo).
-    ServedService(sd::BusPtr bus, daemon::DaemonControl& daemon)
+    ServedService(libsystemd::BusPtr bus, daemon::DaemonControl& daemon)
         : m_bus(std::move(bus)) {
         auto published = DaemonService::publish(m_bus.get(), daemon);
         REQUIRE(published.ok());
@@ -255,7 +255,7 @@ public:
     }
 
 private:
-    sd::BusPtr m_bus;
+    libsystemd::BusPtr m_bus;
     std::unique_ptr<DaemonService> m_service;
     std::mutex m_mutex;
     std::atomic<bool> m_stop{false};

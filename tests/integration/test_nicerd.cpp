@@ -424,7 +424,7 @@ TEST_CASE("nicerd emits a Sample every period and GetHistory returns the ones be
     REQUIRE(daemon.waitReady());
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    sd::BusPtr bus(raw);
+    libsystemd::BusPtr bus(raw);
     struct Seen {
         int count = 0;
         bool consistent = true;
@@ -488,12 +488,12 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     REQUIRE(daemon.waitReady());
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    sd::BusPtr bus(raw);
+    libsystemd::BusPtr bus(raw);
     sd_bus_message* reply = nullptr;
     REQUIRE(sd_bus_call_method(bus.get(), "org.nicer.Daemon", "/org/nicer/Daemon",
                                "org.freedesktop.DBus.Introspectable", "Introspect", nullptr, &reply,
                                "") >= 0);
-    sd::BusMessagePtr owned(reply);
+    libsystemd::BusMessagePtr owned(reply);
     const char* xml = nullptr;
     REQUIRE(sd_bus_message_read(reply, "s", &xml) >= 0);
     // Every member documented (with its type for properties) is what the daemon publishes, and vice versa.
@@ -637,8 +637,8 @@ bool held(pid_t pid) {
 std::pair<std::string, std::string> callSetWorkloadPreset(const std::string& id) {
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    sd::BusPtr bus(raw);
-    sd::BusError error;
+    libsystemd::BusPtr bus(raw);
+    libsystemd::BusError error;
     const int r = sd_bus_call_method(bus.get(), "org.nicer.Daemon", "/org/nicer/Daemon", "org.nicer.Daemon1",
                                      "SetWorkloadPreset", error.get(), nullptr, "s", id.c_str());
     if (r >= 0) {
@@ -745,7 +745,7 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         // Whoever shows the workload learns of the switch from PropertiesChanged.
         sd_bus* raw = nullptr;
         REQUIRE(sd_bus_open_user(&raw) >= 0);
-        sd::BusPtr bus(raw);
+        libsystemd::BusPtr bus(raw);
         std::vector<std::string> changed;
         const auto onChanged = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
             auto* names = static_cast<std::vector<std::string>*>(userdata);

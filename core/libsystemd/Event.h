@@ -6,7 +6,7 @@
 
 #include <memory>
 
-namespace nicer::sd {
+namespace nicer::libsystemd {
 
 struct SdEventDeleter {
     void operator()(sd_event* event) const noexcept { sd_event_unref(event); }
@@ -19,4 +19,4 @@ struct SdEventSourceDeleter {
 using EventPtr = std::unique_ptr<sd_event, SdEventDeleter>;
 using EventSourcePtr = std::unique_ptr<sd_event_source, SdEventSourceDeleter>;
 
-} // namespace nicer::sd
+} // namespace nicer::libsystemd

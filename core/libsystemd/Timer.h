@@ -3,7 +3,7 @@
 // One wrapper for sd-event's timer and defer sources, so that no code outside this layer converts durations
 // to microseconds or writes its own exception guard at the C boundary.
 
-#include "sd/Event.h"
+#include "libsystemd/Event.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -15,7 +15,7 @@
 #include <memory>
 #include <string_view>
 
-namespace nicer::sd {
+namespace nicer::libsystemd {
 
 /// Called with the exception's what() when a Timer's or Defer's callback throws (or "unknown exception").
 using ErrorHandler = std::function<void(std::string_view what)>;
@@ -103,4 +103,4 @@ private:
     using Source::Source;
 };
 
-} // namespace nicer::sd
+} // namespace nicer::libsystemd

@@ -1,10 +1,10 @@
-#include "sd/Timer.h"
+#include "libsystemd/Timer.h"
 
 #include <cstring>
 #include <exception>
 #include <string>
 
-namespace nicer::sd {
+namespace nicer::libsystemd {
 
 namespace detail {
 
@@ -178,4 +178,4 @@ bool Defer::pending() const {
     return m_state && sd_event_source_get_enabled(source(), &enabled) >= 0 && enabled != SD_EVENT_OFF;
 }
 
-} // namespace nicer::sd
+} // namespace nicer::libsystemd

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <system_error>
 
-namespace nicer::sd {
+namespace nicer::libsystemd {
 
 struct SdBusDeleter {
     // Flush first: a connection closed with queued messages (e.g. a reply to a caller) would drop them.
@@ -72,4 +72,4 @@ inline Error busError(std::string_view what, int r, const BusError& error) {
     return busError(what, r, error.get());
 }
 
-} // namespace nicer::sd
+} // namespace nicer::libsystemd

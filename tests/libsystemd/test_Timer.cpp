@@ -1,5 +1,5 @@
 #include "EventLoop.h"
-#include "sd/Timer.h"
+#include "libsystemd/Timer.h"
 
 #include <catch2/catch.hpp>
 
@@ -26,12 +26,12 @@ void spin(sd_event* event, int n = 3) {
 TEST_CASE("a timer fires once, not before it is due") {
     auto loop = test::newLoop();
     int fired = 0;
-    sd::Timer::Time firedAt{0};
-    auto timer = sd::Timer::create(loop.get(), [&] {
+    libsystemd::Timer::Time firedAt{0};
+    auto timer = libsystemd::Timer::create(loop.get(), [&] {
         ++fired;
         // steady_clock is CLOCK_MONOTONIC, the timer's clock.
-        firedAt =
-            std::chrono::duration_cast<sd::Timer::Time>(std::chrono::steady_clock::now().time_since_epoch());
+        firedAt = std::chrono::duration_cast<libsystemd::Timer::Time>(
+            std::chrono::steady_clock::now().time_since_epoch());
     });
     REQUIRE(timer);
     CHECK_FALSE(timer->armed());
@@ -53,7 +53,7 @@ TEST_CASE("a timer fires once, not before it is due") {
 TEST_CASE("a timer armed for a time in the past fires on the next iteration") {
     auto loop = test::newLoop();
     int fired = 0;
-    auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
+    auto timer = libsystemd::Timer::create(loop.get(), [&] { ++fired; });
     REQUIRE(timer);
     const auto past = timer->now() - 1s;
     timer->armAt(past);
@@ -65,7 +65,7 @@ TEST_CASE("a timer armed for a time in the past fires on the next iteration") {
 TEST_CASE("a disarmed timer does not fire, re-arming moves it") {
     auto loop = test::newLoop();
     int fired = 0;
-    auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
+    auto timer = libsystemd::Timer::create(loop.get(), [&] { ++fired; });
     REQUIRE(timer);
     timer->armIn(0ms);
     timer->disarm();
@@ -81,9 +81,9 @@ TEST_CASE("a disarmed timer does not fire, re-arming moves it") {
 
 TEST_CASE("a timer re-armed from its callback fires on a fixed schedule") {
     auto loop = test::newLoop();
-    std::vector<sd::Timer::Time> dues;
-    sd::Timer timer;
-    auto created = sd::Timer::create(loop.get(), [&] {
+    std::vector<libsystemd::Timer::Time> dues;
+    libsystemd::Timer timer;
+    auto created = libsystemd::Timer::create(loop.get(), [&] {
         dues.push_back(timer.due());
         if (dues.size() < 3) {
             timer.armAt(timer.due() + 10ms);
@@ -94,13 +94,13 @@ TEST_CASE("a timer re-armed from its callback fires on a fixed schedule") {
     timer.armIn(0ms);
     const auto first = timer.due();
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return dues.size() == 3; }));
-    CHECK(dues == std::vector<sd::Timer::Time>{first, first + 10ms, first + 20ms});
+    CHECK(dues == std::vector<libsystemd::Timer::Time>{first, first + 10ms, first + 20ms});
 }
 
 TEST_CASE("an exception from a timer's callback reaches its error handler and the loop goes on") {
     auto loop = test::newLoop();
     int fired = 0;
-    auto timer = sd::Timer::create(loop.get(), [&] {
+    auto timer = libsystemd::Timer::create(loop.get(), [&] {
         ++fired;
         throw std::runtime_error("disk on fire");
     });
@@ -118,7 +118,7 @@ TEST_CASE("an exception from a timer's callback reaches its error handler and th
     REQUIRE(test::runLoopUntil(
         loop.get(), [&] { return fired == 2; }, 1s));
     int later = 0;
-    auto other = sd::Timer::create(loop.get(), [&] { ++later; });
+    auto other = libsystemd::Timer::create(loop.get(), [&] { ++later; });
     REQUIRE(other);
     other->armIn(0ms);
     CHECK(test::runLoopUntil(
@@ -127,10 +127,10 @@ TEST_CASE("an exception from a timer's callback reaches its error handler and th
 
 TEST_CASE("a timer may destroy itself from its callback") {
     auto loop = test::newLoop();
-    auto owned = std::make_unique<sd::Timer>();
+    auto owned = std::make_unique<libsystemd::Timer>();
     std::string seen;
     std::string capture = "still here";
-    auto created = sd::Timer::create(loop.get(), [&, capture] {
+    auto created = libsystemd::Timer::create(loop.get(), [&, capture] {
         owned.reset();
         seen = capture; // the callback's captures outlive the Timer until it returns
     });
@@ -146,7 +146,7 @@ TEST_CASE("a destroyed timer never fires") {
     auto loop = test::newLoop();
     int fired = 0;
     {
-        auto timer = sd::Timer::create(loop.get(), [&] { ++fired; });
+        auto timer = libsystemd::Timer::create(loop.get(), [&] { ++fired; });
         REQUIRE(timer);
         timer->armIn(0ms);
     }
@@ -157,7 +157,7 @@ TEST_CASE("a destroyed timer never fires") {
 TEST_CASE("a defer runs once per trigger, on the next iteration") {
     auto loop = test::newLoop();
     int ran = 0;
-    auto defer = sd::Defer::create(loop.get(), [&] { ++ran; });
+    auto defer = libsystemd::Defer::create(loop.get(), [&] { ++ran; });
     REQUIRE(defer);
     spin(loop.get());
     CHECK(ran == 0);
@@ -180,7 +180,7 @@ TEST_CASE("a defer runs once per trigger, on the next iteration") {
 
 TEST_CASE("an exception from a defer's callback reaches its error handler") {
     auto loop = test::newLoop();
-    auto defer = sd::Defer::create(loop.get(), [] { throw 42; });
+    auto defer = libsystemd::Defer::create(loop.get(), [] { throw 42; });
     REQUIRE(defer);
     std::string error;
     defer->setErrorHandler([&](std::string_view what) { error = what; });
@@ -191,8 +191,8 @@ TEST_CASE("an exception from a defer's callback reaches its error handler") {
 }
 
 TEST_CASE("an empty timer or defer does nothing") {
-    sd::Timer timer;
-    sd::Defer defer;
+    libsystemd::Timer timer;
+    libsystemd::Defer defer;
     CHECK_FALSE(timer);
     CHECK_FALSE(defer);
     timer.armIn(1s);
