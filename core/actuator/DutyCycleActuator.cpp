@@ -5,7 +5,7 @@
 
 namespace nicer::actuator {
 
-DutyCycleMethod dutyCycleMethodFor(const systemd::CgroupLayout& layout, std::string_view cgroup) {
+DutyCycleMethod dutyCycleMethodFor(const kernel::CgroupLayout& layout, std::string_view cgroup) {
     return layout.freezeFile(cgroup) ? DutyCycleMethod::Freezer : DutyCycleMethod::Signal;
 }
 
@@ -16,7 +16,7 @@ double dutyForQuota(double quota, int cpuCount, int processes) {
 }
 
 Result<std::unique_ptr<DutyCycleActuator>>
-DutyCycleActuator::create(sd_event* event, systemd::CgroupLayout layout, std::string cgroup,
+DutyCycleActuator::create(sd_event* event, kernel::CgroupLayout layout, std::string cgroup,
                           DutyCycleMethod method, std::chrono::milliseconds slot) {
     if (cgroup.empty()) {
         return Error{"the work's slice has no cgroup, so a duty cycle cannot find its processes"};
@@ -43,7 +43,7 @@ DutyCycleActuator::create(sd_event* event, systemd::CgroupLayout layout, std::st
     return self;
 }
 
-DutyCycleActuator::DutyCycleActuator(systemd::CgroupLayout layout, std::string cgroup, DutyCycleMethod method,
+DutyCycleActuator::DutyCycleActuator(kernel::CgroupLayout layout, std::string cgroup, DutyCycleMethod method,
                                      std::chrono::milliseconds slot)
     : m_layout(std::move(layout))
     , m_cgroup(std::move(cgroup))

@@ -57,7 +57,7 @@ Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo) {
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
 }
 
-MemoryLimitOutcome applyMemoryLimit(systemd::UnitManager& units, const systemd::CgroupLayout& layout,
+MemoryLimitOutcome applyMemoryLimit(usermanager::UnitManager& units, const kernel::CgroupLayout& layout,
                                     const std::string& slice, const std::string& cgroup,
                                     const MemoryLimit& limit) {
     auto set = units.setUnitProperties(slice, {{"MemoryHigh", limit.high}, {"MemoryMax", limit.max}});

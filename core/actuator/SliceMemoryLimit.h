@@ -1,7 +1,7 @@
 #pragma once
 
-#include "systemd/CgroupLayout.h"
-#include "systemd/UnitManager.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/UnitManager.h"
 #include "util/Result.h"
 
 #include <cstdint>
@@ -50,7 +50,7 @@ struct MemoryLimitOutcome {
 /// limit, to infinity, which lifts one an earlier run left on the slice. Never fails: a limit that systemd
 /// refuses, or that the kernel would not enforce (no memory controller delegated), is said in the note, and
 /// the work runs without it.
-MemoryLimitOutcome applyMemoryLimit(systemd::UnitManager& units, const systemd::CgroupLayout& layout,
+MemoryLimitOutcome applyMemoryLimit(usermanager::UnitManager& units, const kernel::CgroupLayout& layout,
                                     const std::string& slice, const std::string& cgroup,
                                     const MemoryLimit& limit);
 

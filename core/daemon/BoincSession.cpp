@@ -4,8 +4,8 @@
 #include "boinc/GlobalPrefsOverride.h"
 #include "boinc/GuiRpcPassword.h"
 #include "daemon/BoincArguments.h"
-#include "net/rate/InterfaceTraffic.h"
-#include "net/rate/TcpSockets.h"
+#include "kernel/InterfaceTraffic.h"
+#include "kernel/TcpSockets.h"
 
 #include <algorithm>
 
@@ -173,8 +173,8 @@ void BoincSession::poll() {
 void BoincSession::governTransfers() {
     BoincRateGovernor::Sample sample{std::chrono::steady_clock::now(), std::nullopt, std::nullopt,
                                      m_status.transfers, std::nullopt};
-    if (auto interfaces = net::readNetDev(m_options.procNetDev)) {
-        sample.interfaceRxBytes = net::totalReceivedBytes(*interfaces);
+    if (auto interfaces = kernel::readNetDev(m_options.procNetDev)) {
+        sample.interfaceRxBytes = kernel::totalReceivedBytes(*interfaces);
         std::uint64_t sent = 0;
         for (const auto& i : *interfaces) {
             sent += i.name == "lo" ? 0 : i.sentBytes;
@@ -182,7 +182,7 @@ void BoincSession::governTransfers() {
         sample.interfaceTxBytes = sent;
     }
     if (m_options.clientPids) {
-        if (auto sockets = net::tcpSocketsOf(m_options.clientPids())) {
+        if (auto sockets = kernel::tcpSocketsOf(m_options.clientPids())) {
             sample.sockets = std::move(*sockets);
         }
     }

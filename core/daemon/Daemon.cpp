@@ -83,12 +83,12 @@ Result<void> Daemon::start() {
         m_downloads = std::move(*downloads);
     }
 
-    auto units = systemd::SystemdUnitManager::connectUser();
+    auto units = usermanager::SystemdUnitManager::connectUser();
     if (!units) {
         return units.error();
     }
     m_units = std::move(*units);
-    auto layout = systemd::CgroupLayout::detect();
+    auto layout = kernel::CgroupLayout::detect();
     if (!layout) {
         return layout.error();
     }

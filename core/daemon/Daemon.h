@@ -11,11 +11,11 @@
 #include "daemon/DaemonObserver.h"
 #include "daemon/QuotaEnforcement.h"
 #include "daemon/WindowAlignment.h"
+#include "kernel/CgroupLayout.h"
 #include "libsystemd/Bus.h"
 #include "libsystemd/Event.h"
 #include "libsystemd/Timer.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "usermanager/SystemdUnitManager.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadSupervisor.h"
 
@@ -115,8 +115,8 @@ private:
     PublishDaemon m_publish;
     libsystemd::EventPtr m_event;
     libsystemd::BusPtr m_bus;
-    std::unique_ptr<systemd::SystemdUnitManager> m_units;
-    std::optional<systemd::CgroupLayout> m_layout;
+    std::unique_ptr<usermanager::SystemdUnitManager> m_units;
+    std::optional<kernel::CgroupLayout> m_layout;
     std::unique_ptr<DaemonObserver> m_observer; ///< the D-Bus service; null while the bus is gone
     std::unique_ptr<actuator::QuotaActuator> m_actuator;
     std::unique_ptr<workload::WorkloadChooser> m_chooser;

@@ -12,7 +12,7 @@ using nicer::actuator::kNoMemoryLimit;
 using nicer::actuator::machineMemoryBytes;
 using nicer::actuator::memoryLimitFor;
 using nicer::actuator::parseMemTotal;
-using nicer::systemd::CgroupLayout;
+using nicer::kernel::CgroupLayout;
 using nicer::test::FakeUnitManager;
 using nicer::test::propertyValue;
 using nicer::test::UnitCall;

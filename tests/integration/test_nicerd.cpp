@@ -9,8 +9,8 @@
 #include "Skip.h"
 #include "cli/RunCommand.h"
 #include "dbus/DaemonClient.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/SystemdUnitManager.h"
 #include "workload/WorkloadPresets.h"
 
 #include <catch2/catch.hpp>
@@ -138,7 +138,7 @@ TEST_CASE("the duty cycle is not held by a CPU quota an earlier systemd-slice ru
                          freshStateDir("stale-quota"));
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    const auto layout = systemd::CgroupLayout::detect();
+    const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(kSlice);
     REQUIRE(cgroup.ok());
@@ -154,7 +154,7 @@ namespace {
 
 /// The kernel's CPU bandwidth window of @p cgroup in µs: cpu.max's second field (cgroup v2), or
 /// cpu.cfs_period_us beside the v1 quota file (hybrid, as on these machines).
-std::uint64_t kernelWindowUSec(const systemd::CgroupLayout& layout, const std::string& cgroup) {
+std::uint64_t kernelWindowUSec(const kernel::CgroupLayout& layout, const std::string& cgroup) {
     const auto quotaFile = layout.cpuQuotaFile(cgroup);
     REQUIRE(quotaFile);
     const bool v2 = quotaFile->filename() == "cpu.max";
@@ -178,7 +178,7 @@ TEST_CASE("the quota reaches the kernel and pause freezes the work until resume"
 
     // A long period holds the quota still, so the property and the kernel's file can be compared: polled
     // until the first 10 s period has applied its quota (the old period's last one may still be in flight).
-    const auto layout = systemd::CgroupLayout::detect();
+    const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(kSlice);
     REQUIRE(cgroup.ok());
@@ -313,7 +313,7 @@ TEST_CASE("a nicer.slice unit file of the user's own is used, with nicer's cap o
     std::vector<pid_t> pids;
     CHECK(test::pollUntil([&] { return !(pids = workPids()).empty(); }, 20s));
     // nicer's cap is on the user's slice: the kernel's quota follows nicerd's.
-    const auto layout = systemd::CgroupLayout::detect();
+    const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(kSlice);
     REQUIRE(cgroup.ok());
@@ -618,7 +618,7 @@ bool held(pid_t pid) {
     if (state == 'T' || state == 't') {
         return true;
     }
-    static const auto layout = systemd::CgroupLayout::detect();
+    static const auto layout = kernel::CgroupLayout::detect();
     if (!layout || !layout->unifiedRoot()) {
         return false;
     }

@@ -11,8 +11,8 @@
 #include "boinc/ClientDirectory.h"
 #include "cli/RunCommand.h"
 #include "dbus/DaemonClient.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/SystemdUnitManager.h"
 
 #include <catch2/catch.hpp>
 

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace nicer::net {
+namespace nicer::kernel {
 
 /// The kernel's view of one TCP socket (sock_diag, as `ss -ti` shows it).
 struct TcpSocketInfo {
@@ -39,4 +39,4 @@ std::vector<std::uint64_t> socketInodesOf(pid_t pid, const std::filesystem::path
 Result<std::vector<TcpSocketInfo>> tcpSocketsOf(const std::vector<pid_t>& pids,
                                                 const std::filesystem::path& proc = "/proc");
 
-} // namespace nicer::net
+} // namespace nicer::kernel

@@ -1,10 +1,10 @@
-#include "cpu/ProcStat.h"
+#include "kernel/ProcStat.h"
 
 #include <catch2/catch.hpp>
 
 #include <string>
 
-using namespace nicer::cpu;
+using namespace nicer::kernel;
 
 namespace {
 

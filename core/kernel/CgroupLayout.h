@@ -10,7 +10,7 @@
 #include <sys/types.h>
 #include <vector>
 
-namespace nicer::systemd {
+namespace nicer::kernel {
 
 /**
  * Where this machine mounts its cgroup hierarchies, and the kernel files of a given cgroup in them.
@@ -84,4 +84,4 @@ private:
     bool m_cpuOnUnified = false;
 };
 
-} // namespace nicer::systemd
+} // namespace nicer::kernel

@@ -1,9 +1,9 @@
-#include "cpu/SchedExt.h"
+#include "kernel/SchedExt.h"
 
 #include "util/Text.h"
 #include "util/TextFile.h"
 
-namespace nicer::cpu {
+namespace nicer::kernel {
 
 std::optional<std::string> runningSchedExt(const std::filesystem::path& dir) {
     auto state = readTextFile(dir / "state");
@@ -15,4 +15,4 @@ std::optional<std::string> runningSchedExt(const std::filesystem::path& dir) {
     return name.empty() ? std::string("unknown") : name;
 }
 
-} // namespace nicer::cpu
+} // namespace nicer::kernel

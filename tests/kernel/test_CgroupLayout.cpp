@@ -1,5 +1,5 @@
 #include "fakes/FakeCgroupTree.h"
-#include "systemd/CgroupLayout.h"
+#include "kernel/CgroupLayout.h"
 
 #include <catch2/catch.hpp>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <unistd.h>
 
-using nicer::systemd::CgroupLayout;
+using nicer::kernel::CgroupLayout;
 namespace fs = std::filesystem;
 
 namespace {

@@ -1,4 +1,4 @@
-#include "systemd/SystemdUnitManager.h"
+#include "usermanager/SystemdUnitManager.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -6,7 +6,7 @@
 #include <thread>
 #include <utility>
 
-namespace nicer::systemd {
+namespace nicer::usermanager {
 
 namespace {
 
@@ -556,4 +556,4 @@ Result<std::uint32_t> SystemdUnitManager::mainPid(const std::string& name) {
                                      SD_BUS_TYPE_UINT32, what);
 }
 
-} // namespace nicer::systemd
+} // namespace nicer::usermanager

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace nicer::net {
+namespace nicer::kernel {
 
 /// Cumulative byte counters of one network interface, from one read of /proc/net/dev.
 struct InterfaceTraffic {
@@ -48,4 +48,4 @@ constexpr std::uint64_t counterDelta(std::uint64_t before, std::uint64_t after) 
     return after >= before ? after - before : 0;
 }
 
-} // namespace nicer::net
+} // namespace nicer::kernel

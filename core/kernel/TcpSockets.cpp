@@ -1,4 +1,4 @@
-#include "net/rate/TcpSockets.h"
+#include "kernel/TcpSockets.h"
 
 #include <array>
 #include <cerrno>
@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-namespace nicer::net {
+namespace nicer::kernel {
 
 namespace {
 
@@ -176,4 +176,4 @@ Result<std::vector<TcpSocketInfo>> tcpSocketsOf(const std::vector<pid_t>& pids,
     return theirs;
 }
 
-} // namespace nicer::net
+} // namespace nicer::kernel

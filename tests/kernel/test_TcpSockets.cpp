@@ -1,5 +1,5 @@
 // The kernel's TCP socket counters through sock_diag, on real loopback connections of this process.
-#include "net/rate/TcpSockets.h"
+#include "kernel/TcpSockets.h"
 
 #include <catch2/catch.hpp>
 
@@ -10,7 +10,7 @@
 #include <thread>
 #include <unistd.h>
 
-using namespace nicer::net;
+using namespace nicer::kernel;
 using namespace std::chrono_literals;
 
 namespace {

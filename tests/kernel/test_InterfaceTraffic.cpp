@@ -1,4 +1,4 @@
-#include "net/rate/InterfaceTraffic.h"
+#include "kernel/InterfaceTraffic.h"
 
 #include <catch2/catch.hpp>
 
@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-using namespace nicer::net;
+using namespace nicer::kernel;
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "systemd/CgroupLayout.h"
+#include "kernel/CgroupLayout.h"
 
 #include "util/Text.h"
 #include "util/TextFile.h"
@@ -11,7 +11,7 @@
 #include <system_error>
 #include <unistd.h>
 
-namespace nicer::systemd {
+namespace nicer::kernel {
 
 namespace {
 
@@ -443,4 +443,4 @@ Result<int> CgroupLayout::signalAll(std::string_view cgroup, int signal) const {
     return static_cast<int>(pids->size());
 }
 
-} // namespace nicer::systemd
+} // namespace nicer::kernel

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-namespace nicer::cpu {
+namespace nicer::kernel {
 
 /// Where the kernel (6.12 and later) shows its sched_ext state.
 inline const std::filesystem::path kSchedExtDir = "/sys/kernel/sched_ext";
@@ -14,4 +14,4 @@ inline const std::filesystem::path kSchedExtDir = "/sys/kernel/sched_ext";
 /// kernel has no sched_ext. Most of them ignore cpu.max and cpu.idle.
 std::optional<std::string> runningSchedExt(const std::filesystem::path& dir = kSchedExtDir);
 
-} // namespace nicer::cpu
+} // namespace nicer::kernel

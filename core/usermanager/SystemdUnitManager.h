@@ -1,13 +1,13 @@
 #pragma once
 
 #include "libsystemd/Bus.h"
-#include "systemd/UnitManager.h"
+#include "usermanager/UnitManager.h"
 
 #include <memory>
 #include <string>
 #include <string_view>
 
-namespace nicer::systemd {
+namespace nicer::usermanager {
 
 /**
  * UnitManager over a real systemd user manager (org.freedesktop.systemd1 on the user bus).
@@ -74,4 +74,4 @@ private:
     bool m_reopens = false;
 };
 
-} // namespace nicer::systemd
+} // namespace nicer::usermanager

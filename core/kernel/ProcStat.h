@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-namespace nicer::cpu {
+namespace nicer::kernel {
 
 /// Cumulative CPU time counters of one `cpu` line of /proc/stat, in USER_HZ ticks.
 struct CpuTimes {
@@ -44,4 +44,4 @@ Result<ProcStatSnapshot> parseProcStat(std::string_view text, std::string_view s
 /// Reads and parses the file at @p path (normally /proc/stat).
 Result<ProcStatSnapshot> readProcStat(const std::string& path);
 
-} // namespace nicer::cpu
+} // namespace nicer::kernel

@@ -1,11 +1,11 @@
-#include "net/rate/InterfaceTraffic.h"
+#include "kernel/InterfaceTraffic.h"
 
 #include "util/Text.h"
 #include "util/TextFile.h"
 
 #include <set>
 
-namespace nicer::net {
+namespace nicer::kernel {
 
 namespace {
 
@@ -114,4 +114,4 @@ Result<std::uint64_t> totalReceivedBytes(const std::filesystem::path& path, Loop
     return totalReceivedBytes(*interfaces, loopback);
 }
 
-} // namespace nicer::net
+} // namespace nicer::kernel

@@ -3,8 +3,8 @@
 // times.
 #include "Poll.h"
 #include "Skip.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/SystemdUnitManager.h"
 
 #include <catch2/catch.hpp>
 
@@ -25,7 +25,8 @@
 
 extern char** environ;
 
-using namespace nicer::systemd;
+using namespace nicer::usermanager;
+using nicer::kernel::CgroupLayout;
 using namespace std::chrono_literals;
 
 // Shows systemd's message when a call fails, at the line of the call.

@@ -1,9 +1,9 @@
-#include "cpu/SchedExt.h"
 #include "fakes/FakeCgroupTree.h"
+#include "kernel/SchedExt.h"
 
 #include <catch2/catch.hpp>
 
-using nicer::cpu::runningSchedExt;
+using nicer::kernel::runningSchedExt;
 
 TEST_CASE("a sched_ext scheduler is named while its state reads enabled") {
     nicer::test::FakeCgroupTree sysfs; // any scratch directory stands in for /sys/kernel/sched_ext

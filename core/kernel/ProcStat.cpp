@@ -1,11 +1,11 @@
-#include "cpu/ProcStat.h"
+#include "kernel/ProcStat.h"
 
 #include "util/Text.h"
 #include "util/TextFile.h"
 
 #include <array>
 
-namespace nicer::cpu {
+namespace nicer::kernel {
 
 namespace {
 
@@ -95,4 +95,4 @@ Result<ProcStatSnapshot> readProcStat(const std::string& path) {
     return parseProcStat(*text, path);
 }
 
-} // namespace nicer::cpu
+} // namespace nicer::kernel

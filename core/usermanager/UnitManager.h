@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-namespace nicer::systemd {
+namespace nicer::usermanager {
 
 /// One ExecStart= entry: a(sasb) in systemd's D-Bus API.
 struct ExecCommand {
@@ -69,4 +69,4 @@ public:
     virtual Result<std::string> managerVersion() = 0;
 };
 
-} // namespace nicer::systemd
+} // namespace nicer::usermanager
