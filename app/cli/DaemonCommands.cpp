@@ -5,7 +5,7 @@
 #include "api/DownloadText.h"
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadPresets.h"

@@ -6,7 +6,7 @@
 #include "daemon/Daemon.h"
 #include "daemon/DaemonConfig.h"
 #include "daemon/ManifestSources.h"
-#include "dbus/DaemonService.h"
+#include "dbus/service/DaemonService.h"
 #include "net/rate/RateLimiter.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"

@@ -4,7 +4,7 @@
 
 #include "PrivateBusConfig.h"
 #include "daemon/DaemonControl.h"
-#include "dbus/DaemonService.h"
+#include "dbus/service/DaemonService.h"
 #include "libsystemd/Bus.h"
 
 #include <catch2/catch.hpp>

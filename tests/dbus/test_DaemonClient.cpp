@@ -1,7 +1,7 @@
 #include "DbusTestSupport.h"
 #include "api/BusNames.h"
 #include "control/ParameterTable.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,8 +2,8 @@
 #include "DbusTestSupport.h"
 #include "api/BusNames.h"
 #include "control/ParameterTable.h"
-#include "dbus/Codec.h"
-#include "dbus/DaemonService.h"
+#include "dbus/client/Codec.h"
+#include "dbus/service/DaemonService.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 
 #include <chrono>
 #include <cstdlib>

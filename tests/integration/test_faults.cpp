@@ -8,7 +8,7 @@
 #include "NicerdProcess.h"
 #include "Poll.h"
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 #include "kernel/CgroupLayout.h"
 
 #include <catch2/catch.hpp>

@@ -8,7 +8,7 @@
 #include "Poll.h"
 #include "Skip.h"
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 #include "kernel/CgroupLayout.h"
 #include "usermanager/SystemdUnitManager.h"
 #include "workload/WorkloadPresets.h"

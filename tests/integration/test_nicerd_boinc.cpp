@@ -10,7 +10,7 @@
 #include "Skip.h"
 #include "boinc/ClientDirectory.h"
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 #include "kernel/CgroupLayout.h"
 #include "usermanager/SystemdUnitManager.h"
 

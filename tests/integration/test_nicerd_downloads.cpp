@@ -6,7 +6,7 @@
 #include "NicerdProcess.h"
 #include "api/DownloadText.h"
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 #include "net/H2Servers.h"
 #include "net/fetch/Sha256.h"
 

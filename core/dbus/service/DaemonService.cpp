@@ -1,10 +1,10 @@
-#include "dbus/DaemonService.h"
+#include "dbus/service/DaemonService.h"
 
 #include "api/BusNames.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
-#include "dbus/Codec.h"
-#include "dbus/ParameterArguments.h"
+#include "dbus/client/Codec.h"
+#include "dbus/client/ParameterArguments.h"
 #include "workload/WorkloadChooser.h"
 
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "dbus/Codec.h"
+#include "dbus/client/Codec.h"
 
 #include "api/BusNames.h"
 

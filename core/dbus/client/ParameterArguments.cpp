@@ -1,4 +1,4 @@
-#include "dbus/ParameterArguments.h"
+#include "dbus/client/ParameterArguments.h"
 
 #include <climits>
 

@@ -1,8 +1,8 @@
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 
 #include "api/BusNames.h"
 #include "control/ParameterTable.h"
-#include "dbus/Codec.h"
+#include "dbus/client/Codec.h"
 
 #include <cstring>
 #include <string_view>

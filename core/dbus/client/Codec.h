@@ -5,7 +5,7 @@
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
-#include "dbus/ParameterArguments.h"
+#include "dbus/client/ParameterArguments.h"
 #include "libsystemd/Bus.h"
 #include "workload/WorkloadPresets.h"
 
