@@ -2,12 +2,9 @@
 
 #include "kernel/CgroupLayout.h"
 #include "usermanager/UnitManager.h"
-#include "util/Result.h"
 
 #include <cstdint>
-#include <filesystem>
 #include <string>
-#include <string_view>
 
 namespace nicer::actuator {
 
@@ -34,11 +31,6 @@ struct MemoryLimit {
 
 /// @p percent (0 to 100; 100 or more: none) of @p totalBytes as MemoryMax, and 90% of it as MemoryHigh.
 MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent);
-
-/// MemTotal of /proc/meminfo's text, in bytes.
-Result<std::uint64_t> parseMemTotal(std::string_view meminfo);
-/// The machine's memory in bytes: MemTotal of @p meminfo, else sysconf's physical pages x the page size.
-Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo = "/proc/meminfo");
 
 /// What applyMemoryLimit() achieved.
 struct MemoryLimitOutcome {

@@ -8,6 +8,7 @@
 #include "boinc/ClientDirectory.h"
 #include "boinc/SystemService.h"
 #include "control/ParameterText.h"
+#include "kernel/MemInfo.h"
 #include "util/TextFile.h"
 #include "workload/BoincCommand.h"
 #include "workload/PresetFile.h"
@@ -336,7 +337,7 @@ void Daemon::applyMemoryLimit() {
     const auto& c = m_config;
     actuator::MemoryLimit limit; // none
     if (c.memoryMaxPercent < 100.0) {
-        auto total = actuator::machineMemoryBytes(c.procMeminfo);
+        auto total = kernel::machineMemoryBytes(c.procMeminfo);
         if (!total) {
             m_memoryNote = "nicer cannot tell the machine's memory size (" + total.error().message +
                            "), so the work runs without a memory limit.";
