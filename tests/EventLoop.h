@@ -2,7 +2,7 @@
 
 // sd-event loops in tests: a new loop, and running one until a condition holds.
 
-#include "sd/Event.h"
+#include "libsystemd/Event.h"
 
 #include <catch2/catch.hpp>
 
@@ -10,10 +10,10 @@
 
 namespace nicer::test {
 
-inline sd::EventPtr newLoop() {
+inline libsystemd::EventPtr newLoop() {
     sd_event* event = nullptr;
     REQUIRE(sd_event_new(&event) >= 0);
-    return sd::EventPtr(event);
+    return libsystemd::EventPtr(event);
 }
 
 /// Runs @p event until @p condition holds or @p timeout passes; the condition's final value. The timeout

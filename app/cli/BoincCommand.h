@@ -1,6 +1,6 @@
 #pragma once
 
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 
 #include <CLI/CLI.hpp>
 

@@ -2,11 +2,11 @@
 
 #include "BoincCommand.h"
 #include "ExitCode.h"
+#include "api/DownloadText.h"
 #include "control/Controller.h"
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
-#include "daemon/DownloadStatus.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadPresets.h"
@@ -39,14 +39,14 @@ void printDownloads(const dbus::DaemonStatus& s) {
     std::printf("  downloads    %zu of %zu files in place, %s of %s%s, %s/s now (bandwidth: %s)\n", inPlace,
                 s.downloads.size(), text::humanBytes(double(done)).c_str(),
                 text::humanBytes(double(total)).c_str(), totalKnown ? "" : " known",
-                text::humanBytes(s.downloadRate).c_str(), daemon::bandwidthModeText(s.bandwidth).c_str());
+                text::humanBytes(s.downloadRate).c_str(), api::bandwidthModeText(s.bandwidth).c_str());
     if (active > 0) {
         std::printf("               %zu downloading or waiting for a stream\n", active);
     }
     constexpr std::size_t kShown = 5;
     for (std::size_t i = 0; i < failed.size() && i < kShown; ++i) {
         std::printf("               %s: %s\n", failed[i]->name.c_str(),
-                    daemon::downloadStateText(*failed[i]).c_str());
+                    api::downloadStateText(*failed[i]).c_str());
     }
     if (failed.size() > kShown) {
         std::printf("               and %zu more failed (`nicer status --json` lists them)\n",

@@ -1,6 +1,7 @@
 #include "FetchCommand.h"
 
 #include "ExitCode.h"
+#include "libsystemd/Event.h"
 #include "net/fetch/DownloadOrder.h"
 #include "net/fetch/FetchObserver.h"
 #include "net/fetch/Fetcher.h"
@@ -8,7 +9,6 @@
 #include "net/fetch/Url.h"
 #include "net/rate/NiceRateController.h"
 #include "net/rate/RateLimiter.h"
-#include "sd/Event.h"
 #include "util/Text.h"
 
 #include <systemd/sd-event.h>
@@ -131,9 +131,9 @@ struct Interrupt {
 
 /// An sd-event loop of its own (one finished loop cannot run again) that cancels the fetch on a signal.
 struct Loop {
-    sd::EventPtr event;
-    sd::EventSourcePtr onInterrupt;
-    sd::EventSourcePtr onTerminate;
+    libsystemd::EventPtr event;
+    libsystemd::EventSourcePtr onInterrupt;
+    libsystemd::EventSourcePtr onTerminate;
 };
 
 Result<Loop> makeLoop(Interrupt& interrupt) {

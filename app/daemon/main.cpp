@@ -1,12 +1,12 @@
 // nicerd: the nicer daemon. Parses options and the config file, then hands over to nicer::daemon::Daemon.
+#include "api/DownloadText.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
 #include "daemon/Daemon.h"
 #include "daemon/DaemonConfig.h"
-#include "daemon/DownloadStatus.h"
 #include "daemon/ManifestSources.h"
-#include "dbus/DaemonService.h"
+#include "dbus/service/DaemonService.h"
 #include "net/rate/RateLimiter.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"
@@ -223,7 +223,7 @@ int run(int argc, char** argv) {
     if (const auto files = (*daemon)->downloads(); !files.empty()) {
         std::cerr << "nicerd: downloading " << files.size() << (files.size() == 1 ? " file" : " files")
                   << " into " << (*daemon)->downloadDir().string()
-                  << " (bandwidth: " << nicer::daemon::bandwidthModeText((*daemon)->bandwidthMode()) << ")\n";
+                  << " (bandwidth: " << nicer::api::bandwidthModeText((*daemon)->bandwidthMode()) << ")\n";
     }
     return (*daemon)->run();
 }

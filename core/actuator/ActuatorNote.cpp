@@ -77,9 +77,9 @@ std::string dutyCycleFallbackNote(std::string_view dutyName, std::string_view us
            kDelegateFix;
 }
 
-std::string dutyCycleFallbackNote(const systemd::CgroupLayout& layout, std::string_view sliceCgroup,
+std::string dutyCycleFallbackNote(const kernel::CgroupLayout& layout, std::string_view sliceCgroup,
                                   std::string_view dutyName, std::string_view whySliceFailed) {
-    const std::string userManager = systemd::CgroupLayout::userManagerCgroup(sliceCgroup);
+    const std::string userManager = kernel::CgroupLayout::userManagerCgroup(sliceCgroup);
     std::optional<std::vector<std::string>> controllers;
     if (!userManager.empty()) {
         if (auto read = layout.readControllers(userManager); read) {

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "systemd/CgroupLayout.h"
+#include "kernel/CgroupLayout.h"
 
 #include <cstdint>
 #include <optional>
@@ -20,7 +20,7 @@ std::string dutyCycleFallbackNote(std::string_view dutyName, std::string_view us
                                   const std::optional<std::vector<std::string>>& controllers,
                                   std::string_view whySliceFailed);
 /// The same, with the controllers read from the user manager's cgroup above @p sliceCgroup.
-std::string dutyCycleFallbackNote(const systemd::CgroupLayout& layout, std::string_view sliceCgroup,
+std::string dutyCycleFallbackNote(const kernel::CgroupLayout& layout, std::string_view sliceCgroup,
                                   std::string_view dutyName, std::string_view whySliceFailed);
 
 /// The duty cycle @p dutyName runs because nicerd's configuration asks for it (the actuator option), not

@@ -5,7 +5,7 @@
 
 namespace nicer::actuator {
 
-DutyCycleMethod dutyCycleMethodFor(const systemd::CgroupLayout& layout, std::string_view cgroup) {
+DutyCycleMethod dutyCycleMethodFor(const kernel::CgroupLayout& layout, std::string_view cgroup) {
     return layout.freezeFile(cgroup) ? DutyCycleMethod::Freezer : DutyCycleMethod::Signal;
 }
 
@@ -16,7 +16,7 @@ double dutyForQuota(double quota, int cpuCount, int processes) {
 }
 
 Result<std::unique_ptr<DutyCycleActuator>>
-DutyCycleActuator::create(sd_event* event, systemd::CgroupLayout layout, std::string cgroup,
+DutyCycleActuator::create(sd_event* event, kernel::CgroupLayout layout, std::string cgroup,
                           DutyCycleMethod method, std::chrono::milliseconds slot) {
     if (cgroup.empty()) {
         return Error{"the work's slice has no cgroup, so a duty cycle cannot find its processes"};
@@ -29,11 +29,11 @@ DutyCycleActuator::create(sd_event* event, systemd::CgroupLayout layout, std::st
     auto self = std::unique_ptr<DutyCycleActuator>(
         new DutyCycleActuator(std::move(layout), std::move(cgroup), method, slot));
     auto* raw = self.get();
-    auto slotTimer = sd::Timer::create(event, [raw] { raw->onSlot(); });
+    auto slotTimer = libsystemd::Timer::create(event, [raw] { raw->onSlot(); });
     if (!slotTimer) {
         return Error{"cannot set up the duty-cycle timers: " + slotTimer.error().message};
     }
-    auto holdTimer = sd::Timer::create(event, [raw] { (void)raw->hold(true); });
+    auto holdTimer = libsystemd::Timer::create(event, [raw] { (void)raw->hold(true); });
     if (!holdTimer) {
         return Error{"cannot set up the duty-cycle timers: " + holdTimer.error().message};
     }
@@ -43,7 +43,7 @@ DutyCycleActuator::create(sd_event* event, systemd::CgroupLayout layout, std::st
     return self;
 }
 
-DutyCycleActuator::DutyCycleActuator(systemd::CgroupLayout layout, std::string cgroup, DutyCycleMethod method,
+DutyCycleActuator::DutyCycleActuator(kernel::CgroupLayout layout, std::string cgroup, DutyCycleMethod method,
                                      std::chrono::milliseconds slot)
     : m_layout(std::move(layout))
     , m_cgroup(std::move(cgroup))

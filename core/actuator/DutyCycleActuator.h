@@ -1,8 +1,8 @@
 #pragma once
 
 #include "actuator/QuotaActuator.h"
-#include "sd/Timer.h"
-#include "systemd/CgroupLayout.h"
+#include "kernel/CgroupLayout.h"
+#include "libsystemd/Timer.h"
 
 #include <systemd/sd-event.h>
 
@@ -22,7 +22,7 @@ enum class DutyCycleMethod {
 };
 
 /// The freezer where the work's cgroup has cgroup.freeze, else signals.
-DutyCycleMethod dutyCycleMethodFor(const systemd::CgroupLayout& layout, std::string_view cgroup);
+DutyCycleMethod dutyCycleMethodFor(const kernel::CgroupLayout& layout, std::string_view cgroup);
 
 /// The share of each slot the work may run: the quota over what the work can use at full speed. Each
 /// process runs on at most one CPU, so that is min(processes, CPUs) CPUs (at least one).
@@ -42,7 +42,7 @@ double dutyForQuota(double quota, int cpuCount, int processes);
  */
 class DutyCycleActuator final : public QuotaActuator {
 public:
-    static Result<std::unique_ptr<DutyCycleActuator>> create(sd_event* event, systemd::CgroupLayout layout,
+    static Result<std::unique_ptr<DutyCycleActuator>> create(sd_event* event, kernel::CgroupLayout layout,
                                                              std::string cgroup, DutyCycleMethod method,
                                                              std::chrono::milliseconds slot);
     ~DutyCycleActuator() override;
@@ -58,13 +58,13 @@ public:
     DutyCycleMethod method() const { return m_method; }
 
 private:
-    DutyCycleActuator(systemd::CgroupLayout layout, std::string cgroup, DutyCycleMethod method,
+    DutyCycleActuator(kernel::CgroupLayout layout, std::string cgroup, DutyCycleMethod method,
                       std::chrono::milliseconds slot);
     void onSlot();
     /// Holds the work (freezes or stops it) or lets it run.
     Result<void> hold(bool held);
 
-    systemd::CgroupLayout m_layout;
+    kernel::CgroupLayout m_layout;
     std::string m_cgroup;
     DutyCycleMethod m_method;
     std::chrono::milliseconds m_slot;
@@ -72,8 +72,8 @@ private:
     int m_cpuCount = 1;
     double m_duty = 0.0;
     bool m_released = false;
-    sd::Timer m_slotTimer;
-    sd::Timer m_holdTimer;
+    libsystemd::Timer m_slotTimer;
+    libsystemd::Timer m_holdTimer;
 };
 
 } // namespace nicer::actuator

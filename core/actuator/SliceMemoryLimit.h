@@ -1,13 +1,10 @@
 #pragma once
 
-#include "systemd/CgroupLayout.h"
-#include "systemd/UnitManager.h"
-#include "util/Result.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/UnitManager.h"
 
 #include <cstdint>
-#include <filesystem>
 #include <string>
-#include <string_view>
 
 namespace nicer::actuator {
 
@@ -35,11 +32,6 @@ struct MemoryLimit {
 /// @p percent (0 to 100; 100 or more: none) of @p totalBytes as MemoryMax, and 90% of it as MemoryHigh.
 MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent);
 
-/// MemTotal of /proc/meminfo's text, in bytes.
-Result<std::uint64_t> parseMemTotal(std::string_view meminfo);
-/// The machine's memory in bytes: MemTotal of @p meminfo, else sysconf's physical pages x the page size.
-Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo = "/proc/meminfo");
-
 /// What applyMemoryLimit() achieved.
 struct MemoryLimitOutcome {
     std::uint64_t maxInForce = kNoMemoryLimit; ///< MemoryMax the kernel enforces; kNoMemoryLimit: none
@@ -50,7 +42,7 @@ struct MemoryLimitOutcome {
 /// limit, to infinity, which lifts one an earlier run left on the slice. Never fails: a limit that systemd
 /// refuses, or that the kernel would not enforce (no memory controller delegated), is said in the note, and
 /// the work runs without it.
-MemoryLimitOutcome applyMemoryLimit(systemd::UnitManager& units, const systemd::CgroupLayout& layout,
+MemoryLimitOutcome applyMemoryLimit(usermanager::UnitManager& units, const kernel::CgroupLayout& layout,
                                     const std::string& slice, const std::string& cgroup,
                                     const MemoryLimit& limit);
 

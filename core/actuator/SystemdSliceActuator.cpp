@@ -9,11 +9,11 @@
 
 namespace nicer::actuator {
 
-using systemd::Properties;
-using systemd::Property;
+using usermanager::Properties;
+using usermanager::Property;
 
-Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(systemd::UnitManager& units,
-                                                                           systemd::CgroupLayout layout,
+Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(usermanager::UnitManager& units,
+                                                                           kernel::CgroupLayout layout,
                                                                            std::string slice,
                                                                            const SliceOptions& options) {
     // What is set, with fallbacks for older systemd: CPUWeight 0 ("idle": cpu.idle on v2, the smallest
@@ -117,7 +117,7 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(syste
     return actuator;
 }
 
-SystemdSliceActuator::SystemdSliceActuator(systemd::UnitManager& units, systemd::CgroupLayout layout,
+SystemdSliceActuator::SystemdSliceActuator(usermanager::UnitManager& units, kernel::CgroupLayout layout,
                                            std::string slice, std::string cgroup)
     : m_units(units)
     , m_layout(std::move(layout))
@@ -205,7 +205,7 @@ Result<void> SystemdSliceActuator::thaw() {
 
 Result<std::uint64_t> SystemdSliceActuator::workCpuNSec() {
     auto usage = m_units.cpuUsageNSec(m_slice);
-    if (usage && *usage != systemd::kNoUsage) {
+    if (usage && *usage != usermanager::kNoUsage) {
         return usage;
     }
     // systemd does not account CPU on some cgroup v1 setups: read the kernel's counter directly.

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "actuator/QuotaActuator.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/UnitManager.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/UnitManager.h"
 
 #include <chrono>
 #include <memory>
@@ -44,8 +44,8 @@ class SystemdSliceActuator final : public QuotaActuator {
 public:
     /// Creates the slice (or takes over one left by a previous run); fails when the user manager does not
     /// delegate the cpu controller, so the caller can fall back to another actuator.
-    static Result<std::unique_ptr<SystemdSliceActuator>> create(systemd::UnitManager& units,
-                                                                systemd::CgroupLayout layout,
+    static Result<std::unique_ptr<SystemdSliceActuator>> create(usermanager::UnitManager& units,
+                                                                kernel::CgroupLayout layout,
                                                                 std::string slice,
                                                                 const SliceOptions& options = {});
 
@@ -69,14 +69,14 @@ public:
     bool heldWithoutSystemd() const { return m_heldWithoutSystemd; }
 
 private:
-    SystemdSliceActuator(systemd::UnitManager& units, systemd::CgroupLayout layout, std::string slice,
+    SystemdSliceActuator(usermanager::UnitManager& units, kernel::CgroupLayout layout, std::string slice,
                          std::string cgroup);
     Result<void> applyThroughSystemd(double quota, int cpuCount);
     Result<void> freeze();
     Result<void> thaw();
 
-    systemd::UnitManager& m_units;
-    systemd::CgroupLayout m_layout;
+    usermanager::UnitManager& m_units;
+    kernel::CgroupLayout m_layout;
     std::string m_slice;
     std::string m_cgroup;
     std::uint64_t m_appliedUSec = 0;

@@ -77,8 +77,8 @@ GuiRpcClient::~GuiRpcClient() {
 }
 
 Result<void> GuiRpcClient::start() {
-    auto kick = sd::Defer::create(m_event.get(), [this] { handleKick(); });
-    auto timer = sd::Timer::create(
+    auto kick = libsystemd::Defer::create(m_event.get(), [this] { handleKick(); });
+    auto timer = libsystemd::Timer::create(
         m_event.get(), [this] { handleTimeout(); }, CLOCK_MONOTONIC, std::chrono::microseconds(0));
     if (!kick || !timer) {
         return Error{"cannot set up the GUI RPC client for " + m_endpoint + ": " +

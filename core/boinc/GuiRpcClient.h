@@ -1,8 +1,8 @@
 #pragma once
 
 #include "boinc/GuiRpcProtocol.h"
-#include "sd/Event.h"
-#include "sd/Timer.h"
+#include "libsystemd/Event.h"
+#include "libsystemd/Timer.h"
 #include "util/Result.h"
 #include "util/UniqueFd.h"
 
@@ -103,7 +103,7 @@ private:
     Error failure(const std::string& what) const;
     std::string currentStep() const;
 
-    sd::EventPtr m_event;
+    libsystemd::EventPtr m_event;
     std::string m_endpoint;
     sockaddr_storage m_address{};
     socklen_t m_addressLength = 0;
@@ -115,10 +115,10 @@ private:
 
     State m_state = State::Idle;
     UniqueFd m_fd;
-    sd::EventSourcePtr m_io;
+    libsystemd::EventSourcePtr m_io;
     std::uint32_t m_ioEvents = 0;
-    sd::Timer m_timer;
-    sd::Defer m_kick; // starts the next step from the loop: connecting, or sending the next call
+    libsystemd::Timer m_timer;
+    libsystemd::Defer m_kick; // starts the next step from the loop: connecting, or sending the next call
     ReplyBuffer m_replies;
     std::string m_out;
     std::size_t m_outOffset = 0;

@@ -24,14 +24,14 @@ bool systemServiceEnabled(const fs::path& root) {
 namespace {
 
 Result<std::string> unitProperty(sd_bus* bus, const char* path, const char* property) {
-    sd::BusError error;
+    libsystemd::BusError error;
     char* raw = nullptr;
     const int r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", path,
                                              "org.freedesktop.systemd1.Unit", property, error.get(), &raw);
     const std::unique_ptr<char, decltype(&std::free)> value(raw, &std::free);
     if (r < 0) {
-        return sd::busError(std::string("the system manager's ") + property + " of " + kSystemServiceUnit, r,
-                            error);
+        return libsystemd::busError(
+            std::string("the system manager's ") + property + " of " + kSystemServiceUnit, r, error);
     }
     return std::string(raw ? raw : "");
 }
@@ -42,7 +42,7 @@ Result<SystemServiceState> querySystemService(sd_bus* systemBus) {
     char* rawPath = nullptr;
     if (const int r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", kSystemServiceUnit, &rawPath);
         r < 0) {
-        return sd::busError("the object path of " + std::string(kSystemServiceUnit), r);
+        return libsystemd::busError("the object path of " + std::string(kSystemServiceUnit), r);
     }
     const std::unique_ptr<char, decltype(&std::free)> path(rawPath, &std::free);
     // Asking for the unit's path loads it where systemd knows its file; a unit without one reads "not-found".

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "sd/Bus.h"
+#include "libsystemd/Bus.h"
 #include "util/Result.h"
 
 #include <filesystem>
@@ -48,7 +48,7 @@ public:
 
 private:
     std::filesystem::path m_root;
-    sd::BusPtr m_bus;
+    libsystemd::BusPtr m_bus;
     bool m_usedBus = false;
 };
 

@@ -8,7 +8,7 @@ CpuSampler::CpuSampler(std::string path)
     : m_path(std::move(path)) {}
 
 Result<void> CpuSampler::prime() {
-    auto snap = readProcStat(m_path);
+    auto snap = kernel::readProcStat(m_path);
     if (!snap) {
         return snap.error();
     }
@@ -22,7 +22,7 @@ Result<CpuUsage> CpuSampler::sample() {
             return primed.error();
         }
     }
-    auto snap = readProcStat(m_path);
+    auto snap = kernel::readProcStat(m_path);
     if (!snap) {
         return snap.error();
     }

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "cpu/CpuUsage.h"
-#include "cpu/ProcStat.h"
+#include "kernel/ProcStat.h"
 #include "util/Result.h"
 
 #include <optional>
@@ -28,7 +28,7 @@ public:
 
 private:
     std::string m_path;
-    std::optional<ProcStatSnapshot> m_previous;
+    std::optional<kernel::ProcStatSnapshot> m_previous;
 };
 
 } // namespace nicer::cpu

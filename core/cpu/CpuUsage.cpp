@@ -21,7 +21,7 @@ struct Ticks {
     std::uint64_t idle = 0;
     std::uint64_t total = 0;
 
-    void add(const CpuTimes& a, const CpuTimes& b) {
+    void add(const kernel::CpuTimes& a, const kernel::CpuTimes& b) {
         // Per field, so that one counter going backwards cannot cancel another's progress.
         const std::uint64_t idleTicks = sum(forwardDelta(a.idle, b.idle), forwardDelta(a.iowait, b.iowait));
         std::uint64_t busyTicks = 0;
@@ -37,7 +37,7 @@ struct Ticks {
 
 } // namespace
 
-CpuUsage usageBetween(const ProcStatSnapshot& before, const ProcStatSnapshot& after) {
+CpuUsage usageBetween(const kernel::ProcStatSnapshot& before, const kernel::ProcStatSnapshot& after) {
     Ticks ticks;
     bool matched = false;
     for (const auto& [id, times] : after.perCpu) {

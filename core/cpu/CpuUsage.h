@@ -1,6 +1,6 @@
 #pragma once
 
-#include "cpu/ProcStat.h"
+#include "kernel/ProcStat.h"
 
 #include <cstdint>
 
@@ -22,6 +22,6 @@ struct CpuUsage {
  * share no per-CPU line. A counter that went backwards (a kernel quirk after hotplug or on some hypervisors)
  * counts as zero. totalTicks == 0 means no time was seen to pass: the fractions are then meaningless.
  */
-CpuUsage usageBetween(const ProcStatSnapshot& before, const ProcStatSnapshot& after);
+CpuUsage usageBetween(const kernel::ProcStatSnapshot& before, const kernel::ProcStatSnapshot& after);
 
 } // namespace nicer::cpu

@@ -1,6 +1,6 @@
 #include "daemon/BoincRates.h"
 
-#include "net/rate/InterfaceTraffic.h"
+#include "kernel/InterfaceTraffic.h"
 
 #include <algorithm>
 #include <cmath>
@@ -76,7 +76,7 @@ std::optional<TransferLimits> BoincRateGovernor::onSample(const Sample& sample) 
 }
 
 BoincRateGovernor::LinkTraffic
-BoincRateGovernor::countLinkBytes(const std::optional<std::vector<net::TcpSocketInfo>>& sockets) {
+BoincRateGovernor::countLinkBytes(const std::optional<std::vector<kernel::TcpSocketInfo>>& sockets) {
     // A socket's round trip counts when it moved at least this much since the last sample: an idle
     // connection's estimate is old.
     constexpr std::uint64_t kActive = 16 * 1024;
@@ -87,7 +87,7 @@ BoincRateGovernor::countLinkBytes(const std::optional<std::vector<net::TcpSocket
         }
     };
     if (sockets) {
-        std::map<std::uint64_t, net::TcpSocketInfo> now;
+        std::map<std::uint64_t, kernel::TcpSocketInfo> now;
         for (const auto& socket : *sockets) {
             now[socket.inode] = socket;
         }
@@ -98,9 +98,9 @@ BoincRateGovernor::countLinkBytes(const std::optional<std::vector<net::TcpSocket
                 const auto before = m_lastSockets->find(inode);
                 const bool known = before != m_lastSockets->end();
                 const auto received =
-                    net::counterDelta(known ? before->second.bytesReceived : 0, socket.bytesReceived);
+                    kernel::counterDelta(known ? before->second.bytesReceived : 0, socket.bytesReceived);
                 const auto acked =
-                    net::counterDelta(known ? before->second.bytesAcked : 0, socket.bytesAcked);
+                    kernel::counterDelta(known ? before->second.bytesAcked : 0, socket.bytesAcked);
                 m_downOnLink += received;
                 m_upOnLink += acked;
                 if (received >= kActive) {
@@ -120,8 +120,8 @@ BoincRateGovernor::countLinkBytes(const std::optional<std::vector<net::TcpSocket
         m_lastSockets = std::move(now);
     } else {
         m_lastSockets.reset();
-        m_downOnLink += net::counterDelta(m_lastDownloaded, m_counter.downloaded());
-        m_upOnLink += net::counterDelta(m_lastUploaded, m_counter.uploaded());
+        m_downOnLink += kernel::counterDelta(m_lastDownloaded, m_counter.downloaded());
+        m_upOnLink += kernel::counterDelta(m_lastUploaded, m_counter.uploaded());
     }
     m_lastDownloaded = m_counter.downloaded();
     m_lastUploaded = m_counter.uploaded();

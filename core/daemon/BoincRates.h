@@ -1,8 +1,8 @@
 #pragma once
 
 #include "api/Boinc.h"
+#include "kernel/TcpSockets.h"
 #include "net/rate/NiceRateController.h"
-#include "net/rate/TcpSockets.h"
 
 #include <chrono>
 #include <cstdint>
@@ -82,7 +82,7 @@ public:
         /// libcurl has read, while the kernel fills a receive buffer of many MiB at the link's speed, and it
         /// counts uploads before the kernel has sent them: the sockets' own counters say what crossed the
         /// link, and their round-trip times how much queue the link holds.
-        std::optional<std::vector<net::TcpSocketInfo>> sockets;
+        std::optional<std::vector<kernel::TcpSocketInfo>> sockets;
     };
 
     /// Feeds one poll; returns the limits to push now, or nullopt to leave BOINC's as they are.
@@ -111,12 +111,12 @@ private:
     /// Adds BOINC's bytes on the link since the last sample, down and up, from its sockets when they are
     /// known (else from its transfer counters); returns the round trips of the sockets that moved data since
     /// the last sample, and the sockets' queues.
-    LinkTraffic countLinkBytes(const std::optional<std::vector<net::TcpSocketInfo>>& sockets);
+    LinkTraffic countLinkBytes(const std::optional<std::vector<kernel::TcpSocketInfo>>& sockets);
 
     BoincRateOptions m_options;
     TransferCounter m_counter;
     /// BOINC's sockets at the last sample, by inode.
-    std::optional<std::map<std::uint64_t, net::TcpSocketInfo>> m_lastSockets;
+    std::optional<std::map<std::uint64_t, kernel::TcpSocketInfo>> m_lastSockets;
     std::uint64_t m_lastDownloaded = 0;
     std::uint64_t m_lastUploaded = 0;
     std::optional<Queues> m_queuesAtStep; ///< at the controllers' last step

@@ -4,8 +4,8 @@
 #include "boinc/GlobalPrefsOverride.h"
 #include "boinc/GuiRpcPassword.h"
 #include "daemon/BoincArguments.h"
-#include "net/rate/InterfaceTraffic.h"
-#include "net/rate/TcpSockets.h"
+#include "kernel/InterfaceTraffic.h"
+#include "kernel/TcpSockets.h"
 
 #include <algorithm>
 
@@ -79,7 +79,7 @@ Result<std::unique_ptr<BoincSession>> BoincSession::start(sd_event* event, Optio
                      " cannot be read: " + nicer.error().message};
     }
     session->m_nicerOverride = std::move(*nicer);
-    auto timer = sd::Timer::create(event, [s = session.get()] { s->onTimer(); });
+    auto timer = libsystemd::Timer::create(event, [s = session.get()] { s->onTimer(); });
     if (!timer) {
         return Error{"cannot start polling the BOINC client: " + timer.error().message};
     }
@@ -99,7 +99,7 @@ BoincSession::BoincSession(sd_event* event, Options options, std::function<void(
 
 BoincSession::~BoincSession() {
     *m_alive = false;
-    m_timer = sd::Timer();
+    m_timer = libsystemd::Timer();
     m_operations.clear();
     for (const auto& weak : m_waiting) {
         if (auto waiting = weak.lock()) {
@@ -173,8 +173,8 @@ void BoincSession::poll() {
 void BoincSession::governTransfers() {
     BoincRateGovernor::Sample sample{std::chrono::steady_clock::now(), std::nullopt, std::nullopt,
                                      m_status.transfers, std::nullopt};
-    if (auto interfaces = net::readNetDev(m_options.procNetDev)) {
-        sample.interfaceRxBytes = net::totalReceivedBytes(*interfaces);
+    if (auto interfaces = kernel::readNetDev(m_options.procNetDev)) {
+        sample.interfaceRxBytes = kernel::totalReceivedBytes(*interfaces);
         std::uint64_t sent = 0;
         for (const auto& i : *interfaces) {
             sent += i.name == "lo" ? 0 : i.sentBytes;
@@ -182,7 +182,7 @@ void BoincSession::governTransfers() {
         sample.interfaceTxBytes = sent;
     }
     if (m_options.clientPids) {
-        if (auto sockets = net::tcpSocketsOf(m_options.clientPids())) {
+        if (auto sockets = kernel::tcpSocketsOf(m_options.clientPids())) {
             sample.sockets = std::move(*sockets);
         }
     }

@@ -5,7 +5,7 @@
 #include "boinc/GuiRpcClient.h"
 #include "daemon/BoincRates.h"
 #include "daemon/DaemonControl.h"
-#include "sd/Timer.h"
+#include "libsystemd/Timer.h"
 #include "workload/BoincCommand.h"
 
 #include <systemd/sd-event.h>
@@ -101,7 +101,7 @@ private:
     std::unique_ptr<boinc::GuiRpcClient> m_client;
     std::unique_ptr<boinc::BoincRpc> m_rpc;
     BoincRateGovernor m_governor;
-    sd::Timer m_timer;
+    libsystemd::Timer m_timer;
     std::chrono::steady_clock::time_point m_startedAt;
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 

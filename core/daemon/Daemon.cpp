@@ -8,6 +8,7 @@
 #include "boinc/ClientDirectory.h"
 #include "boinc/SystemService.h"
 #include "control/ParameterText.h"
+#include "kernel/MemInfo.h"
 #include "util/TextFile.h"
 #include "workload/BoincCommand.h"
 #include "workload/PresetFile.h"
@@ -64,7 +65,7 @@ Result<void> Daemon::start() {
 
     sd_event* event = nullptr;
     if (int r = sd_event_new(&event); r < 0) {
-        return sd::busError("cannot create the event loop", r);
+        return libsystemd::busError("cannot create the event loop", r);
     }
     m_event.reset(event);
     // The name first: a second daemon stops here, before it touches any unit.
@@ -83,12 +84,12 @@ Result<void> Daemon::start() {
         m_downloads = std::move(*downloads);
     }
 
-    auto units = systemd::SystemdUnitManager::connectUser();
+    auto units = usermanager::SystemdUnitManager::connectUser();
     if (!units) {
         return units.error();
     }
     m_units = std::move(*units);
-    auto layout = systemd::CgroupLayout::detect();
+    auto layout = kernel::CgroupLayout::detect();
     if (!layout) {
         return layout.error();
     }
@@ -139,7 +140,7 @@ Result<void> Daemon::start() {
     m_sigterm.reset(source);
     sd_event_add_signal(event, &source, SIGINT, &Daemon::onSignal, this);
     m_sigint.reset(source);
-    auto timer = sd::Timer::create(event, [this] { onTimer(); });
+    auto timer = libsystemd::Timer::create(event, [this] { onTimer(); });
     if (!timer) {
         return Error{"cannot start the period timer: " + timer.error().message};
     }
@@ -181,11 +182,12 @@ Result<void> Daemon::start() {
 Result<void> Daemon::connectBus() {
     sd_bus* bus = nullptr;
     if (int r = sd_bus_open_user(&bus); r < 0) {
-        return sd::busError("cannot connect to the session bus (is a systemd user session running?)", r);
+        return libsystemd::busError("cannot connect to the session bus (is a systemd user session running?)",
+                                    r);
     }
-    sd::BusPtr owned(bus);
+    libsystemd::BusPtr owned(bus);
     if (int r = sd_bus_attach_event(bus, m_event.get(), SD_EVENT_PRIORITY_NORMAL); r < 0) {
-        return sd::busError("cannot attach the session bus to the event loop", r);
+        return libsystemd::busError("cannot attach the session bus to the event loop", r);
     }
     auto observer = m_publish(bus, *this);
     if (!observer) {
@@ -335,7 +337,7 @@ void Daemon::applyMemoryLimit() {
     const auto& c = m_config;
     actuator::MemoryLimit limit; // none
     if (c.memoryMaxPercent < 100.0) {
-        auto total = actuator::machineMemoryBytes(c.procMeminfo);
+        auto total = kernel::machineMemoryBytes(c.procMeminfo);
         if (!total) {
             m_memoryNote = "nicer cannot tell the machine's memory size (" + total.error().message +
                            "), so the work runs without a memory limit.";
@@ -384,7 +386,7 @@ Daemon::createDutyCycle(const std::string& cgroup, std::optional<actuator::DutyC
 int Daemon::run() {
     const int r = sd_event_loop(m_event.get());
     if (r < 0) {
-        std::cerr << "nicerd: the event loop failed: " << sd::busErrorText(r, nullptr)
+        std::cerr << "nicerd: the event loop failed: " << libsystemd::busErrorText(r, nullptr)
                   << "; stopping the work\n";
     }
     shutdown();
@@ -396,7 +398,7 @@ void Daemon::shutdown() {
         return;
     }
     m_shutDown = true;
-    m_timer = sd::Timer();
+    m_timer = libsystemd::Timer();
     m_alignment.reset();
     if (m_downloads) {
         m_downloads->stop(); // part files stay for the next start
@@ -424,8 +426,8 @@ void Daemon::shutdown() {
 void Daemon::onTimer() {
     // A fixed schedule: the next period starts one period after this one was due, not after the work done.
     // Armed before the tick, so that a tick that throws does not end the schedule.
-    const sd::Timer::Time period = m_loop->params().period;
-    sd::Timer::Time next = m_timer.due() + period;
+    const libsystemd::Timer::Time period = m_loop->params().period;
+    libsystemd::Timer::Time next = m_timer.due() + period;
     if (next <= m_timer.now()) {
         next = m_timer.now() + period; // fell behind (suspend, overload): skip rather than burst
         if (m_alignment) {
@@ -455,7 +457,7 @@ void Daemon::switchActuator(EnforcementWatch::Fallback fallback) {
     }
 }
 
-void Daemon::alignTicks(sd::Timer::Time windowStart) {
+void Daemon::alignTicks(libsystemd::Timer::Time windowStart) {
     // The period is a whole number of windows, so the window start nearest to the next tick serves, and the
     // fixed schedule keeps every later tick on a window start too.
     const auto window = *m_actuator->bandwidthWindow();

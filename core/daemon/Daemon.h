@@ -11,11 +11,11 @@
 #include "daemon/DaemonObserver.h"
 #include "daemon/QuotaEnforcement.h"
 #include "daemon/WindowAlignment.h"
-#include "sd/Bus.h"
-#include "sd/Event.h"
-#include "sd/Timer.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "kernel/CgroupLayout.h"
+#include "libsystemd/Bus.h"
+#include "libsystemd/Event.h"
+#include "libsystemd/Timer.h"
+#include "usermanager/SystemdUnitManager.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadSupervisor.h"
 
@@ -107,16 +107,16 @@ private:
     /// Puts @p fallback in the place of the slice's actuator, whose quota the kernel does not enforce.
     void switchActuator(EnforcementWatch::Fallback fallback);
     /// Moves the tick schedule onto the kernel's bandwidth windows, one of which started at @p windowStart.
-    void alignTicks(sd::Timer::Time windowStart);
+    void alignTicks(libsystemd::Timer::Time windowStart);
     static int onSignal(sd_event_source* source, const struct signalfd_siginfo* info,
                         void* userdata) noexcept;
 
     DaemonConfig m_config;
     PublishDaemon m_publish;
-    sd::EventPtr m_event;
-    sd::BusPtr m_bus;
-    std::unique_ptr<systemd::SystemdUnitManager> m_units;
-    std::optional<systemd::CgroupLayout> m_layout;
+    libsystemd::EventPtr m_event;
+    libsystemd::BusPtr m_bus;
+    std::unique_ptr<usermanager::SystemdUnitManager> m_units;
+    std::optional<kernel::CgroupLayout> m_layout;
     std::unique_ptr<DaemonObserver> m_observer; ///< the D-Bus service; null while the bus is gone
     std::unique_ptr<actuator::QuotaActuator> m_actuator;
     std::unique_ptr<workload::WorkloadChooser> m_chooser;
@@ -128,11 +128,11 @@ private:
     boinc::SystemServiceProbe m_systemServiceProbe; ///< the system-wide BOINC client, by system bus or link
     std::string m_systemService; ///< advice while the system-wide BOINC client is enabled or running
     int m_ticks = 0;
-    sd::Timer m_timer;
+    libsystemd::Timer m_timer;
     std::unique_ptr<WindowAlignment> m_alignment;
     std::unique_ptr<EnforcementWatch> m_enforcement; ///< while the slice's quota caps the work
-    sd::EventSourcePtr m_sigterm;
-    sd::EventSourcePtr m_sigint;
+    libsystemd::EventSourcePtr m_sigterm;
+    libsystemd::EventSourcePtr m_sigint;
     std::string m_ownScope; ///< the scope this daemon created for itself, if any
     std::string m_lastError;
     std::string m_actuatorNote;         ///< why nicerd chose a duty cycle, when it fell back to one

@@ -49,7 +49,7 @@ struct DaemonConfig {
     /// The idle weight and the CPU bandwidth period of the slice (the systemd-slice actuator).
     actuator::SliceOptions sliceOptions;
     std::string procStat = "/proc/stat";
-    /// The kernel's sched_ext folder (cpu::kSchedExtDir), read when the slice's quota shows not to be
+    /// The kernel's sched_ext folder (kernel::kSchedExtDir), read when the slice's quota shows not to be
     /// enforced.
     std::filesystem::path schedExtDir = "/sys/kernel/sched_ext";
     /// Where parameters set at run time are kept; read at start-up over the config file's.

@@ -1,7 +1,7 @@
 #include "daemon/DaemonDownloads.h"
 
+#include "libsystemd/Bus.h"
 #include "net/rate/NiceRateController.h"
-#include "sd/Bus.h"
 
 #include <algorithm>
 #include <exception>
@@ -56,7 +56,7 @@ Result<std::unique_ptr<DaemonDownloads>> DaemonDownloads::create(sd_event* event
 
     auto* raw = self.get();
     // Accuracy of a second: a retry minutes away need not wake the machine at an exact moment.
-    auto retry = sd::Timer::create(
+    auto retry = libsystemd::Timer::create(
         event, [raw] { raw->startRound(); }, CLOCK_MONOTONIC, std::chrono::seconds(1));
     if (!retry) {
         return Error{"cannot set up the download retry timer: " + retry.error().message};
@@ -65,7 +65,7 @@ Result<std::unique_ptr<DaemonDownloads>> DaemonDownloads::create(sd_event* event
     self->m_retry.setErrorHandler([raw](std::string_view what) {
         raw->failRound("nicerd could not start the download: " + std::string(what));
     });
-    auto release = sd::Defer::create(event, [raw] { raw->releaseFinished(); });
+    auto release = libsystemd::Defer::create(event, [raw] { raw->releaseFinished(); });
     if (!release) {
         return Error{"cannot set up the download loop: " + release.error().message};
     }
@@ -151,11 +151,11 @@ void DaemonDownloads::stop() {
     }
     m_stopped = true;
     m_retryAt.reset();
-    m_retry = sd::Timer();
+    m_retry = libsystemd::Timer();
     if (m_fetcher && m_fetcherStarted && !m_fetcher->finished()) {
         m_fetcher->cancel(); // part files stay for the next run
     }
-    m_release = sd::Defer();
+    m_release = libsystemd::Defer();
     m_fetcher.reset();
     m_fetcherStarted = false;
 }

@@ -3,11 +3,11 @@
 #include "daemon/DownloadRates.h"
 #include "daemon/DownloadSettings.h"
 #include "daemon/DownloadStatus.h"
+#include "libsystemd/Event.h"
+#include "libsystemd/Timer.h"
 #include "net/fetch/FetchObserver.h"
 #include "net/fetch/Fetcher.h"
 #include "net/rate/RateController.h"
-#include "sd/Event.h"
-#include "sd/Timer.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -88,8 +88,8 @@ private:
     std::vector<net::FetchFileReport> m_files;
     DownloadRates m_rates;
     std::optional<Clock::time_point> m_retryAt;
-    sd::Timer m_retry;
-    sd::Defer m_release;
+    libsystemd::Timer m_retry;
+    libsystemd::Defer m_release;
     bool m_stopped = false;
 };
 

@@ -2,20 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 namespace nicer::daemon {
-
-namespace {
-
-std::string roughly(std::int64_t seconds) {
-    if (seconds < 60) {
-        return std::to_string(std::max<std::int64_t>(seconds, 0)) + " s";
-    }
-    // Rounded up: "in 1 min" for 59 s left would promise too early.
-    return std::to_string((seconds + 59) / 60) + " min";
-}
-
-} // namespace
 
 api::DownloadEntry downloadEntry(const net::FetchFileReport& file,
                                  std::optional<std::chrono::seconds> retryIn) {
@@ -58,25 +47,6 @@ api::DownloadEntry downloadEntry(const net::FetchFileReport& file,
     return e;
 }
 
-std::string downloadStateText(const api::DownloadEntry& e) {
-    using api::DownloadState;
-    switch (e.state) {
-    case DownloadState::Waiting:
-        return e.reason.empty() ? "waiting" : "waiting: " + e.reason;
-    case DownloadState::Ok:
-        return e.verified ? "ok" : "ok, unverified";
-    case DownloadState::Failed: {
-        std::string text = "failed: " + (e.reason.empty() ? std::string("no reason given") : e.reason);
-        if (e.retryInSeconds) {
-            text += "; nicerd tries again in " + roughly(*e.retryInSeconds);
-        }
-        return text;
-    }
-    default:
-        return std::string(api::downloadStateKeyword(e.state));
-    }
-}
-
 api::BandwidthMode bandwidthMode(bool hasDownloads, bool nice, std::optional<double> maxRate) {
     using Kind = api::BandwidthMode::Kind;
     if (!hasDownloads) {
@@ -88,23 +58,6 @@ api::BandwidthMode bandwidthMode(bool hasDownloads, bool nice, std::optional<dou
     }
     mode.kind = nice ? Kind::Nice : maxRate ? Kind::Capped : Kind::Full;
     return mode;
-}
-
-std::string bandwidthModeText(const api::BandwidthMode& mode) {
-    using Kind = api::BandwidthMode::Kind;
-    const std::string cap =
-        mode.capBytesPerSecond ? "capped " + std::to_string(*mode.capBytesPerSecond) + " B/s" : "";
-    switch (mode.kind) {
-    case Kind::None:
-        return "none";
-    case Kind::Nice:
-        return cap.empty() ? "nice" : "nice, " + cap;
-    case Kind::Capped:
-        return cap.empty() ? "capped" : cap;
-    case Kind::Full:
-        return "full";
-    }
-    return "none";
 }
 
 } // namespace nicer::daemon

@@ -1,7 +1,7 @@
 #include "daemon/QuotaEnforcement.h"
 
 #include "actuator/ActuatorNote.h"
-#include "cpu/SchedExt.h"
+#include "kernel/SchedExt.h"
 
 #include <algorithm>
 
@@ -62,7 +62,7 @@ std::optional<Result<EnforcementWatch::Fallback>> EnforcementWatch::afterTick(co
     }
     Fallback fallback;
     fallback.note =
-        actuator::capNotEnforcedNote(cpu::runningSchedExt(m_schedExtDir), share, cap, (*made)->name());
+        actuator::capNotEnforcedNote(kernel::runningSchedExt(m_schedExtDir), share, cap, (*made)->name());
     fallback.actuator = std::move(*made);
     return Result<Fallback>(std::move(fallback));
 }

@@ -7,7 +7,7 @@ namespace nicer::daemon {
 Result<std::unique_ptr<WindowAlignment>>
 WindowAlignment::create(sd_event* event, actuator::QuotaActuator& actuator, Found found) {
     std::unique_ptr<WindowAlignment> self(new WindowAlignment(actuator, std::move(found)));
-    auto timer = sd::Timer::create(event, [raw = self.get()] { raw->onReading(); });
+    auto timer = libsystemd::Timer::create(event, [raw = self.get()] { raw->onReading(); });
     if (!timer) {
         return Error{"cannot start the timer that finds the kernel's CPU bandwidth windows: " +
                      timer.error().message};

@@ -2,7 +2,7 @@
 
 #include "actuator/BandwidthWindows.h"
 #include "actuator/QuotaActuator.h"
-#include "sd/Timer.h"
+#include "libsystemd/Timer.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -26,7 +26,7 @@ namespace nicer::daemon {
  */
 class WindowAlignment {
 public:
-    using Time = sd::Timer::Time;
+    using Time = libsystemd::Timer::Time;
     /// Gets a time on CLOCK_MONOTONIC at which a window started.
     using Found = std::function<void(Time windowStart)>;
 
@@ -53,7 +53,7 @@ private:
 
     actuator::QuotaActuator& m_actuator;
     Found m_found;
-    sd::Timer m_timer;
+    libsystemd::Timer m_timer;
     std::optional<actuator::WindowStartProbe> m_probe;
     Time m_lookUntil{};
     Time m_nextLook{};

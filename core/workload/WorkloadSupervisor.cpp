@@ -6,10 +6,10 @@
 
 namespace nicer::workload {
 
-using systemd::ExecCommand;
-using systemd::Properties;
+using usermanager::ExecCommand;
+using usermanager::Properties;
 
-WorkloadSupervisor::WorkloadSupervisor(systemd::UnitManager& units, WorkloadSpec spec, std::string slice,
+WorkloadSupervisor::WorkloadSupervisor(usermanager::UnitManager& units, WorkloadSpec spec, std::string slice,
                                        std::string bindTo, std::string unitPrefix)
     : m_units(units)
     , m_spec(std::move(spec))

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "systemd/UnitManager.h"
+#include "usermanager/UnitManager.h"
 #include "workload/WorkloadSpec.h"
 
 #include <chrono>
@@ -36,8 +36,8 @@ public:
     };
 
     /// @p bindTo is the daemon's own unit (may be empty where there is none: then nothing is bound).
-    WorkloadSupervisor(systemd::UnitManager& units, WorkloadSpec spec, std::string slice, std::string bindTo,
-                       std::string unitPrefix = "nicer-work");
+    WorkloadSupervisor(usermanager::UnitManager& units, WorkloadSpec spec, std::string slice,
+                       std::string bindTo, std::string unitPrefix = "nicer-work");
 
     /// Starts every instance; the command must resolve to an executable (searched in @p pathVariable).
     Result<void> start(Clock::time_point now, const std::string& pathVariable);
@@ -63,7 +63,7 @@ private:
     Result<void> startInstance(Instance& instance, Clock::time_point now);
     Result<void> stopInstances();
 
-    systemd::UnitManager& m_units;
+    usermanager::UnitManager& m_units;
     WorkloadSpec m_spec;
     std::string m_slice;
     std::string m_bindTo;

@@ -11,12 +11,12 @@ namespace {
 const std::string kSliceCgroup = "/user.slice/user-1000.slice/user@1000.service/app.slice/nicer.slice";
 
 /// A pure v2 tree in which the user manager's cgroup lists @p controllers (no file when nullopt).
-systemd::CgroupLayout userTree(const test::FakeCgroupTree& tree, std::optional<std::string> controllers) {
+kernel::CgroupLayout userTree(const test::FakeCgroupTree& tree, std::optional<std::string> controllers) {
     tree.write("unified" + kSliceCgroup + "/cgroup.freeze", "0\n");
     if (controllers) {
         tree.write("unified/user.slice/user-1000.slice/user@1000.service/cgroup.controllers", *controllers);
     }
-    auto layout = systemd::CgroupLayout::parse(tree.mountLine("unified", "cgroup2", "rw,nsdelegate"));
+    auto layout = kernel::CgroupLayout::parse(tree.mountLine("unified", "cgroup2", "rw,nsdelegate"));
     REQUIRE(layout);
     return *layout;
 }
@@ -24,12 +24,12 @@ systemd::CgroupLayout userTree(const test::FakeCgroupTree& tree, std::optional<s
 } // namespace
 
 TEST_CASE("the user manager's cgroup is the deepest user@UID.service above the slice") {
-    CHECK(systemd::CgroupLayout::userManagerCgroup(kSliceCgroup) ==
+    CHECK(kernel::CgroupLayout::userManagerCgroup(kSliceCgroup) ==
           "/user.slice/user-1000.slice/user@1000.service");
-    CHECK(systemd::CgroupLayout::userManagerCgroup("/user.slice/user-1000.slice/user@1000.service") ==
+    CHECK(kernel::CgroupLayout::userManagerCgroup("/user.slice/user-1000.slice/user@1000.service") ==
           "/user.slice/user-1000.slice/user@1000.service");
-    CHECK(systemd::CgroupLayout::userManagerCgroup("/system.slice/nicer.slice").empty());
-    CHECK(systemd::CgroupLayout::userManagerCgroup("").empty());
+    CHECK(kernel::CgroupLayout::userManagerCgroup("/system.slice/nicer.slice").empty());
+    CHECK(kernel::CgroupLayout::userManagerCgroup("").empty());
 }
 
 TEST_CASE("without cpu in the user manager's controllers, the note names them and gives the fix") {

@@ -2,7 +2,7 @@
 #include "actuator/DutyCycleActuator.h"
 #include "fakes/ChildProcess.h"
 #include "fakes/FakeCgroupTree.h"
-#include "sd/Timer.h"
+#include "libsystemd/Timer.h"
 
 #include <catch2/catch.hpp>
 
@@ -23,9 +23,9 @@ namespace {
 using Child = test::ChildProcess;
 
 // A fake v2 tree whose cgroup /work.slice holds @p pid, without cgroup.freeze (as on a v1 tree).
-systemd::CgroupLayout layoutWith(const test::FakeCgroupTree& tree, pid_t pid) {
+kernel::CgroupLayout layoutWith(const test::FakeCgroupTree& tree, pid_t pid) {
     tree.write("unified/work.slice/cgroup.procs", std::to_string(pid) + "\n");
-    auto layout = systemd::CgroupLayout::parse(tree.mountLine("unified", "cgroup2", "rw,nsdelegate"));
+    auto layout = kernel::CgroupLayout::parse(tree.mountLine("unified", "cgroup2", "rw,nsdelegate"));
     REQUIRE(layout);
     return *layout;
 }
@@ -34,8 +34,8 @@ systemd::CgroupLayout layoutWith(const test::FakeCgroupTree& tree, pid_t pid) {
 int sampleEvery(sd_event* event, std::chrono::milliseconds every, std::chrono::milliseconds span,
                 const std::function<void()>& sample) {
     int samples = 0;
-    sd::Timer sampler;
-    auto created = sd::Timer::create(event, [&] {
+    libsystemd::Timer sampler;
+    auto created = libsystemd::Timer::create(event, [&] {
         ++samples;
         sample();
         sampler.armIn(every);
@@ -57,7 +57,7 @@ double stoppedShare(sd_event* event, const Child& child, std::chrono::millisecon
     return static_cast<double>(stopped) / samples;
 }
 
-auto signalCycle(sd_event* event, systemd::CgroupLayout layout) {
+auto signalCycle(sd_event* event, kernel::CgroupLayout layout) {
     return actuator::DutyCycleActuator::create(event, std::move(layout), "/work.slice",
                                                actuator::DutyCycleMethod::Signal, 100ms);
 }
@@ -141,10 +141,10 @@ TEST_CASE("a signal duty cycle needs the work's cgroup") {
 namespace {
 
 // A fake v2 tree whose cgroup /work.slice has cgroup.freeze (as it reads @p freeze) and two processes.
-systemd::CgroupLayout freezableLayout(const test::FakeCgroupTree& tree, const std::string& freeze = "0\n") {
+kernel::CgroupLayout freezableLayout(const test::FakeCgroupTree& tree, const std::string& freeze = "0\n") {
     tree.write("unified/work.slice/cgroup.procs", "4001\n4002\n");
     tree.write("unified/work.slice/cgroup.freeze", freeze);
-    auto layout = systemd::CgroupLayout::parse(tree.mountLine("unified", "cgroup2", "rw,nsdelegate"));
+    auto layout = kernel::CgroupLayout::parse(tree.mountLine("unified", "cgroup2", "rw,nsdelegate"));
     REQUIRE(layout);
     return *layout;
 }
@@ -174,7 +174,7 @@ FreezeReadings readFreezeFile(sd_event* event, const test::FakeCgroupTree& tree,
     return {static_cast<double>(frozen) / readings, freezes};
 }
 
-auto freezerCycle(sd_event* event, systemd::CgroupLayout layout) {
+auto freezerCycle(sd_event* event, kernel::CgroupLayout layout) {
     return actuator::DutyCycleActuator::create(event, std::move(layout), "/work.slice",
                                                actuator::DutyCycleMethod::Freezer, 100ms);
 }

@@ -9,10 +9,8 @@
 
 using nicer::actuator::applyMemoryLimit;
 using nicer::actuator::kNoMemoryLimit;
-using nicer::actuator::machineMemoryBytes;
 using nicer::actuator::memoryLimitFor;
-using nicer::actuator::parseMemTotal;
-using nicer::systemd::CgroupLayout;
+using nicer::kernel::CgroupLayout;
 using nicer::test::FakeUnitManager;
 using nicer::test::propertyValue;
 using nicer::test::UnitCall;
@@ -67,24 +65,6 @@ TEST_CASE("the memory limit is the percentage of the machine's memory, MemoryHig
     CHECK(none.none());
     CHECK(none.max == kNoMemoryLimit);
     CHECK(none.high == kNoMemoryLimit);
-}
-
-TEST_CASE("the machine's memory comes from MemTotal, else from sysconf", "[SliceMemoryLimit]") {
-    CHECK(parseMemTotal("MemTotal:        4030452 kB\nMemFree:         1224316 kB\n").value() ==
-          4030452ULL * 1024);
-    CHECK(parseMemTotal("MemFree: 12 kB\nMemTotal: 8 kB").value() == 8 * 1024);
-    CHECK_THAT(parseMemTotal("MemFree: 12 kB\n").error().message, Catch::Contains("no MemTotal"));
-    CHECK_THAT(parseMemTotal("MemTotal: lots\n").error().message, Catch::Contains("'MemTotal: lots'"));
-
-    const nicer::test::FakeCgroupTree tree;
-    tree.write("meminfo", "MemTotal:        2000000 kB\n");
-    CHECK(machineMemoryBytes(tree.root() / "meminfo").value() == 2'048'000'000ULL);
-    tree.write("bad", "MemTotal: -1 kB\n");
-    CHECK_THAT(machineMemoryBytes(tree.root() / "bad").error().message, Catch::Contains("bad"));
-    // No such file: the machine's own count.
-    const auto own = machineMemoryBytes(tree.root() / "missing");
-    REQUIRE(own.ok());
-    CHECK(*own > 0);
 }
 
 TEST_CASE("the slice gets MemoryHigh and MemoryMax for the machine's memory and the percentage",

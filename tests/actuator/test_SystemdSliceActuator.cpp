@@ -18,7 +18,7 @@
 
 using nicer::actuator::kMinQuotaPerSecUSec;
 using nicer::actuator::SystemdSliceActuator;
-using nicer::systemd::CgroupLayout;
+using nicer::kernel::CgroupLayout;
 using nicer::test::FakeUnitManager;
 using nicer::test::propertyValue;
 using nicer::test::UnitCall;
@@ -516,7 +516,7 @@ TEST_CASE("workCpuNSec uses CPUUsageNSec and falls back to the v2 tree's cpu.sta
     CHECK(*usage == 42'000'000'123);
 
     SECTION("systemd does not account it") {
-        units.unit(kSlice).cpuUsageNSec = nicer::systemd::kNoUsage;
+        units.unit(kSlice).cpuUsageNSec = nicer::usermanager::kNoUsage;
     }
     SECTION("systemd cannot be asked") {
         units.fail("cpuUsageNSec", "Connection timed out");

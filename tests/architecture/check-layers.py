@@ -4,9 +4,11 @@
 Usage: check-layers.py GRAPH SOURCE_DIR
 
 GRAPH has one line per layer, "folder:dep dep ...", folders from the top of the tree (core/net/fetch,
-app/tray). A file in a layer may include its own layer's headers and those of the layers it depends on,
-directly or through others; anything else (an include that goes up or sideways, or into app/) is an error.
-The graph itself must have no cycle. Exits 1 with one line per wrong include, else 0.
+app/tray). A file in a layer may include its own layer's headers and those of the layers it declares (its
+DEPENDS in core/CMakeLists.txt or the app's CMakeLists.txt); anything else is an error: an include that goes
+up or sideways, or into app/, and also one of a layer that it reaches only through the layers it declares, so
+that each layer's DEPENDS says what it uses. The graph itself must have no cycle. Exits 1 with one line per
+wrong include, else 0.
 """
 import pathlib
 import re
@@ -94,7 +96,7 @@ def main():
             if own is None:
                 errors.append(f"{rel}: in no declared layer; add its folder to core/CMakeLists.txt")
                 continue
-            allowed = closure(graph, own) | {own}
+            allowed = set(graph[own]) | {own}
             for number, line in enumerate(source.read_text(errors="replace").splitlines(), 1):
                 match = INCLUDE.match(line)
                 if not match:
@@ -114,16 +116,20 @@ def main():
                 wanted = layer_of(target, graph)
                 if wanted is None:
                     errors.append(f"{rel}:{number}: includes {name}, which is in no declared layer")
+                elif wanted in closure(graph, own) and wanted not in allowed:
+                    errors.append(f"{rel}:{number}: includes {name}, but {own} does not declare {wanted}, "
+                                  "which it reaches only through the layers it declares: add it to its DEPENDS "
+                                  "if it uses it directly")
                 elif wanted not in allowed:
                     errors.append(f"{rel}:{number}: includes {name}, but {own} may not use {wanted} "
-                                  f"(it depends on: {' '.join(sorted(closure(graph, own))) or 'nothing'})")
+                                  f"(it declares: {' '.join(sorted(graph[own])) or 'nothing'})")
     if errors:
         print(f"check-layers: FAIL: {len(errors)} include(s) against the layer graph of core/CMakeLists.txt "
               "(docs/architecture.md):")
         for error in errors:
             print("  " + error)
-        print("  fix: include only from lower layers, or move the code to where it belongs; change the graph "
-              "only when the design does")
+        print("  fix: include only from the layers declared, or move the code to where it belongs; change the "
+              "graph only when the design does")
         return 1
     print(f"check-layers: ok: {checked} includes in {len(graph)} layers follow the graph")
     return 0

@@ -6,6 +6,9 @@
 #include <string>
 
 using namespace nicer::cpu;
+using nicer::kernel::CpuTimes;
+using nicer::kernel::ProcStatSnapshot;
+using nicer::kernel::readProcStat;
 
 namespace {
 

@@ -1,5 +1,5 @@
 #include "daemon/BoincRates.h"
-#include "net/rate/TcpSockets.h"
+#include "kernel/TcpSockets.h"
 
 #include <catch2/catch.hpp>
 
@@ -111,9 +111,9 @@ TEST_CASE("the user's traffic cuts BOINC's download limit within seconds, and it
 namespace {
 
 /// One of BOINC's sockets as the kernel would report it.
-net::TcpSocketInfo boincSocket(double received, double acked = 0, std::chrono::milliseconds receiveRtt = 0ms,
-                               double unread = 0) {
-    net::TcpSocketInfo info;
+kernel::TcpSocketInfo boincSocket(double received, double acked = 0,
+                                  std::chrono::milliseconds receiveRtt = 0ms, double unread = 0) {
+    kernel::TcpSocketInfo info;
     info.unread = static_cast<std::uint32_t>(unread);
     info.inode = 4242;
     info.bytesReceived = static_cast<std::uint64_t>(received);

@@ -4,8 +4,8 @@
 // tests/integration/test_nicerd.cpp.
 #include "Poll.h"
 #include "daemon/Daemon.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/SystemdUnitManager.h"
 
 #include <catch2/catch.hpp>
 
@@ -75,15 +75,15 @@ daemon::DaemonConfig testConfig(const std::string& name) {
     return config;
 }
 
-systemd::SystemdUnitManager& units() {
-    static auto manager = systemd::SystemdUnitManager::connectUser();
+usermanager::SystemdUnitManager& units() {
+    static auto manager = usermanager::SystemdUnitManager::connectUser();
     REQUIRE(manager.ok());
     return **manager;
 }
 
 /// The processes in @p slice right now; empty when it has none or does not exist.
 std::vector<pid_t> slicePids(const std::string& slice) {
-    static const auto layout = systemd::CgroupLayout::detect();
+    static const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(slice);
     if (!cgroup || cgroup->empty()) {

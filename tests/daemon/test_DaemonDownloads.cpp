@@ -4,8 +4,8 @@
 #include "EventLoop.h"
 #include "FreePort.h"
 #include "daemon/DaemonDownloads.h"
+#include "libsystemd/Event.h"
 #include "net/fetch/Sha256.h"
-#include "sd/Event.h"
 
 #include <catch2/catch.hpp>
 

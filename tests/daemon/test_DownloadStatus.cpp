@@ -1,3 +1,4 @@
+#include "api/DownloadText.h"
 #include "daemon/DownloadStatus.h"
 
 #include <catch2/catch.hpp>
@@ -26,11 +27,11 @@ FetchFileReport file(FileState state, std::string error = {}, bool verified = tr
 
 /// The text `nicer status` shows for a file, from the entry's fields.
 std::string downloadStateText(const FetchFileReport& f, std::optional<std::chrono::seconds> retryIn = {}) {
-    return nicer::daemon::downloadStateText(downloadEntry(f, retryIn));
+    return nicer::api::downloadStateText(downloadEntry(f, retryIn));
 }
 
 std::string bandwidthModeText(bool hasDownloads, bool nice, std::optional<double> maxRate) {
-    return nicer::daemon::bandwidthModeText(bandwidthMode(hasDownloads, nice, maxRate));
+    return nicer::api::bandwidthModeText(bandwidthMode(hasDownloads, nice, maxRate));
 }
 
 } // namespace

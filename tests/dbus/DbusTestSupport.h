@@ -5,8 +5,8 @@
 #include "PrivateBusConfig.h"
 #include "api/BusNames.h"
 #include "daemon/DaemonControl.h"
-#include "dbus/DaemonService.h"
-#include "sd/Bus.h"
+#include "dbus/service/DaemonService.h"
+#include "libsystemd/Bus.h"
 
 #include <catch2/catch.hpp>
 
@@ -86,13 +86,13 @@ public:
     const std::string& address() const { return m_address; }
 
     /// A new client connection to the bus.
-    sd::BusPtr connect() const { return connectTo(m_address); }
+    libsystemd::BusPtr connect() const { return connectTo(m_address); }
 
     /// A new client connection to the bus at @p address (one this class did not start, too).
-    static sd::BusPtr connectTo(const std::string& address) {
+    static libsystemd::BusPtr connectTo(const std::string& address) {
         sd_bus* bus = nullptr;
         REQUIRE(sd_bus_new(&bus) >= 0);
-        sd::BusPtr owned(bus);
+        libsystemd::BusPtr owned(bus);
         REQUIRE(sd_bus_set_address(bus, address.c_str()) >= 0);
         REQUIRE(sd_bus_set_bus_client(bus, 1) >= 0);
         REQUIRE(sd_bus_start(bus) >= 0);
@@ -225,7 +225,7 @@ public:
     ServedService(const PrivateBus& bus, daemon::DaemonControl& daemon)
         : ServedService(bus.connect(), daemon) {}
     /// On @p bus, a connection the test made (PrivateBus::connectTo).
-    ServedService(sd::BusPtr bus, daemon::DaemonControl& daemon)
+    ServedService(libsystemd::BusPtr bus, daemon::DaemonControl& daemon)
         : m_bus(std::move(bus)) {
         sd_bus_slot* filter = nullptr;
         REQUIRE(sd_bus_add_filter(m_bus.get(), &filter, &ServedService::countGetAll, this) >= 0);
@@ -274,8 +274,8 @@ private:
         return 0;
     }
 
-    sd::BusPtr m_bus;
-    sd::BusSlotPtr m_filter;
+    libsystemd::BusPtr m_bus;
+    libsystemd::BusSlotPtr m_filter;
     std::atomic<int> m_getAllCalls{0};
     std::unique_ptr<DaemonService> m_service;
     std::mutex m_mutex;

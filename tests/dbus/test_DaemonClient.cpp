@@ -1,7 +1,7 @@
 #include "DbusTestSupport.h"
 #include "api/BusNames.h"
 #include "control/ParameterTable.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 
 #include <catch2/catch.hpp>
 
@@ -207,7 +207,7 @@ TEST_CASE("a nicerd of ApiVersion 1 reads as version 1 with its downloads left o
     sd_bus_slot* slot = nullptr;
     REQUIRE(sd_bus_add_object_vtable(old.get(), &slot, api::kObjectPath, api::kInterface, kOldVtable,
                                      nullptr) >= 0);
-    sd::BusSlotPtr ownedSlot(slot);
+    libsystemd::BusSlotPtr ownedSlot(slot);
     REQUIRE(sd_bus_request_name(old.get(), api::kBusName, 0) >= 0);
     std::atomic<bool> stop{false};
     std::thread serve([&] {

@@ -2,8 +2,8 @@
 #include "DbusTestSupport.h"
 #include "api/BusNames.h"
 #include "control/ParameterTable.h"
-#include "dbus/Codec.h"
-#include "dbus/DaemonService.h"
+#include "dbus/client/Codec.h"
+#include "dbus/service/DaemonService.h"
 
 #include <catch2/catch.hpp>
 
@@ -23,7 +23,7 @@ namespace {
 /// Calls @p method of nicerd's interface on @p bus with the arguments @p fill appends; the reply, or the
 /// error's name and message.
 struct Reply {
-    sd::BusMessagePtr message;
+    libsystemd::BusMessagePtr message;
     std::string errorName;
     std::string errorMessage;
 };
@@ -32,9 +32,9 @@ template <typename Fill>
 Reply call(sd_bus* bus, const char* interface, const char* method, Fill&& fill) {
     sd_bus_message* m = nullptr;
     REQUIRE(sd_bus_message_new_method_call(bus, &m, api::kBusName, api::kObjectPath, interface, method) >= 0);
-    sd::BusMessagePtr owned(m);
+    libsystemd::BusMessagePtr owned(m);
     REQUIRE(fill(m) >= 0);
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* reply = nullptr;
     Reply result;
     if (sd_bus_call(bus, m, 0, error.get(), &reply) < 0) {
@@ -84,11 +84,11 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     auto client = bus.connect();
     for (const auto& info : control::parameterTable()) {
         CAPTURE(info.busName);
-        sd::BusError error;
+        libsystemd::BusError error;
         sd_bus_message* reply = nullptr;
         REQUIRE(sd_bus_get_property(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                     info.busName, error.get(), &reply, info.busSignature) >= 0);
-        sd::BusMessagePtr owned(reply);
+        libsystemd::BusMessagePtr owned(reply);
         double value = 0;
         if (info.busSignature[0] == 't') {
             std::uint64_t t = 0;
@@ -104,7 +104,7 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
         CHECK(value == info.get(daemon.params_) * info.busScale);
     }
     std::uint32_t version = 0;
-    sd::BusError error;
+    libsystemd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
     CHECK(version == 7); // 7: the downloads, BOINC's lists and LastError announce their changes
@@ -120,7 +120,7 @@ TEST_CASE("the memory limit is published: the percentage set and the bytes in fo
     auto client = bus.connect();
     double percent = 0;
     std::uint64_t bytes = 1;
-    sd::BusError error;
+    libsystemd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "MemoryMaxPercent", error.get(), 'd', &percent) >= 0);
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
@@ -136,7 +136,7 @@ TEST_CASE("the actuator's note is published", "[dbus][DaemonService]") {
     ServedService service(bus, daemon);
     auto client = bus.connect();
     char* note = nullptr;
-    sd::BusError error;
+    libsystemd::BusError error;
     REQUIRE(sd_bus_get_property_string(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                        "ActuatorNote", error.get(), &note) >= 0);
     CHECK(std::string(note) == "the kernel runs the sched_ext scheduler lavd");
@@ -161,11 +161,11 @@ TEST_CASE("download states and the bandwidth mode are separate fields on the bus
     ServedService service(bus, daemon);
     auto client = bus.connect();
 
-    sd::BusError error;
+    libsystemd::BusError error;
     sd_bus_message* reply = nullptr;
     REQUIRE(sd_bus_get_property(client.get(), api::kBusName, api::kObjectPath, api::kInterface, "Downloads",
                                 error.get(), &reply, "a(sttdsbsx)") >= 0);
-    sd::BusMessagePtr owned(reply);
+    libsystemd::BusMessagePtr owned(reply);
     REQUIRE(sd_bus_message_enter_container(reply, 'a', "(sttdsbsx)") > 0);
     const char *name = nullptr, *state = nullptr, *reason = nullptr;
     std::uint64_t done = 0, total = 0;
@@ -264,7 +264,7 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
                     return 0;
                 },
                 &received) >= 0);
-    sd::BusSlotPtr ownedSlot(slot);
+    libsystemd::BusSlotPtr ownedSlot(slot);
     // The match is in place once the bus answered a call made after it.
     REQUIRE(sd_bus_call_method(client.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                "org.freedesktop.DBus.Peer", "Ping", nullptr, nullptr, "") >= 0);
@@ -395,12 +395,12 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
     sd_bus_slot* sampleSlot = nullptr;
     REQUIRE(sd_bus_match_signal(client.get(), &sampleSlot, nullptr, api::kObjectPath, api::kInterface,
                                 "Sample", &Announcements::onSample, &seen) >= 0);
-    sd::BusSlotPtr ownedSampleSlot(sampleSlot);
+    libsystemd::BusSlotPtr ownedSampleSlot(sampleSlot);
     sd_bus_slot* changedSlot = nullptr;
     REQUIRE(sd_bus_match_signal(client.get(), &changedSlot, nullptr, api::kObjectPath,
                                 "org.freedesktop.DBus.Properties", "PropertiesChanged",
                                 &Announcements::onPropertiesChanged, &seen) >= 0);
-    sd::BusSlotPtr ownedChangedSlot(changedSlot);
+    libsystemd::BusSlotPtr ownedChangedSlot(changedSlot);
     // The matches are in place once the bus answered a call made after them.
     REQUIRE(sd_bus_call_method(client.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                "org.freedesktop.DBus.Peer", "Ping", nullptr, nullptr, "") >= 0);

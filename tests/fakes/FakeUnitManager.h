@@ -1,6 +1,6 @@
 #pragma once
 
-#include "systemd/UnitManager.h"
+#include "usermanager/UnitManager.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -19,16 +19,16 @@ namespace nicer::test {
 struct UnitCall {
     std::string method; ///< the UnitManager method's name, e.g. "startTransientUnit"
     std::string unit;
-    systemd::Properties props; ///< startTransientUnit and setUnitProperties only
-    bool wait = false;         ///< startTransientUnit, startUnit and stopUnit only
-    int signal = 0;            ///< killUnit only
+    usermanager::Properties props; ///< startTransientUnit and setUnitProperties only
+    bool wait = false;             ///< startTransientUnit, startUnit and stopUnit only
+    int signal = 0;                ///< killUnit only
 };
 
 /// What the fake knows about one unit; tests set these to stage what systemd would report.
 struct FakeUnit {
     std::string activeState = "inactive";
     std::string controlGroup;
-    std::uint64_t cpuUsageNSec = systemd::kNoUsage;
+    std::uint64_t cpuUsageNSec = usermanager::kNoUsage;
     std::uint32_t mainPid = 0;
     bool frozen = false;
     /// systemd loads the unit from a file (the user's own, or one left behind): StartTransientUnit is refused
@@ -38,7 +38,7 @@ struct FakeUnit {
 
 /// The value of property @p name in @p props, if present and of type T.
 template <typename T>
-std::optional<T> propertyValue(const systemd::Properties& props, const std::string& name) {
+std::optional<T> propertyValue(const usermanager::Properties& props, const std::string& name) {
     for (const auto& property : props) {
         if (property.name == name) {
             if (const auto* value = std::get_if<T>(&property.value)) {
@@ -50,7 +50,7 @@ std::optional<T> propertyValue(const systemd::Properties& props, const std::stri
     return std::nullopt;
 }
 
-inline bool hasProperty(const systemd::Properties& props, const std::string& name) {
+inline bool hasProperty(const usermanager::Properties& props, const std::string& name) {
     return std::any_of(props.begin(), props.end(), [&](const auto& p) { return p.name == name; });
 }
 
@@ -58,7 +58,7 @@ inline bool hasProperty(const systemd::Properties& props, const std::string& nam
  * A systemd user manager in memory: records every call, keeps per-unit state that tests stage, and fails a
  * method on request, so that the daemon's logic can be tested without a real systemd.
  */
-class FakeUnitManager final : public systemd::UnitManager {
+class FakeUnitManager final : public usermanager::UnitManager {
 public:
     /// Decides whether a call fails; an empty rule fails every call of the method.
     using FailRule = std::function<bool(const UnitCall&)>;
@@ -91,7 +91,7 @@ public:
         return out;
     }
 
-    Result<void> startTransientUnit(const std::string& name, const systemd::Properties& props,
+    Result<void> startTransientUnit(const std::string& name, const usermanager::Properties& props,
                                     bool wait) override {
         if (auto failed = record({"startTransientUnit", name, props, wait, 0}); !failed) {
             return failed;
@@ -108,7 +108,7 @@ public:
         }
         return start(name);
     }
-    Result<void> setUnitProperties(const std::string& name, const systemd::Properties& props) override {
+    Result<void> setUnitProperties(const std::string& name, const usermanager::Properties& props) override {
         return record({"setUnitProperties", name, props, false, 0});
     }
     Result<void> stopUnit(const std::string& name, bool wait) override {

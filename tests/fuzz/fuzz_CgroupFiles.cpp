@@ -4,7 +4,7 @@
 // PIDs are positive, sorted, without repeats, and each listed in one of the files.
 
 #include "FuzzSupport.h"
-#include "systemd/CgroupLayout.h"
+#include "kernel/CgroupLayout.h"
 #include "util/Text.h"
 
 #include <algorithm>
@@ -138,7 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         mountinfo += "32 1 0:28 / " + (root / "cpuacct").string() + " rw - cgroup cgroup rw,cpuacct\n";
         mountinfo += "33 1 0:29 / " + (root / "systemd").string() + " rw - cgroup cgroup rw,name=systemd\n";
     }
-    const auto layout = systemd::CgroupLayout::parse(mountinfo);
+    const auto layout = kernel::CgroupLayout::parse(mountinfo);
     FUZZ_CHECK(layout.ok());
 
     const fs::path pidsDir = hasV2 ? v2 : root / "systemd";

@@ -2,7 +2,7 @@
 // the mount point of a line of that type, and the same layout reads back from a mountinfo written from it.
 
 #include "FuzzSupport.h"
-#include "systemd/CgroupLayout.h"
+#include "kernel/CgroupLayout.h"
 
 #include <optional>
 #include <string>
@@ -34,7 +34,7 @@ std::string mountLine(int id, const std::filesystem::path& at, const std::string
            " rw,nosuid shared:1 - " + type + " " + type + " " + options + "\n";
 }
 
-std::string format(const systemd::CgroupLayout& layout) {
+std::string format(const kernel::CgroupLayout& layout) {
     std::string text = "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n";
     if (layout.unifiedRoot()) {
         text += mountLine(30, *layout.unifiedRoot(), "cgroup2", "rw,nsdelegate");
@@ -55,7 +55,7 @@ std::string format(const systemd::CgroupLayout& layout) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view input = fuzz::asText(data, size);
-    const auto layout = systemd::CgroupLayout::parse(input);
+    const auto layout = kernel::CgroupLayout::parse(input);
     if (!layout) {
         return 0;
     }
@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!layout->unifiedRoot() && !layout->cpuRoot() && !layout->cpuacctRoot() && !layout->freezerRoot()) {
         return 0;
     }
-    const auto again = systemd::CgroupLayout::parse(format(*layout));
+    const auto again = kernel::CgroupLayout::parse(format(*layout));
     FUZZ_CHECK(again.ok());
     FUZZ_CHECK(again->unifiedRoot() == layout->unifiedRoot());
     FUZZ_CHECK(again->cpuRoot() == layout->cpuRoot());

@@ -1,7 +1,7 @@
 // What nicerd's D-Bus methods take from any client on the session bus, checked without sd-bus:
-//   - SetParameters' a{sv} (dbus/ParameterArguments): entries of known and unknown names, of the right and
-//     wrong types, in order. What is accepted validates and holds each parameter at the last value sent
-//     for it; every valid ControllerParams, sent as the service publishes it, comes back unchanged.
+//   - SetParameters' a{sv} (dbus/client/ParameterArguments): entries of known and unknown names, of the
+//     right and wrong types, in order. What is accepted validates and holds each parameter at the last value
+//     sent for it; every valid ControllerParams, sent as the service publishes it, comes back unchanged.
 //   - BoincAttach, BoincAttachAccountManager and BoincDetach (daemon/BoincArguments): arguments that pass
 //     go into a GUI RPC request (xmlEscape, frameRequest) that BOINC reads as exactly one request, holding
 //     each argument as it was sent.
@@ -12,7 +12,7 @@
 #include "boinc/GuiRpcProtocol.h"
 #include "control/ParameterTable.h"
 #include "daemon/BoincArguments.h"
-#include "dbus/ParameterArguments.h"
+#include "dbus/client/ParameterArguments.h"
 #include "workload/PresetFile.h"
 #include "workload/WorkloadChooser.h"
 

@@ -1,7 +1,7 @@
 // /proc/net/dev: parseNetDev on any text; what parses has names the file could hold and reads back the same.
 
 #include "FuzzSupport.h"
-#include "net/rate/InterfaceTraffic.h"
+#include "kernel/InterfaceTraffic.h"
 #include "util/Text.h"
 
 #include <set>
@@ -11,7 +11,7 @@ using namespace nicer;
 
 namespace {
 
-std::string format(const std::vector<net::InterfaceTraffic>& interfaces) {
+std::string format(const std::vector<kernel::InterfaceTraffic>& interfaces) {
     std::string text =
         "Inter-|   Receive                                                |  Transmit\n"
         " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs "
@@ -26,7 +26,7 @@ std::string format(const std::vector<net::InterfaceTraffic>& interfaces) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const auto parsed = net::parseNetDev(fuzz::asText(data, size));
+    const auto parsed = kernel::parseNetDev(fuzz::asText(data, size));
     if (!parsed) {
         return 0;
     }
@@ -41,9 +41,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         all += entry.receivedBytes;
         loopback += entry.name == "lo" ? entry.receivedBytes : 0;
     }
-    FUZZ_CHECK(net::totalReceivedBytes(*parsed, net::Loopback::Include) == all);
-    FUZZ_CHECK(net::totalReceivedBytes(*parsed, net::Loopback::Exclude) == all - loopback);
-    const auto again = net::parseNetDev(format(*parsed));
+    FUZZ_CHECK(kernel::totalReceivedBytes(*parsed, kernel::Loopback::Include) == all);
+    FUZZ_CHECK(kernel::totalReceivedBytes(*parsed, kernel::Loopback::Exclude) == all - loopback);
+    const auto again = kernel::parseNetDev(format(*parsed));
     FUZZ_CHECK(again.ok());
     FUZZ_CHECK(*again == *parsed);
     return 0;

@@ -3,7 +3,7 @@
 
 #include "FuzzSupport.h"
 #include "cpu/CpuUsage.h"
-#include "cpu/ProcStat.h"
+#include "kernel/ProcStat.h"
 
 #include <cmath>
 #include <string>
@@ -12,7 +12,7 @@ using namespace nicer;
 
 namespace {
 
-std::string lineOf(const std::string& label, const cpu::CpuTimes& t) {
+std::string lineOf(const std::string& label, const kernel::CpuTimes& t) {
     return label + " " + std::to_string(t.user) + " " + std::to_string(t.nice) + " " +
            std::to_string(t.system) + " " + std::to_string(t.idle) + " " + std::to_string(t.iowait) + " " +
            std::to_string(t.irq) + " " + std::to_string(t.softirq) + " " + std::to_string(t.steal) + " " +
@@ -20,7 +20,7 @@ std::string lineOf(const std::string& label, const cpu::CpuTimes& t) {
 }
 
 /// The snapshot written as the kernel would write it.
-std::string format(const cpu::ProcStatSnapshot& snap) {
+std::string format(const kernel::ProcStatSnapshot& snap) {
     std::string text = lineOf("cpu", snap.aggregate);
     for (const auto& [id, times] : snap.perCpu) {
         text += lineOf("cpu" + std::to_string(id), times);
@@ -28,12 +28,12 @@ std::string format(const cpu::ProcStatSnapshot& snap) {
     return text + "intr 0\nctxt 0\n";
 }
 
-void checkSnapshot(const cpu::ProcStatSnapshot& snap) {
+void checkSnapshot(const kernel::ProcStatSnapshot& snap) {
     for (const auto& entry : snap.perCpu) {
         FUZZ_CHECK(entry.first >= 0);
     }
     // What parses is what the kernel could have written: written again, it reads back the same.
-    const auto again = cpu::parseProcStat(format(snap));
+    const auto again = kernel::parseProcStat(format(snap));
     FUZZ_CHECK(again.ok());
     FUZZ_CHECK(again->aggregate == snap.aggregate);
     FUZZ_CHECK(again->perCpu == snap.perCpu);
@@ -44,14 +44,14 @@ void checkSnapshot(const cpu::ProcStatSnapshot& snap) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view input = fuzz::asText(data, size);
     const auto split = input.find('\f');
-    const auto before = cpu::parseProcStat(input.substr(0, split));
+    const auto before = kernel::parseProcStat(input.substr(0, split));
     if (before) {
         checkSnapshot(*before);
     }
     if (split == std::string_view::npos) {
         return 0;
     }
-    const auto after = cpu::parseProcStat(input.substr(split + 1));
+    const auto after = kernel::parseProcStat(input.substr(split + 1));
     if (!before || !after) {
         return 0;
     }

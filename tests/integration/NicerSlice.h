@@ -2,8 +2,8 @@
 
 // What runs in nicer's slice, asked of the real user manager: the integration tests' view of the work.
 
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/SystemdUnitManager.h"
 
 #include <catch2/catch.hpp>
 
@@ -17,15 +17,15 @@ namespace nicer::test {
 inline const std::string kSlice = "nicer.slice";
 
 /// The test's own connection to the user manager.
-inline systemd::SystemdUnitManager& units() {
-    static auto manager = systemd::SystemdUnitManager::connectUser();
+inline usermanager::SystemdUnitManager& units() {
+    static auto manager = usermanager::SystemdUnitManager::connectUser();
     REQUIRE(manager.ok());
     return **manager;
 }
 
 /// The processes in nicer's slice right now (the volunteer work); none while the slice does not exist.
 inline std::vector<pid_t> slicePids() {
-    static const auto layout = systemd::CgroupLayout::detect();
+    static const auto layout = kernel::CgroupLayout::detect();
     auto cgroup = units().controlGroup(kSlice);
     if (!cgroup || cgroup->empty()) {
         return {};

@@ -2,7 +2,7 @@
 
 #include "Poll.h"
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 
 #include <chrono>
 #include <cstdlib>

@@ -8,8 +8,8 @@
 #include "NicerdProcess.h"
 #include "Poll.h"
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
-#include "systemd/CgroupLayout.h"
+#include "dbus/client/DaemonClient.h"
+#include "kernel/CgroupLayout.h"
 
 #include <catch2/catch.hpp>
 
@@ -65,7 +65,7 @@ bool allGone(const std::vector<pid_t>& pids) {
 /// nicerd answers on the bus, reports no error, and its quota is the one in the kernel (with quota 0 the
 /// work is frozen instead, and the kernel keeps the last cap).
 /// @p capped says whether the kernel's cap was compared (quota above 0).
-bool underControl(const systemd::CgroupLayout& layout, bool& capped) {
+bool underControl(const kernel::CgroupLayout& layout, bool& capped) {
     capped = false;
     const auto s = test::tryDaemonStatus();
     if (!s || !s->lastError.empty()) {
@@ -184,7 +184,7 @@ struct Recovery {
 /// nicerd answers with no error and its quota in the kernel.
 Recovery repeatUnderNicerd(NicerdProcess& daemon, const std::vector<std::string>& fault, int runs) {
     auto random = seededRandom();
-    const auto layout = systemd::CgroupLayout::detect();
+    const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
     Recovery r{runs, 0, 0};
     for (int run = 0; run < runs; ++run) {

@@ -8,9 +8,9 @@
 #include "Poll.h"
 #include "Skip.h"
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "dbus/client/DaemonClient.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/SystemdUnitManager.h"
 #include "workload/WorkloadPresets.h"
 
 #include <catch2/catch.hpp>
@@ -138,7 +138,7 @@ TEST_CASE("the duty cycle is not held by a CPU quota an earlier systemd-slice ru
                          freshStateDir("stale-quota"));
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    const auto layout = systemd::CgroupLayout::detect();
+    const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(kSlice);
     REQUIRE(cgroup.ok());
@@ -154,7 +154,7 @@ namespace {
 
 /// The kernel's CPU bandwidth window of @p cgroup in µs: cpu.max's second field (cgroup v2), or
 /// cpu.cfs_period_us beside the v1 quota file (hybrid, as on these machines).
-std::uint64_t kernelWindowUSec(const systemd::CgroupLayout& layout, const std::string& cgroup) {
+std::uint64_t kernelWindowUSec(const kernel::CgroupLayout& layout, const std::string& cgroup) {
     const auto quotaFile = layout.cpuQuotaFile(cgroup);
     REQUIRE(quotaFile);
     const bool v2 = quotaFile->filename() == "cpu.max";
@@ -178,7 +178,7 @@ TEST_CASE("the quota reaches the kernel and pause freezes the work until resume"
 
     // A long period holds the quota still, so the property and the kernel's file can be compared: polled
     // until the first 10 s period has applied its quota (the old period's last one may still be in flight).
-    const auto layout = systemd::CgroupLayout::detect();
+    const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(kSlice);
     REQUIRE(cgroup.ok());
@@ -313,7 +313,7 @@ TEST_CASE("a nicer.slice unit file of the user's own is used, with nicer's cap o
     std::vector<pid_t> pids;
     CHECK(test::pollUntil([&] { return !(pids = workPids()).empty(); }, 20s));
     // nicer's cap is on the user's slice: the kernel's quota follows nicerd's.
-    const auto layout = systemd::CgroupLayout::detect();
+    const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
     const auto cgroup = units().controlGroup(kSlice);
     REQUIRE(cgroup.ok());
@@ -424,7 +424,7 @@ TEST_CASE("nicerd emits a Sample every period and GetHistory returns the ones be
     REQUIRE(daemon.waitReady());
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    sd::BusPtr bus(raw);
+    libsystemd::BusPtr bus(raw);
     struct Seen {
         int count = 0;
         bool consistent = true;
@@ -488,12 +488,12 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     REQUIRE(daemon.waitReady());
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    sd::BusPtr bus(raw);
+    libsystemd::BusPtr bus(raw);
     sd_bus_message* reply = nullptr;
     REQUIRE(sd_bus_call_method(bus.get(), "org.nicer.Daemon", "/org/nicer/Daemon",
                                "org.freedesktop.DBus.Introspectable", "Introspect", nullptr, &reply,
                                "") >= 0);
-    sd::BusMessagePtr owned(reply);
+    libsystemd::BusMessagePtr owned(reply);
     const char* xml = nullptr;
     REQUIRE(sd_bus_message_read(reply, "s", &xml) >= 0);
     // Every member documented (with its type for properties) is what the daemon publishes, and vice versa.
@@ -617,7 +617,7 @@ bool held(pid_t pid) {
     if (state == 'T' || state == 't') {
         return true;
     }
-    static const auto layout = systemd::CgroupLayout::detect();
+    static const auto layout = kernel::CgroupLayout::detect();
     if (!layout || !layout->unifiedRoot()) {
         return false;
     }
@@ -636,8 +636,8 @@ bool held(pid_t pid) {
 std::pair<std::string, std::string> callSetWorkloadPreset(const std::string& id) {
     sd_bus* raw = nullptr;
     REQUIRE(sd_bus_open_user(&raw) >= 0);
-    sd::BusPtr bus(raw);
-    sd::BusError error;
+    libsystemd::BusPtr bus(raw);
+    libsystemd::BusError error;
     const int r = sd_bus_call_method(bus.get(), "org.nicer.Daemon", "/org/nicer/Daemon", "org.nicer.Daemon1",
                                      "SetWorkloadPreset", error.get(), nullptr, "s", id.c_str());
     if (r >= 0) {
@@ -744,7 +744,7 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         // Whoever shows the workload learns of the switch from PropertiesChanged.
         sd_bus* raw = nullptr;
         REQUIRE(sd_bus_open_user(&raw) >= 0);
-        sd::BusPtr bus(raw);
+        libsystemd::BusPtr bus(raw);
         std::vector<std::string> changed;
         const auto onChanged = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
             auto* names = static_cast<std::vector<std::string>*>(userdata);

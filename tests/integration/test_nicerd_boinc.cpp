@@ -10,9 +10,9 @@
 #include "Skip.h"
 #include "boinc/ClientDirectory.h"
 #include "cli/RunCommand.h"
-#include "dbus/DaemonClient.h"
-#include "systemd/CgroupLayout.h"
-#include "systemd/SystemdUnitManager.h"
+#include "dbus/client/DaemonClient.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/SystemdUnitManager.h"
 
 #include <catch2/catch.hpp>
 

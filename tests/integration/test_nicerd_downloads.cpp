@@ -5,9 +5,9 @@
 #include "H2Manifest.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
+#include "api/DownloadText.h"
 #include "cli/RunCommand.h"
-#include "daemon/DownloadStatus.h"
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 #include "net/H2Servers.h"
 #include "net/fetch/Sha256.h"
 
@@ -34,7 +34,7 @@ constexpr auto kWait = 60s;
 
 /// The state as `nicer status` words it: since ApiVersion 2 the bus carries it as fields.
 std::string stateText(const api::DownloadEntry& e) {
-    return daemon::downloadStateText(e);
+    return api::downloadStateText(e);
 }
 
 std::string describe(const std::vector<api::DownloadEntry>& downloads) {
@@ -136,7 +136,7 @@ TEST_CASE("nicerd downloads its manifests into the download directory, verified,
     // A plain URL has no hash to check: it is in place, and says it is unverified.
     CHECK(stateText(entry(s, "hello.txt")) == "ok, unverified");
     CHECK(sha256Of(downloads / "hello.txt") == test::readSha256Sums(servers.www).at("hello.txt"));
-    CHECK(daemon::bandwidthModeText(s.bandwidth) == "nice"); // the daemon yields the link by default
+    CHECK(api::bandwidthModeText(s.bandwidth) == "nice"); // the daemon yields the link by default
     CHECK(s.downloadRate == 0.0);
     CHECK(s.lastError.empty());
     CHECK_FALSE(std::filesystem::exists(downloads / "1m.bin.part"));
@@ -171,7 +171,7 @@ TEST_CASE("a capped download shows its rate, and after a stop the next start fin
                    st.downloads[0].bytesDone > 1024 * 1024 && st.downloads[0].rate > 0;
         });
         INFO(describe(s.downloads));
-        CHECK(daemon::bandwidthModeText(s.bandwidth) == "capped 524288 B/s");
+        CHECK(api::bandwidthModeText(s.bandwidth) == "capped 524288 B/s");
         CHECK(s.downloads[0].bytesTotal == big.size);
         // Loose bounds: a cap must hold it far under loopback speed, and a measured rate is never zero.
         CHECK(s.downloads[0].rate < 2 * 524288.0);
@@ -188,7 +188,7 @@ TEST_CASE("a capped download shows its rate, and after a stop the next start fin
                         dir);
     REQUIRE(again.waitReady());
     const auto s = waitForDownloads(again, allInPlace);
-    CHECK(daemon::bandwidthModeText(s.bandwidth) == "full");
+    CHECK(api::bandwidthModeText(s.bandwidth) == "full");
     CHECK(stateText(s.downloads[0]) == "ok");
     CHECK(sha256Of(downloads / "16m.bin") == big.sha256);
     CHECK(again.stop() == 0);

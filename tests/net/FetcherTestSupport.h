@@ -4,11 +4,11 @@
 // loop run with a generous safety limit, and a Fetcher run to the end.
 
 #include "EventLoop.h"
+#include "libsystemd/Event.h"
+#include "libsystemd/Timer.h"
 #include "net/fetch/Fetcher.h"
 #include "net/fetch/Metalink.h"
 #include "net/fetch/Sha256.h"
-#include "sd/Event.h"
-#include "sd/Timer.h"
 
 #include <catch2/catch.hpp>
 
@@ -149,7 +149,7 @@ inline net::FetchReport fetchAll(std::vector<net::MetalinkFile> files, const std
         FAIL(started.error().message);
     }
     bool expired = false;
-    auto timer = sd::Timer::create(event.get(), [&expired] { expired = true; });
+    auto timer = libsystemd::Timer::create(event.get(), [&expired] { expired = true; });
     REQUIRE(timer);
     timer->armIn(limit);
     while (!(*fetcher)->finished() && !expired) {

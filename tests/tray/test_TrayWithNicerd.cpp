@@ -1,7 +1,7 @@
 // The tray against a REAL nicerd on the private session bus: the tray starts nicerd through its systemd
 // user unit (installed for this build by tests/harness/runtime-unit.sh), and every check reads nicerd's
 // state back through the core's own D-Bus client, not through the tray.
-#include "dbus/DaemonClient.h"
+#include "dbus/client/DaemonClient.h"
 #include "integration/H2Manifest.h"
 #include "tray/CpuChart.h"
 #include "tray/DaemonProxy.h"

@@ -218,16 +218,16 @@ check_cpu_usage_nsec() {
         die "CPUUsageNSec did not grow in 30 s while the work ran"
 }
 
-# The build's own integration tests of the systemd layer, against logind's user manager: here FreezeUnit and
-# CPUUsageNSec exist, so a skip is a failure.
-check_systemd_integration_tests() {
-    local bin=$tests_build/tests/systemd/nicer_systemd_integration_tests
+# The build's own integration tests of the usermanager layer, against logind's user manager: here FreezeUnit
+# and CPUUsageNSec exist, so a skip is a failure.
+check_usermanager_integration_tests() {
+    local bin=$tests_build/tests/usermanager/nicer_usermanager_integration_tests
     [ -x "$bin" ] || die "$bin is not built (packaging/dev.sh build)"
     to_guest "$bin" volunteer@127.0.0.1:/tmp/
-    as_user '/tmp/nicer_systemd_integration_tests' | tee -a /dev/stderr | tail -n 3
+    as_user '/tmp/nicer_usermanager_integration_tests' | tee -a /dev/stderr | tail -n 3
     local skipped
-    skipped=$(as_user '/tmp/nicer_systemd_integration_tests 2>/dev/null | grep -c NICER-TEST-SKIPPED' || true)
-    [ "$skipped" = 0 ] || die "$skipped systemd integration tests were skipped on the real platform"
+    skipped=$(as_user '/tmp/nicer_usermanager_integration_tests 2>/dev/null | grep -c NICER-TEST-SKIPPED' || true)
+    [ "$skipped" = 0 ] || die "$skipped usermanager integration tests were skipped on the real platform"
 }
 
 check_kill9_leaves_no_work() {
@@ -370,7 +370,7 @@ run_checks() {
     check "cpu.stat counts the bandwidth windows nicerd aligns to (nr_periods)" check_bandwidth_windows_counted
     check "pause freezes nicer.slice (cgroup.events frozen 1), resume thaws it" check_pause_freezes
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
-    check "the systemd integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_systemd_integration_tests
+    check "the usermanager integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_usermanager_integration_tests
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd" check_tray_from_desktop_entry
     check "beside a system service's hog on every CPU, the work keeps at most 0.10 of the machine" check_system_hog_nicer
     check "the system-wide boinc-client.service is found by its .wants link and through the system bus" check_boinc_system_service

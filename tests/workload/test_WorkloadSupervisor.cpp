@@ -12,12 +12,12 @@
 #include <unistd.h>
 #include <vector>
 
-using nicer::systemd::ExecCommand;
 using nicer::test::FakeBinDir;
 using nicer::test::FakeUnitManager;
 using nicer::test::hasProperty;
 using nicer::test::propertyValue;
 using nicer::test::UnitCall;
+using nicer::usermanager::ExecCommand;
 using nicer::workload::WorkloadSpec;
 using nicer::workload::WorkloadSupervisor;
 using namespace std::chrono_literals;

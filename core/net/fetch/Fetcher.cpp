@@ -89,15 +89,15 @@ Result<void> Fetcher::start() {
 }
 
 Result<void> Fetcher::setUpEvents() {
-    auto kickSource = sd::Defer::create(m_event.get(), [this] { runKick(); });
+    auto kickSource = libsystemd::Defer::create(m_event.get(), [this] { runKick(); });
     if (!kickSource) {
         return Error{"cannot set up the download loop: " + kickSource.error().message};
     }
-    auto tickTimer = sd::Timer::create(m_event.get(), [this] { tick(); });
+    auto tickTimer = libsystemd::Timer::create(m_event.get(), [this] { tick(); });
     if (!tickTimer) {
         return Error{"cannot set up the download timer: " + tickTimer.error().message};
     }
-    auto wakeTimer = sd::Timer::create(m_event.get(), [this] { kick(); });
+    auto wakeTimer = libsystemd::Timer::create(m_event.get(), [this] { kick(); });
     if (!wakeTimer) {
         return Error{"cannot set up the retry timer: " + wakeTimer.error().message};
     }
@@ -106,7 +106,8 @@ Result<void> Fetcher::setUpEvents() {
     m_wake = std::move(*wakeTimer);
     // Only allocation can throw in these; nothing sensible is left to do but stop.
     const auto onError = [this](std::string_view what) { stopWith(std::string(what)); };
-    for (sd::detail::Source* source : std::initializer_list<sd::detail::Source*>{&m_kick, &m_tick, &m_wake}) {
+    for (libsystemd::detail::Source* source :
+         std::initializer_list<libsystemd::detail::Source*>{&m_kick, &m_tick, &m_wake}) {
         source->setErrorHandler(onError);
     }
     return {};

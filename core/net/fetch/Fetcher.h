@@ -1,5 +1,7 @@
 #pragma once
 
+#include "libsystemd/Event.h"
+#include "libsystemd/Timer.h"
 #include "net/fetch/ConnectionPool.h"
 #include "net/fetch/FetchObserver.h"
 #include "net/fetch/FetchPlan.h"
@@ -11,8 +13,6 @@
 #include "net/fetch/Metalink.h"
 #include "net/fetch/ResumeInspector.h"
 #include "net/transport/TlsContext.h"
-#include "sd/Event.h"
-#include "sd/Timer.h"
 #include "util/Result.h"
 #include "util/UniqueFd.h"
 
@@ -107,7 +107,7 @@ private:
     void finish();
     void stopWith(const std::string& error);
 
-    sd::EventPtr m_event;
+    libsystemd::EventPtr m_event;
     std::filesystem::path m_dir;
     FetcherOptions m_options;
     FetchObserver* m_observer;
@@ -124,9 +124,9 @@ private:
     std::chrono::steady_clock::time_point m_startTime;
 
     bool m_started = false;
-    sd::Defer m_kick;
-    sd::Timer m_tick;
-    sd::Timer m_wake;
+    libsystemd::Defer m_kick;
+    libsystemd::Timer m_tick;
+    libsystemd::Timer m_wake;
 };
 
 } // namespace nicer::net

@@ -1,6 +1,6 @@
 #include "net/fetch/FlowPacer.h"
 
-#include "net/rate/InterfaceTraffic.h"
+#include "kernel/InterfaceTraffic.h"
 #include "net/rate/RateController.h"
 
 #include <algorithm>
@@ -113,7 +113,7 @@ std::optional<double> FlowPacer::allowedRate(Clock::time_point now) {
         link.time = now;
         link.receivedBytes = m_received;
         link.rtt = std::exchange(m_newRtt, std::nullopt);
-        if (auto rx = totalReceivedBytes(m_procNetDev); rx) {
+        if (auto rx = kernel::totalReceivedBytes(m_procNetDev); rx) {
             link.interfaceRxBytes = *rx;
         }
         if (const auto nice = m_rateController->onSample(link)) {

@@ -1,6 +1,6 @@
 #include "net/rate/NiceRateController.h"
 
-#include "net/rate/InterfaceTraffic.h"
+#include "kernel/InterfaceTraffic.h"
 
 #include <algorithm>
 #include <cassert>
@@ -141,9 +141,9 @@ std::optional<double> NiceRateController::onSample(const LinkSample& sample) {
         addRtt(sample.time, *sample.rtt);
     }
 
-    m_periodOurBytes += counterDelta(m_last->receivedBytes, sample.receivedBytes);
+    m_periodOurBytes += kernel::counterDelta(m_last->receivedBytes, sample.receivedBytes);
     if (m_periodHasInterface && m_last->interfaceRxBytes && sample.interfaceRxBytes) {
-        m_periodInterfaceBytes += counterDelta(*m_last->interfaceRxBytes, *sample.interfaceRxBytes);
+        m_periodInterfaceBytes += kernel::counterDelta(*m_last->interfaceRxBytes, *sample.interfaceRxBytes);
     } else {
         m_periodHasInterface = false;
     }

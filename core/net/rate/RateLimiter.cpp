@@ -1,11 +1,8 @@
 #include "net/rate/RateLimiter.h"
 
-#include "util/Text.h"
-
-#include <CLI/CLI.hpp>
+#include "util/ByteSize.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <string>
 
@@ -72,44 +69,13 @@ double RateLimiter::available(TimePoint now) {
 }
 
 Result<double> parseByteRate(std::string_view text) {
-    const auto bad = [&] {
+    const auto bytes = text::parseByteSize(text);
+    if (!bytes) {
         return Error{"'" + std::string(text) +
                      "' is not a rate: give bytes per second as a positive number with an optional "
                      "suffix k, M or G (1024-based), e.g. 500k or 10M"};
-    };
-    // The unit is the letters at the end, as CLI11 splits it; the rest must be all number, no sign.
-    constexpr std::string_view kLetters = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-    const auto unitStart = text.find_last_not_of(kLetters) + 1; // 0 when it is all letters
-    const std::string_view number = text.substr(0, unitStart);
-    const std::string_view unit = text.substr(unitStart);
-
-    double parsed = 0.0;
-    // from_chars, fixed: independent of the locale's decimal separator, and no exponent or hex.
-    if (number.empty() || number.front() == '-') {
-        return bad();
     }
-    if (const auto [end, ec] =
-            std::from_chars(number.data(), number.data() + number.size(), parsed, std::chars_format::fixed);
-        ec != std::errc{} || end != number.data() + number.size()) {
-        return bad();
-    }
-
-    // CLI11's size units, 1024-based: b, k, kb, ki, kib, and so on up to e (exbibytes), in any case.
-    std::uint64_t factor = 1;
-    if (!unit.empty()) {
-        static const CLI::AsSizeValue kSizes(false);
-        std::string one = "1" + std::string(unit);
-        try {
-            kSizes(one);
-        } catch (const CLI::ValidationError&) {
-            return bad();
-        }
-        if (!text::parseNumber(one, factor)) {
-            return bad();
-        }
-    }
-
-    const double value = parsed * static_cast<double>(factor);
+    const double value = *bytes;
     if (!(value >= 1.0) || !std::isfinite(value)) {
         return Error{"a rate of '" + std::string(text) + "' is too small: give at least 1 byte per second"};
     }

@@ -47,9 +47,8 @@ private:
     TimePoint m_last;
 };
 
-/// Parses a rate in bytes per second as given on the command line: a positive decimal number with an
-/// optional binary suffix, CLI11's size units (k, M, G, T, P or E, any case, 1024-based, optionally followed
-/// by "B", "i" or "iB"; or "B" alone), e.g. "500k", "10M", "1.5M", "250000". The error says what is accepted.
+/// Parses a rate in bytes per second as given on the command line: a byte size (text::parseByteSize, e.g.
+/// "500k", "10M", "1.5M", "250000") of at least 1 byte. The error says what is accepted.
 Result<double> parseByteRate(std::string_view text);
 
 } // namespace nicer::net

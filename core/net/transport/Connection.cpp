@@ -98,8 +98,8 @@ Result<void> Connection::start() {
             failInternal(std::string(what).c_str());
         }
     };
-    auto kick = sd::Defer::create(m_event.get(), [this] { handleKick(); });
-    auto timer = sd::Timer::create(
+    auto kick = libsystemd::Defer::create(m_event.get(), [this] { handleKick(); });
+    auto timer = libsystemd::Timer::create(
         m_event.get(), [this] { handleTimer(); }, CLOCK_MONOTONIC, std::chrono::microseconds(0));
     if (!kick || !timer) {
         return Error{"cannot connect to " + m_endpoint.toString() + ": " +
@@ -611,7 +611,7 @@ void Connection::armStallTimer() {
     m_timer.armAt(m_lastReceive + m_stallTimeout);
 }
 
-sd::Timer::Time Connection::now() const {
+libsystemd::Timer::Time Connection::now() const {
     return m_timer.now();
 }
 

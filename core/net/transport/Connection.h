@@ -1,5 +1,7 @@
 #pragma once
 
+#include "libsystemd/Event.h"
+#include "libsystemd/Timer.h"
 #include "net/transport/ConnectionError.h"
 #include "net/transport/Endpoint.h"
 #include "net/transport/OpenSsl.h"
@@ -7,8 +9,6 @@
 #include "net/transport/Socket.h"
 #include "net/transport/SocketAddress.h"
 #include "net/transport/TlsContext.h"
-#include "sd/Event.h"
-#include "sd/Timer.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -132,7 +132,7 @@ private:
 
     void armTimer(std::chrono::milliseconds delay);
     void armStallTimer();
-    sd::Timer::Time now() const;
+    libsystemd::Timer::Time now() const;
     void kick();
 
     /// Ends the connection and reports @p error (nullopt: closed by the server) through onClosed() from the
@@ -147,7 +147,7 @@ private:
     Error connectError() const;
     Error ioError(std::string_view during, int error) const;
 
-    sd::EventPtr m_event;
+    libsystemd::EventPtr m_event;
     Endpoint m_endpoint;
     std::shared_ptr<const TlsContext> m_tls;
     Listener* m_listener;
@@ -165,9 +165,9 @@ private:
 
     Socket m_socket;
     SslPtr m_ssl;
-    sd::EventSourcePtr m_io;
-    sd::Timer m_timer;
-    sd::Defer m_kick; // defers work to the loop's next iteration
+    libsystemd::EventSourcePtr m_io;
+    libsystemd::Timer m_timer;
+    libsystemd::Defer m_kick; // defers work to the loop's next iteration
     std::uint32_t m_ioEvents = 0;
     std::uint32_t m_handshakeEvents = 0;
     std::string m_alpn;
@@ -182,7 +182,7 @@ private:
     std::optional<ConnectionError> m_closeError;
 
     std::chrono::milliseconds m_stallTimeout{0};
-    sd::Timer::Time m_lastReceive{0}; // on CLOCK_MONOTONIC
+    libsystemd::Timer::Time m_lastReceive{0}; // on CLOCK_MONOTONIC
 };
 
 } // namespace nicer::net

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "libsystemd/Event.h"
 #include "net/transport/SocketAddress.h"
-#include "sd/Event.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -42,7 +42,7 @@ private:
 
     std::shared_ptr<Job> m_job;
     Callback m_done;
-    sd::EventSourcePtr m_source;
+    libsystemd::EventSourcePtr m_source;
 };
 
 } // namespace nicer::net

@@ -233,7 +233,7 @@ TEST_CASE("What earlier runs left is hashed a piece at a time, with the loop tur
                     return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
                 },
                 &turns) >= 0);
-    const sd::EventSourcePtr other(source);
+    const libsystemd::EventSourcePtr other(source);
     REQUIRE(sd_event_source_set_enabled(source, SD_EVENT_ONESHOT) >= 0);
     while (!(*fetcher)->finished()) {
         REQUIRE(sd_event_run(event.get(), UINT64_MAX) >= 0);

@@ -3,9 +3,9 @@
 // real TCP Connection, so it needs a socket at the other end, but no server from outside the test.
 
 #include "EventLoop.h"
+#include "libsystemd/Event.h"
 #include "net/MisbehavingH2Server.h"
 #include "net/fetch/FetcherConnection.h"
-#include "sd/Event.h"
 
 #include <catch2/catch.hpp>
 

@@ -2,10 +2,10 @@
 // TLS with the test CA, and the failures a user will meet (untrusted CA, wrong name, refused, no h2).
 
 #include "Skip.h"
+#include "libsystemd/Event.h"
 #include "net/H2Servers.h"
 #include "net/transport/Connection.h"
 #include "net/transport/SocketAddress.h"
-#include "sd/Event.h"
 #include "util/UniqueFd.h"
 
 #include <catch2/catch.hpp>
@@ -60,7 +60,7 @@ public:
                         return 0;
                     },
                     &expired) >= 0);
-        const sd::EventSourcePtr timer(source);
+        const libsystemd::EventSourcePtr timer(source);
         while (!done() && !expired) {
             REQUIRE(sd_event_run(get(), UINT64_MAX) >= 0);
         }
@@ -68,7 +68,7 @@ public:
     }
 
 private:
-    sd::EventPtr m_event;
+    libsystemd::EventPtr m_event;
 };
 
 // Records what the connection reports. No REQUIRE in the callbacks: an exception there would be caught by

@@ -1,0 +1,109 @@
+#pragma once
+
+#include "api/Boinc.h"
+#include "api/DownloadEntry.h"
+#include "api/Sample.h"
+#include "control/ControllerParams.h"
+#include "control/ParameterTable.h"
+#include "dbus/client/ParameterArguments.h"
+#include "libsystemd/Bus.h"
+#include "workload/WorkloadPresets.h"
+
+#include <string>
+#include <vector>
+
+/// The one typed encoder and decoder of nicerd's D-Bus types over sd_bus_message, shared by DaemonService
+/// and DaemonClient. Every function returns sd-bus's value: negative errno on failure; the readers of one
+/// array entry return 0 at the array's end.
+namespace nicer::dbus::codec {
+
+/// The fields of a Sample, not in a struct (the Sample signal's arguments).
+int appendSampleFields(sd_bus_message* m, const api::Sample& sample);
+
+/// One struct of each type.
+int append(sd_bus_message* m, const api::Sample& sample);
+int append(sd_bus_message* m, const api::DownloadEntry& entry);
+int append(sd_bus_message* m, const workload::PresetInfo& preset);
+int read(sd_bus_message* m, api::Sample& sample);
+int read(sd_bus_message* m, api::DownloadEntry& entry);
+int read(sd_bus_message* m, workload::PresetInfo& preset);
+int append(sd_bus_message* m, const api::BoincProject& project);
+int append(sd_bus_message* m, const api::BoincTask& task);
+int append(sd_bus_message* m, const api::BoincTransfer& transfer);
+int append(sd_bus_message* m, const api::BoincNotice& notice);
+int read(sd_bus_message* m, api::BoincProject& project);
+int read(sd_bus_message* m, api::BoincTask& task);
+int read(sd_bus_message* m, api::BoincTransfer& transfer);
+int read(sd_bus_message* m, api::BoincNotice& notice);
+
+/// "(tdddddub)" and so on: the struct's signature, and "a(...)" for an array of them.
+template <typename T>
+std::string structSignature();
+template <>
+std::string structSignature<api::Sample>();
+template <>
+std::string structSignature<api::DownloadEntry>();
+template <>
+std::string structSignature<workload::PresetInfo>();
+template <>
+std::string structSignature<api::BoincProject>();
+template <>
+std::string structSignature<api::BoincTask>();
+template <>
+std::string structSignature<api::BoincTransfer>();
+template <>
+std::string structSignature<api::BoincNotice>();
+template <typename T>
+std::string arraySignature() {
+    return "a" + structSignature<T>();
+}
+
+/// An array of structs.
+template <typename T>
+int appendArray(sd_bus_message* m, const std::vector<T>& items) {
+    int r = sd_bus_message_open_container(m, 'a', structSignature<T>().c_str());
+    for (const auto& item : items) {
+        if (r >= 0) {
+            r = append(m, item);
+        }
+    }
+    return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+template <typename T>
+int readArray(sd_bus_message* m, std::vector<T>& items) {
+    int r = sd_bus_message_enter_container(m, 'a', structSignature<T>().c_str());
+    while (r > 0) {
+        T item;
+        r = read(m, item);
+        if (r > 0) {
+            items.push_back(std::move(item));
+        }
+    }
+    return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+
+/// A variant holding an array of structs (a property's value in GetAll).
+template <typename T>
+int readArrayVariant(sd_bus_message* m, std::vector<T>& items) {
+    int r = sd_bus_message_enter_container(m, 'v', arraySignature<T>().c_str());
+    if (r >= 0) {
+        r = readArray(m, items);
+    }
+    return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+
+/// One parameter's value in its D-Bus type (info.busSignature, scaled by info.busScale), not in a variant.
+int appendParameter(sd_bus_message* m, const control::ParameterInfo& info,
+                    const control::ControllerParams& p);
+/// A variant holding one parameter, read into @p p. A value of the wrong type or that cannot be stored
+/// (a period of a fraction of a millisecond) sets @p error and returns -EINVAL.
+int readParameterVariant(sd_bus_message* m, const control::ParameterInfo& info, control::ControllerParams& p,
+                         std::string& error);
+/// SetParameters' a{sv}, each entry as it is (ParameterArguments.h checks them): a variant of another type
+/// than d, u or t is skipped and kept as its signature.
+int readParameterArguments(sd_bus_message* m, std::vector<ParameterArgument>& arguments);
+/// Every parameter as SetParameters takes them: a{sv} keyed by the D-Bus names.
+int appendParameters(sd_bus_message* m, const control::ControllerParams& p);
+
+} // namespace nicer::dbus::codec

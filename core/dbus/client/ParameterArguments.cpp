@@ -1,0 +1,81 @@
+#include "dbus/client/ParameterArguments.h"
+
+#include <climits>
+
+#include <cstdint>
+#include <optional>
+
+namespace nicer::dbus {
+
+namespace {
+
+/// The number a variant held, or nullopt when it held another type.
+std::optional<BusNumber> numberOf(const ParameterArgument& argument) {
+    if (const auto* d = std::get_if<double>(&argument.value)) {
+        return *d;
+    }
+    if (const auto* u = std::get_if<std::uint32_t>(&argument.value)) {
+        return *u;
+    }
+    if (const auto* t = std::get_if<std::uint64_t>(&argument.value)) {
+        return *t;
+    }
+    return std::nullopt;
+}
+
+/// The D-Bus type of what a variant held, as in a signature.
+std::string signatureOf(const ParameterArgument& argument) {
+    if (const auto* other = std::get_if<std::string>(&argument.value)) {
+        return *other;
+    }
+    // The numbers' signatures in the order of the variant's alternatives.
+    static constexpr const char* kNumberSignatures[] = {"d", "u", "t"};
+    return kNumberSignatures[argument.value.index()];
+}
+
+} // namespace
+
+Result<void> setParameterFromBus(const control::ParameterInfo& info, BusNumber value,
+                                 control::ControllerParams& p) {
+    double v = 0;
+    if (const auto* u = std::get_if<std::uint32_t>(&value)) {
+        if (*u > static_cast<std::uint32_t>(INT32_MAX)) {
+            return Error{std::string(info.busName) + " = " + std::to_string(*u) + " is out of range"};
+        }
+        v = *u;
+    } else if (const auto* t = std::get_if<std::uint64_t>(&value)) {
+        // The period is kept in whole milliseconds.
+        if (*t % 1000 != 0) {
+            return Error{std::string(info.busName) + " must be whole milliseconds"};
+        }
+        v = static_cast<double>(*t);
+    } else {
+        v = std::get<double>(value);
+    }
+    return info.set(p, v / info.busScale);
+}
+
+Result<control::ControllerParams> applyParameterArguments(control::ControllerParams current,
+                                                          std::span<const ParameterArgument> arguments) {
+    for (const ParameterArgument& argument : arguments) {
+        const control::ParameterInfo* info = control::findBusParameter(argument.key);
+        if (!info) {
+            return Error{"unknown parameter '" + argument.key + "': the parameters are " +
+                         control::parameterNameList(true)};
+        }
+        if (signatureOf(argument) != info->busSignature) {
+            return Error{std::string("parameter ") + info->busName + " has the wrong type: it must be " +
+                         info->busSignature};
+        }
+        if (auto set = setParameterFromBus(*info, *numberOf(argument), current); !set) {
+            return set.error();
+        }
+    }
+    // All or nothing: nothing changes unless every value is valid together.
+    if (auto valid = control::validate(current); !valid) {
+        return valid.error();
+    }
+    return current;
+}
+
+} // namespace nicer::dbus

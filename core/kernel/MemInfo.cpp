@@ -1,0 +1,46 @@
+#include "kernel/MemInfo.h"
+
+#include "util/Text.h"
+#include "util/TextFile.h"
+
+#include <string>
+#include <unistd.h>
+
+namespace nicer::kernel {
+
+Result<std::uint64_t> parseMemTotal(std::string_view meminfo) {
+    for (auto line : text::split(meminfo, '\n')) {
+        if (!line.starts_with("MemTotal:")) {
+            continue;
+        }
+        // "MemTotal:       16318412 kB"
+        auto value = text::trim(line.substr(9));
+        std::uint64_t kib = 0;
+        if (!value.ends_with("kB") ||
+            !text::parseNumber(text::trim(value.substr(0, value.size() - 2)), kib) || kib == 0) {
+            return Error{"MemTotal is not '<number> kB': '" + std::string(line) + "'"};
+        }
+        return kib * 1024;
+    }
+    return Error{"no MemTotal line"};
+}
+
+Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo) {
+    auto text = readTextFile(meminfo);
+    if (text) {
+        if (auto total = parseMemTotal(*text); total) {
+            return total;
+        } else {
+            return Error{meminfo.string() + ": " + total.error().message};
+        }
+    }
+    const long pages = ::sysconf(_SC_PHYS_PAGES);
+    const long pageSize = ::sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || pageSize <= 0) {
+        return Error{"cannot tell the machine's memory size: " + text.error().message +
+                     ", and sysconf knows no physical pages"};
+    }
+    return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
+}
+
+} // namespace nicer::kernel

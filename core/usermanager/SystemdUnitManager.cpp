@@ -1,0 +1,559 @@
+#include "usermanager/SystemdUnitManager.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <thread>
+#include <utility>
+
+namespace nicer::usermanager {
+
+namespace {
+
+constexpr const char* kDestination = "org.freedesktop.systemd1";
+constexpr const char* kManagerPath = "/org/freedesktop/systemd1";
+constexpr const char* kManagerInterface = "org.freedesktop.systemd1.Manager";
+constexpr const char* kUnitInterface = "org.freedesktop.systemd1.Unit";
+constexpr const char* kJobInterface = "org.freedesktop.systemd1.Job";
+constexpr const char* kNoSuchUnit = "org.freedesktop.systemd1.NoSuchUnit";
+
+// A start or stop job that takes longer than this is stuck (systemd's own default is 90 s per unit, but
+// ours are transient slices and services without ExecStartPre/ExecStop).
+constexpr auto kJobTimeout = std::chrono::seconds(30);
+// Short enough that a start costs no noticeable latency, long enough not to keep the manager busy.
+constexpr auto kJobPollInterval = std::chrono::milliseconds(15);
+
+std::string callName(std::string_view method, std::string_view unit) {
+    return "systemd " + std::string(method) + "(" + std::string(unit) + ")";
+}
+
+/// Frees strings sd-bus hands out with malloc().
+struct FreeDeleter {
+    void operator()(char* p) const noexcept { std::free(p); }
+};
+using MallocString = std::unique_ptr<char, FreeDeleter>;
+
+int appendStringArray(sd_bus_message* m, const std::vector<std::string>& values) {
+    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "s");
+    for (const auto& value : values) {
+        if (r < 0) {
+            return r;
+        }
+        r = sd_bus_message_append_basic(m, SD_BUS_TYPE_STRING, value.c_str());
+    }
+    return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+// One overload per PropertyValue alternative: each appends the variant ("v") of the property.
+int appendVariant(sd_bus_message* m, bool value) {
+    return sd_bus_message_append(m, "v", "b", static_cast<int>(value));
+}
+int appendVariant(sd_bus_message* m, std::int32_t value) {
+    return sd_bus_message_append(m, "v", "i", value);
+}
+int appendVariant(sd_bus_message* m, std::uint32_t value) {
+    return sd_bus_message_append(m, "v", "u", value);
+}
+int appendVariant(sd_bus_message* m, std::uint64_t value) {
+    return sd_bus_message_append(m, "v", "t", value);
+}
+int appendVariant(sd_bus_message* m, const std::string& value) {
+    return sd_bus_message_append(m, "v", "s", value.c_str());
+}
+int appendVariant(sd_bus_message* m, const std::vector<std::string>& values) {
+    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_VARIANT, "as");
+    if (r >= 0) {
+        r = appendStringArray(m, values);
+    }
+    return r < 0 ? r : sd_bus_message_close_container(m);
+}
+int appendVariant(sd_bus_message* m, const std::vector<std::uint32_t>& values) {
+    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_VARIANT, "au");
+    if (r >= 0) {
+        r = sd_bus_message_append_array(m, SD_BUS_TYPE_UINT32, values.data(),
+                                        values.size() * sizeof(std::uint32_t));
+    }
+    return r < 0 ? r : sd_bus_message_close_container(m);
+}
+int appendVariant(sd_bus_message* m, const std::vector<ExecCommand>& commands) {
+    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_VARIANT, "a(sasb)");
+    if (r >= 0) {
+        r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "(sasb)");
+    }
+    for (const auto& command : commands) {
+        if (r >= 0) {
+            r = sd_bus_message_open_container(m, SD_BUS_TYPE_STRUCT, "sasb");
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append_basic(m, SD_BUS_TYPE_STRING, command.path.c_str());
+        }
+        if (r >= 0) {
+            r = appendStringArray(m, command.argv);
+        }
+        if (r >= 0) {
+            r = sd_bus_message_append(m, "b", static_cast<int>(command.ignoreFailure));
+        }
+        if (r >= 0) {
+            r = sd_bus_message_close_container(m);
+        }
+    }
+    if (r >= 0) {
+        r = sd_bus_message_close_container(m);
+    }
+    return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+/// Appends one (sv) entry of an a(sv) property array.
+int appendProperty(sd_bus_message* m, const Property& property) {
+    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_STRUCT, "sv");
+    if (r >= 0) {
+        r = sd_bus_message_append_basic(m, SD_BUS_TYPE_STRING, property.name.c_str());
+    }
+    if (r >= 0) {
+        r = std::visit([m](const auto& value) { return appendVariant(m, value); }, property.value);
+    }
+    return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+/// Appends a(sv); the error names the property sd-bus refused (e.g. a string that is not UTF-8).
+Result<void> appendProperties(sd_bus_message* m, const Properties& props, std::string_view what) {
+    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "(sv)");
+    if (r < 0) {
+        return libsystemd::busError(what, r);
+    }
+    for (const auto& property : props) {
+        r = appendProperty(m, property);
+        if (r < 0) {
+            return libsystemd::busError(std::string(what) + ": property " + property.name, r);
+        }
+    }
+    r = sd_bus_message_close_container(m);
+    if (r < 0) {
+        return libsystemd::busError(what, r);
+    }
+    return {};
+}
+
+/// The per-type interface that carries ControlGroup, CPUUsageNSec and the like, from the unit's suffix.
+std::optional<std::string> typeInterface(std::string_view unit) {
+    const auto dot = unit.rfind('.');
+    if (dot == std::string_view::npos) {
+        return std::nullopt;
+    }
+    const auto suffix = unit.substr(dot + 1);
+    for (const auto* type : {"service", "slice", "scope", "socket", "mount", "swap"}) {
+        if (suffix == type) {
+            std::string name = "org.freedesktop.systemd1.";
+            name += static_cast<char>(type[0] - 'a' + 'A');
+            name += type + 1;
+            return name;
+        }
+    }
+    return std::nullopt;
+}
+
+bool isGone(const libsystemd::BusError& error) {
+    return error.hasName(SD_BUS_ERROR_UNKNOWN_OBJECT) || error.hasName(SD_BUS_ERROR_UNKNOWN_METHOD) ||
+           error.hasName(SD_BUS_ERROR_UNKNOWN_INTERFACE) || error.hasName(SD_BUS_ERROR_UNKNOWN_PROPERTY);
+}
+
+Result<std::string> getString(sd_bus* bus, const std::string& path, const char* interface,
+                              const char* property, std::string_view what) {
+    libsystemd::BusError error;
+    char* raw = nullptr;
+    const int r =
+        sd_bus_get_property_string(bus, kDestination, path.c_str(), interface, property, error.get(), &raw);
+    MallocString value(raw);
+    if (r < 0) {
+        return libsystemd::busError(what, r, error);
+    }
+    return std::string(value.get());
+}
+
+template <typename T>
+Result<T> getTrivial(sd_bus* bus, const std::string& path, const char* interface, const char* property,
+                     char type, std::string_view what) {
+    libsystemd::BusError error;
+    T value{};
+    const int r = sd_bus_get_property_trivial(bus, kDestination, path.c_str(), interface, property,
+                                              error.get(), type, &value);
+    if (r < 0) {
+        return libsystemd::busError(what, r, error);
+    }
+    return value;
+}
+
+} // namespace
+
+namespace {
+
+constexpr std::uint64_t kCallTimeoutUSec = 5'000'000;
+
+Result<libsystemd::BusPtr> openUserBus() {
+    sd_bus* raw = nullptr;
+    const int r = sd_bus_open_user(&raw);
+    libsystemd::BusPtr bus(raw);
+    if (r < 0) {
+        return Error{
+            "cannot connect to the user bus (sd_bus_open_user): " + libsystemd::busErrorText(r, nullptr) +
+            "; nicer needs a systemd user session ($XDG_RUNTIME_DIR/bus or $DBUS_SESSION_BUS_ADDRESS)"};
+    }
+    sd_bus_set_description(bus.get(), "nicer-units");
+    sd_bus_set_method_call_timeout(bus.get(), kCallTimeoutUSec);
+    return bus;
+}
+
+} // namespace
+
+Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
+    auto opened = openUserBus();
+    if (!opened) {
+        return opened.error();
+    }
+    libsystemd::BusPtr bus = std::move(*opened);
+
+    // Ask the manager something harmless now, so a missing user manager shows up here and not at the first
+    // start of a unit.
+    auto version = getString(bus.get(), kManagerPath, kManagerInterface, "Version", "systemd Get Version");
+    if (!version) {
+        return Error{"no systemd user manager answers on the user bus (" + version.error().message +
+                     "); start one with `systemctl --user start` or log in to a systemd session"};
+    }
+    auto units = std::make_unique<SystemdUnitManager>(std::move(bus));
+    units->m_reopens = true;
+    return units;
+}
+
+SystemdUnitManager::SystemdUnitManager(libsystemd::BusPtr bus)
+    : m_bus(std::move(bus)) {}
+
+Result<std::string> SystemdUnitManager::managerVersion() {
+    drain();
+    return getString(m_bus.get(), kManagerPath, kManagerInterface, "Version", "systemd Get Version");
+}
+
+void SystemdUnitManager::drain() {
+    if (m_reopens && sd_bus_is_open(m_bus.get()) <= 0) {
+        // Closed under us (the bus restarted): a call on it would fail at once with ENOTCONN. If the bus is
+        // not back yet, the old connection stays and the call fails with that.
+        if (auto reopened = openUserBus()) {
+            m_bus = std::move(*reopened);
+        }
+    }
+    // Bounded: a busy bus must not keep us here; what remains is dispatched next time.
+    for (int i = 0; i < 256; ++i) {
+        if (sd_bus_process(m_bus.get(), nullptr) <= 0) {
+            break;
+        }
+    }
+}
+
+Result<std::string> SystemdUnitManager::unitPath(const std::string& name) {
+    drain();
+    libsystemd::BusError error;
+    sd_bus_message* raw = nullptr;
+    const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "GetUnit",
+                                     error.get(), &raw, "s", name.c_str());
+    libsystemd::BusMessagePtr reply(raw);
+    if (r < 0) {
+        if (error.hasName(kNoSuchUnit)) {
+            return std::string();
+        }
+        return libsystemd::busError(callName("GetUnit", name), r, error);
+    }
+    const char* path = nullptr;
+    const int rr = sd_bus_message_read(reply.get(), "o", &path);
+    if (rr < 0) {
+        return libsystemd::busError(callName("GetUnit", name) + ": reading the reply", rr);
+    }
+    return std::string(path);
+}
+
+Result<void> SystemdUnitManager::waitForJob(const std::string& jobPath, std::string_view what) {
+    const auto deadline = std::chrono::steady_clock::now() + kJobTimeout;
+    for (;;) {
+        libsystemd::BusError error;
+        char* raw = nullptr;
+        const int r = sd_bus_get_property_string(m_bus.get(), kDestination, jobPath.c_str(), kJobInterface,
+                                                 "State", error.get(), &raw);
+        MallocString state(raw);
+        if (r < 0) {
+            // systemd drops the job object once the job has finished, whatever its result.
+            if (isGone(error)) {
+                return {};
+            }
+            return libsystemd::busError(std::string(what) + ": waiting for job " + jobPath, r, error);
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return Error{std::string(what) + ": job " + jobPath + " is still " + state.get() + " after " +
+                         std::to_string(kJobTimeout.count()) +
+                         " s; see `systemctl --user list-jobs` for what it waits on"};
+        }
+        std::this_thread::sleep_for(kJobPollInterval);
+    }
+}
+
+Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, const Properties& props,
+                                                    bool wait) {
+    drain();
+    const auto what = callName("StartTransientUnit", name);
+    sd_bus_message* rawCall = nullptr;
+    int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
+                                           kManagerInterface, "StartTransientUnit");
+    libsystemd::BusMessagePtr call(rawCall);
+    if (r < 0) {
+        return libsystemd::busError(what, r);
+    }
+    r = sd_bus_message_append(call.get(), "ss", name.c_str(), "fail");
+    if (r < 0) {
+        return libsystemd::busError(what, r);
+    }
+    if (auto appended = appendProperties(call.get(), props, what); !appended) {
+        return appended;
+    }
+    r = sd_bus_message_append(call.get(), "a(sa(sv))", 0);
+    if (r < 0) {
+        return libsystemd::busError(what, r);
+    }
+
+    libsystemd::BusError error;
+    sd_bus_message* rawReply = nullptr;
+    r = sd_bus_call(m_bus.get(), call.get(), 0, error.get(), &rawReply);
+    libsystemd::BusMessagePtr reply(rawReply);
+    if (r < 0) {
+        return libsystemd::busError(what, r, error);
+    }
+    return awaitStart(reply.get(), name, what, wait);
+}
+
+Result<void> SystemdUnitManager::startUnit(const std::string& name, bool wait) {
+    drain();
+    const auto what = callName("StartUnit", name);
+    libsystemd::BusError error;
+    sd_bus_message* raw = nullptr;
+    const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StartUnit",
+                                     error.get(), &raw, "ss", name.c_str(), "replace");
+    libsystemd::BusMessagePtr reply(raw);
+    if (r < 0) {
+        return libsystemd::busError(what, r, error);
+    }
+    return awaitStart(reply.get(), name, what, wait);
+}
+
+Result<void> SystemdUnitManager::awaitStart(sd_bus_message* reply, const std::string& name,
+                                            const std::string& what, bool wait) {
+    const char* job = nullptr;
+    if (const int r = sd_bus_message_read(reply, "o", &job); r < 0) {
+        return libsystemd::busError(what + ": reading the reply", r);
+    }
+    if (!wait) {
+        return {};
+    }
+    if (auto waited = waitForJob(job, what); !waited) {
+        return waited;
+    }
+
+    // The job's result is only in the JobRemoved signal, which we do not subscribe to; the unit's state
+    // tells the same for a failed start.
+    auto state = activeState(name);
+    if (!state) {
+        return Error{what + ": started, but its state is unknown: " + state.error().message};
+    }
+    if (*state == "inactive") {
+        // A unit that failed is "failed" only until systemd collects it, which CollectMode=inactive-or-failed
+        // does before our first look; so a start that ends inactive failed or exited at once.
+        return Error{what +
+                     ": the unit is inactive right after its start job: it failed or exited at once; " +
+                     "see the user manager's log (`journalctl --user -u " + name + "`)"};
+    }
+    if (*state == "failed") {
+        std::string reason;
+        if (auto unit = typedUnit(name, what);
+            unit && !unit->path.empty() && unit->interface == "org.freedesktop.systemd1.Service") {
+            if (auto result = getString(m_bus.get(), unit->path, unit->interface.c_str(), "Result", what);
+                result) {
+                reason = " (result: " + *result + ")";
+            }
+        }
+        return Error{what + ": the unit failed to start" + reason + "; see `systemctl --user status " + name +
+                     "`"};
+    }
+    return {};
+}
+
+Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, const Properties& props) {
+    drain();
+    const auto what = callName("SetUnitProperties", name);
+    sd_bus_message* rawCall = nullptr;
+    int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
+                                           kManagerInterface, "SetUnitProperties");
+    libsystemd::BusMessagePtr call(rawCall);
+    if (r < 0) {
+        return libsystemd::busError(what, r);
+    }
+    // runtime = true: the change lives in /run and is gone with the unit; nicer re-applies it every period.
+    r = sd_bus_message_append(call.get(), "sb", name.c_str(), 1);
+    if (r < 0) {
+        return libsystemd::busError(what, r);
+    }
+    if (auto appended = appendProperties(call.get(), props, what); !appended) {
+        return appended;
+    }
+    libsystemd::BusError error;
+    r = sd_bus_call(m_bus.get(), call.get(), 0, error.get(), nullptr);
+    if (r < 0) {
+        return libsystemd::busError(what, r, error);
+    }
+    return {};
+}
+
+Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
+    drain();
+    const auto what = callName("StopUnit", name);
+    libsystemd::BusError error;
+    sd_bus_message* raw = nullptr;
+    int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StopUnit",
+                               error.get(), &raw, "ss", name.c_str(), "replace");
+    libsystemd::BusMessagePtr reply(raw);
+    if (r < 0) {
+        if (error.hasName(kNoSuchUnit)) {
+            return {};
+        }
+        return libsystemd::busError(what, r, error);
+    }
+    const char* job = nullptr;
+    r = sd_bus_message_read(reply.get(), "o", &job);
+    if (r < 0) {
+        return libsystemd::busError(what + ": reading the reply", r);
+    }
+    if (!wait) {
+        return {};
+    }
+    return waitForJob(job, what);
+}
+
+Result<void> SystemdUnitManager::callWithName(const char* method, const std::string& name,
+                                              bool unknownIsDone) {
+    drain();
+    libsystemd::BusError error;
+    const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, method,
+                                     error.get(), nullptr, "s", name.c_str());
+    if (r < 0) {
+        if (unknownIsDone && error.hasName(kNoSuchUnit)) {
+            return {};
+        }
+        return libsystemd::busError(callName(method, name), r, error);
+    }
+    return {};
+}
+
+Result<void> SystemdUnitManager::freezeUnit(const std::string& name) {
+    // On cgroup v1 / hybrid systemd answers "Unit '<name>' does not support freezing": the caller falls back.
+    return callWithName("FreezeUnit", name, false);
+}
+
+Result<void> SystemdUnitManager::thawUnit(const std::string& name) {
+    return callWithName("ThawUnit", name, false);
+}
+
+Result<void> SystemdUnitManager::killUnit(const std::string& name, int signal) {
+    drain();
+    libsystemd::BusError error;
+    const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "KillUnit",
+                                     error.get(), nullptr, "ssi", name.c_str(), "all", signal);
+    if (r < 0) {
+        return libsystemd::busError(callName("KillUnit", name), r, error);
+    }
+    return {};
+}
+
+Result<void> SystemdUnitManager::resetFailedUnit(const std::string& name) {
+    return callWithName("ResetFailedUnit", name, true);
+}
+
+Result<std::string> SystemdUnitManager::activeState(const std::string& name) {
+    auto path = unitPath(name);
+    if (!path) {
+        return path.error();
+    }
+    if (path->empty()) {
+        return std::string("inactive");
+    }
+    return getString(m_bus.get(), *path, kUnitInterface, "ActiveState", callName("Get ActiveState", name));
+}
+
+Result<std::string> SystemdUnitManager::unitFile(const std::string& name) {
+    drain();
+    const auto what = callName("LoadUnit", name);
+    libsystemd::BusError error;
+    sd_bus_message* raw = nullptr;
+    int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "LoadUnit",
+                               error.get(), &raw, "s", name.c_str());
+    libsystemd::BusMessagePtr reply(raw);
+    if (r < 0) {
+        return libsystemd::busError(what, r, error);
+    }
+    const char* path = nullptr;
+    r = sd_bus_message_read(reply.get(), "o", &path);
+    if (r < 0) {
+        return libsystemd::busError(what + ": reading the reply", r);
+    }
+    return getString(m_bus.get(), path, kUnitInterface, "FragmentPath", callName("Get FragmentPath", name));
+}
+
+Result<SystemdUnitManager::TypedUnit> SystemdUnitManager::typedUnit(const std::string& name,
+                                                                    std::string_view what) {
+    auto interface = typeInterface(name);
+    if (!interface) {
+        return Error{std::string(what) +
+                     ": only services, slices, scopes, sockets, mounts and swaps have one"};
+    }
+    auto path = unitPath(name);
+    if (!path) {
+        return path.error();
+    }
+    return TypedUnit{std::move(*path), std::move(*interface)};
+}
+
+Result<std::string> SystemdUnitManager::controlGroup(const std::string& name) {
+    const auto what = callName("Get ControlGroup", name);
+    auto unit = typedUnit(name, what);
+    if (!unit) {
+        return unit.error();
+    }
+    if (unit->path.empty()) {
+        return std::string();
+    }
+    return getString(m_bus.get(), unit->path, unit->interface.c_str(), "ControlGroup", what);
+}
+
+Result<std::uint64_t> SystemdUnitManager::cpuUsageNSec(const std::string& name) {
+    const auto what = callName("Get CPUUsageNSec", name);
+    auto unit = typedUnit(name, what);
+    if (!unit) {
+        return unit.error();
+    }
+    if (unit->path.empty()) {
+        return kNoUsage;
+    }
+    return getTrivial<std::uint64_t>(m_bus.get(), unit->path, unit->interface.c_str(), "CPUUsageNSec",
+                                     SD_BUS_TYPE_UINT64, what);
+}
+
+Result<std::uint32_t> SystemdUnitManager::mainPid(const std::string& name) {
+    const auto what = callName("Get MainPID", name);
+    if (typeInterface(name) != "org.freedesktop.systemd1.Service") {
+        return Error{what + ": only services have a main PID"};
+    }
+    auto unit = typedUnit(name, what);
+    if (!unit) {
+        return unit.error();
+    }
+    if (unit->path.empty()) {
+        return std::uint32_t{0};
+    }
+    return getTrivial<std::uint32_t>(m_bus.get(), unit->path, unit->interface.c_str(), "MainPID",
+                                     SD_BUS_TYPE_UINT32, what);
+}
+
+} // namespace nicer::usermanager

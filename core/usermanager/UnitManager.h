@@ -1,0 +1,72 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace nicer::usermanager {
+
+/// One ExecStart= entry: a(sasb) in systemd's D-Bus API.
+struct ExecCommand {
+    std::string path;
+    std::vector<std::string> argv; ///< argv[0] included
+    bool ignoreFailure = false;
+};
+
+/// The D-Bus types systemd's unit properties use here: b, i, u, t, s, as, au, a(sasb).
+using PropertyValue =
+    std::variant<bool, std::int32_t, std::uint32_t, std::uint64_t, std::string, std::vector<std::string>,
+                 std::vector<std::uint32_t>, std::vector<ExecCommand>>;
+
+/// A unit property by its D-Bus name, e.g. {"CPUQuotaPerSecUSec", uint64_t{500000}}.
+struct Property {
+    std::string name;
+    PropertyValue value;
+};
+using Properties = std::vector<Property>;
+
+/// CPUUsageNSec's value when systemd has no accounting data for the unit.
+inline constexpr std::uint64_t kNoUsage = UINT64_MAX;
+
+/**
+ * The thin layer over org.freedesktop.systemd1.Manager that the actuators and the workload supervisor use.
+ * SystemdUnitManager talks to the real user manager over sd-bus; unit tests substitute a fake.
+ * Every error says which call failed on which unit and systemd's own message.
+ */
+class UnitManager {
+public:
+    virtual ~UnitManager() = default;
+
+    /// StartTransientUnit(name, "fail", props, []); with @p wait, returns once the start job has finished.
+    virtual Result<void> startTransientUnit(const std::string& name, const Properties& props, bool wait) = 0;
+    /// StartUnit(name, "replace"), for a unit systemd loads from a file; @p wait as for startTransientUnit.
+    virtual Result<void> startUnit(const std::string& name, bool wait) = 0;
+    /// SetUnitProperties(name, runtime = true, props).
+    virtual Result<void> setUnitProperties(const std::string& name, const Properties& props) = 0;
+    /// StopUnit(name, "replace"); with @p wait, returns once the stop job has finished.
+    virtual Result<void> stopUnit(const std::string& name, bool wait) = 0;
+    virtual Result<void> freezeUnit(const std::string& name) = 0;
+    virtual Result<void> thawUnit(const std::string& name) = 0;
+    /// KillUnit(name, "all", signal).
+    virtual Result<void> killUnit(const std::string& name, int signal) = 0;
+    virtual Result<void> resetFailedUnit(const std::string& name) = 0;
+
+    /// ActiveState ("active", "activating", "deactivating", "inactive", "failed"); "inactive" for a unit
+    /// systemd does not know (it was never started or was garbage-collected).
+    virtual Result<std::string> activeState(const std::string& name) = 0;
+    /// The unit's ControlGroup, e.g. "/user.slice/.../nicer.slice"; empty while it has none.
+    virtual Result<std::string> controlGroup(const std::string& name) = 0;
+    /// The file systemd loads the unit from (its FragmentPath), empty for a transient or unknown unit.
+    virtual Result<std::string> unitFile(const std::string& name) = 0;
+    /// CPUUsageNSec, or kNoUsage where systemd does not account it (as on cgroup v1 hybrid setups).
+    virtual Result<std::uint64_t> cpuUsageNSec(const std::string& name) = 0;
+    /// Main PID of a service, 0 when it has none.
+    virtual Result<std::uint32_t> mainPid(const std::string& name) = 0;
+    /// The manager's Version property, e.g. "249.11-0ubuntu3.12" or "252 (252.22-1~deb12u1)".
+    virtual Result<std::string> managerVersion() = 0;
+};
+
+} // namespace nicer::usermanager
