@@ -51,10 +51,13 @@ std::string rateLimit(double rate) {
     return rate > 0 ? text::humanBytes(rate) + "/s" : "no limit";
 }
 
-/// "running", "suspended: the computer is busy", ...: the state line's words.
+/// "running", "suspended: the computer is busy", ...: the state line's words. nicerd's detail of "held" is a
+/// sentence of its own that starts with why ("held: ...", "paused: ..."), as the tray shows it.
 std::string stateWords(const api::BoincStatus& b) {
     std::string words = b.state;
-    if (!b.detail.empty()) {
+    if (b.state == "held" && !b.detail.empty()) {
+        words = b.detail;
+    } else if (!b.detail.empty()) {
         words += ": " + b.detail;
     }
     if (b.state == "running" || b.state == "suspended") {
