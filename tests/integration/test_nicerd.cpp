@@ -113,7 +113,7 @@ TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, a
     CHECK(test::pollUntil([] { return workShare(1000ms) > 0.5; }, 30s));
     const double recoveredShare = workShare(3000ms);
 
-    // Reported on success too: these are the figures the closing notes and the README quote.
+    // Reported on success too: these are the figures the closing notes and docs/benchmarks.md quote.
     WARN(actuator << ": work share of the machine: idle machine " << idleMachineShare
                   << ", under a foreground hog " << underHogShare << ", after it " << recoveredShare
                   << "; the hog's own share " << hogShare);
