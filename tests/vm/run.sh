@@ -70,9 +70,11 @@ trap 'exit 130' INT TERM
 
 attached=${port:+1}
 port=${port:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
-# One ssh connection, shared by every command (ControlMaster): a new handshake costs seconds under TCG.
+# One ssh connection, shared by every command (ControlMaster): a new handshake costs seconds under TCG. A guest
+# that stalls under TCG (once, in CI, for over 30 s just after nicerd started) keeps its connection for 2 min
+# and gets a minute for a new handshake, so a slow guest is not taken for a failed check.
 common_opts=(-i "$image/id_ed25519" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
-    -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=10 -o ServerAliveInterval=10
+    -o LogLevel=ERROR -o BatchMode=yes -o ConnectTimeout=60 -o ServerAliveInterval=10 -o ServerAliveCountMax=12
     -o ControlMaster=auto -o "ControlPath=$run/ssh-%r" -o ControlPersist=3600)
 ssh_opts=(-p "$port" "${common_opts[@]}")
 scp_opts=(-P "$port" "${common_opts[@]}")
