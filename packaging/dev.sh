@@ -112,10 +112,10 @@ package_nicer() {
 
 # Every test built with AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer (NICER_SANITIZE),
 # unoptimized with line tables only (-O0 -g1: 11 min to build and run against 15 at -O1, as good for the
-# reports), in its own build; then the unit and CLI tests (only their executables are built: target nicer_unit_and_cli_tests) run under them, and
-# any report fails its test. The integration tests run against the plain build in `test`; under the sanitizers
-# they take as long again, so CI leaves them to a run by hand (build build-sanitize whole, then
-# ctest -L integration there).
+# reports), in its own build; then the unit and CLI tests (only their executables are built: target
+# nicer_unit_and_cli_tests) run under them, and any report fails its test. The integration tests run against
+# the plain build in `test`; under the sanitizers they take as long again, so CI leaves them to a run by hand
+# (build build-sanitize whole, then ctest -L integration there).
 sanitize_nicer() {
     local san_build=${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}
     cmake -S "$root" -B "$san_build" -G Ninja "${cache_flags[@]}" -DNICER_SANITIZE=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON \
