@@ -1,19 +1,13 @@
 #include "control/ControllerParams.h"
 
 #include "control/ParameterTable.h"
+#include "util/Text.h"
 
-#include <cstdio>
 #include <string>
 
 namespace nicer::control {
 
 namespace {
-
-std::string fmt(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
 
 /// The value as the errors show it: the period in milliseconds, counts as whole numbers.
 std::string shown(const ParameterInfo& info, const ControllerParams& p) {
@@ -21,11 +15,11 @@ std::string shown(const ParameterInfo& info, const ControllerParams& p) {
     case ParameterType::Count:
         return std::to_string(static_cast<long long>(info.get(p)));
     case ParameterType::Duration:
-        return fmt(info.get(p) * 1000.0) + " ms";
+        return text::shortNumber(info.get(p) * 1000.0) + " ms";
     case ParameterType::Real:
         break;
     }
-    return fmt(info.get(p));
+    return text::shortNumber(info.get(p));
 }
 
 } // namespace
@@ -38,8 +32,9 @@ Result<void> validate(const ControllerParams& p) {
         }
     }
     if (p.minMultiplier > p.maxMultiplier) {
-        return Error{"min-multiplier = " + fmt(p.minMultiplier) + " is greater than max-multiplier = " +
-                     fmt(p.maxMultiplier) + ": it must be 1 <= min-multiplier <= max-multiplier <= 64"};
+        return Error{"min-multiplier = " + text::shortNumber(p.minMultiplier) +
+                     " is greater than max-multiplier = " + text::shortNumber(p.maxMultiplier) +
+                     ": it must be 1 <= min-multiplier <= max-multiplier <= 64"};
     }
     return {};
 }

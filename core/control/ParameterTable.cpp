@@ -1,10 +1,10 @@
 #include "control/ParameterTable.h"
 
 #include "control/ParameterText.h"
+#include "util/Text.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace nicer::control {
 
@@ -250,15 +250,9 @@ bool inRange(const ParameterInfo& info, double v) {
 
 namespace {
 
-std::string number(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
-
 /// A duration in seconds as people write it: "10 ms", "10 s".
 std::string duration(double seconds) {
-    return seconds < 1.0 ? number(seconds * 1000.0) + " ms" : number(seconds) + " s";
+    return seconds < 1.0 ? text::shortNumber(seconds * 1000.0) + " ms" : text::shortNumber(seconds) + " s";
 }
 
 } // namespace
@@ -266,12 +260,12 @@ std::string duration(double seconds) {
 std::string rangeText(const ParameterInfo& info) {
     std::string text;
     if (info.max >= kUnbounded) {
-        text = (info.minOpen ? "> " : ">= ") + number(info.min);
+        text = (info.minOpen ? "> " : ">= ") + text::shortNumber(info.min);
     } else if (info.type == ParameterType::Duration && !info.minOpen && !info.maxOpen) {
         text = "between " + duration(info.min) + " and " + duration(info.max);
     } else {
-        text = "in " + std::string(info.minOpen ? "(" : "[") + number(info.min) + ", " + number(info.max) +
-               (info.maxOpen ? ")" : "]");
+        text = "in " + std::string(info.minOpen ? "(" : "[") + text::shortNumber(info.min) + ", " +
+               text::shortNumber(info.max) + (info.maxOpen ? ")" : "]");
     }
     if (*info.rangeNote != '\0') {
         text += std::string(" ") + info.rangeNote;

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 
 namespace nicer::control {
 
@@ -34,9 +33,7 @@ std::string exact(double v) {
 
 Result<std::chrono::milliseconds> periodFromSeconds(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e6) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%g", seconds);
-        return Error{"period = " + std::string(text) + " is not a duration in seconds"};
+        return Error{"period = " + text::shortNumber(seconds) + " is not a duration in seconds"};
     }
     return std::chrono::milliseconds(std::llround(seconds * 1000.0));
 }

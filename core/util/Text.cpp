@@ -67,6 +67,12 @@ std::string_view nextToken(std::string_view& rest) {
     return token;
 }
 
+std::string shortNumber(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
 std::string humanBytes(double bytes) {
     static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     std::size_t unit = 0;

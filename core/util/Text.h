@@ -8,6 +8,10 @@
 /// Small text helpers shared by the core's parsers (/proc, cgroup files, traces, parameter files).
 namespace nicer::text {
 
+/// @p v in printf's "%g": the shortest of fixed and exponent form, six significant digits ("0.05", "64",
+/// "1e+06"), as errors and --help show numbers.
+std::string shortNumber(double v);
+
 /// @p bytes for people: "512 B", "1.5 MiB", "3.9 GiB" (1024-based, one decimal above bytes).
 std::string humanBytes(double bytes);
 

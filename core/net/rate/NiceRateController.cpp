@@ -1,11 +1,11 @@
 #include "net/rate/NiceRateController.h"
 
 #include "kernel/InterfaceTraffic.h"
+#include "util/Text.h"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <cstdio>
 #include <string>
 
 namespace nicer::net {
@@ -18,12 +18,6 @@ using Clock = std::chrono::steady_clock;
 // likely an interface with old counters appearing than a faster link, and must not inflate C for a whole
 // capacity window.
 constexpr double kMaxCapacityGrowthPerStep = 4.0;
-
-std::string fmt(double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return buf;
-}
 
 Error outOfRange(const char* name, const std::string& value, const char* range) {
     return Error{"nice rate option " + std::string(name) + " = " + value + " is out of range: it must be " +
@@ -57,38 +51,39 @@ Result<void> validate(const NiceRateOptions& o) {
         return outOfRange("rtt-max-age", std::to_string(o.rttMaxAge.count()) + " ms", "positive");
     }
     if (!(o.delayGain > 0.0 && o.delayGain <= 1.0)) {
-        return outOfRange("delay-gain", fmt(o.delayGain), "in (0, 1] (a share of the link per period)");
+        return outOfRange("delay-gain", text::shortNumber(o.delayGain),
+                          "in (0, 1] (a share of the link per period)");
     }
     if (!(o.delayMaxCut > 0.0 && o.delayMaxCut < 1.0)) {
-        return outOfRange("delay-max-cut", fmt(o.delayMaxCut), "in (0, 1)");
+        return outOfRange("delay-max-cut", text::shortNumber(o.delayMaxCut), "in (0, 1)");
     }
     if (!(o.initialCapacity > 0.0 && std::isfinite(o.initialCapacity))) {
-        return outOfRange("initial-capacity", fmt(o.initialCapacity),
+        return outOfRange("initial-capacity", text::shortNumber(o.initialCapacity),
                           "a positive number of bytes per second");
     }
     if (!(o.capacityWindow.count() >= 1)) {
         return outOfRange("capacity-window", std::to_string(o.capacityWindow.count()) + " s", "at least 1 s");
     }
     if (!(o.probeGain > 0.0 && o.probeGain <= 4.0)) {
-        return outOfRange("probe-gain", fmt(o.probeGain), "in (0, 4]");
+        return outOfRange("probe-gain", text::shortNumber(o.probeGain), "in (0, 4]");
     }
     if (!(o.startupProbeGain > 0.0 && o.startupProbeGain <= 4.0)) {
-        return outOfRange("startup-probe-gain", fmt(o.startupProbeGain), "in (0, 4]");
+        return outOfRange("startup-probe-gain", text::shortNumber(o.startupProbeGain), "in (0, 4]");
     }
     if (!(o.probeInterval.count() >= 0)) {
         return outOfRange("probe-interval", std::to_string(o.probeInterval.count()) + " s", ">= 0");
     }
     if (!(o.protocolOverhead >= 0.0 && o.protocolOverhead <= 1.0)) {
-        return outOfRange("protocol-overhead", fmt(o.protocolOverhead), "in [0, 1]");
+        return outOfRange("protocol-overhead", text::shortNumber(o.protocolOverhead), "in [0, 1]");
     }
     if (!(o.foregroundHeadroom >= 0.0 && o.foregroundHeadroom <= 4.0)) {
-        return outOfRange("foreground-headroom", fmt(o.foregroundHeadroom), "in [0, 4]");
+        return outOfRange("foreground-headroom", text::shortNumber(o.foregroundHeadroom), "in [0, 4]");
     }
     if (!(o.foregroundNoise >= 0.0 && o.foregroundNoise < 1.0)) {
-        return outOfRange("foreground-noise", fmt(o.foregroundNoise), "in [0, 1)");
+        return outOfRange("foreground-noise", text::shortNumber(o.foregroundNoise), "in [0, 1)");
     }
     if (!(o.minRate > 0.0 && std::isfinite(o.minRate))) {
-        return outOfRange("min-rate", fmt(o.minRate),
+        return outOfRange("min-rate", text::shortNumber(o.minRate),
                           "a positive number of bytes per second (0 would let a download stall forever)");
     }
     if (!(o.maxSampleGap.count() >= 1)) {
