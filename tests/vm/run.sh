@@ -248,9 +248,8 @@ check_tray_from_desktop_entry() {
     as_user 'pkill -x nicer-tray; rm -f /tmp/display; exec_line=$(sed -n "s/^Exec=//p" /usr/share/applications/org.nicer.Tray.desktop | head -n1)
         set -- ${exec_line//%[a-zA-Z]/}
         nohup /tmp/xvfb-tray-host.sh bash -c "echo \$DISPLAY >/tmp/display; exec \"\$@\"" _ "$@" >/tmp/tray.log 2>&1 &
-        echo $! >/tmp/tray-host.pid
-        for i in $(seq 300); do [ -s /tmp/display ] && break; sleep 0.1; done; test -s /tmp/display' ||
-        die "the X server did not start"
+        echo $! >/tmp/tray-host.pid'
+    poll_user 300 'test -s /tmp/display' || die "the X server did not start"
     poll_user 600 'DISPLAY=$(cat /tmp/display) xwininfo -root -tree | grep -q "\"nicer: spare CPU for volunteer computing\""' ||
         { as_user 'cat /tmp/tray.log'; die "the tray's window did not appear"; }
     as_user 'test "$(readlink /proc/$(pgrep -x nicer-tray)/exe)" = /usr/bin/nicer-tray' || die "not one /usr/bin/nicer-tray process: $(as_user 'pgrep -a nicer-tray')"
