@@ -16,13 +16,30 @@ namespace nicer::cli {
 
 CLI::App* addSimulateCommand(CLI::App& parent, SimulateOptions& o) {
     auto* cmd =
-        parent.add_subcommand("simulate", "Replay an idle trace through the controller (CSV on stdout)");
+        parent.add_subcommand("simulate", "Replay a CPU trace through the controller (CSV on stdout)");
     cmd->footer(
         "The trace holds one idle fraction of the whole machine (0..1) per line; blank lines and # comments\n"
-        "are ignored, and a CSV with an 'idle' column in its header is accepted. '-' reads stdin.\n"
-        "Output columns: step,idle,multiplier,overload_count,quota.");
+        "are ignored, and a CSV with an 'idle' column in its header is accepted. A CSV with 'work' (or\n"
+        "'background') and 'outside' columns too, shares of the machine used by the work and outside the "
+        "user\n"
+        "manager, can be replayed with the split signal. '-' reads stdin.\n"
+        "Output columns: step,idle,multiplier,overload_count,quota; with the outside signal\n"
+        "step,idle,work,outside,multiplier,overload_count,quota.");
     auto& p = o.params;
-    cmd->add_option("--trace", o.tracePath, "Idle trace to replay")->required();
+    cmd->add_option("--trace", o.tracePath, "Trace to replay")->required();
+    cmd->add_option_function<std::string>(
+           "--signal",
+           [&o](const std::string& text) {
+               const auto signal = control::parseSignal(text);
+               if (!signal) {
+                   throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
+               }
+               o.signal = *signal;
+           },
+           "What the controller answers: machine (the thesis: the whole machine's idle time), outside (only "
+           "the demand from outside the user manager; needs the trace's work and outside columns), auto "
+           "(outside when the trace has those columns)")
+        ->default_str("auto");
     // The controller's parameters, from their table; a trace has no clock, so the period is not one.
     for (const auto& info : control::parameterTable()) {
         if (info.type == control::ParameterType::Duration) {
@@ -62,18 +79,34 @@ int runSimulate(const SimulateOptions& o) {
         in = &file;
         source = o.tracePath;
     }
-    const auto trace = control::readIdleTrace(*in, source);
+    const auto trace = control::readTrace(*in, source);
     if (!trace) {
         std::cerr << "nicer simulate: " << trace.error().message << '\n';
         return kExitBadInput;
     }
+    const bool split = !trace->empty() && trace->front().work.has_value();
+    if (o.signal == control::Signal::Outside && !split) {
+        std::cerr << "nicer simulate: --signal outside needs the work's share and the outside share of every "
+                     "period, but "
+                  << source << " has no 'work' and 'outside' columns; record them or use --signal machine\n";
+        return kExitBadInput;
+    }
+    const bool outside = o.signal == control::Signal::Outside || (o.signal == control::Signal::Auto && split);
 
     control::Controller controller(o.params);
-    std::printf("step,idle,multiplier,overload_count,quota\n");
+    std::printf(outside ? "step,idle,work,outside,multiplier,overload_count,quota\n"
+                        : "step,idle,multiplier,overload_count,quota\n");
     std::size_t step = 0;
-    for (const double idle : *trace) {
-        const auto& s = controller.step(idle);
-        std::printf("%zu,%.10g,%.10g,%d,%.10g\n", step++, idle, s.multiplier, s.overloadCount, s.quota);
+    for (const auto& period : *trace) {
+        if (outside) {
+            const auto& s = controller.stepOutside(*period.work, *period.outside);
+            std::printf("%zu,%.10g,%.10g,%.10g,%.10g,%d,%.10g\n", step++, period.idle, *period.work,
+                        *period.outside, s.multiplier, s.overloadCount, s.quota);
+        } else {
+            const auto& s = controller.step(period.idle);
+            std::printf("%zu,%.10g,%.10g,%d,%.10g\n", step++, period.idle, s.multiplier, s.overloadCount,
+                        s.quota);
+        }
     }
     return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
 }

@@ -4,7 +4,31 @@
 
 namespace nicer::control {
 
-double reserveKept(double reserveBand, double multiplier) {
+std::string_view signalName(Signal signal) {
+    switch (signal) {
+    case Signal::Auto:
+        return "auto";
+    case Signal::Machine:
+        return "machine";
+    case Signal::Outside:
+        return "outside";
+    }
+    return "auto";
+}
+
+std::optional<Signal> parseSignal(std::string_view text) {
+    for (const Signal s : {Signal::Auto, Signal::Machine, Signal::Outside}) {
+        if (text == signalName(s)) {
+            return s;
+        }
+    }
+    return std::nullopt;
+}
+
+double reserveKept(double reserveBand, double multiplier, bool outsideSignal, double quota) {
+    if (outsideSignal && quota >= 1.0) {
+        return 0.0;
+    }
     return std::min(1.0, multiplier * reserveBand);
 }
 
@@ -22,12 +46,11 @@ void Controller::setParams(const ControllerParams& params) {
     m_state.multiplier = std::clamp(m_state.multiplier, params.minMultiplier, params.maxMultiplier);
 }
 
-const ControllerState& Controller::step(double idle) {
+void Controller::adjustMultiplier(double idle) {
     auto& s = m_state;
     const auto& p = m_params;
-
-    // 1. No idle means the foreground may be starving: widen the band multiplicatively; else let it decay
-    //    back to the minimum, by the decay factor and at least one step (decay 1: the thesis's one step).
+    // No idle means the foreground may be starving: widen the band multiplicatively; else let it decay back
+    // to the minimum, by the decay factor and at least one step (decay 1: the thesis's one step).
     if (idle <= p.idleEpsilon) {
         s.overloadCount += 1;
         s.multiplier = std::min(2.0 * s.multiplier, p.maxMultiplier);
@@ -36,17 +59,48 @@ const ControllerState& Controller::step(double idle) {
         s.multiplier =
             std::max(std::min(s.multiplier - 1.0, p.multiplierDecay * s.multiplier), p.minMultiplier);
     }
+}
 
-    // 2. Repeated overload stops the work; otherwise integrate the idle left above the band.
-    if (s.overloadCount > p.overloadThreshold) {
-        s.overloadCount = 0;
-        s.quota = 0.0;
-        s.multiplier = p.maxMultiplier;
-    } else {
-        s.quota = s.quota + (idle - s.multiplier * p.reserveBand);
+bool Controller::stopAfterOverload() {
+    auto& s = m_state;
+    if (s.overloadCount <= m_params.overloadThreshold) {
+        return false;
     }
+    s.overloadCount = 0;
+    s.quota = 0.0;
+    s.multiplier = m_params.maxMultiplier;
+    return true;
+}
 
+const ControllerState& Controller::step(double idle) {
+    auto& s = m_state;
+    // 1. The band follows starvation.
+    adjustMultiplier(idle);
+    // 2. Repeated overload stops the work; otherwise integrate the idle left above the band.
+    if (!stopAfterOverload()) {
+        s.quota = s.quota + (idle - s.multiplier * m_params.reserveBand);
+    }
     // 3. The quota is a share of the machine.
+    s.quota = std::clamp(s.quota, 0.0, 1.0);
+    return s;
+}
+
+const ControllerState& Controller::stepOutside(double work, double outside) {
+    auto& s = m_state;
+    const auto& p = m_params;
+    work = std::clamp(work, 0.0, 1.0);
+    outside = std::clamp(outside, 0.0, 1.0);
+    // The idle time as the outside sees it: the work's siblings get their time back from the kernel at once.
+    const double idle = std::max(0.0, 1.0 - work - outside);
+    // Within one band, the outside is not starving, whatever the idle time: the kernel gives it its share
+    // of the machine at once. So a work that takes everything nobody else wants is no overload.
+    const bool outsideQuiet = outside <= p.reserveBand;
+    adjustMultiplier(outsideQuiet ? 1.0 : idle);
+    if (!stopAfterOverload()) {
+        s.quota = outsideQuiet && s.multiplier <= p.minMultiplier
+                      ? 1.0
+                      : std::min(s.quota, work) + (idle - s.multiplier * p.reserveBand);
+    }
     s.quota = std::clamp(s.quota, 0.0, 1.0);
     return s;
 }

@@ -2,6 +2,10 @@
 
 #include "control/ControllerParams.h"
 
+#include <optional>
+#include <string>
+#include <string_view>
+
 namespace nicer::control {
 
 /// What the controller holds between periods.
@@ -11,9 +15,27 @@ struct ControllerState {
     double quota = 0.0;      ///< q: the work's share of the whole machine, 0 = stopped
 };
 
+/**
+ * What the controller answers each period.
+ *
+ * Machine: the thesis's signal, the idle time of the whole machine. Outside: only the demand that comes from
+ * outside the user manager (system services, containers and VMs, other users), for when the kernel already
+ * makes the work yield to everything beside it in the user manager (cpu.idle 1 on its slice): idle there is
+ * relative to siblings only, so what runs outside competes with the whole user slice and only the quota
+ * protects it. Auto: Outside where the work's slice has cpu.idle 1 and the user manager's CPU time can be
+ * read, else Machine.
+ */
+enum class Signal { Auto, Machine, Outside };
+
+/// "auto", "machine", "outside".
+std::string_view signalName(Signal signal);
+/// The inverse of signalName(), or nullopt.
+std::optional<Signal> parseSignal(std::string_view text);
+
 /// The idle share of the whole machine kept free for the user's programs: multiplier x reserve band, at most
-/// the whole machine. What `nicer status` and the tray show as the reserve.
-double reserveKept(double reserveBand, double multiplier);
+/// the whole machine; none in a period of the outside signal that left the work uncapped (@p quota 1: nothing
+/// outside the user manager needed a band). What `nicer status` and the tray show as the reserve.
+double reserveKept(double reserveBand, double multiplier, bool outsideSignal = false, double quota = 0.0);
 
 /**
  * The thesis's starvation-detection controller (Figure 4) with the exact semantics of DESIGN.md.
@@ -26,8 +48,20 @@ public:
     /// @p params must have passed validate(); the state starts at m = m_min, c = 0, q = 0.
     explicit Controller(const ControllerParams& params);
 
-    /// Feeds one period's idle fraction of the whole machine (0..1) and returns the new state.
+    /// Feeds one period's idle fraction of the whole machine (0..1) and returns the new state: the thesis.
     const ControllerState& step(double idle);
+
+    /**
+     * Feeds one period of the split signal (Signal::Outside): the work's share of the machine and the share
+     * used outside the user manager, both 0..1. The thesis's steps on the idle time the outside sees
+     * (1 - work - outside: real idle plus what the work's siblings used, which the kernel gives them at
+     * once), except that a period in which the outside uses at most one band is never an overload (the
+     * kernel gives it its share at once), that the band is kept only while the outside uses more than one
+     * band or the multiplier is above its minimum (else the quota is the whole machine: no cap, so no
+     * throttling), and that the quota is integrated from what the work used when that was less (a quota
+     * above the work's use protects nothing). docs/controller.md has the rationale.
+     */
+    const ControllerState& stepOutside(double work, double outside);
 
     /// Changes the parameters while running, keeping the integral (quota) and clamping m into the new range.
     void setParams(const ControllerParams& params);
@@ -39,6 +73,11 @@ public:
     const ControllerParams& params() const { return m_params; }
 
 private:
+    /// Step 1 of both signals: widen the band after a period without idle, else let it decay.
+    void adjustMultiplier(double idle);
+    /// Step 2's stop after repeated overload; true when it stopped the work.
+    bool stopAfterOverload();
+
     ControllerParams m_params;
     ControllerState m_state;
 };

@@ -59,43 +59,80 @@ public:
                 return error("'" + std::string(text) +
                              "' has commas, but the trace has no CSV header with an 'idle' column");
             }
-            return value(unquote(text));
+            auto idle = share(unquote(text), "idle fraction");
+            if (!idle) {
+                return idle.error();
+            }
+            m_periods.push_back(TracePeriod{*idle, std::nullopt, std::nullopt});
+            return {};
         }
         const auto fields = splitFields(text);
         if (fields.size() != m_columnCount) {
             return error("found " + std::to_string(fields.size()) +
                          " comma-separated fields, but the header has " + std::to_string(m_columnCount));
         }
-        return value(fields[*m_idleColumn]);
+        TracePeriod period;
+        auto idle = share(fields[*m_idleColumn], "idle fraction");
+        if (!idle) {
+            return idle.error();
+        }
+        period.idle = *idle;
+        if (m_workColumn) {
+            auto work = share(fields[*m_workColumn], "work's share");
+            auto outside = share(fields[*m_outsideColumn], "outside share");
+            if (!work || !outside) {
+                return !work ? work.error() : outside.error();
+            }
+            if (*work + *outside > 1.0 + 1e-6) {
+                return error("the work's share " + std::string(fields[*m_workColumn]) +
+                             " and the outside share " + std::string(fields[*m_outsideColumn]) +
+                             " add up to more than the whole machine");
+            }
+            period.work = *work;
+            period.outside = *outside;
+        }
+        m_periods.push_back(period);
+        return {};
     }
 
-    std::vector<double> take() { return std::move(m_values); }
+    std::vector<TracePeriod> take() { return std::move(m_periods); }
 
 private:
     Result<void> header(std::string_view text) {
         const auto fields = splitFields(text);
         for (std::size_t i = 0; i < fields.size(); ++i) {
-            if (text::toLowerAscii(fields[i]) == "idle") {
+            const auto name = text::toLowerAscii(fields[i]);
+            if (name == "idle") {
                 m_idleColumn = i;
-                m_columnCount = fields.size();
-                return {};
+            } else if (name == "work" || name == "background") {
+                m_workColumn = i;
+            } else if (name == "outside") {
+                m_outsideColumn = i;
             }
         }
-        return error("'" + std::string(text) +
-                     "' is neither an idle fraction nor a CSV header with an 'idle' column");
+        if (!m_idleColumn) {
+            return error("'" + std::string(text) +
+                         "' is neither an idle fraction nor a CSV header with an 'idle' column");
+        }
+        if (m_workColumn.has_value() != m_outsideColumn.has_value()) {
+            return error("'" + std::string(text) + "' has " + (m_workColumn ? "a 'work'" : "an 'outside'") +
+                         " column but no " + (m_workColumn ? "'outside'" : "'work'") +
+                         " one; the split signal needs both (or neither, for the idle signal alone)");
+        }
+        m_columnCount = fields.size();
+        return {};
     }
 
-    Result<void> value(std::string_view field) {
+    Result<double> share(std::string_view field, const std::string& what) {
         const auto v = parseNumber(field);
         if (!v) {
-            return error("'" + std::string(field) +
-                         "' is not a number; each sample is an idle fraction from 0 to 1");
+            return error("'" + std::string(field) + "' is not a number; each " + what +
+                         " is a share of the machine from 0 to 1");
         }
         if (!std::isfinite(*v) || *v < 0.0 || *v > 1.0) {
-            return error("idle fraction " + std::string(field) + " is outside 0..1");
+            return error(what + " " + std::string(field) + " is outside 0..1");
         }
-        m_values.push_back(*v);
-        return {};
+        return *v;
     }
 
     Error error(const std::string& what) const {
@@ -106,13 +143,15 @@ private:
     std::size_t m_lineNo = 0;
     bool m_sawFirstLine = false;
     std::optional<std::size_t> m_idleColumn;
+    std::optional<std::size_t> m_workColumn;
+    std::optional<std::size_t> m_outsideColumn;
     std::size_t m_columnCount = 0;
-    std::vector<double> m_values;
+    std::vector<TracePeriod> m_periods;
 };
 
 } // namespace
 
-Result<std::vector<double>> readIdleTrace(std::istream& in, const std::string& source) {
+Result<std::vector<TracePeriod>> readTrace(std::istream& in, const std::string& source) {
     TraceParser parser(source);
     std::string text;
     std::size_t lineNo = 0;

@@ -161,3 +161,52 @@ TEST_CASE("simulate without --trace says it is required", "[simulate][errors]") 
     CHECK(r.exitCode == 2);
     CHECK_THAT(r.err, Catch::Contains("--trace"));
 }
+
+TEST_CASE("simulate replays the split signal from a trace's work and outside columns",
+          "[simulate][outside]") {
+    const std::string args =
+        " --reserve-band 0.125 --max-multiplier 8 --overload-threshold 2 --idle-epsilon 0 "
+        "--multiplier-decay 0.25";
+    const auto r = runCommand(kNicer + " simulate --trace " + trace("outside-hog.csv") + args);
+    CHECK(r.err.empty());
+    REQUIRE(r.exitCode == 0);
+    CHECK(r.out == readFile(trace("outside-hog.expected.csv")));
+
+    // Its output is a split trace again, and replays to itself.
+    const auto again = runCommand("printf '%s' '" + r.out + "' | " + kNicer + " simulate --trace -" + args);
+    REQUIRE(again.exitCode == 0);
+    CHECK(again.out == r.out);
+
+    SECTION("--signal machine replays the same trace's idle column through the thesis's controller") {
+        const auto machine =
+            runCommand(kNicer + " simulate --signal machine --trace " + trace("outside-hog.csv") + args);
+        REQUIRE(machine.exitCode == 0);
+        const auto rows = parseCsv(machine.out);
+        REQUIRE(rows.size() == 11);
+        CHECK(rows[0] == std::vector<std::string>{"step", "idle", "multiplier", "overload_count", "quota"});
+        nicer::control::ControllerParams p;
+        p.reserveBand = 0.125;
+        p.maxMultiplier = 8;
+        p.overloadThreshold = 2;
+        p.multiplierDecay = 0.25;
+        nicer::control::Controller thesis(p);
+        const std::vector<double> idle{0.5, 0, 0, 0, 0, 0, 0.25, 0.25, 0.125, 0};
+        for (std::size_t i = 0; i < idle.size(); ++i) {
+            CHECK(std::stod(rows[i + 1][4]) == thesis.step(idle[i]).quota);
+        }
+        // When the hog has left and your programs take every CPU (step 5), the thesis still holds the work;
+        // the split signal gave it 0.75 of the machine (the kernel keeps it behind your programs).
+        CHECK(rows[6][4] == "0");
+        CHECK(parseCsv(r.out)[6][6] == "0.75");
+    }
+}
+
+TEST_CASE("simulate --signal outside refuses a trace without the split columns", "[simulate][outside]") {
+    const auto r = runCommand(kNicer + " simulate --signal outside --trace " + trace("overload-reset.txt"));
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.err, Catch::Contains("has no 'work' and 'outside' columns"));
+    const auto bad =
+        runCommand(kNicer + " simulate --signal sideways --trace " + trace("overload-reset.txt"));
+    CHECK(bad.exitCode != 0);
+    CHECK_THAT(bad.err, Catch::Contains("'sideways' is not auto, machine or outside"));
+}

@@ -8,9 +8,24 @@ using namespace nicer::control;
 
 namespace {
 
-nicer::Result<std::vector<double>> read(const std::string& text) {
+nicer::Result<std::vector<TracePeriod>> readPeriods(const std::string& text) {
     std::istringstream in(text);
-    return readIdleTrace(in, "trace.txt");
+    return readTrace(in, "trace.txt");
+}
+
+/// The idle column alone, for the cases about the thesis's signal.
+nicer::Result<std::vector<double>> read(const std::string& text) {
+    auto periods = readPeriods(text);
+    if (!periods) {
+        return periods.error();
+    }
+    std::vector<double> idle;
+    for (const auto& p : *periods) {
+        CHECK_FALSE(p.work.has_value());
+        CHECK_FALSE(p.outside.has_value());
+        idle.push_back(p.idle);
+    }
+    return idle;
 }
 
 } // namespace
@@ -50,9 +65,31 @@ TEST_CASE("bad traces are rejected naming the file and line", "[trace]") {
         Case{"time,load\n1,2\n", "trace.txt:1: 'time,load' is neither an idle fraction nor a CSV header"},
         Case{"hello\n", "trace.txt:1: 'hello' is neither"},
         Case{"t,idle\n0,0.5\n1\n", "trace.txt:3: found 1 comma-separated fields, but the header has 2"},
-        Case{"t,idle\n0,\n", "trace.txt:2: '' is not a number"});
+        Case{"t,idle\n0,\n", "trace.txt:2: '' is not a number"},
+        Case{"idle,work\n0.5,0.5\n", "trace.txt:1: 'idle,work' has a 'work' column but no 'outside' one"},
+        Case{"idle,outside\n0.5,0.5\n",
+             "trace.txt:1: 'idle,outside' has an 'outside' column but no 'work' one"},
+        Case{"idle,work,outside\n0.5,0.5,1.5\n", "trace.txt:2: outside share 1.5 is outside 0..1"},
+        Case{"idle,work,outside\n0,x,0\n", "trace.txt:2: 'x' is not a number; each work's share"},
+        Case{"idle,work,outside\n0,0.75,0.5\n", "trace.txt:2: the work's share 0.75 and the outside share "
+                                                "0.5 add up to more than the whole machine"});
     CAPTURE(c.text);
     const auto trace = read(c.text);
     REQUIRE_FALSE(trace.ok());
     CHECK_THAT(trace.error().message, Catch::Contains(c.expected));
+}
+
+TEST_CASE("a CSV with work and outside columns carries the split signal", "[trace][outside]") {
+    const auto trace = readPeriods("step,idle,background,outside,quota\n0,0.25,0.5,0.125,1\n1,0,0,1,0\n");
+    REQUIRE(trace.ok());
+    REQUIRE(trace->size() == 2);
+    CHECK((*trace)[0].idle == 0.25);
+    CHECK((*trace)[0].work == 0.5);
+    CHECK((*trace)[0].outside == 0.125);
+    CHECK((*trace)[1].work == 0.0);
+    CHECK((*trace)[1].outside == 1.0);
+    // The names nicer simulate writes, in any case.
+    const auto simulated = readPeriods("Step,Idle,Work,Outside\n0,0.5,0.25,0.25\n");
+    REQUIRE(simulated.ok());
+    CHECK(simulated->at(0).work == 0.25);
 }
