@@ -1,5 +1,14 @@
-"""The user's own programs, each a class of foreground measured by its own yardstick. Every one runs in
-benchfg.slice, a sibling of the work's slice, through `systemd-run --scope`."""
+"""The user's own programs, each a class of foreground measured by its own yardstick, in one of two
+placements:
+
+- beside: in benchfg.slice, a sibling of the work's slice under the user manager, through `systemd-run
+  --scope` (as another session's or another user's programs would be, under the same manager);
+- outside: in benchsys, a cgroup at the root of the hierarchies, beside the user manager's, as system.slice
+  (a system service, a container, another user's session) is: there the work's weight under the user manager
+  does not count, only the user manager's as a whole.
+
+The compute, server and wakeup classes can also run as two phases back to back (run_phases): the first few
+seconds after the foreground starts next to work that had the machine to itself, then the steady state."""
 
 import os
 import re
@@ -9,17 +18,81 @@ import tempfile
 import time
 from pathlib import Path
 
-from machine import NCPU, run
+from machine import NCPU, RootCgroup, cgroup_cpu_usec, run, unit_cgroup
 
 FG_SLICE = "benchfg.slice"  # a top-level slice, like nicer.slice and benchbg.slice
+FG_ROOT = "benchsys"  # a root-level cgroup, like system.slice
 
 
 def in_foreground(*args):
     return ["systemd-run", "--user", "--scope", "--quiet", f"--slice={FG_SLICE}", "--", *map(str, args)]
 
 
-def run_foreground(*args, timeout=600):
-    return run(*in_foreground(*args), timeout=timeout)
+class Beside:
+    """The foreground in benchfg.slice under the user manager, beside the work's slice (run.py starts the
+    slice and stops it)."""
+
+    key = "beside"
+    label = "beside the work (benchfg.slice, under the user manager)"
+
+    def __init__(self):
+        self.cgroup = ""
+        self.scopes = 0
+
+    def command(self, args):
+        return in_foreground(*args)
+
+    def adopt(self, pid):
+        """Moves the running process @p pid into benchfg.slice: a transient scope adopting it, as systemd-run
+        --scope would have made."""
+        self.scopes += 1
+        run("busctl", "--user", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+            "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))",
+            f"bench-fg-{os.getpid()}-{self.scopes}.scope", "fail", "2", "PIDs", "au", "1", str(pid), "Slice", "s",
+            FG_SLICE, "0")
+
+    def cpu_usec(self):
+        if not self.cgroup:
+            self.cgroup = unit_cgroup(FG_SLICE)
+        return cgroup_cpu_usec(self.cgroup)
+
+
+class Outside:
+    """The foreground in benchsys, a cgroup at the root of every hierarchy that counts the CPU, a sibling of
+    the user manager's own (run.py creates it and removes it)."""
+
+    key = "outside"
+    label = "outside the user manager (a root-level cgroup, placed as system.slice is)"
+
+    def __init__(self):
+        self.root = RootCgroup(FG_ROOT)
+
+    def command(self, args):
+        return self.root.command(args)
+
+    def adopt(self, pid):
+        self.root.move(pid)
+
+    def cpu_usec(self):
+        return self.root.cpu_usec()
+
+
+BESIDE = Beside()
+
+
+def run_foreground(*args, timeout=600, placement=BESIDE):
+    return run(*placement.command(args), timeout=timeout)
+
+
+def in_phases(measure, lengths, mark):
+    """Runs measure(seconds) once for each of @p lengths, back to back, calling mark() just before and just
+    after each: the list of what each returned."""
+    out = []
+    for seconds in lengths:
+        mark()
+        out.append(measure(seconds))
+        mark()
+    return out
 
 
 def threads(pid):
@@ -43,9 +116,9 @@ def stress_ops_per_second(output):
     raise RuntimeError("no cpu metrics in stress-ng's output:\n" + output)
 
 
-def cpu_burst(seconds):
-    out = subprocess.run(in_foreground("stress-ng", "--cpu", NCPU, "--cpu-method", "matrixprod", "--timeout",
-                                       f"{seconds}s", "--metrics-brief"),
+def cpu_burst(seconds, placement=BESIDE):
+    out = subprocess.run(placement.command(["stress-ng", "--cpu", NCPU, "--cpu-method", "matrixprod",
+                                            "--timeout", f"{seconds:g}s", "--metrics-brief"]),
                          text=True, capture_output=True, timeout=seconds + 60)
     return stress_ops_per_second(out.stdout + out.stderr)
 
@@ -57,8 +130,11 @@ class Compute:
     label = "compute-heavy"
     metric, unit, higher_is_better = "ops_per_s", "bogo ops/s", True
 
-    def run(self, ctx, seconds):
-        return {"ops_per_s": cpu_burst(seconds)}
+    def run(self, ctx, seconds, placement=BESIDE):
+        return {"ops_per_s": cpu_burst(seconds, placement)}
+
+    def run_phases(self, ctx, lengths, placement, mark):
+        return in_phases(lambda seconds: self.run(ctx, seconds, placement), lengths, mark)
 
 
 def parse_duration_ms(text):
@@ -97,8 +173,12 @@ http {{
 """)
         (self.dir / "pause.lua").write_text("function delay() return 2 end\n")
 
-    def run(self, ctx, seconds):
-        nginx = subprocess.Popen(in_foreground("nginx", "-c", self.dir / "nginx.conf", "-g", "daemon off;"),
+    def run(self, ctx, seconds, placement=BESIDE):
+        return self.run_phases(ctx, [seconds], placement, lambda: None)[0]
+
+    def run_phases(self, ctx, lengths, placement, mark):
+        """One nginx, one wrk run for each phase."""
+        nginx = subprocess.Popen(placement.command(["nginx", "-c", self.dir / "nginx.conf", "-g", "daemon off;"]),
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             deadline = time.monotonic() + 10
@@ -107,11 +187,14 @@ http {{
                 if time.monotonic() > deadline or nginx.poll() is not None:
                     raise RuntimeError("nginx did not start: " + (self.dir / "error.log").read_text())
                 time.sleep(0.1)
-            out = run_foreground("wrk", "-t1", "-c8", f"-d{seconds}s", "--latency", "-s", self.dir / "pause.lua",
-                                 f"http://127.0.0.1:{self.port}/page.html", timeout=seconds + 60)
+            return in_phases(lambda seconds: self.load(seconds, placement), lengths, mark)
         finally:
             nginx.terminate()
             nginx.wait()
+
+    def load(self, seconds, placement):
+        out = run_foreground("wrk", "-t1", "-c8", f"-d{seconds:g}s", "--latency", "-s", self.dir / "pause.lua",
+                             f"http://127.0.0.1:{self.port}/page.html", timeout=seconds + 60, placement=placement)
         latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", out, re.M))
         rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
         return {"rps": rps, "p50_ms": parse_duration_ms(latency["50"]), "p99_ms": parse_duration_ms(latency["99"])}
@@ -133,10 +216,10 @@ class Video:
             str(seconds), "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", self.file,
             timeout=600)
 
-    def run(self, ctx, seconds):
+    def run(self, ctx, seconds, placement=BESIDE):
         frame = 16 * 16
-        decoder = subprocess.Popen(in_foreground("ffmpeg", "-v", "error", "-re", "-i", self.file, "-vf",
-                                                 "scale=16:16,format=gray", "-f", "rawvideo", "pipe:1"),
+        decoder = subprocess.Popen(placement.command(["ffmpeg", "-v", "error", "-re", "-i", self.file, "-vf",
+                                                      "scale=16:16,format=gray", "-f", "rawvideo", "pipe:1"]),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         arrivals = []
         buffer = b""
@@ -169,23 +252,25 @@ class Wakeup:
     label = "wakeup latency"
     metric, unit, higher_is_better = "p99_us", "us (p99)", False
 
-    def run(self, ctx, seconds):
+    def run(self, ctx, seconds, placement=BESIDE):
         # cyclictest first checks that it may use SCHED_FIFO, which the v1 cpu controller refuses inside the
-        # user manager's cgroups (they have no real-time runtime). So it starts here and, once its measuring
-        # threads exist (the check passed), moves into the foreground's slice: a scope adopting it, as
-        # systemd-run --scope would have made.
-        self.runs = getattr(self, "runs", 0) + 1
+        # user manager's cgroups and in a root-level cgroup of bench/cpu's (neither has real-time runtime:
+        # cpu.rt_runtime_us 0), even with --policy=other. So it starts here and, once its measuring threads
+        # exist (the check passed), moves into the foreground's cgroup: beside, a scope adopting it, as
+        # systemd-run --scope would have made; outside, written into the cgroup's cgroup.procs.
         tester = subprocess.Popen(["cyclictest", "-q", "-m", "--policy=other", "-t", str(NCPU), "-i", "1000",
-                                   "-D", str(seconds), "-h", "20000"], text=True, stdout=subprocess.PIPE,
+                                   "-D", f"{seconds:g}", "-h", "20000"], text=True, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 10
-        while threads(tester.pid) <= NCPU and tester.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.005)
-        run("busctl", "--user", "call", "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-            "org.freedesktop.systemd1.Manager", "StartTransientUnit", "ssa(sv)a(sa(sv))",
-            f"bench-fg-cyclictest-{os.getpid()}-{self.runs}.scope", "fail", "2", "PIDs", "au", "1",
-            str(tester.pid), "Slice", "s", FG_SLICE, "0")
-        out, err = tester.communicate(timeout=seconds + 60)
+        try:
+            deadline = time.monotonic() + 10
+            while threads(tester.pid) <= NCPU and tester.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.005)
+            placement.adopt(tester.pid)
+            out, err = tester.communicate(timeout=seconds + 60)
+        finally:
+            if tester.poll() is None:
+                tester.kill()
+                tester.wait()
         if tester.returncode != 0:
             raise RuntimeError("cyclictest failed: " + err)
         counts = {}
@@ -208,6 +293,10 @@ class Wakeup:
 
         return {"p99_us": percentile(0.99), "p999_us": percentile(0.999), "max_us": worst, "wakeups": total}
 
+    def run_phases(self, ctx, lengths, placement, mark):
+        """One cyclictest for each phase."""
+        return in_phases(lambda seconds: self.run(ctx, seconds, placement), lengths, mark)
+
 
 class Memory:
     """A pointer chase over 1 GiB (bench/cpu/chase.c): each step waits for memory. Steps per second. Its
@@ -222,8 +311,8 @@ class Memory:
         self.chase = chase
         self.mib = mib
 
-    def run(self, ctx, seconds):
-        out = run_foreground(self.chase, self.mib, seconds, timeout=seconds + 120)
+    def run(self, ctx, seconds, placement=BESIDE):
+        out = run_foreground(self.chase, self.mib, seconds, timeout=seconds + 120, placement=placement)
         return {"steps_per_s": float(out.split()[0])}
 
 
@@ -240,11 +329,11 @@ class Bursty:
     def __init__(self, cycles):
         self.cycles = cycles
 
-    def run(self, ctx, seconds):
+    def run(self, ctx, seconds, placement=BESIDE):
         ops = []
         ends = []
         for _ in range(self.cycles):
-            ops.append(cpu_burst(self.busy))
+            ops.append(cpu_burst(self.busy, placement))
             ends.append(time.monotonic())
             time.sleep(self.idle)
         return {"ops_per_s": sum(ops) / len(ops), "burst_ends": ends}

@@ -1,8 +1,11 @@
 """What bench/cpu reads from the machine: the CPU counters of /proc/stat, the processes of a systemd unit's
-cgroup, their CPU time and the bytes they read (the work they did), and the user manager it talks to."""
+cgroup, their CPU time and the bytes they read (the work they did), a cgroup's CPU time, and the user manager
+it talks to; and the root-level cgroups it makes itself (RootCgroup), beside the user manager's as system.slice
+is beside user.slice."""
 
 import os
 import shlex
+import signal
 import subprocess
 import threading
 import time
@@ -95,14 +98,124 @@ def pid_memory_kib(pid):
     return rss, hwm
 
 
-class Work:
-    """The background work, found through its systemd unit's cgroup: its CPU time and the bytes it read
-    (md5sum and dd read /dev/zero, so the bytes are the work done, counted by the work itself). A process
-    that exits keeps what it did; one that starts later counts from zero."""
+def cgroup_cpu_usec(cgroup):
+    """The CPU time of the cgroup @p cgroup (a path like /user.slice/..., with everything below it) in µs:
+    usage_usec of cpu.stat in the v2 tree (there on hybrid machines too, without the cpu controller), else
+    cpuacct.usage of v1."""
+    relative = cgroup.lstrip("/")
+    stat = cgroup_base() / relative / "cpu.stat"
+    if stat.exists():
+        with open(stat) as f:
+            for line in f:
+                if line.startswith("usage_usec "):
+                    return int(line.split()[1])
+    with open(Path("/sys/fs/cgroup/cpuacct") / relative / "cpuacct.usage") as f:
+        return int(f.read()) // 1000
 
-    def __init__(self, unit):
+
+# Moves the shell into the cgroups named before "--" (their cgroup.procs files), then execs the command after
+# it: the command keeps the shell's PID and every child of it is born inside.
+ENTER_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+
+
+class RootCgroup:
+    """A cgroup of bench/cpu's own at the root of every hierarchy that counts the CPU (the v1 cpu and cpuacct
+    hierarchies and the tree cgroup_base() gives, or the one tree of pure v2): a sibling of the user
+    manager's, placed as system.slice is, at the default weight (cpu.shares 1024, cpu.weight 100).
+
+    create() makes it (after removing a leftover of a run that was killed), command() gives the argument list
+    that runs a command inside it, move() moves a running process in, remove() kills what is left in it and
+    removes it."""
+
+    def __init__(self, name):
+        self.name = name
+        self.cgroup = "/" + name
+
+    def dirs(self):
+        if pure_v2():
+            return [Path("/sys/fs/cgroup") / self.name]
+        roots = []
+        for root in (Path("/sys/fs/cgroup/cpu"), Path("/sys/fs/cgroup/cpuacct"), cgroup_base()):
+            # cpu and cpuacct are one hierarchy where they are mounted together (cpu,cpuacct).
+            if (root / "cgroup.procs").exists() and root.resolve() not in [r.resolve() for r in roots]:
+                roots.append(root)
+        return [root / self.name for root in roots]
+
+    def create(self):
+        self.remove()
+        if pure_v2():
+            # The root's children get the cpu controller (as systemd gives system.slice).
+            Path("/sys/fs/cgroup/cgroup.subtree_control").write_text("+cpu\n")
+        for d in self.dirs():
+            d.mkdir()
+
+    def command(self, args):
+        return ["sh", "-c", ENTER_CGROUPS, "sh", *[str(d / "cgroup.procs") for d in self.dirs()], "--",
+                *map(str, args)]
+
+    def move(self, pid):
+        """Moves the process @p pid (every thread of it) into the cgroup."""
+        for d in self.dirs():
+            (d / "cgroup.procs").write_text(f"{pid}\n")
+
+    def pids(self):
+        return cgroup_pids(self.cgroup)
+
+    def cpu_usec(self):
+        return cgroup_cpu_usec(self.cgroup)
+
+    def remove(self):
+        """Kills every process left in the cgroup (in any of its hierarchies) and removes it, children first.
+        Raises when it cannot."""
+        existing = [d for d in self.dirs() if d.exists()]
+        if not existing:
+            return
+        deadline = time.monotonic() + 10
+        while True:
+            left = set()
+            for d in existing:
+                for dirpath, _, files in os.walk(d):
+                    if "cgroup.procs" in files:
+                        try:
+                            with open(os.path.join(dirpath, "cgroup.procs")) as f:
+                                left.update(int(line) for line in f if line.strip())
+                        except OSError:
+                            pass
+            if not left:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"bench/cpu: processes {sorted(left)} are still in {self.cgroup} after SIGKILL")
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGCONT)
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.1)
+        for d in existing:
+            for dirpath, _, _ in sorted(os.walk(d), key=lambda w: -len(w[0])):
+                for attempt in range(50):
+                    try:
+                        os.rmdir(dirpath)
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError:
+                        # An exiting process leaves the cgroup a moment after it left cgroup.procs.
+                        if attempt == 49:
+                            raise
+                        time.sleep(0.1)
+
+
+class Work:
+    """The background work, found through its systemd unit's cgroup (or the cgroup @p cgroup, a path like
+    /benchboinc, for work that no unit holds): its CPU time and the bytes it read (md5sum and dd read
+    /dev/zero, so the bytes are the work done, counted by the work itself). A process that exits keeps what
+    it did; one that starts later counts from zero."""
+
+    def __init__(self, unit, cgroup=""):
         self.unit = unit
-        self.cgroup = ""
+        self.cgroup = cgroup
         self.seen = {}  # pid -> (cpu seconds, bytes) at the last look
         self.lock = threading.Lock()
 

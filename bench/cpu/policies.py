@@ -1,8 +1,15 @@
 """The ways a volunteer could run background work, each set up on the real user manager in a slice that is a
-sibling of the foreground's (as another session's or another user's work would be), torn down after.
+sibling of benchfg.slice (as another session's or another user's work would be), torn down after; and one
+outside it, as Debian runs BOINC: a system service (DebianService).
 
 Every policy runs the same work: one `md5sum /dev/zero` per CPU (the thesis's hog), or, for the memory-bound
-class, one memory streamer per CPU (`dd` from /dev/zero in 64 MiB blocks: each read writes 64 MiB)."""
+class, one memory streamer per CPU (`dd` from /dev/zero in 64 MiB blocks: each read writes 64 MiB).
+
+Each policy says in which of the foreground's placements it runs by default (`placements`: beside, the
+foreground in benchfg.slice under the user manager; outside, in a root-level cgroup as system.slice is), what
+share of the CPU the rest of the machine leaves it its work has once its controller released it after a
+foreground (`released_share`, waited for before a foreground's first seconds are measured), and why it cannot
+run here, if it cannot (`unavailable(ctx)`)."""
 
 import collections
 import os
@@ -13,7 +20,10 @@ import threading
 import time
 from pathlib import Path
 
-from machine import NCPU, Work, cpu_cgroup_dir, machine_ticks, pure_v2, run
+from machine import NCPU, RootCgroup, Work, cpu_cgroup_dir, machine_ticks, pure_v2, run
+
+BESIDE_ONLY = ("beside",)
+BOTH = ("beside", "outside")
 
 WORK = {
     "cpu": ["md5sum", "/dev/zero"],
@@ -52,6 +62,8 @@ class Policy:
     key = ""
     label = ""
     classes = None  # the classes it is measured on; None: every class
+    placements = BESIDE_ONLY  # where the foreground is put by default (--only runs a policy in every one)
+    released_share = 0.8  # the work's share of the CPU left to it once released (None: never released)
     slice_properties = [("CPUAccounting", "b", "true")]
     service_properties = []
 
@@ -62,6 +74,10 @@ class Policy:
         # benchfg.slice and of nicer.slice, as another session's or user's slice would be.
         self.slice = "benchbg.slice"
         self.work = None
+
+    def unavailable(self, ctx):
+        """Why the policy cannot run here, or None."""
+        return None
 
     def instances(self, kind):
         return NCPU
@@ -86,6 +102,7 @@ class Policy:
 class SameWeight(Policy):
     key = "same-weight"
     label = "uncontrolled, same weight"
+    placements = BOTH
 
 
 class Nice19(Policy):
@@ -97,6 +114,7 @@ class Nice19(Policy):
 class IdleWeight(Policy):
     key = "idle-weight"
     label = "CPUWeight=idle"
+    placements = BOTH
     slice_properties = [("CPUAccounting", "b", "true"), ("CPUWeight", "t", 0)]
 
 
@@ -106,6 +124,7 @@ class CpuIdleByHand(Policy):
 
     key = "cpu-idle-v1"
     label = "cpu.idle=1 (v1 cgroup, by hand)"
+    placements = BOTH
     slice_properties = [("CPUAccounting", "b", "true"), ("CPUWeight", "t", 100)]
 
     @staticmethod
@@ -123,6 +142,7 @@ class StaticCap(Policy):
 
     key = "static"
     label = "static cap, worst case"
+    released_share = None  # held at its cap
 
     def before_class(self, cls):
         share = max(0.01, 1.0 - self.ctx.peak_share.get(cls, 1.0))
@@ -201,6 +221,7 @@ class Sideloader(RulePolicy):
 
     key = "sideloader"
     label = "sideloader rule (20% kept idle)"
+    released_share = 0.7  # 20% kept idle
     slice_properties = [("CPUAccounting", "b", "true"), ("CPUQuotaPerSecUSec", "t", 1_000_000 * NCPU)]
 
     def prepare(self):
@@ -227,6 +248,75 @@ class Sideloader(RulePolicy):
             self.frozen = False
 
 
+class DebianService(Policy):
+    """boinc-client.service as Debian runs it: the work in a system service, in system.slice (here benchboinc,
+    a cgroup at the root of the hierarchies, as system.slice is: outside the user manager), with the
+    service's Nice=10, and every task SCHED_IDLE, as the BOINC client makes its applications. SCHED_IDLE and
+    nice order the work's tasks against the foreground's only where they share a run queue, within one cgroup:
+    across cgroups it is the cgroups' weights, and benchboinc has the default one."""
+
+    key = "debian-service"
+    label = "Debian's boinc-client.service (system.slice, Nice=10, SCHED_IDLE)"
+    placements = BOTH
+    cgroup_name = "benchboinc"
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.root = RootCgroup(self.cgroup_name)
+        self.processes = []
+
+    def start(self, kind):
+        try:
+            self.root.create()
+            for _ in range(self.instances(kind)):
+                self.processes.append(subprocess.Popen(
+                    self.root.command(["chrt", "--idle", "0", "nice", "-n", "10", *WORK[kind]]),
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            self.work = Work(self.cgroup_name, cgroup=self.root.cgroup)
+            deadline = time.monotonic() + 10
+            while not self.started(WORK[kind][0]):
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{self.label}: the work did not run SCHED_IDLE at nice 10 in "
+                                       f"{self.root.cgroup} within 10 s")
+                time.sleep(0.05)
+        except BaseException:
+            self.stop()
+            raise
+
+    def started(self, command):
+        """Whether every work process runs @p command in the cgroup, SCHED_IDLE at nice 10."""
+        pids = set(self.root.pids())
+        for process in self.processes:
+            if process.poll() is not None:
+                raise RuntimeError(f"{self.label}: the work exited at start ({process.returncode})")
+            try:
+                with open(f"/proc/{process.pid}/comm") as f:
+                    comm = f.read().strip()
+                with open(f"/proc/{process.pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                return False
+            # Fields 19 and 41 of stat: the nice value and the scheduling policy (5: SCHED_IDLE).
+            if process.pid not in pids or comm != command[:15] or int(fields[16]) != 10 or int(fields[38]) != 5:
+                return False
+        return True
+
+    def stop(self):
+        if self.work:
+            signal_all(self.work, signal.SIGCONT)
+        for process in self.processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self.processes = []
+        self.root.remove()
+
+
 class Concurrency(Policy):
     """For the memory-bound class: fewer work instances running at once, as many as nicer's quota would give
     CPUs (its measured share of the machine in this run, rounded, at least one), at the idle weight."""
@@ -246,16 +336,24 @@ class Nicer(Policy):
 
     key = "nicer"
     label = "nicer defaults"
+    placements = BOTH
     options = []
 
     def start(self, kind):
         self.state = tempfile.mkdtemp(prefix="nicer-bench-")
         env = {"XDG_STATE_HOME": self.state, "XDG_CONFIG_HOME": self.state, "XDG_DATA_HOME": self.state + "/data"}
+        log = Path(self.state) / "nicerd.log"
         run("systemd-run", "--user", "--quiet", "--collect", "--unit=bench-nicerd.service",
+            f"--property=StandardError=file:{log}",
             *[f"--setenv={k}={v}" for k, v in env.items()], str(self.ctx.nicerd), "--instances", str(NCPU),
             *self.options, "--", *WORK[kind])
         deadline = time.monotonic() + 30
         while subprocess.run([str(self.ctx.nicer), "status"], capture_output=True, timeout=10).returncode != 0:
+            state = run("systemctl", "--user", "is-active", "bench-nicerd.service", check=False).strip()
+            if state not in ("active", "activating", "reloading"):
+                said = log.read_text().strip() if log.exists() else ""
+                raise RuntimeError(f"{self.label}: nicerd {' '.join(self.options)} exited at start ({state}): "
+                                   + (said[-2000:] or "it said nothing"))
             if time.monotonic() > deadline:
                 raise RuntimeError("nicerd did not answer within 30 s: see `systemctl --user status bench-nicerd`")
             time.sleep(0.2)
@@ -274,6 +372,7 @@ class Nicer(Policy):
 class NicerThesis(Nicer):
     key = "nicer-thesis"
     label = "nicer, thesis mode (quota only)"
+    placements = BOTH
     options = ["--no-idle-weight", "--multiplier-decay", "1", "--quota-period", "0.1"]
 
 
@@ -289,6 +388,7 @@ class NicerWideBand(Nicer):
     key = "nicer-band8"
     label = "nicer, band x8 (min multiplier 8)"
     options = ["--min-multiplier", "8"]
+    released_share = 0.5  # a band of 8 x 5% kept idle
 
 
 class NicerCpuIdleByHand(Nicer):
@@ -297,10 +397,26 @@ class NicerCpuIdleByHand(Nicer):
 
     key = "nicer-cpu-idle-v1"
     label = "nicer defaults + cpu.idle=1 (v1, by hand)"
+    placements = BOTH
 
     def start(self, kind):
         super().start(kind)
         (cpu_cgroup_dir("nicer.slice") / "cpu.idle").write_text("1\n")
+
+
+class NicerMachineSignal(NicerCpuIdleByHand):
+    """The row above with nicerd's controller fed the whole machine's idle time (`--signal machine`, the
+    thesis's signal), where nicerd's default (`--signal auto`) feeds it only the demand from outside the user
+    manager once the work's slice has cpu.idle 1. Skipped, with a note, by a nicerd without --signal."""
+
+    key = "nicer-signal-machine"
+    label = "nicer, whole-machine signal + cpu.idle=1 (v1, by hand)"
+    options = ["--signal", "machine"]
+
+    def unavailable(self, ctx):
+        if "--signal" not in ctx.nicerd_help:
+            return f"{ctx.nicerd} has no --signal option (`nicerd --help`): this row needs a nicerd that has it"
+        return None
 
 
 class NicerWindow100ms(Nicer):
@@ -329,5 +445,5 @@ def all_policies():
     nicer's share."""
     by_hand = CpuIdleByHand.possible()
     return ([SameWeight, Nice19, IdleWeight] + ([CpuIdleByHand] if by_hand else [])
-            + [StaticCap, BoincRule, Sideloader, NicerThesis, NicerBefore, NicerWindow100ms, Nicer]
-            + ([NicerCpuIdleByHand] if by_hand else []) + [NicerWideBand, Concurrency])
+            + [DebianService, StaticCap, BoincRule, Sideloader, NicerThesis, NicerBefore, NicerWindow100ms, Nicer]
+            + ([NicerCpuIdleByHand, NicerMachineSignal] if by_hand else []) + [NicerWideBand, Concurrency])

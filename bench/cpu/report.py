@@ -1,5 +1,7 @@
 """bench/cpu's tables and plots from results.json: medians over the repetitions, as ratios to the foreground
-alone, and the targets nicer's defaults are held to."""
+alone, and the targets nicer's defaults are held to; for the foreground outside the user manager (and beside
+it with --split-beside), the first seconds and the steady state side by side, as ratios to the foreground
+alone in the same placement and phase ("Across the boundary")."""
 
 import statistics
 from collections import defaultdict
@@ -18,6 +20,14 @@ LOSS_COLUMNS = [
     ("bursty ×", "bursty", "ops_per_s", "slower"),
 ]
 RECLAIM_CLASSES = ["idle", "compute", "server", "video", "wakeup", "memory", "bursty"]
+# The two-phase foregrounds: (title, class, metric, how, phases).
+PHASE_COLUMNS = [
+    ("compute ×", "compute", "ops_per_s", "slower", ("onset", "steady")),
+    ("server p99 ×", "server", "p99_ms", "ratio", ("onset", "steady")),
+    ("wakeup p99 ×", "wakeup", "p99_us", "ratio", ("onset", "steady")),
+    ("wakeup p99.9 ×", "wakeup", "p999_us", "ratio", ("steady",)),
+]
+PHASE_CLASSES = ["compute", "server", "wakeup"]
 
 
 def median(values):
@@ -26,12 +36,46 @@ def median(values):
 
 
 class Results:
-    def __init__(self, data):
+    """The records of one placement of the foreground (results without placements are all beside)."""
+
+    def __init__(self, data, placement="beside"):
         self.data = data
+        self.placement = placement
         self.labels = dict(data["policies"])
+        self.policies = data.get("placement_policies", {}).get(placement, [key for key, _ in data["policies"]])
         self.by = defaultdict(list)
         for r in data["records"]:
-            self.by[(r["policy"], r["class"])].append(r)
+            if r.get("placement", "beside") == placement:
+                self.by[(r["policy"], r["class"])].append(r)
+
+    def split(self):
+        """Whether any foreground of this placement ran in two phases."""
+        return any("phases" in r for records in self.by.values() for r in records)
+
+    def phase_metric(self, policy, cls, name, phase):
+        return median([r["phases"][phase]["metrics"].get(name) for r in self.by[(policy, cls)] if "phases" in r])
+
+    def phase_loss(self, policy, cls, name, how, phase):
+        """As loss(), for one phase, against the foreground alone in the same phase."""
+        value = self.phase_metric(policy, cls, name, phase)
+        alone = self.phase_metric("alone", cls, name, phase)
+        if value is None or not alone:
+            return None
+        if how == "slower":
+            return alone / value if value else float("inf")
+        return value / alone
+
+    def phase_share(self, policy, cls, phase, whose="work"):
+        """The work's share of the machine in a phase, or the foreground cgroup's (whose="foreground")."""
+        if whose == "work":
+            return median([r["phases"][phase]["window"]["work"] for r in self.by[(policy, cls)]
+                           if "phases" in r and r["phases"][phase]["window"]])
+        return median([r["phases"][phase]["fg_share"] for r in self.by[(policy, cls)] if "phases" in r])
+
+    def not_released(self, policy):
+        """Trials whose work had not got its released share of the machine when the foreground started."""
+        return sum(1 for (p, _), records in self.by.items() if p == policy for r in records
+                   if (r.get("released") or {}).get("released") is False)
 
     def metric(self, policy, cls, name):
         return median([r["metrics"].get(name) for r in self.by[(policy, cls)]])
@@ -81,12 +125,71 @@ def fmt(value, digits=2):
 
 def summarize(data):
     res = Results(data)
-    policies = [key for key, _ in data["policies"]]
+    policies = res.policies
     out = []
     mode = "quick, " if data["quick"] else ""
     out.append(f"Machine: {data['cpus']} CPUs. {mode}{data['reps']} repetition(s), each foreground "
                f"{data['seconds']} s; medians. Whole run: {data['minutes']:.0f} min.\n")
+    for key, label, reason in data.get("skipped", []):
+        out.append(f"Not run: {label} ({key}): {reason}.\n")
+    if "beside" in data.get("placements", ["beside"]):
+        out.append(beside_tables(data, res, policies))
+        if res.split():
+            out.append(phase_tables(data, res, "**Beside the work, first {onset} s and steady** (the foreground "
+                                    "in benchfg.slice under the user manager, measured in two phases as across "
+                                    "the boundary below; the tables above give the steady phase):"))
+    if "outside" in data.get("placements", []):
+        out.append(phase_tables(data, Results(data, "outside"), (
+            "**Across the boundary** (the foreground outside the user manager, in a root-level cgroup placed as "
+            "system.slice is; × = ratio to the foreground alone there, in the same phase, 1.00 = no loss; first "
+            "{onset} s: the foreground's first {onset} s, started once the work had had the machine to itself "
+            "and its controller had released it; steady: the {seconds} s right after; work's share: of the "
+            "whole machine, while the compute foreground ran):")))
+    return "\n".join(out) + "\n"
 
+
+def phase_tables(data, res, title):
+    """The two-phase foregrounds of one placement: their loss in each phase, the shares of the machine the
+    work and the foreground had, and the foregrounds alone."""
+    onset, seconds = data.get("onset", 10), data["seconds"]
+    first = f"first {onset:g} s"
+    names = {"onset": first, "steady": "steady"}
+    out = ["\n" + title.format(onset=f"{onset:g}", seconds=seconds) + "\n"]
+    titles = [f"{t} {names[phase]}" for t, _, _, _, phases in PHASE_COLUMNS for phase in phases]
+    titles += [f"work's share, {first}", "work's share, steady"]
+    out.append("| policy | " + " | ".join(titles) + " |")
+    out.append("|---|" + "---|" * len(titles))
+    for p in res.policies:
+        cells = [fmt(res.phase_loss(p, cls, name, how, phase))
+                 for _, cls, name, how, phases in PHASE_COLUMNS for phase in phases]
+        cells += [fmt(res.phase_share(p, "compute", phase)) for phase in ("onset", "steady")]
+        missed = res.not_released(p)
+        note = f" (work not released before {missed} trial(s))" if missed else ""
+        out.append(f"| {res.labels[p]}{note} | " + " | ".join(cells) + " |")
+
+    out.append("\n**The work's share of the machine / the foreground's**, by class and phase (medians; 1.00 = "
+               "the whole machine; the foreground's from its cgroup's CPU time):\n")
+    titles = [f"{cls} {names[phase]}" for cls in PHASE_CLASSES for phase in ("onset", "steady")]
+    out.append("| policy | " + " | ".join(titles) + " |")
+    out.append("|---|" + "---|" * len(titles))
+    for p in res.policies:
+        cells = [f"{fmt(res.phase_share(p, cls, phase))} / {fmt(res.phase_share(p, cls, phase, 'foreground'))}"
+                 for cls in PHASE_CLASSES for phase in ("onset", "steady")]
+        out.append(f"| {res.labels[p]} | " + " | ".join(cells) + " |")
+
+    def both(cls, name, digits, unit):
+        return (f"{fmt(res.phase_metric('alone', cls, name, 'onset'), digits)} / "
+                f"{fmt(res.phase_metric('alone', cls, name, 'steady'), digits)} {unit}")
+
+    out.append(f"\n**The foregrounds alone** here (medians, {first} / steady): compute "
+               f"{both('compute', 'ops_per_s', 1, 'ops/s')}; server p99 {both('server', 'p99_ms', 3, 'ms')}; wakeup "
+               f"p99 {both('wakeup', 'p99_us', 0, 'µs')}, p99.9 {both('wakeup', 'p999_us', 0, 'µs')}.")
+    return "\n".join(out)
+
+
+def beside_tables(data, res, policies):
+    """The tables of the foreground beside the work, under the user manager."""
+    out = []
     out.append("**Foreground loss** (× = ratio to the foreground alone, 1.00 = no loss; video: % of frames "
                "more than one frame late, and speed):\n")
     out.append("| policy | " + " | ".join(c[0] for c in LOSS_COLUMNS) + " |")
@@ -126,7 +229,7 @@ def summarize(data):
                    f"{sum(c['seconds'] for c in costs) / 60:.1f} min of runs: {100 * core:.3f}% of one core "
                    f"({core * 3600:.1f} CPU-seconds per hour), RSS {rss:.1f} MiB (peak {hwm:.1f} MiB).")
         out.append("\n" + targets(res, core, hwm))
-    return "\n".join(out) + "\n"
+    return "\n".join(out)
 
 
 def targets(res, core, hwm_mib_kib):
@@ -171,7 +274,7 @@ def plot(data, out):
     import matplotlib.pyplot as plt
 
     res = Results(data)
-    policies = [key for key, _ in data["policies"] if key != "alone"]
+    policies = [key for key in res.policies if key != "alone"]
     labels = [res.labels[p] for p in policies]
     columns = [c for c in LOSS_COLUMNS if c[2] != "speed"]
 
