@@ -79,12 +79,27 @@ void printStatus(const dbus::DaemonStatus& s) {
             std::printf("  memory max   %g%%, not in force (see the note)\n", *s.memoryMaxPercent);
         }
     }
-    std::printf("  machine      %u CPUs: %.1f%% yours, %.1f%% volunteer work, %.1f%% idle\n", s.cpuCount,
-                pct(s.foreground), pct(s.background), pct(s.idle));
+    if (s.outside >= 0.0) {
+        std::printf("  machine      %u CPUs: %.1f%% your programs, %.1f%% other users and services, %.1f%% "
+                    "volunteer work, %.1f%% idle\n",
+                    s.cpuCount, pct(std::max(0.0, s.foreground - s.outside)), pct(s.outside),
+                    pct(s.background), pct(s.idle));
+    } else {
+        std::printf("  machine      %u CPUs: %.1f%% yours, %.1f%% volunteer work, %.1f%% idle\n", s.cpuCount,
+                    pct(s.foreground), pct(s.background), pct(s.idle));
+    }
+    if (!s.signal.empty()) {
+        std::printf("  signal       %s (setting %s)\n",
+                    s.signal == "outside"
+                        ? "outside: the quota answers other users and services; cpu.idle keeps the work "
+                          "behind your programs"
+                        : "machine: the quota answers the idle time of the whole machine",
+                    s.signalSetting.c_str());
+    }
     std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
     std::printf("  reserve      %.1f%% idle kept (band %.3g x multiplier %g), overload count %u\n",
-                pct(control::reserveKept(s.params.reserveBand, s.multiplier)), s.params.reserveBand,
-                s.multiplier, s.overloadCount);
+                pct(control::reserveKept(s.params.reserveBand, s.multiplier, s.signal == "outside", s.quota)),
+                s.params.reserveBand, s.multiplier, s.overloadCount);
     std::printf("  parameters  ");
     for (const auto& [key, value] : control::parametersAsText(s.params)) {
         std::printf(" %s=%s", key.c_str(), value.c_str());
@@ -133,6 +148,9 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
             {"idle", s.idle},
             {"foreground", s.foreground},
             {"background", s.background},
+            {"outside", s.outside >= 0.0 ? nlohmann::json(s.outside) : nullptr},
+            {"signal", s.signal},
+            {"signal_setting", s.signalSetting},
             {"quota", s.quota},
             {"multiplier", s.multiplier},
             {"overload_count", s.overloadCount},

@@ -1,5 +1,6 @@
 // nicerd: the nicer daemon. Parses options and the config file, then hands over to nicer::daemon::Daemon.
 #include "api/DownloadText.h"
+#include "control/Controller.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
@@ -89,6 +90,20 @@ int run(int argc, char** argv) {
         "The work's slice also gets CPUWeight=idle (cpu.idle on cgroup v2, the smallest cpu.shares on "
         "v1), so it loses every contention with your programs (on by default; --no-idle-weight keeps "
         "the default weight and only the quota holds the work back, as in the thesis)");
+    app.add_option_function<std::string>(
+           "--signal",
+           [&config](const std::string& text) {
+               const auto signal = control::parseSignal(text);
+               if (!signal) {
+                   throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
+               }
+               config.signal = *signal;
+           },
+           "What the controller answers: machine (the thesis: the idle time of the whole machine), outside "
+           "(only the demand from outside the user manager: system services, containers, other users; your "
+           "programs beside the work are left to the kernel's idle weight, so they cost the work no quota), "
+           "or auto (outside where the work's slice has cpu.idle 1, else machine)")
+        ->default_str("auto");
     app.add_option_function<std::string>(
            "--quota-period",
            [&config](const std::string& text) {

@@ -63,8 +63,8 @@ namespace nicer::api {
 
 QDBusArgument& operator<<(QDBusArgument& arg, const Sample& s) {
     arg.beginStructure();
-    arg << qulonglong(s.timeUSec) << s.idle << s.foreground << s.background << s.quota << s.multiplier
-        << uint(s.overloadCount) << s.paused;
+    arg << qulonglong(s.timeUSec) << s.idle << s.foreground << s.background << s.outside << s.quota
+        << s.multiplier << uint(s.overloadCount) << s.paused << s.outsideSignal;
     arg.endStructure();
     return arg;
 }
@@ -73,7 +73,8 @@ const QDBusArgument& operator>>(const QDBusArgument& arg, Sample& s) {
     qulonglong time = 0;
     uint overloads = 0;
     arg.beginStructure();
-    arg >> time >> s.idle >> s.foreground >> s.background >> s.quota >> s.multiplier >> overloads >> s.paused;
+    arg >> time >> s.idle >> s.foreground >> s.background >> s.outside >> s.quota >> s.multiplier >>
+        overloads >> s.paused >> s.outsideSignal;
     arg.endStructure();
     s.timeUSec = time;
     s.overloadCount = overloads;

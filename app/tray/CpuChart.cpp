@@ -17,6 +17,7 @@ namespace {
 // Colours that read on light and dark palettes alike.
 const QColor kWorkColor(0x2e, 0x9d, 0x5b);
 const QColor kUserColor(0x3f, 0x7f, 0xd8);
+const QColor kOthersColor(0x9b, 0x59, 0xb6);
 const QColor kQuotaColor(0x1b, 0x5e, 0x36);
 const QColor kBandColor(0xe0, 0x7b, 0x1f);
 
@@ -37,12 +38,15 @@ CpuChart::CpuChart(const SampleHistory& history, QWidget* parent)
     m_zero = new QLineSeries(chart);
     m_workTop = new QLineSeries(chart);
     m_userTop = new QLineSeries(chart);
+    m_othersTop = new QLineSeries(chart);
     m_idleTop = new QLineSeries(chart);
     m_work = new QAreaSeries(m_workTop, m_zero);
     m_user = new QAreaSeries(m_userTop, m_workTop);
-    m_idle = new QAreaSeries(m_idleTop, m_userTop);
+    m_others = new QAreaSeries(m_othersTop, m_userTop);
+    m_idle = new QAreaSeries(m_idleTop, m_othersTop);
     m_work->setName(tr("Volunteer work"));
     m_user->setName(tr("Your programs"));
+    m_others->setName(tr("Other users and services"));
     m_idle->setName(tr("Idle"));
     m_quota = new QLineSeries();
     m_quota->setName(tr("Work cap"));
@@ -59,7 +63,7 @@ CpuChart::CpuChart(const SampleHistory& history, QWidget* parent)
     chart->addAxis(m_time, Qt::AlignBottom);
     chart->addAxis(share, Qt::AlignLeft);
     for (QAbstractSeries* s :
-         std::initializer_list<QAbstractSeries*>{m_work, m_user, m_idle, m_quota, m_band}) {
+         std::initializer_list<QAbstractSeries*>{m_work, m_user, m_others, m_idle, m_quota, m_band}) {
         chart->addSeries(s);
         s->attachAxis(m_time);
         s->attachAxis(share);
@@ -70,8 +74,8 @@ CpuChart::CpuChart(const SampleHistory& history, QWidget* parent)
     setMinimumSize(420, 260);
     setAccessibleName(tr("CPU use over the last minutes"));
     setAccessibleDescription(
-        tr("Stacked shares of the whole machine: volunteer work, your programs and idle, "
-           "with the work's cap and the reserve band as lines."));
+        tr("Stacked shares of the whole machine: volunteer work, your programs, other users and services, "
+           "and idle, with the work's cap and the reserve band as lines."));
     applyPalette();
 }
 
@@ -96,6 +100,7 @@ void CpuChart::applyPalette() {
     };
     fill(m_work, kWorkColor, 170);
     fill(m_user, kUserColor, 170);
+    fill(m_others, kOthersColor, 170);
     fill(m_idle, pal.color(QPalette::Mid), dark ? 60 : 40);
     m_quota->setPen(QPen(dark ? kWorkColor.lighter(150) : kQuotaColor, 2));
     m_band->setPen(QPen(kBandColor, 2, Qt::DashLine));
@@ -130,8 +135,8 @@ void CpuChart::redraw() {
     m_stale = false;
     ++m_redraws;
     const auto& points = m_history.points();
-    QList<QPointF> zero, work, user, idle, quota, band;
-    for (auto* list : {&zero, &work, &user, &idle, &quota, &band}) {
+    QList<QPointF> zero, work, user, others, idle, quota, band;
+    for (auto* list : {&zero, &work, &user, &others, &idle, &quota, &band}) {
         list->reserve(static_cast<qsizetype>(points.size()));
     }
     for (const ChartPoint& p : points) {
@@ -139,7 +144,10 @@ void CpuChart::redraw() {
         const double t = msecs(s);
         zero.append({t, 0});
         work.append({t, 100 * s.background});
-        user.append({t, 100 * (s.background + s.foreground)});
+        // An older nicerd, or one that cannot read the user manager's CPU time, counts it all as yours.
+        const double outside = std::clamp(s.outside, 0.0, s.foreground);
+        user.append({t, 100 * (s.background + s.foreground - outside)});
+        others.append({t, 100 * (s.background + s.foreground)});
         idle.append({t, 100});
         quota.append({t, 100 * s.quota});
         band.append({t, 100 * (1 - p.reserveKept())});
@@ -148,6 +156,7 @@ void CpuChart::redraw() {
     m_zero->replace(zero);
     m_workTop->replace(work);
     m_userTop->replace(user);
+    m_othersTop->replace(others);
     m_idleTop->replace(idle);
     m_quota->replace(quota);
     m_band->replace(band);

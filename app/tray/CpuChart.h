@@ -12,8 +12,9 @@ namespace nicer::tray {
 
 /**
  * The machine's CPU over the last minutes, stacked from the bottom: the volunteer work, the user's own
- * programs, idle; with the work's cap (quota) and the top of the reserve band (1 - m x b) as lines, so the
- * idle area above the band line is the reserve the controller keeps.
+ * programs (under their user manager), other users and services (outside it: what the work's idle weight
+ * does not protect, so what the quota answers), idle; with the work's cap (quota) and the top of the reserve
+ * band (1 - m x b) as lines, so the idle area above the band line is the reserve the controller keeps.
  *
  * It draws nothing while hidden: update() only marks it stale, and showing it redraws once.
  */
@@ -42,10 +43,12 @@ private:
     const SampleHistory& m_history;
     QLineSeries* m_workTop = nullptr;
     QLineSeries* m_userTop = nullptr;
+    QLineSeries* m_othersTop = nullptr;
     QLineSeries* m_idleTop = nullptr;
     QLineSeries* m_zero = nullptr;
     QAreaSeries* m_work = nullptr;
     QAreaSeries* m_user = nullptr;
+    QAreaSeries* m_others = nullptr;
     QAreaSeries* m_idle = nullptr;
     QLineSeries* m_quota = nullptr;
     QLineSeries* m_band = nullptr;

@@ -445,8 +445,10 @@ void DaemonProxy::fetchHistory() {
 }
 
 void DaemonProxy::onSample(qulonglong timeUSec, double idle, double foreground, double background,
-                           double quota, double multiplier, uint overloadCount, bool paused) {
-    const api::Sample s{timeUSec, idle, foreground, background, quota, multiplier, overloadCount, paused};
+                           double outside, double quota, double multiplier, uint overloadCount, bool paused,
+                           bool outsideSignal) {
+    const api::Sample s{timeUSec, idle,       foreground,    background, outside,
+                        quota,    multiplier, overloadCount, paused,     outsideSignal};
     if (!hasBus()) {
         return; // the last words of a bus that closed: nicerd may not be there when it is back
     }

@@ -127,8 +127,8 @@ signals:
     void errorOccurred(const QString& context, const QString& message);
 
 private slots:
-    void onSample(qulonglong timeUSec, double idle, double foreground, double background, double quota,
-                  double multiplier, uint overloadCount, bool paused);
+    void onSample(qulonglong timeUSec, double idle, double foreground, double background, double outside,
+                  double quota, double multiplier, uint overloadCount, bool paused, bool outsideSignal);
     void onPropertiesChanged(const QDBusMessage& message);
 
 private:

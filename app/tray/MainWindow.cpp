@@ -1,6 +1,5 @@
 #include "tray/MainWindow.h"
 
-#include "control/Controller.h"
 #include "tray/BoincPanel.h"
 #include "tray/CpuChart.h"
 #include "tray/DaemonProxy.h"
@@ -20,6 +19,8 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace nicer::tray {
 
@@ -82,7 +83,13 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     m_status = new QLabel(now);
     m_status->setAccessibleName(tr("State"));
     form->addRow(m_status);
-    m_user = addValue(form, tr("Your programs"), tr("CPU used by everything except the volunteer work"));
+    m_user = addValue(form, tr("Your programs"),
+                      tr("CPU used by everything except the volunteer work, or, where nicerd can tell them "
+                         "apart, by everything else under your user manager (your session's programs)"));
+    m_others = addValue(form, tr("Other users and services"),
+                        tr("CPU used outside your user manager: system services, containers and VMs, other "
+                           "users. Your programs win the CPU from the work by its idle weight at once; these "
+                           "only by the work's cap."));
     m_work = addValue(form, tr("Volunteer work"), tr("CPU used by the volunteer work"));
     m_idle = addValue(form, tr("Idle"), tr("CPU nobody used"));
     m_reserve = addValue(form, tr("Reserve band"),
@@ -353,9 +360,11 @@ void MainWindow::showError(const QString& context, const QString& message) {
 }
 
 void MainWindow::updateStatus() {
-    const TrayState state = trayStateFor(m_daemon.view(), m_daemon.isStarting());
+    const DaemonView view = m_daemon.view();
+    const TrayState state = trayStateFor(view, m_daemon.isStarting());
+    const QString name = trayStateName(state, view.sample && view.sample->outsideSignal);
     m_status->setText(QStringLiteral("<b><font color=\"%1\">\u25cf</font> %2</b>")
-                          .arg(stateColor(state).name(), trayStateName(state).toHtmlEscaped()));
+                          .arg(stateColor(state).name(), name.toHtmlEscaped()));
 }
 
 void MainWindow::updateValues() {
@@ -363,14 +372,17 @@ void MainWindow::updateValues() {
     const auto& sample = m_daemon.lastSample();
     if (!m_daemon.isConnected() || !sample) {
         // Without nicerd (or its bus) the last numbers no longer hold: show none rather than old ones.
-        for (QLabel* value : {m_user, m_work, m_idle, m_reserve, m_cap, m_overloads}) {
+        for (QLabel* value : {m_user, m_others, m_work, m_idle, m_reserve, m_cap, m_overloads}) {
             value->setText(QStringLiteral("-"));
         }
         return;
     }
     const auto& p = m_daemon.properties();
-    const double kept = control::reserveKept(p.params.reserveBand, sample->multiplier);
-    m_user->setText(percent(sample->foreground));
+    const double kept = ChartPoint{*sample, p.params.reserveBand}.reserveKept();
+    const bool split = sample->outside >= 0.0;
+    m_user->setText(
+        percent(split ? std::max(0.0, sample->foreground - sample->outside) : sample->foreground));
+    m_others->setText(split ? percent(sample->outside) : QStringLiteral("-"));
     m_work->setText(percent(sample->background));
     m_idle->setText(percent(sample->idle));
     m_reserve->setText(

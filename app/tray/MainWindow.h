@@ -82,6 +82,7 @@ private:
     bool m_showingBusError = false;    ///< the error bar says that the session bus is gone
     QLabel* m_status = nullptr;
     QLabel* m_user = nullptr;
+    QLabel* m_others = nullptr;
     QLabel* m_work = nullptr;
     QLabel* m_idle = nullptr;
     QLabel* m_reserve = nullptr;

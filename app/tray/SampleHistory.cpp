@@ -5,7 +5,7 @@
 namespace nicer::tray {
 
 double ChartPoint::reserveKept() const {
-    return control::reserveKept(reserveBand, sample.multiplier);
+    return control::reserveKept(reserveBand, sample.multiplier, sample.outsideSignal, sample.quota);
 }
 
 void SampleHistory::reset(std::span<const api::Sample> samples, double reserveBand) {

@@ -14,7 +14,8 @@ struct ChartPoint {
     api::Sample sample;
     double reserveBand = 0.0;
 
-    /// The idle share the controller keeps free: multiplier x band, at most the whole machine.
+    /// The idle share the controller keeps free (control::reserveKept): multiplier x band, at most the whole
+    /// machine, and none while the outside signal leaves the work uncapped.
     double reserveKept() const;
 };
 

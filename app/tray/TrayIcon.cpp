@@ -8,6 +8,8 @@
 #include <QSystemTrayIcon>
 #include <QWidget>
 
+#include <algorithm>
+
 namespace nicer::tray {
 
 TrayIcon::TrayIcon(DaemonProxy& daemon, QWidget& window, QObject* parent)
@@ -66,13 +68,21 @@ void TrayIcon::update() {
         m_firstUpdate = false;
         m_icon->setIcon(stateIcon(state));
     }
-    QString tip = QStringLiteral("nicer: ") + trayStateName(state);
+    QString tip = QStringLiteral("nicer: ") + trayStateName(state, view.sample && view.sample->outsideSignal);
     if (view.connected && view.sample) {
         const auto& s = *view.sample;
-        tip += tr("\nYour programs %1 %, volunteer work %2 %, idle %3 %")
-                   .arg(qRound(100 * s.foreground))
-                   .arg(qRound(100 * s.background))
-                   .arg(qRound(100 * s.idle));
+        if (s.outside >= 0.0) {
+            tip += tr("\nYour programs %1 %, other users and services %2 %, volunteer work %3 %, idle %4 %")
+                       .arg(qRound(100 * std::max(0.0, s.foreground - s.outside)))
+                       .arg(qRound(100 * s.outside))
+                       .arg(qRound(100 * s.background))
+                       .arg(qRound(100 * s.idle));
+        } else {
+            tip += tr("\nYour programs %1 %, volunteer work %2 %, idle %3 %")
+                       .arg(qRound(100 * s.foreground))
+                       .arg(qRound(100 * s.background))
+                       .arg(qRound(100 * s.idle));
+        }
     } else if (view.busGone) {
         tip += QStringLiteral("\n") + sessionBusGoneText();
     } else if (!view.lastError.isEmpty()) {

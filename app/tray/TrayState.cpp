@@ -25,14 +25,16 @@ TrayState trayStateFor(const DaemonView& view, bool starting) {
     return TrayState::Running;
 }
 
-QString trayStateName(TrayState state) {
+QString trayStateName(TrayState state, bool outsideSignal) {
     switch (state) {
     case TrayState::Connecting:
         return QCoreApplication::translate("nicer::tray", "Connecting to nicerd");
     case TrayState::Running:
         return QCoreApplication::translate("nicer::tray", "Running on spare CPU");
     case TrayState::Throttled:
-        return QCoreApplication::translate("nicer::tray", "Holding back for your programs");
+        return outsideSignal
+                   ? QCoreApplication::translate("nicer::tray", "Holding back for other users and services")
+                   : QCoreApplication::translate("nicer::tray", "Holding back for your programs");
     case TrayState::Paused:
         return QCoreApplication::translate("nicer::tray", "Paused");
     case TrayState::Error:

@@ -31,8 +31,9 @@ struct DaemonView {
 /// Pure: the icon's state for what the daemon reports.
 TrayState trayStateFor(const DaemonView& view, bool starting);
 
-/// A short, translated name of the state, e.g. for the tooltip.
-QString trayStateName(TrayState state);
+/// A short, translated name of the state, e.g. for the tooltip. @p outsideSignal: the controller answered
+/// only other users and services (api::Sample::outsideSignal), so that is what the work is held back for.
+QString trayStateName(TrayState state, bool outsideSignal = false);
 
 /// What the tray says while the session bus is gone (DaemonView::busGone), translated.
 QString sessionBusGoneText();

@@ -13,9 +13,10 @@ inline constexpr const char* kInterface = "org.nicer.Daemon1";
 /// properties and methods (Boinc*). 4: the controller's MultiplierDecay. 5: ActuatorNote, and Actuator
 /// announces its changes. 6: MemoryMaxPercent and MemoryMax, the work's memory limit. 7: LastError,
 /// Downloads, DownloadRate and the Boinc* rates and lists announce their changes (PropertiesChanged with the
-/// values, at most once a period), so that clients need not poll them. A property that was not there in
-/// version 1 reads as 1.
-inline constexpr std::uint32_t kApiVersion = 7;
+/// values, at most once a period), so that clients need not poll them. 8: a Sample carries the share used
+/// outside the user manager and whether the controller answered only that part (Signal). A property that
+/// was not there in version 1 reads as 1.
+inline constexpr std::uint32_t kApiVersion = 8;
 /// The error of SetWorkloadPreset when the preset's program is not installed (or custom has no command).
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
 /// The error of the Boinc* methods when no BOINC client runs under nicerd (or it does not answer yet).
@@ -25,9 +26,9 @@ inline constexpr const char* kBoincUnavailableError = "org.nicer.Daemon1.Error.B
 // them and resources/org.nicer.Daemon1.xml documents them.
 /// One entry of the WorkloadPresets property: id, name, description, available.
 inline constexpr const char* kPresetSignature = "sssb";
-/// One history entry and the Sample signal: time µs, idle, foreground, background, quota, multiplier,
-/// overload count, paused.
-inline constexpr const char* kSampleSignature = "tdddddub";
+/// One history entry and the Sample signal: time µs, idle, foreground, background, outside, quota,
+/// multiplier, overload count, paused, outside signal.
+inline constexpr const char* kSampleSignature = "tddddddubb";
 /// One entry of the Downloads property: name, bytes done, total bytes (0: unknown), bytes per second, state
 /// keyword, verified, reason, seconds until nicerd tries again (-1: it will not).
 inline constexpr const char* kDownloadSignature = "sttdsbsx";

@@ -10,10 +10,17 @@ struct Sample {
     double idle = 0.0;          ///< shares of the whole machine, 0..1: idle + foreground + background = 1
     double foreground = 0.0;
     double background = 0.0;
+    /// The part of foreground used outside the user manager: other users and services (system services,
+    /// containers, VMs, login sessions); the rest of foreground is your programs beside the work. -1 when
+    /// nicerd cannot read the user manager's CPU time.
+    double outside = -1.0;
     double quota = 0.0; ///< the work's cap as applied (0 while paused or stopped)
     double multiplier = 1.0;
     std::uint32_t overloadCount = 0;
     bool paused = false;
+    /// The controller answered only the outside part (control::Signal::Outside), not the whole machine's
+    /// idle.
+    bool outsideSignal = false;
 };
 
 } // namespace nicer::api

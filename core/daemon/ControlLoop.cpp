@@ -1,5 +1,7 @@
 #include "daemon/ControlLoop.h"
 
+#include "cpu/DemandSplit.h"
+
 #include <algorithm>
 #include <unistd.h>
 #include <utility>
@@ -7,11 +9,14 @@
 namespace nicer::daemon {
 
 ControlLoop::ControlLoop(cpu::CpuSampler sampler, const control::ControllerParams& params,
-                         actuator::QuotaActuator& actuator, std::size_t historyCapacity)
+                         actuator::QuotaActuator& actuator, std::size_t historyCapacity,
+                         control::Signal signal, UserManagerBoundary* boundary)
     : m_sampler(std::move(sampler))
     , m_controller(params)
     , m_actuator(&actuator)
     , m_historyCapacity(historyCapacity)
+    , m_signal(signal)
+    , m_boundary(boundary)
     , m_ticksPerSecond(std::max(1L, ::sysconf(_SC_CLK_TCK))) {}
 
 Result<void> ControlLoop::prime() {
@@ -23,7 +28,25 @@ Result<void> ControlLoop::prime() {
         return work.error();
     }
     m_workNSec = *work;
+    if (m_boundary) {
+        auto manager = m_boundary->managerCpuNSec();
+        m_managerNSec = manager ? std::optional<std::uint64_t>(*manager) : std::nullopt;
+    }
     return {};
+}
+
+bool ControlLoop::answerOutside() {
+    switch (m_signal) {
+    case control::Signal::Machine:
+        return false;
+    case control::Signal::Outside:
+        return true;
+    case control::Signal::Auto: {
+        const auto yields = m_boundary->workYieldsToSiblings();
+        return yields && *yields;
+    }
+    }
+    return false;
 }
 
 Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
@@ -37,25 +60,40 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
     }
     m_cpuCount = usage->cpuCount;
 
-    // The work's share from its cgroup's CPU time, over the same span of machine time as the idle share.
+    // The work's and the user manager's shares from their cgroups' CPU time, over the same span of machine
+    // time as the idle share.
+    const double machineNSec =
+        static_cast<double>(usage->totalTicks) * 1e9 / static_cast<double>(m_ticksPerSecond);
     const auto work = m_actuator->workCpuNSec();
-    double background = 0.0;
+    std::uint64_t workDelta = 0;
     if (work) {
-        const double machineNSec =
-            static_cast<double>(usage->totalTicks) * 1e9 / static_cast<double>(m_ticksPerSecond);
-        const std::uint64_t delta = *work >= m_workNSec ? *work - m_workNSec : 0;
-        background = std::clamp(static_cast<double>(delta) / machineNSec, 0.0, usage->busy);
+        workDelta = *work >= m_workNSec ? *work - m_workNSec : 0;
         m_workNSec = *work;
     }
+    std::optional<std::uint64_t> managerDelta;
+    if (m_boundary) {
+        const auto manager = m_boundary->managerCpuNSec();
+        if (manager && m_managerNSec) {
+            managerDelta = *manager >= *m_managerNSec ? *manager - *m_managerNSec : 0;
+        }
+        m_managerNSec = manager ? std::optional<std::uint64_t>(*manager) : std::nullopt;
+    }
+    const auto demand = cpu::splitDemand(*usage, machineNSec, workDelta, managerDelta);
 
     api::Sample s;
     s.timeUSec = timeUSec;
-    s.idle = usage->idle;
-    s.background = background;
-    s.foreground = std::max(0.0, usage->busy - background);
+    s.idle = demand.idle;
+    s.background = demand.work;
+    s.foreground = demand.inside + demand.outside;
+    s.outside = demand.split ? demand.outside : -1.0;
     s.paused = m_paused;
+    s.outsideSignal = demand.split && answerOutside();
     if (!m_paused) {
-        m_controller.step(usage->idle);
+        if (s.outsideSignal) {
+            m_controller.stepOutside(demand.work, demand.outside);
+        } else {
+            m_controller.step(demand.idle);
+        }
     }
     const auto& state = m_controller.state();
     s.quota = m_paused ? 0.0 : state.quota;

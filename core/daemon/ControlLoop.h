@@ -4,6 +4,7 @@
 #include "api/Sample.h"
 #include "control/Controller.h"
 #include "cpu/CpuSampler.h"
+#include "daemon/UserManagerBoundary.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -14,12 +15,19 @@ namespace nicer::daemon {
 
 /**
  * One period of nicer's closed loop: sample the machine's idle time, step the controller, apply the quota,
- * and split the busy time into the user's (foreground) and the work's (background).
+ * and split the busy time into the user's (foreground) and the work's (background), and the user's at the
+ * user manager's boundary (your programs, other users and services).
+ *
+ * The controller answers the signal chosen by control::Signal: the whole machine's idle time, or only the
+ * demand from outside the user manager. Auto decides every period, so a cpu.idle written or lost while
+ * nicerd runs takes effect at the next one. Without a boundary, or when the user manager's CPU time cannot
+ * be read, it answers the whole machine.
  */
 class ControlLoop {
 public:
     ControlLoop(cpu::CpuSampler sampler, const control::ControllerParams& params,
-                actuator::QuotaActuator& actuator, std::size_t historyCapacity);
+                actuator::QuotaActuator& actuator, std::size_t historyCapacity,
+                control::Signal signal = control::Signal::Machine, UserManagerBoundary* boundary = nullptr);
 
     /// Takes the reference read of /proc/stat and of the work's CPU time.
     Result<void> prime();
@@ -44,6 +52,7 @@ public:
     void setParams(const control::ControllerParams& params) { m_controller.setParams(params); }
     const control::ControllerParams& params() const { return m_controller.params(); }
     const control::ControllerState& state() const { return m_controller.state(); }
+    control::Signal signalSetting() const { return m_signal; }
 
     const std::deque<api::Sample>& history() const { return m_history; }
     const std::optional<api::Sample>& last() const { return m_last; }
@@ -56,7 +65,14 @@ private:
     std::size_t m_historyCapacity;
     std::deque<api::Sample> m_history;
     std::optional<api::Sample> m_last;
+    /// Whether the controller answers only the outside part this period (the setting, and for auto the
+    /// work's cpu.idle now).
+    bool answerOutside();
+
+    control::Signal m_signal;
+    UserManagerBoundary* m_boundary;
     std::uint64_t m_workNSec = 0;
+    std::optional<std::uint64_t> m_managerNSec;
     long m_ticksPerSecond;
     int m_cpuCount = 1;
     bool m_paused = false;

@@ -123,7 +123,9 @@ Result<void> Daemon::start() {
     const auto capacity = static_cast<std::size_t>(std::max<std::int64_t>(
         1, std::chrono::duration_cast<std::chrono::milliseconds>(c.historySpan).count() /
                c.params.period.count()));
-    m_loop = std::make_unique<ControlLoop>(cpu::CpuSampler(c.procStat), c.params, *m_actuator, capacity);
+    m_boundary = findBoundary();
+    m_loop = std::make_unique<ControlLoop>(cpu::CpuSampler(c.procStat), c.params, *m_actuator, capacity,
+                                           c.signal, m_boundary.get());
     if (auto primed = m_loop->prime(); !primed) {
         return primed;
     }
@@ -274,6 +276,28 @@ Result<std::string> Daemon::ownUnit() {
                      started.error().message + ". Start nicerd as the nicerd.service user unit instead."};
     }
     return m_ownScope;
+}
+
+std::unique_ptr<UserManagerBoundary> Daemon::findBoundary() {
+    auto manager = m_units->managerControlGroup();
+    auto slice = m_units->controlGroup(m_config.slice);
+    std::string why;
+    if (!manager || manager->empty()) {
+        why = manager ? "the user manager names no cgroup of its own" : manager.error().message;
+    } else if (!slice || slice->empty()) {
+        why = slice ? "the work's slice has no cgroup" : slice.error().message;
+    } else if (auto usage = m_layout->readCpuUsageNSec(*manager); !usage) {
+        why = usage.error().message;
+    } else {
+        return std::make_unique<CgroupBoundary>(*m_layout, *manager, *slice);
+    }
+    if (m_config.signal != control::Signal::Machine) {
+        std::cerr
+            << "nicerd: the controller answers the whole machine's idle time: cannot tell your programs "
+               "from other users and services ("
+            << why << ")\n";
+    }
+    return nullptr;
 }
 
 Result<void> Daemon::selectActuator() {
@@ -475,8 +499,9 @@ void Daemon::onTick() {
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count()));
     if (m_boinc && m_loop->last()) {
         const bool held = m_loop->last()->paused || m_loop->last()->quota <= 0.0;
-        m_boinc->setHeld(held, m_loop->last()->paused
-                                   ? "paused: nicer holds the work until you resume it"
+        m_boinc->setHeld(held, m_loop->last()->paused ? "paused: nicer holds the work until you resume it"
+                               : m_loop->last()->outsideSignal
+                                   ? "held: other users and services need every CPU, nicer holds the work"
                                    : "held: your programs need every CPU, nicer holds the work");
     }
     checkBus();

@@ -52,6 +52,7 @@ public:
     bool paused() const override { return m_loop->paused(); }
     std::string actuatorName() const override { return m_actuator->name(); }
     std::string actuatorNote() const override;
+    control::Signal signalSetting() const override { return m_config.signal; }
     double memoryMaxPercent() const override { return m_config.memoryMaxPercent; }
     std::uint64_t memoryMaxBytes() const override { return m_memoryMaxBytes; }
     const workload::WorkloadSpec& workload() const override { return m_supervisor->spec(); }
@@ -87,6 +88,8 @@ private:
     /// nicerd's state is simply not on the bus.
     void checkBus();
     Result<std::string> ownUnit();
+    /// The user manager's boundary for the split signal, or null (told on stderr) when it cannot be read.
+    std::unique_ptr<UserManagerBoundary> findBoundary();
     Result<void> selectActuator();
     /// Gives the slice its memory limit (either actuator's); one that cannot be had is said in m_memoryNote.
     void applyMemoryLimit();
@@ -121,6 +124,7 @@ private:
     std::unique_ptr<actuator::QuotaActuator> m_actuator;
     std::unique_ptr<workload::WorkloadChooser> m_chooser;
     std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
+    std::unique_ptr<UserManagerBoundary> m_boundary;
     std::unique_ptr<ControlLoop> m_loop;
     std::unique_ptr<DaemonDownloads> m_downloads;
     std::unique_ptr<BoincSession> m_boinc;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actuator/SystemdSliceActuator.h"
+#include "control/Controller.h"
 #include "control/ControllerParams.h"
 #include "daemon/DownloadSettings.h"
 #include "util/Result.h"
@@ -42,6 +43,9 @@ struct DaemonConfig {
     /// "auto" (the first supported), "systemd-slice", "freezer-duty-cycle" or "signal-duty-cycle".
     std::string actuator = "auto";
     std::string slice = "nicer.slice";
+    /// What the controller answers (--signal): the whole machine's idle, only the demand from outside the
+    /// user manager, or auto (outside where the work's slice has cpu.idle 1).
+    control::Signal signal = control::Signal::Auto;
     /// The work's memory limit, in percent of the machine's memory (--memory-max; 100: none).
     double memoryMaxPercent = kDefaultMemoryMaxPercent;
     /// Where the machine's memory size is read (MemTotal); sysconf's count when it cannot be.

@@ -28,6 +28,8 @@ public:
     virtual Result<void> pause() = 0;
     virtual Result<void> resume() = 0;
     virtual bool paused() const = 0;
+    /// What the controller is set to answer (nicerd's --signal); each Sample says what it answered.
+    virtual control::Signal signalSetting() const = 0;
 
     virtual std::string actuatorName() const = 0;
     /// Why the actuator caps the work less well than it could, and what to do; empty when all is well.

@@ -322,6 +322,23 @@ Result<std::uint64_t> CgroupLayout::readCpuUsageNSec(std::string_view cgroup) co
                  ": neither cpu.stat (cgroup v2) nor cpuacct.usage (v1) exists for it (is the cgroup gone?)"};
 }
 
+Result<bool> CgroupLayout::readCpuIdle(std::string_view cgroup) const {
+    const auto wanted = cpuControllerFile(cgroup, "cpu.idle", "cpu.idle");
+    const auto file = wanted ? existing(*wanted) : std::nullopt;
+    if (!file) {
+        return false;
+    }
+    auto text = readTextFile(*file);
+    if (!text) {
+        return text.error();
+    }
+    const auto value = trim(*text);
+    if (value != "0" && value != "1") {
+        return Error{file->string() + ": expected 0 or 1, got '" + std::string(value) + "'"};
+    }
+    return value == "1";
+}
+
 Result<std::uint64_t> CgroupLayout::readBandwidthWindows(std::string_view cgroup) const {
     // cpu.stat of the cpu controller's hierarchy: nr_periods is there on v2 and on v1 alike.
     const auto stat = cpuControllerFile(cgroup, "cpu.stat", "cpu.stat");

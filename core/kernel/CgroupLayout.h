@@ -44,6 +44,10 @@ public:
     /// CPU time used by @p cgroup and its children, in ns: cpu.stat usage_usec on the v2 tree, else
     /// cpuacct.usage.
     Result<std::uint64_t> readCpuUsageNSec(std::string_view cgroup) const;
+    /// Whether the kernel runs @p cgroup at idle priority among its siblings: its cpu.idle is 1 (the v2 tree,
+    /// or the v1 cpu hierarchy on kernels from 5.15). False where the file says 0 or does not exist (systemd
+    /// before 252, older kernels, v1 where systemd gives CPUWeight=idle the smallest cpu.shares instead).
+    Result<bool> readCpuIdle(std::string_view cgroup) const;
     /// How many CPU bandwidth windows the kernel has started for @p cgroup (cpu.stat nr_periods, v2 or v1):
     /// it counts while a quota is set and the cgroup's processes run.
     Result<std::uint64_t> readBandwidthWindows(std::string_view cgroup) const;

@@ -232,6 +232,12 @@ Result<std::string> SystemdUnitManager::managerVersion() {
     return getString(m_bus.get(), kManagerPath, kManagerInterface, "Version", "systemd Get Version");
 }
 
+Result<std::string> SystemdUnitManager::managerControlGroup() {
+    drain();
+    return getString(m_bus.get(), kManagerPath, kManagerInterface, "ControlGroup",
+                     "systemd Get ControlGroup");
+}
+
 void SystemdUnitManager::drain() {
     if (m_reopens && sd_bus_is_open(m_bus.get()) <= 0) {
         // Closed under us (the bus restarted): a call on it would fail at once with ENOTCONN. If the bus is

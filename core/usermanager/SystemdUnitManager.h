@@ -48,6 +48,7 @@ public:
     Result<std::uint64_t> cpuUsageNSec(const std::string& name) override;
     Result<std::uint32_t> mainPid(const std::string& name) override;
     Result<std::string> managerVersion() override;
+    Result<std::string> managerControlGroup() override;
 
 private:
     /// The unit's object path from GetUnit; empty when systemd has not loaded the unit.

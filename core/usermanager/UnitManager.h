@@ -65,6 +65,10 @@ public:
     virtual Result<std::uint64_t> cpuUsageNSec(const std::string& name) = 0;
     /// Main PID of a service, 0 when it has none.
     virtual Result<std::uint32_t> mainPid(const std::string& name) = 0;
+    /// The manager's own cgroup (its ControlGroup property), e.g.
+    /// "/user.slice/user-1000.slice/user@1000.service": everything it runs is below it. Empty when the
+    /// manager does not say.
+    virtual Result<std::string> managerControlGroup() = 0;
     /// The manager's Version property, e.g. "249.11-0ubuntu3.12" or "252 (252.22-1~deb12u1)".
     virtual Result<std::string> managerVersion() = 0;
 };

@@ -403,3 +403,143 @@ TEST_CASE("a new actuator takes over at the last quota and counts the work's CPU
     CHECK(slice.applied().size() == sliceCalls); // the old one is no longer asked
     CHECK(duty.applied().size() == 2);
 }
+
+namespace {
+
+/// A user manager whose CPU time and whose work's cpu.idle the test sets between ticks.
+class FakeBoundary final : public nicer::daemon::UserManagerBoundary {
+public:
+    nicer::Result<std::uint64_t> managerCpuNSec() override {
+        if (!managerReadable) {
+            return nicer::Error{"cpu.stat: no such file"};
+        }
+        return managerNSec;
+    }
+    nicer::Result<bool> workYieldsToSiblings() override { return cpuIdle; }
+
+    std::uint64_t managerNSec = 7'000'000'000;
+    bool managerReadable = true;
+    bool cpuIdle = true;
+};
+
+/// One period of a two-CPU machine: shares of the machine used by the work, by its siblings in the user
+/// manager and from outside it; the rest is idle.
+struct Period {
+    double work, inside, outside;
+};
+
+/// Drives the machine, the work's counter and the user manager's counter through one period.
+Sample tickPeriod(ControlLoop& loop, TwoCpuMachine& machine, FakeActuator& actuator, FakeBoundary& boundary,
+                  const Period& p, std::uint64_t timeUSec) {
+    const double machineNSec = 200 * nsPerTick();
+    const auto idleTicks =
+        static_cast<std::uint64_t>(std::llround(100.0 * (1.0 - p.work - p.inside - p.outside)));
+    machine.advance(idleTicks);
+    actuator.addWorkCpuNSec(static_cast<std::uint64_t>(std::llround(p.work * machineNSec)));
+    boundary.managerNSec += static_cast<std::uint64_t>(std::llround((p.work + p.inside) * machineNSec));
+    return tickOk(loop, timeUSec);
+}
+
+} // namespace
+
+TEST_CASE("the loop splits your programs from other users and services at the user manager",
+          "[ControlLoop][split]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    FakeBoundary boundary;
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 10, nicer::control::Signal::Auto,
+                     &boundary);
+    REQUIRE(loop.prime().ok());
+
+    const auto s = tickPeriod(loop, machine, actuator, boundary, {0.25, 0.25, 0.3}, 1);
+    CHECK(s.background == Approx(0.25));
+    CHECK(s.foreground == Approx(0.55));
+    CHECK(s.outside == Approx(0.3));
+    CHECK(s.idle == Approx(0.2));
+    CHECK(s.outsideSignal);
+
+    SECTION("without a readable user manager the outside is unknown and the whole machine is answered") {
+        boundary.managerReadable = false;
+        const auto blind = tickPeriod(loop, machine, actuator, boundary, {0.25, 0.25, 0.3}, 2);
+        CHECK(blind.outside == -1.0);
+        CHECK_FALSE(blind.outsideSignal);
+        CHECK(blind.foreground == Approx(0.55));
+    }
+}
+
+TEST_CASE("auto answers the outside only while the work's slice has cpu.idle", "[ControlLoop][split]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    FakeBoundary boundary;
+    ControllerParams params;
+    params.overloadThreshold = 2;
+    ControlLoop loop(CpuSampler(stat.path()), params, actuator, 100, nicer::control::Signal::Auto, &boundary);
+    REQUIRE(loop.prime().ok());
+
+    SECTION("a sibling that takes every CPU costs the work no quota and no overload") {
+        tickPeriod(loop, machine, actuator, boundary, {0.0, 0.02, 0.0}, 0);
+        for (int i = 1; i < 10; ++i) {
+            const auto s = tickPeriod(loop, machine, actuator, boundary, {0.01, 0.99, 0.0}, i);
+            CHECK(s.outsideSignal);
+            CHECK(s.quota == 1.0);
+            CHECK(s.overloadCount == 0);
+        }
+        // The thesis's signal, fed the same periods, would have stopped the work.
+        Controller thesis(params);
+        thesis.step(0.98);
+        bool stopped = false;
+        for (int i = 1; i < 10; ++i) {
+            stopped = stopped || thesis.step(0.0).quota == 0.0;
+        }
+        CHECK(stopped);
+    }
+    SECTION("a hog outside the user manager stops the work, as the thesis's controller would") {
+        Controller byHand(params);
+        bool sawStop = false;
+        const std::vector<Period> trace{{0.95, 0, 0}, {0.5, 0, 0.5}, {0.4, 0, 0.6}, {0.2, 0, 0.8},
+                                        {0, 0, 1},    {0, 0, 1},     {0, 0, 1},     {0, 0, 1}};
+        for (std::size_t i = 0; i < trace.size(); ++i) {
+            INFO("period " << i);
+            const auto s = tickPeriod(loop, machine, actuator, boundary, trace[i], i);
+            const auto& expected = byHand.stepOutside(trace[i].work, trace[i].outside);
+            CHECK(s.outsideSignal);
+            CHECK(s.quota == Approx(expected.quota).margin(1e-9));
+            CHECK(actuator.applied().back().quota == s.quota);
+            sawStop = sawStop || (i > 0 && s.quota == 0.0);
+        }
+        CHECK(sawStop);
+    }
+    SECTION("without cpu.idle the loop keeps the whole machine's idle, the thesis's signal") {
+        boundary.cpuIdle = false;
+        Controller byHand(params);
+        for (int i = 0; i < 8; ++i) {
+            const auto s = tickPeriod(loop, machine, actuator, boundary, {0.01, 0.99, 0.0}, i);
+            CHECK_FALSE(s.outsideSignal);
+            CHECK(s.outside == Approx(0.0).margin(1e-9));
+            CHECK(s.quota == Approx(byHand.step(s.idle).quota).margin(1e-12));
+        }
+        CHECK(loop.state().quota == 0.0);
+    }
+    SECTION("cpu.idle written while nicerd runs takes effect at the next period") {
+        boundary.cpuIdle = false;
+        CHECK_FALSE(tickPeriod(loop, machine, actuator, boundary, {0.5, 0.5, 0.0}, 0).outsideSignal);
+        boundary.cpuIdle = true;
+        CHECK(tickPeriod(loop, machine, actuator, boundary, {0.5, 0.5, 0.0}, 1).outsideSignal);
+    }
+}
+
+TEST_CASE("the machine setting keeps the thesis's signal even with cpu.idle", "[ControlLoop][split]") {
+    StatFile stat;
+    TwoCpuMachine machine(stat);
+    FakeActuator actuator;
+    FakeBoundary boundary;
+    ControlLoop loop(CpuSampler(stat.path()), ControllerParams{}, actuator, 10,
+                     nicer::control::Signal::Machine, &boundary);
+    REQUIRE(loop.prime().ok());
+    const auto s = tickPeriod(loop, machine, actuator, boundary, {0.2, 0.5, 0.1}, 1);
+    CHECK_FALSE(s.outsideSignal);
+    CHECK(s.outside == Approx(0.1)); // still measured and shown
+    CHECK(s.quota == Approx(Controller(ControllerParams{}).step(0.2).quota));
+}

@@ -158,6 +158,7 @@ public:
         return {};
     }
     bool paused() const override { return paused_; }
+    nicer::control::Signal signalSetting() const override { return nicer::control::Signal::Auto; }
     std::string actuatorName() const override { return "signal-duty-cycle"; }
     std::string actuatorNote() const override { return actuatorNote_; }
     double memoryMaxPercent() const override { return memoryMaxPercent_; }

@@ -441,6 +441,6 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
 
 TEST_CASE("the codec's signatures are api/BusNames.h's", "[dbus][Codec]") {
     CHECK(dbus::codec::arraySignature<api::DownloadEntry>() == "a(sttdsbsx)");
-    CHECK(dbus::codec::arraySignature<api::Sample>() == "a(tdddddub)");
+    CHECK(dbus::codec::arraySignature<api::Sample>() == "a(tddddddubb)");
     CHECK(dbus::codec::arraySignature<workload::PresetInfo>() == "a(sssb)");
 }

@@ -82,8 +82,9 @@ public:
     }
     /// The calls that change something, without the state queries, to check the order of actions.
     std::vector<UnitCall> actions() const {
-        static const std::vector<std::string> queries{"activeState",  "controlGroup", "unitFile",
-                                                      "cpuUsageNSec", "mainPid",      "managerVersion"};
+        static const std::vector<std::string> queries{"activeState",        "controlGroup", "unitFile",
+                                                      "cpuUsageNSec",       "mainPid",      "managerVersion",
+                                                      "managerControlGroup"};
         std::vector<UnitCall> out;
         std::copy_if(m_calls.begin(), m_calls.end(), std::back_inserter(out), [](const UnitCall& c) {
             return std::find(queries.begin(), queries.end(), c.method) == queries.end();
@@ -177,8 +178,17 @@ public:
         return version;
     }
 
+    Result<std::string> managerControlGroup() override {
+        if (auto failed = record({"managerControlGroup", "", {}, false, 0}); !failed) {
+            return failed.error();
+        }
+        return managerCgroup;
+    }
+
     /// What managerVersion() reports.
     std::string version = "252 (252.22-1~deb12u1)";
+    /// What managerControlGroup() reports: slices get "/" + their name, so the manager's cgroup is the root.
+    std::string managerCgroup = "/";
 
 private:
     Result<void> start(const std::string& name) {

@@ -162,6 +162,18 @@ TEST_CASE("CgroupLayout reads a cgroup v2 tree", "[CgroupLayout]") {
         CHECK_THAT(missing.error().message, Catch::Contains("/gone.slice"));
     }
 
+    SECTION("cpu.idle: whether the cgroup yields to its siblings") {
+        CHECK(*layout.readCpuIdle("/nicer.slice") == false); // no file: systemd before 252, an old kernel
+        tree.write("v2/nicer.slice/cpu.idle", "1\n");
+        CHECK(*layout.readCpuIdle("/nicer.slice") == true);
+        tree.write("v2/nicer.slice/cpu.idle", "0\n");
+        CHECK(*layout.readCpuIdle("/nicer.slice") == false);
+        tree.write("v2/nicer.slice/cpu.idle", "yes\n");
+        const auto bad = layout.readCpuIdle("/nicer.slice");
+        REQUIRE_FALSE(bad.ok());
+        CHECK_THAT(bad.error().message, Catch::Contains("cpu.idle") && Catch::Contains("expected 0 or 1"));
+    }
+
     SECTION("cpu.stat nr_periods: the bandwidth windows started") {
         tree.write("v2/nicer.slice/cpu.stat", "usage_usec 12345\nnr_periods 42\nnr_throttled 3\n");
         CHECK(*layout.readBandwidthWindows("/nicer.slice") == 42);
@@ -260,6 +272,11 @@ TEST_CASE("CgroupLayout reads cgroup v1 files, with the v2 tree for usage on hyb
         tree.write("cpu/nicer.slice/cpu.cfs_period_us", "100000\n");
         tree.write("unified/nicer.slice/cpu.max", "max 100000\n"); // not the controlling file on hybrid
         tree.write("unified/nicer.slice/cpu.stat", "usage_usec 5\n");
+        // cpu.idle is the v1 cpu hierarchy's (written by hand there; systemd writes cpu.shares instead).
+        tree.write("unified/nicer.slice/cpu.idle", "1\n");
+        CHECK(*layout.readCpuIdle("/nicer.slice") == false);
+        tree.write("cpu/nicer.slice/cpu.idle", "1\n");
+        CHECK(*layout.readCpuIdle("/nicer.slice") == true);
         tree.write("cpuacct/nicer.slice/cpuacct.usage", "1\n");
         tree.write("unified/nicer.slice/cgroup.freeze", "0\n");
         tree.write("cpu/nicer.slice/cpu.stat", "nr_periods 7\nnr_throttled 1\nthrottled_time 5\n");

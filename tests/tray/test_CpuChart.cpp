@@ -83,3 +83,55 @@ TEST_CASE("the chart does no work while hidden and catches up when shown", "[tra
     CHECK(chart.redrawCount() == drawn + 1);
     CHECK(chart.pointCount() == static_cast<qsizetype>(history.points().size()));
 }
+
+TEST_CASE("the chart separates other users and services from your programs", "[tray][outside]") {
+    SampleHistory history(std::chrono::seconds(300));
+    CpuChart chart(history);
+    chart.show();
+    Sample s;
+    s.timeUSec = 1'000'000'000;
+    s.background = 0.3;
+    s.foreground = 0.5;
+    s.outside = 0.3; // of the foreground's 0.5: 0.2 yours, 0.3 outside the user manager
+    s.idle = 0.2;
+    s.quota = 0.6;
+    s.multiplier = 2;
+    s.outsideSignal = true;
+    history.append(s, 0.05);
+    // Nothing outside: the outside signal keeps no band and no cap.
+    s.timeUSec += 1'000'000;
+    s.outside = 0.0;
+    s.quota = 1.0;
+    s.multiplier = 1;
+    history.append(s, 0.05);
+    // An older nicerd, which cannot tell the two apart: all of it is yours.
+    s.timeUSec += 1'000'000;
+    s.outside = -1.0;
+    s.outsideSignal = false;
+    history.append(s, 0.05);
+    chart.refresh();
+
+    QAreaSeries* user = nullptr;
+    QAreaSeries* others = nullptr;
+    for (auto* series : chart.chart()->series()) {
+        if (series->name() == "Your programs") {
+            user = qobject_cast<QAreaSeries*>(series);
+        } else if (series->name() == "Other users and services") {
+            others = qobject_cast<QAreaSeries*>(series);
+        }
+    }
+    REQUIRE(user);
+    REQUIRE(others);
+    CHECK(user->upperSeries()->at(0).y() == Approx(50));
+    CHECK(others->lowerSeries()->at(0).y() == Approx(50));
+    CHECK(others->upperSeries()->at(0).y() == Approx(80));
+    CHECK(user->upperSeries()->at(1).y() == Approx(80));
+    CHECK(others->upperSeries()->at(1).y() == Approx(80));
+    CHECK(user->upperSeries()->at(2).y() == Approx(80));
+    CHECK(others->upperSeries()->at(2).y() == Approx(80));
+    auto* band = lineNamed(chart, "Reserve band");
+    REQUIRE(band);
+    CHECK(band->at(0).y() == Approx(90));  // 100 - 2 x 5 %: something outside, the band is kept
+    CHECK(band->at(1).y() == Approx(100)); // nothing outside needed it
+    CHECK(band->at(2).y() == Approx(95));  // the thesis's signal always keeps one: 100 - 1 x 5 %
+}

@@ -85,3 +85,12 @@ TEST_CASE("each state has its own icon, colour and name", "[tray]") {
         }
     }
 }
+
+TEST_CASE("held back by the outside signal, the state names other users and services", "[tray][outside]") {
+    const auto mine = nicer::tray::trayStateName(TrayState::Throttled);
+    const auto others = nicer::tray::trayStateName(TrayState::Throttled, true);
+    CHECK(mine.contains("your programs"));
+    CHECK(others.contains("other users and services"));
+    CHECK(nicer::tray::trayStateName(TrayState::Running, true) ==
+          nicer::tray::trayStateName(TrayState::Running));
+}

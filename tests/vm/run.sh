@@ -298,6 +298,40 @@ check_system_hog_idle_weight() {
         die "under CPUWeight=idle alone the work kept only $steady beside the system hog: the comparison shows nothing"
 }
 
+# A hog of the user's own, a service of logind's user manager beside nicer.slice: cpu.idle already keeps the
+# work behind it, so nicerd answers only what runs outside the user manager (the outside signal) and leaves
+# the work's quota whole; the kernel, not the quota, holds the work back. Every period's sample from
+# GetHistory is checked, not only the last.
+check_sibling_hog_keeps_quota() {
+    as_user 'nicer status >/dev/null' || die "nicerd does not answer"
+    poll_user 300 'nicer status --json | grep -q "\"signal\": *\"outside\""' ||
+        die "with cpu.idle 1 nicerd does not answer the outside part: $(as_user 'nicer status' | grep signal)"
+    as_user 'systemd-run --user --quiet --unit=nicer-vm-sibling-hog -p CPUAccounting=yes stress-ng --cpu 0 --timeout 600s' ||
+        die "starting the sibling hog"
+    local cg hogcg since shares verdict
+    cg=$(slice_cgroup)
+    hogcg=$(as_user 'systemctl --user show -P ControlGroup nicer-vm-sibling-hog.service')
+    since=$(as_user 'date +%s%6N')
+    shares=$(as_user "cpu-share 10 ${cg#/sys/fs/cgroup} $hogcg") || die "measuring the shares"
+    verdict=$(as_user 'busctl --user --json=short call org.nicer.Daemon /org/nicer/Daemon org.nicer.Daemon1 GetHistory' |
+        python3 -c "
+import json, sys
+samples = [s for s in json.load(sys.stdin)['data'][0] if s[0] > $since]
+# A band may only answer what ran outside the user manager (s[4] over the 5% band: the guest's own ssh and
+# checks); the sibling never cuts the quota, never counts as overload, and most periods have the whole machine.
+cut = [s for s in samples if (s[5] < 1.0 and s[4] <= 0.05) or s[7] > 0 or not s[9]]
+whole = sum(1 for s in samples if s[5] == 1.0)
+print(f'{len(samples)} periods: {whole} with the quota whole, {len(cut)} cut without cause from outside')
+sys.exit(0 if len(samples) >= 5 and not cut and 4 * whole >= 3 * len(samples) else 1)")
+    local answered=$?
+    as_user 'systemctl --user stop nicer-vm-sibling-hog.service'
+    echo "$shares" | sed -n '1s/^/beside a sibling hog (10 s): work, hog /p' | tee -a "$out/figures.txt"
+    echo "$verdict" | tee -a "$out/figures.txt"
+    [ "$answered" -eq 0 ] || die "the sibling hog cut the work's quota: $verdict"
+    python3 -c "import sys; w, h = map(float, '$shares'.split()); sys.exit(0 if w <= 0.10 and h >= 0.7 else 1)" ||
+        die "the kernel did not keep the work behind the sibling hog: work, hog $shares"
+}
+
 # Debian's boinc-client package enabled its system service in the image: found by the .wants link and by the
 # system manager. Started by hand and not enabled, only the real system bus can tell.
 boinc_advice() { as_user 'nicer boinc --json' | python3 -c 'import json, sys; print(json.load(sys.stdin)["system_service"])'; }
@@ -373,6 +407,7 @@ run_checks() {
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
     check "the usermanager integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_usermanager_integration_tests
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd" check_tray_from_desktop_entry
+    check "beside a hog of the user's own under the same user manager, the work's quota stays whole" check_sibling_hog_keeps_quota
     check "beside a system service's hog on every CPU, the work keeps at most 0.10 of the machine" check_system_hog_nicer
     check "the system-wide boinc-client.service is found by its .wants link and through the system bus" check_boinc_system_service
     check "kill -9 of nicerd leaves no process of the work under logind's user manager" check_kill9_leaves_no_work

@@ -60,7 +60,8 @@ int inStruct(sd_bus_message* m, bool reading, const char* fields, Body&& body) {
 
 int appendSampleFields(sd_bus_message* m, const api::Sample& s) {
     return sd_bus_message_append(m, api::kSampleSignature, s.timeUSec, s.idle, s.foreground, s.background,
-                                 s.quota, s.multiplier, s.overloadCount, static_cast<int>(s.paused));
+                                 s.outside, s.quota, s.multiplier, s.overloadCount,
+                                 static_cast<int>(s.paused), static_cast<int>(s.outsideSignal));
 }
 
 int append(sd_bus_message* m, const api::Sample& s) {
@@ -70,9 +71,12 @@ int append(sd_bus_message* m, const api::Sample& s) {
 int read(sd_bus_message* m, api::Sample& s) {
     return inStruct(m, true, api::kSampleSignature, [&] {
         int paused = 0;
+        int outsideSignal = 0;
         const int r = sd_bus_message_read(m, api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground,
-                                          &s.background, &s.quota, &s.multiplier, &s.overloadCount, &paused);
+                                          &s.background, &s.outside, &s.quota, &s.multiplier,
+                                          &s.overloadCount, &paused, &outsideSignal);
         s.paused = paused != 0;
+        s.outsideSignal = outsideSignal != 0;
         return r;
     });
 }

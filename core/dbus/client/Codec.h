@@ -36,7 +36,7 @@ int read(sd_bus_message* m, api::BoincTask& task);
 int read(sd_bus_message* m, api::BoincTransfer& transfer);
 int read(sd_bus_message* m, api::BoincNotice& notice);
 
-/// "(tdddddub)" and so on: the struct's signature, and "a(...)" for an array of them.
+/// "(tddddddubb)" and so on: the struct's signature, and "a(...)" for an array of them.
 template <typename T>
 std::string structSignature();
 template <>

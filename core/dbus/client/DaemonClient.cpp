@@ -118,6 +118,8 @@ Result<DaemonStatus> DaemonClient::status() {
             r = readDouble(s.foreground);
         } else if (key == "Background") {
             r = readDouble(s.background);
+        } else if (key == "Outside") {
+            r = readDouble(s.outside);
         } else if (key == "DownloadRate") {
             r = readDouble(s.downloadRate);
         } else if (key == "BandwidthMode") {
@@ -148,13 +150,15 @@ Result<DaemonStatus> DaemonClient::status() {
         } else if (key == "BoincNotices") {
             r = codec::readArrayVariant(reply, s.boinc.notices);
         } else if (key == "Actuator" || key == "ActuatorNote" || key == "LastError" ||
-                   key == "WorkloadPreset") {
+                   key == "WorkloadPreset" || key == "Signal" || key == "SignalSetting") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
-            (key == "Actuator"       ? s.actuator
-             : key == "ActuatorNote" ? s.actuatorNote
-             : key == "LastError"    ? s.lastError
-                                     : s.preset) = text ? text : "";
+            (key == "Actuator"        ? s.actuator
+             : key == "ActuatorNote"  ? s.actuatorNote
+             : key == "LastError"     ? s.lastError
+             : key == "Signal"        ? s.signal
+             : key == "SignalSetting" ? s.signalSetting
+                                      : s.preset) = text ? text : "";
         } else if (key == "Downloads") {
             // An older nicerd's (ApiVersion 1: a(sttds)) cannot be read as fields: shown as none.
             const char* contents = nullptr;

@@ -32,6 +32,13 @@ struct DaemonStatus {
     std::uint32_t cpuCount = 0;
     bool paused = false;
     double quota = 0, multiplier = 0, idle = 0, foreground = 0, background = 0;
+    /// The part of foreground used outside the user manager (other users and services); -1 when unknown or
+    /// before ApiVersion 8.
+    double outside = -1;
+    /// What the controller answered in the last period ("machine": the whole machine's idle, "outside": only
+    /// the demand from outside the user manager) and nicerd's setting (auto, machine, outside); empty before
+    /// ApiVersion 8.
+    std::string signal, signalSetting;
     std::uint32_t overloadCount = 0;
     std::string lastError;
     std::vector<workload::PresetInfo> presets; ///< what setWorkloadPreset can choose

@@ -43,7 +43,7 @@ constexpr bool isArrayOf(std::string_view array, std::string_view fields) {
 }
 constexpr const char kPresetsType[] = "a(sssb)";
 constexpr const char kDownloadsType[] = "a(sttdsbsx)";
-constexpr const char kHistoryType[] = "a(tdddddub)";
+constexpr const char kHistoryType[] = "a(tddddddubb)";
 constexpr const char kBoincProjectsType[] = "a(ssdddbbb)";
 constexpr const char kBoincTasksType[] = "a(sssdddx)";
 constexpr const char kBoincTransfersType[] = "a(ssbddds)";
@@ -98,6 +98,9 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     SD_BUS_PROPERTY("OverloadCount", "u", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Idle", "d", &DaemonService::getProperty, 0, 0),
     SD_BUS_PROPERTY("Foreground", "d", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("Outside", "d", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("Signal", "s", &DaemonService::getProperty, 0, 0),
+    SD_BUS_PROPERTY("SignalSetting", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("Background", "d", &DaemonService::getProperty, 0, 0),
     // These change at any moment; announceChanges() sends their new values at most once a period.
     SD_BUS_PROPERTY("LastError", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
@@ -237,6 +240,18 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         }
         if (name == "Background") {
             return sd_bus_message_append(reply, "d", last ? last->background : 0.0);
+        }
+        if (name == "Outside") {
+            return sd_bus_message_append(reply, "d", last ? last->outside : -1.0);
+        }
+        if (name == "Signal") {
+            const auto answered =
+                last && last->outsideSignal ? control::Signal::Outside : control::Signal::Machine;
+            return sd_bus_message_append(reply, "s", std::string(control::signalName(answered)).c_str());
+        }
+        if (name == "SignalSetting") {
+            return sd_bus_message_append(reply, "s",
+                                         std::string(control::signalName(d.signalSetting())).c_str());
         }
         if (name == "LastError") {
             return sd_bus_message_append(reply, "s", d.lastError().c_str());
