@@ -99,7 +99,7 @@ int runSimulate(const SimulateOptions& o) {
     std::size_t step = 0;
     for (const auto& period : *trace) {
         if (outside) {
-            const auto& s = controller.stepOutside(*period.work, *period.outside);
+            const auto& s = controller.stepOutside(period.idle, *period.work, *period.outside);
             std::printf("%zu,%.10g,%.10g,%.10g,%.10g,%d,%.10g\n", step++, period.idle, *period.work,
                         *period.outside, s.multiplier, s.overloadCount, s.quota);
         } else {

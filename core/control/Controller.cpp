@@ -46,12 +46,12 @@ void Controller::setParams(const ControllerParams& params) {
     m_state.multiplier = std::clamp(m_state.multiplier, params.minMultiplier, params.maxMultiplier);
 }
 
-void Controller::adjustMultiplier(double idle) {
+void Controller::adjustMultiplier(bool overload) {
     auto& s = m_state;
     const auto& p = m_params;
     // No idle means the foreground may be starving: widen the band multiplicatively; else let it decay back
     // to the minimum, by the decay factor and at least one step (decay 1: the thesis's one step).
-    if (idle <= p.idleEpsilon) {
+    if (overload) {
         s.overloadCount += 1;
         s.multiplier = std::min(2.0 * s.multiplier, p.maxMultiplier);
     } else {
@@ -75,7 +75,7 @@ bool Controller::stopAfterOverload() {
 const ControllerState& Controller::step(double idle) {
     auto& s = m_state;
     // 1. The band follows starvation.
-    adjustMultiplier(idle);
+    adjustMultiplier(idle <= m_params.idleEpsilon);
     // 2. Repeated overload stops the work; otherwise integrate the idle left above the band.
     if (!stopAfterOverload()) {
         s.quota = s.quota + (idle - s.multiplier * m_params.reserveBand);
@@ -85,21 +85,28 @@ const ControllerState& Controller::step(double idle) {
     return s;
 }
 
-const ControllerState& Controller::stepOutside(double work, double outside) {
+const ControllerState& Controller::stepOutside(double idle, double work, double outside) {
     auto& s = m_state;
     const auto& p = m_params;
     work = std::clamp(work, 0.0, 1.0);
     outside = std::clamp(outside, 0.0, 1.0);
-    // The idle time as the outside sees it: the work's siblings get their time back from the kernel at once.
-    const double idle = std::max(0.0, 1.0 - work - outside);
-    // Within one band, the outside is not starving, whatever the idle time: the kernel gives it its share
-    // of the machine at once. So a work that takes everything nobody else wants is no overload.
+    // Within one band the outside is not starving, whatever the idle time: the kernel gives it its share of
+    // the machine at once. Past one band, a period without idle is an overload only while the work held more
+    // than a band of the machine: when your programs beside it fill the rest, cutting the work gives the
+    // outside nothing (the kernel keeps the work behind them anyway).
     const bool outsideQuiet = outside <= p.reserveBand;
-    adjustMultiplier(outsideQuiet ? 1.0 : idle);
+    const bool overload = !outsideQuiet && idle <= p.idleEpsilon && work > p.reserveBand;
+    adjustMultiplier(overload);
     if (!stopAfterOverload()) {
-        s.quota = outsideQuiet && s.multiplier <= p.minMultiplier
-                      ? 1.0
-                      : std::min(s.quota, work) + (idle - s.multiplier * p.reserveBand);
+        if (outsideQuiet && s.multiplier <= p.minMultiplier) {
+            s.quota = 1.0; // nothing outside worth a band: no cap, so no throttling
+        } else {
+            // The room the outside leaves: the idle time after an overload, else everything but the work's
+            // and the outside's use (the kernel gives what your programs use back to them at once). From what
+            // the work used when that was less: a quota above its use protects nothing.
+            const double room = overload ? idle : std::max(0.0, 1.0 - work - outside);
+            s.quota = std::min(s.quota, work) + (room - s.multiplier * p.reserveBand);
+        }
     }
     s.quota = std::clamp(s.quota, 0.0, 1.0);
     return s;

@@ -52,16 +52,16 @@ public:
     const ControllerState& step(double idle);
 
     /**
-     * Feeds one period of the split signal (Signal::Outside): the work's share of the machine and the share
-     * used outside the user manager, both 0..1. The thesis's steps on the idle time the outside sees
-     * (1 - work - outside: real idle plus what the work's siblings used, which the kernel gives them at
-     * once), except that a period in which the outside uses at most one band is never an overload (the
-     * kernel gives it its share at once), that the band is kept only while the outside uses more than one
-     * band or the multiplier is above its minimum (else the quota is the whole machine: no cap, so no
-     * throttling), and that the quota is integrated from what the work used when that was less (a quota
-     * above the work's use protects nothing). docs/controller.md has the rationale.
+     * Feeds one period of the split signal (Signal::Outside): the idle fraction of the whole machine, the
+     * work's share and the share used outside the user manager, all 0..1. The thesis's steps, except that an
+     * overload is a period without idle in which the outside used more than one band and the work more than
+     * one band (else cutting the work would give the outside nothing), that no band and no cap are kept
+     * while the outside uses at most one band and the multiplier is at its minimum, that outside an overload
+     * the room integrated is all the outside and the work leave (the kernel gives your programs their time
+     * back at once), and that the quota is integrated from what the work used when that was less.
+     * docs/controller.md has the rationale.
      */
-    const ControllerState& stepOutside(double work, double outside);
+    const ControllerState& stepOutside(double idle, double work, double outside);
 
     /// Changes the parameters while running, keeping the integral (quota) and clamping m into the new range.
     void setParams(const ControllerParams& params);
@@ -73,8 +73,8 @@ public:
     const ControllerParams& params() const { return m_params; }
 
 private:
-    /// Step 1 of both signals: widen the band after a period without idle, else let it decay.
-    void adjustMultiplier(double idle);
+    /// Step 1 of both signals: widen the band after an overload (a period without idle), else let it decay.
+    void adjustMultiplier(bool overload);
     /// Step 2's stop after repeated overload; true when it stopped the work.
     bool stopAfterOverload();
 

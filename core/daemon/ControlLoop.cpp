@@ -90,7 +90,7 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
     s.outsideSignal = demand.split && answerOutside();
     if (!m_paused) {
         if (s.outsideSignal) {
-            m_controller.stepOutside(demand.work, demand.outside);
+            m_controller.stepOutside(demand.idle, demand.work, demand.outside);
         } else {
             m_controller.step(demand.idle);
         }

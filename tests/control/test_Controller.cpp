@@ -243,28 +243,32 @@ TEST_CASE("the reserve kept is the band times the multiplier, at most the whole 
 
 TEST_CASE("the outside signal: a golden trace computed by hand", "[controller][golden][outside]") {
     // b = 0.125, m in [1, 8], T = 2, e = 0, decay 0.25. Values are exact in binary, so equality is exact.
+    // The same trace is tests/data/traces/outside-hog.csv; your programs use what idle, work and outside
+    // leave.
     Controller c(params(0.125, 1, 8, 2, 0, 0.25));
     struct Row {
-        double work, outside, m;
+        double idle, work, outside, m;
         int count;
         double q;
     };
     const std::vector<Row> expected{
-        {0, 0, 1, 0, 1},            // nothing outside: no band, no cap
-        {0.5, 0.5, 2, 1, 0.25},     // a hog outside takes half: q = min(1, 0.5) + (0 - 0.25)
-        {0.25, 0.75, 4, 2, 0},      // q = 0.25 + (0 - 0.5) < 0, clamped
-        {0, 1, 8, 0, 0},            // c = 3 > T: stopped, m = max
-        {0, 1, 8, 1, 0},            // still no idle outside: q = 0 + (0 - 1), clamped
-        {0, 0, 2, 0, 0.75},         // the hog ends: m = max(min(7, 2), 1); q = 0 + (1 - 0.25)
-        {0.75, 0, 1, 0, 1},         // m back at its minimum, nothing outside: no cap again
-        {0.5, 0.25, 1, 0, 0.625},   // a light load outside, over one band: q = 0.5 + (0.25 - 0.125)
-        {0.625, 0.25, 1, 0, 0.625}, // held there: q = 0.625 + (0.125 - 0.125)
-        {0.0625, 0.0625, 1, 0, 1},  // your programs take the rest; the outside is within a band
+        {0.5, 0, 0, 1, 0, 1},           // nothing outside: no band, no cap
+        {0, 0.5, 0.5, 2, 1, 0.25},      // a hog outside takes half: q = min(1, 0.5) + (0 - 0.25)
+        {0, 0.25, 0.75, 4, 2, 0},       // q = 0.25 + (0 - 0.5) < 0, clamped
+        {0, 0.25, 0.75, 8, 0, 0},       // the work still ran (its window): c = 3 > T, stopped, m = max
+        {0, 0, 1, 2, 0, 0},             // stopped, it holds nothing: no overload; q = 0 + (1 - 0 - 1 - 0.25)
+        {0, 0, 0, 1, 0, 1},             // the hog ends, your programs take it all: no band, no cap
+        {0.25, 0.75, 0, 1, 0, 1},       // nothing outside
+        {0.25, 0.5, 0.25, 1, 0, 0.625}, // a light load outside, over one band: q = 0.5 + (0.25 - 0.125)
+        {0.125, 0.625, 0.25, 1, 0, 0.625}, // held there: q = 0.625 + (0.125 - 0.125)
+        {0, 0.0625, 0.0625, 1, 0, 1},      // your programs take the rest; the outside is within a band
+        {0, 0.0625, 0.25, 1, 0, 0.625},    // no idle, but the work holds less than a band: no overload;
+                                           // q = 0.0625 + (1 - 0.0625 - 0.25 - 0.125)
     };
     for (std::size_t i = 0; i < expected.size(); ++i) {
         INFO("step " << i);
         const auto& row = expected[i];
-        const auto& s = c.stepOutside(row.work, row.outside);
+        const auto& s = c.stepOutside(row.idle, row.work, row.outside);
         CHECK(s.multiplier == row.m);
         CHECK(s.overloadCount == row.count);
         CHECK(s.quota == row.q);
@@ -273,10 +277,10 @@ TEST_CASE("the outside signal: a golden trace computed by hand", "[controller][g
 
 TEST_CASE("the outside signal leaves your programs to the kernel", "[controller][outside]") {
     const auto p = params(0.05, 1, 16, 4, 0, 0.25);
-    SECTION("a sibling using every CPU neither cuts the quota nor counts as overload") {
+    SECTION("your programs using every CPU neither cut the quota nor count as overload") {
         Controller c(p);
         for (int i = 0; i < 50; ++i) {
-            const auto& s = c.stepOutside(0.0, 0.0);
+            const auto& s = c.stepOutside(0.0, 0.0, 0.0);
             CHECK(s.quota == 1.0);
             CHECK(s.overloadCount == 0);
             CHECK(s.multiplier == 1.0);
@@ -287,16 +291,17 @@ TEST_CASE("the outside signal leaves your programs to the kernel", "[controller]
         Controller thesis(p);
         double q = 0.0;
         for (int i = 0; i < 20; ++i) {
-            q = outside.stepOutside(outside.state().quota, 0.0).quota;
+            q = outside.stepOutside(1.0 - outside.state().quota, outside.state().quota, 0.0).quota;
             thesis.step(1.0 - thesis.state().quota);
         }
         CHECK(q == 1.0);
         CHECK(thesis.state().quota == Approx(1.0 - p.reserveBand));
     }
     SECTION("a steady load outside keeps one band of idle beside it") {
+        // The work takes what its quota allows, the machine keeps the rest idle.
         Controller c(p);
         for (int i = 0; i < 20; ++i) {
-            c.stepOutside(c.state().quota, 0.3);
+            c.stepOutside(1.0 - c.state().quota - 0.3, c.state().quota, 0.3);
         }
         CHECK(c.state().quota == Approx(1.0 - 0.3 - p.reserveBand));
     }
@@ -311,8 +316,8 @@ TEST_CASE("the outside signal keeps the quota a share of the machine on random t
         Controller c(rc.params);
         for (const double idle : rc.trace) {
             const double outside = (1.0 - idle) * unit(rng);
-            const double work = std::min(c.state().quota, 1.0 - outside) * unit(rng);
-            const auto& s = c.stepOutside(work, outside);
+            const double work = std::min(c.state().quota, 1.0 - idle - outside) * unit(rng);
+            const auto& s = c.stepOutside(idle, work, outside);
             REQUIRE(s.quota >= 0.0);
             REQUIRE(s.quota <= 1.0);
             REQUIRE(s.multiplier >= rc.params.minMultiplier);

@@ -503,7 +503,7 @@ TEST_CASE("auto answers the outside only while the work's slice has cpu.idle", "
         for (std::size_t i = 0; i < trace.size(); ++i) {
             INFO("period " << i);
             const auto s = tickPeriod(loop, machine, actuator, boundary, trace[i], i);
-            const auto& expected = byHand.stepOutside(trace[i].work, trace[i].outside);
+            const auto& expected = byHand.stepOutside(s.idle, trace[i].work, trace[i].outside);
             CHECK(s.outsideSignal);
             CHECK(s.quota == Approx(expected.quota).margin(1e-9));
             CHECK(actuator.applied().back().quota == s.quota);

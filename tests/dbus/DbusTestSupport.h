@@ -118,9 +118,9 @@ public:
         m_state.multiplier = 2.5;
         m_state.overloadCount = 1;
         m_state.quota = 0.4;
-        m_last = api::Sample{1'700'000'000'000'000, 0.3, 0.2, 0.5, 0.4, 2.5, 1, false};
-        m_history = {api::Sample{1, 0.9, 0.1, 0.0, 0.0, 1.0, 0, false},
-                     api::Sample{2, 0.1, 0.6, 0.3, 0.3, 4.0, 2, true}};
+        m_last = api::Sample{1'700'000'000'000'000, 0.3, 0.2, 0.5, 0.15, 0.4, 2.5, 1, false, true};
+        m_history = {api::Sample{1, 0.9, 0.1, 0.0, -1.0, 0.0, 1.0, 0, false, false},
+                     api::Sample{2, 0.1, 0.6, 0.3, 0.25, 0.3, 4.0, 2, true, true}};
     }
 
     // What the service asked of it; read under the lock (the service runs in its own thread).

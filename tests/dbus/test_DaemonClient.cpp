@@ -72,6 +72,9 @@ TEST_CASE("status reads every property nicerd publishes, fields as they were sen
     CHECK(s->idle == 0.3);
     CHECK(s->foreground == 0.2);
     CHECK(s->background == 0.5);
+    CHECK(s->outside == 0.15);
+    CHECK(s->signal == "outside");
+    CHECK(s->signalSetting == "auto");
     CHECK(s->lastError == "the last error");
     REQUIRE(s->presets.size() == 2);
     CHECK(s->presets[1].id == "boinc");
@@ -141,6 +144,12 @@ TEST_CASE("history, pause, resume and the workload preset round-trip", "[dbus][D
     CHECK((*history)[1].overloadCount == 2);
     CHECK((*history)[1].paused);
     CHECK_FALSE((*history)[0].paused);
+    // ApiVersion 8: the outside share (-1: unknown) and the signal answered travel with every sample.
+    CHECK((*history)[0].outside == -1.0);
+    CHECK_FALSE((*history)[0].outsideSignal);
+    CHECK((*history)[1].outside == 0.25);
+    CHECK((*history)[1].quota == 0.3);
+    CHECK((*history)[1].outsideSignal);
 
     REQUIRE(client->pause().ok());
     {

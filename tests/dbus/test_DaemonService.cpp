@@ -107,7 +107,7 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     libsystemd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 7); // 7: the downloads, BOINC's lists and LastError announce their changes
+    CHECK(version == 8); // 8: a Sample carries the outside share and the signal answered
 }
 
 TEST_CASE("the memory limit is published: the percentage set and the bytes in force",
@@ -255,10 +255,12 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
                     auto* out = static_cast<std::optional<api::Sample>*>(userdata);
                     api::Sample s;
                     int paused = 0;
+                    int outsideSignal = 0;
                     if (sd_bus_message_read(m, api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground,
-                                            &s.background, &s.quota, &s.multiplier, &s.overloadCount,
-                                            &paused) >= 0) {
+                                            &s.background, &s.outside, &s.quota, &s.multiplier,
+                                            &s.overloadCount, &paused, &outsideSignal) >= 0) {
                         s.paused = paused != 0;
+                        s.outsideSignal = outsideSignal != 0;
                         *out = s;
                     }
                     return 0;
@@ -268,7 +270,7 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
     // The match is in place once the bus answered a call made after it.
     REQUIRE(sd_bus_call_method(client.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                "org.freedesktop.DBus.Peer", "Ping", nullptr, nullptr, "") >= 0);
-    const api::Sample sent{42, 0.25, 0.5, 0.25, 0.125, 3.0, 2, true};
+    const api::Sample sent{42, 0.25, 0.5, 0.25, 0.375, 0.125, 3.0, 2, true, true};
     service.run([&](dbus::DaemonService& s) { s.onSample(sent); });
     const auto deadline = std::chrono::steady_clock::now() + 30s; // a bound on a stuck bus only
     while (!received && std::chrono::steady_clock::now() < deadline) {
@@ -284,6 +286,9 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
     CHECK(received->multiplier == 3.0);
     CHECK(received->overloadCount == 2);
     CHECK(received->paused);
+    CHECK(received->outside == 0.375);
+    CHECK(received->quota == 0.125);
+    CHECK(received->outsideSignal);
 }
 
 namespace {

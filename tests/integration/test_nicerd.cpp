@@ -511,8 +511,9 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     CHECK(published == documented);
     // 30 before ApiVersion 2 added ApiVersion and BandwidthCap; ApiVersion 3 added 10 BOINC properties and
     // the methods BoincAttach, BoincAttachAccountManager and BoincDetach; ApiVersion 4 MultiplierDecay;
-    // ApiVersion 5 ActuatorNote; ApiVersion 6 MemoryMaxPercent and MemoryMax.
-    CHECK(documented.size() == 49);
+    // ApiVersion 5 ActuatorNote; ApiVersion 6 MemoryMaxPercent and MemoryMax; ApiVersion 8 Outside, Signal
+    // and SignalSetting.
+    CHECK(documented.size() == 52);
     CHECK(daemon.stop() == 0);
 }
 

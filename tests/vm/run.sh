@@ -175,7 +175,7 @@ check_cpu_max_follows_quota() {
             python3 -c '
 import json, sys
 max_, window, cpus = sys.stdin.readline().split()
-quotas = [s[4] for s in json.loads(sys.stdin.read())["data"][0][-3:]]
+quotas = [s[5] for s in json.loads(sys.stdin.read())["data"][0][-3:]]
 applied = max_ != "max" and int(max_) / int(window) / int(cpus)
 print("cpu.max", max_, window, "=", applied, "of the machine; last quotas", [round(q, 3) for q in quotas])
 if window != "1000000":
