@@ -268,7 +268,13 @@ def targets(res, core, hwm_mib_kib):
 
 
 def plot(data, out):
-    import matplotlib
+    """The plots of the beside placement; without matplotlib, a note instead (the tables are written already)."""
+    try:
+        import matplotlib
+    except ImportError:
+        print("bench/cpu: no plots: install python3-matplotlib (packaging/dev.sh bench does); the tables are in "
+              f"{out}/summary.md")
+        return
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -59,16 +59,16 @@ public:
     int cpuCount() const { return m_cpuCount; }
 
 private:
+    /// Whether the controller answers only the outside part this period (the setting, and for auto the
+    /// work's cpu.idle now).
+    bool answerOutside();
+
     cpu::CpuSampler m_sampler;
     control::Controller m_controller;
     actuator::QuotaActuator* m_actuator;
     std::size_t m_historyCapacity;
     std::deque<api::Sample> m_history;
     std::optional<api::Sample> m_last;
-    /// Whether the controller answers only the outside part this period (the setting, and for auto the
-    /// work's cpu.idle now).
-    bool answerOutside();
-
     control::Signal m_signal;
     UserManagerBoundary* m_boundary;
     std::uint64_t m_workNSec = 0;
