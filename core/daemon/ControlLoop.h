@@ -52,7 +52,6 @@ public:
     void setParams(const control::ControllerParams& params) { m_controller.setParams(params); }
     const control::ControllerParams& params() const { return m_controller.params(); }
     const control::ControllerState& state() const { return m_controller.state(); }
-    control::Signal signalSetting() const { return m_signal; }
 
     const std::deque<api::Sample>& history() const { return m_history; }
     const std::optional<api::Sample>& last() const { return m_last; }
