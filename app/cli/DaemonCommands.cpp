@@ -82,7 +82,7 @@ void printStatus(const dbus::DaemonStatus& s) {
     if (s.outside >= 0.0) {
         std::printf("  machine      %u CPUs: %.1f%% your programs, %.1f%% other users and services, %.1f%% "
                     "volunteer work, %.1f%% idle\n",
-                    s.cpuCount, pct(std::max(0.0, s.foreground - s.outside)), pct(s.outside),
+                    s.cpuCount, pct(api::yourPrograms(s.foreground, s.outside)), pct(s.outside),
                     pct(s.background), pct(s.idle));
     } else {
         std::printf("  machine      %u CPUs: %.1f%% yours, %.1f%% volunteer work, %.1f%% idle\n", s.cpuCount,

@@ -145,8 +145,7 @@ void CpuChart::redraw() {
         zero.append({t, 0});
         work.append({t, 100 * s.background});
         // An older nicerd, or one that cannot read the user manager's CPU time, counts it all as yours.
-        const double outside = std::clamp(s.outside, 0.0, s.foreground);
-        user.append({t, 100 * (s.background + s.foreground - outside)});
+        user.append({t, 100 * (s.background + api::yourPrograms(s.foreground, s.outside))});
         others.append({t, 100 * (s.background + s.foreground)});
         idle.append({t, 100});
         quota.append({t, 100 * s.quota});

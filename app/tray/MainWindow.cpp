@@ -20,8 +20,6 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-#include <algorithm>
-
 namespace nicer::tray {
 
 namespace {
@@ -379,10 +377,8 @@ void MainWindow::updateValues() {
     }
     const auto& p = m_daemon.properties();
     const double kept = ChartPoint{*sample, p.params.reserveBand}.reserveKept();
-    const bool split = sample->outside >= 0.0;
-    m_user->setText(
-        percent(split ? std::max(0.0, sample->foreground - sample->outside) : sample->foreground));
-    m_others->setText(split ? percent(sample->outside) : QStringLiteral("-"));
+    m_user->setText(percent(api::yourPrograms(sample->foreground, sample->outside)));
+    m_others->setText(sample->outside >= 0.0 ? percent(sample->outside) : QStringLiteral("-"));
     m_work->setText(percent(sample->background));
     m_idle->setText(percent(sample->idle));
     m_reserve->setText(

@@ -8,8 +8,6 @@
 #include <QSystemTrayIcon>
 #include <QWidget>
 
-#include <algorithm>
-
 namespace nicer::tray {
 
 TrayIcon::TrayIcon(DaemonProxy& daemon, QWidget& window, QObject* parent)
@@ -73,7 +71,7 @@ void TrayIcon::update() {
         const auto& s = *view.sample;
         if (s.outside >= 0.0) {
             tip += tr("\nYour programs %1 %, other users and services %2 %, volunteer work %3 %, idle %4 %")
-                       .arg(qRound(100 * std::max(0.0, s.foreground - s.outside)))
+                       .arg(qRound(100 * api::yourPrograms(s.foreground, s.outside)))
                        .arg(qRound(100 * s.outside))
                        .arg(qRound(100 * s.background))
                        .arg(qRound(100 * s.idle));

@@ -57,12 +57,10 @@ def unit_cgroup(unit):
     return run("systemctl", "--user", "show", "-p", "ControlGroup", "--value", unit).strip()
 
 
-def cgroup_pids(cgroup):
-    """Every process in the cgroup @p cgroup (a path like /user.slice/...) and below it."""
+def procs_below(directory):
+    """Every process in the cgroup directory @p directory (of any hierarchy) and below it."""
     pids = []
-    if not cgroup:
-        return pids
-    for dirpath, _, files in os.walk(cgroup_base() / cgroup.lstrip("/")):
+    for dirpath, _, files in os.walk(directory):
         if "cgroup.procs" in files:
             try:
                 with open(os.path.join(dirpath, "cgroup.procs")) as f:
@@ -70,6 +68,11 @@ def cgroup_pids(cgroup):
             except OSError:
                 pass
     return pids
+
+
+def cgroup_pids(cgroup):
+    """Every process in the cgroup @p cgroup (a path like /user.slice/...) and below it."""
+    return procs_below(cgroup_base() / cgroup.lstrip("/")) if cgroup else []
 
 
 def pid_cpu_seconds(pid):
@@ -174,13 +177,7 @@ class RootCgroup:
         while True:
             left = set()
             for d in existing:
-                for dirpath, _, files in os.walk(d):
-                    if "cgroup.procs" in files:
-                        try:
-                            with open(os.path.join(dirpath, "cgroup.procs")) as f:
-                                left.update(int(line) for line in f if line.strip())
-                        except OSError:
-                            pass
+                left.update(procs_below(d))
             if not left:
                 break
             if time.monotonic() > deadline:

@@ -1,8 +1,15 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace nicer::api {
+
+/// The part of @p foreground used by your programs, under your user manager: all of it when the part used
+/// outside it (@p outside, -1 when unknown) is not known.
+inline double yourPrograms(double foreground, double outside) {
+    return outside >= 0.0 ? std::max(0.0, foreground - outside) : foreground;
+}
 
 /// What one period of the loop saw and did; the D-Bus Sample signal and GetHistory carry these.
 struct Sample {

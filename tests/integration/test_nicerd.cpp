@@ -1003,27 +1003,38 @@ std::vector<api::Sample> samplesSince(std::uint64_t sinceUSec) {
     return out;
 }
 
+/// Starts nicerd in @p daemon on stress-ng on every CPU (period 0.25 s), writes cpu.idle 1 into its slice
+/// and waits until it answers the outside signal with the work uncapped; returns why that cannot be had
+/// here (the caller skips), else empty.
+std::string startWithIdleWork(std::optional<NicerdProcess>& daemon, const kernel::CgroupLayout& layout,
+                              const std::string& stateName) {
+    daemon.emplace(std::vector<std::string>{"--period", "0.25", "--", "stress-ng", "--cpu", "0", "--quiet"},
+                   freshStateDir(stateName));
+    REQUIRE(daemon->waitReady());
+    if (auto why = boundaryUnavailable(layout); !why.empty()) {
+        return why;
+    }
+    makeWorkIdle(layout);
+    CHECK(test::pollUntil([] { return status().signal == "outside"; }, 10s));
+    // Nothing outside: no band and no cap, the work has the machine.
+    CHECK(test::pollUntil([] { return status().quota == 1.0; }, 10s));
+    return {};
+}
+
 } // namespace
 
 TEST_CASE("with cpu.idle, a hog outside the user manager makes the work yield, answered as the outside part",
           "[nicerd][boundary]") {
     const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
-    NicerdProcess daemon({"--period", "0.25", "--", "stress-ng", "--cpu", "0", "--quiet"},
-                         freshStateDir("outside-hog"));
-    REQUIRE(daemon.waitReady());
-    INFO(daemon.log());
-    if (const auto why = boundaryUnavailable(*layout); !why.empty()) {
+    std::optional<NicerdProcess> daemon;
+    if (const auto why = startWithIdleWork(daemon, *layout, "outside-hog"); !why.empty()) {
         NICER_SKIP(why);
     }
-    makeWorkIdle(*layout);
-    CHECK(test::pollUntil([] { return status().signal == "outside"; }, 10s));
-    // Nothing outside: no band and no cap, the work has the machine.
-    CHECK(test::pollUntil([] { return status().quota == 1.0; }, 10s));
+    INFO(daemon->log());
     CHECK(test::pollUntil([] { return workShare(1000ms) > 0.8; }, 30s));
 
     double underHog = 1.0, hogShare = 0.0;
-    api::Sample last;
     {
         OutsideHog hog(*layout);
         CHECK(test::pollUntil([] { return workShare(500ms) < 0.1; }, 30s));
@@ -1039,22 +1050,18 @@ TEST_CASE("with cpu.idle, a hog outside the user manager makes the work yield, a
     WARN("outside hog: the work's share under it " << underHog << ", the hog's " << hogShare);
     CHECK(underHog < 0.1);
     CHECK(hogShare > 0.8);
-    CHECK(daemon.stop() == 0);
+    CHECK(daemon->stop() == 0);
 }
 
 TEST_CASE("with cpu.idle, a hog beside the work in the user manager leaves the work's quota whole",
           "[nicerd][boundary]") {
     const auto layout = kernel::CgroupLayout::detect();
     REQUIRE(layout.ok());
-    NicerdProcess daemon({"--period", "0.25", "--", "stress-ng", "--cpu", "0", "--quiet"},
-                         freshStateDir("sibling-hog"));
-    REQUIRE(daemon.waitReady());
-    INFO(daemon.log());
-    if (const auto why = boundaryUnavailable(*layout); !why.empty()) {
+    std::optional<NicerdProcess> daemon;
+    if (const auto why = startWithIdleWork(daemon, *layout, "sibling-hog"); !why.empty()) {
         NICER_SKIP(why);
     }
-    makeWorkIdle(*layout);
-    CHECK(test::pollUntil([] { return status().signal == "outside" && status().quota == 1.0; }, 10s));
+    INFO(daemon->log());
 
     test::ForegroundHog hog;
     // Your programs: a scope in a slice of their own beside nicer.slice, under the same user manager.
@@ -1096,5 +1103,5 @@ TEST_CASE("with cpu.idle, a hog beside the work in the user manager leaves the w
     // The kernel, not the quota, holds the work back.
     CHECK(underHog < 0.1);
     CHECK(hogShare > 0.8);
-    CHECK(daemon.stop() == 0);
+    CHECK(daemon->stop() == 0);
 }
