@@ -22,9 +22,11 @@ CLI::App* addSimulateCommand(CLI::App& parent, SimulateOptions& o) {
         "are ignored, and a CSV with an 'idle' column in its header is accepted. A CSV with 'work' (or\n"
         "'background') and 'outside' columns too, shares of the machine used by the work and outside the "
         "user\n"
-        "manager, can be replayed with the split signal. '-' reads stdin.\n"
+        "manager, can be replayed with the split signal; 'signal' (machine or outside, followed by --signal\n"
+        "auto) and 'paused' (0 or 1) columns too: `nicer history` writes such a trace. '-' reads stdin.\n"
         "Output columns: step,idle,multiplier,overload_count,quota; with the outside signal\n"
-        "step,idle,work,outside,multiplier,overload_count,quota.");
+        "step,idle,work,outside,multiplier,overload_count,quota, with signal and paused after outside when\n"
+        "the trace has them.");
     auto& p = o.params;
     cmd->add_option("--trace", o.tracePath, "Trace to replay")->required();
     cmd->add_option_function<std::string>(
@@ -91,22 +93,52 @@ int runSimulate(const SimulateOptions& o) {
                   << source << " has no 'work' and 'outside' columns; record them or use --signal machine\n";
         return kExitBadInput;
     }
-    const bool outside = o.signal == control::Signal::Outside || (o.signal == control::Signal::Auto && split);
+    // Auto follows the trace's own signal column where it has one (nicerd's choice, period by period), else
+    // answers the outside part whenever the trace has it.
+    const bool perPeriod = o.signal == control::Signal::Auto && !trace->empty() && trace->front().signal;
+    const bool pausedColumn = !trace->empty() && trace->front().paused;
+    const auto answersOutside = [&](const control::TracePeriod& period) {
+        if (o.signal != control::Signal::Auto) {
+            return o.signal == control::Signal::Outside;
+        }
+        return period.signal ? *period.signal == control::Signal::Outside : split;
+    };
+    const bool splitOutput = split && o.signal != control::Signal::Machine;
 
     control::Controller controller(o.params);
-    std::printf(outside ? "step,idle,work,outside,multiplier,overload_count,quota\n"
-                        : "step,idle,multiplier,overload_count,quota\n");
+    std::printf("step,idle%s%s%s,multiplier,overload_count,quota\n", splitOutput ? ",work,outside" : "",
+                perPeriod ? ",signal" : "", pausedColumn ? ",paused" : "");
     std::size_t step = 0;
+    bool wasPaused = false;
     for (const auto& period : *trace) {
-        if (outside) {
-            const auto& s = controller.stepOutside(period.idle, *period.work, *period.outside);
-            std::printf("%zu,%.10g,%.10g,%.10g,%.10g,%d,%.10g\n", step++, period.idle, *period.work,
-                        *period.outside, s.multiplier, s.overloadCount, s.quota);
-        } else {
-            const auto& s = controller.step(period.idle);
-            std::printf("%zu,%.10g,%.10g,%d,%.10g\n", step++, period.idle, s.multiplier, s.overloadCount,
-                        s.quota);
+        const bool paused = period.paused.value_or(false);
+        const bool outside = answersOutside(period);
+        // As nicerd: a paused period holds the controller with no quota, and the work resumes afresh.
+        if (!paused) {
+            if (wasPaused) {
+                controller.reset();
+            }
+            if (outside) {
+                controller.stepOutside(period.idle, *period.work, *period.outside);
+            } else {
+                controller.step(period.idle);
+            }
         }
+        wasPaused = paused;
+        const auto& s = controller.state();
+        std::printf("%zu,%.10g", step++, period.idle);
+        if (splitOutput) {
+            std::printf(",%.10g,%.10g", *period.work, *period.outside);
+        }
+        if (perPeriod) {
+            std::printf(",%s", std::string(control::signalName(outside ? control::Signal::Outside
+                                                                       : control::Signal::Machine))
+                                   .c_str());
+        }
+        if (pausedColumn) {
+            std::printf(",%d", paused ? 1 : 0);
+        }
+        std::printf(",%.10g,%d,%.10g\n", s.multiplier, s.overloadCount, paused ? 0.0 : s.quota);
     }
     return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
 }

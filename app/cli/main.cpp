@@ -3,6 +3,7 @@
 #include "DaemonCommands.h"
 #include "ExitCode.h"
 #include "FetchCommand.h"
+#include "HistoryCommand.h"
 #include "SampleCommand.h"
 #include "SimulateCommand.h"
 
@@ -26,6 +27,7 @@ int run(int argc, char** argv) {
     auto* simulateCmd = addSimulateCommand(app, simulate);
     auto* sampleCmd = addSampleCommand(app, sample);
     auto* fetchCmd = addFetchCommand(app, fetch);
+    auto* historyCmd = addHistoryCommand(app);
     DaemonCommandOptions daemonOptions;
     const auto daemonCmds = addDaemonCommands(app, daemonOptions);
     BoincOptions boincOptions;
@@ -46,6 +48,9 @@ int run(int argc, char** argv) {
     }
     if (*fetchCmd) {
         return runFetch(fetch);
+    }
+    if (*historyCmd) {
+        return runHistory();
     }
     if (const int status = runDaemonCommand(daemonCmds, daemonOptions); status >= 0) {
         return status;

@@ -63,7 +63,9 @@ public:
             if (!idle) {
                 return idle.error();
             }
-            m_periods.push_back(TracePeriod{*idle, std::nullopt, std::nullopt});
+            TracePeriod period;
+            period.idle = *idle;
+            m_periods.push_back(period);
             return {};
         }
         const auto fields = splitFields(text);
@@ -91,6 +93,28 @@ public:
             period.work = *work;
             period.outside = *outside;
         }
+        if (m_signalColumn) {
+            const auto field = fields[*m_signalColumn];
+            const auto signal = parseSignal(text::toLowerAscii(field));
+            if (!signal || *signal == Signal::Auto) {
+                return error("'" + std::string(field) +
+                             "' is not a signal; each period's is machine or outside");
+            }
+            if (*signal == Signal::Outside && !m_workColumn) {
+                return error(
+                    "the period answered the outside signal, but the trace has no 'work' and 'outside' "
+                    "columns to replay it with");
+            }
+            period.signal = *signal;
+        }
+        if (m_pausedColumn) {
+            const auto field = text::toLowerAscii(fields[*m_pausedColumn]);
+            if (field != "0" && field != "1" && field != "false" && field != "true") {
+                return error("'" + std::string(fields[*m_pausedColumn]) +
+                             "' is not a paused flag; each period's is 0 or 1");
+            }
+            period.paused = field == "1" || field == "true";
+        }
         m_periods.push_back(period);
         return {};
     }
@@ -108,6 +132,10 @@ private:
                 m_workColumn = i;
             } else if (name == "outside") {
                 m_outsideColumn = i;
+            } else if (name == "signal") {
+                m_signalColumn = i;
+            } else if (name == "paused") {
+                m_pausedColumn = i;
             }
         }
         if (!m_idleColumn) {
@@ -145,6 +173,8 @@ private:
     std::optional<std::size_t> m_idleColumn;
     std::optional<std::size_t> m_workColumn;
     std::optional<std::size_t> m_outsideColumn;
+    std::optional<std::size_t> m_signalColumn;
+    std::optional<std::size_t> m_pausedColumn;
     std::size_t m_columnCount = 0;
     std::vector<TracePeriod> m_periods;
 };

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "control/Controller.h"
 #include "util/Result.h"
 
 #include <istream>
@@ -16,6 +17,12 @@ struct TracePeriod {
     /// both or neither.
     std::optional<double> work;
     std::optional<double> outside;
+    /// What nicerd answered in this period (Signal::Machine or Signal::Outside), from a `signal` column;
+    /// `nicer simulate --signal auto` follows it, as nicerd follows `cpu.idle` from one period to the next.
+    std::optional<Signal> signal;
+    /// Whether the work was paused in this period, from a `paused` column: the controller holds, and starts
+    /// afresh when the work resumes.
+    std::optional<bool> paused;
 };
 
 /**
@@ -23,8 +30,9 @@ struct TracePeriod {
  *
  * Blank lines and `#` comments are ignored. A CSV whose header has an `idle` column is accepted too (for
  * example the output of `nicer simulate` or `nicer sample --csv`); when it also has
- * `work` (or `background`) and `outside` columns, each period carries the split signal too. Errors name
- * @p source and the line.
+ * `work` (or `background`) and `outside` columns, each period carries the split signal too; `signal`
+ * (machine or outside) and `paused` (0 or 1) columns, as `nicer history` writes them, are read too. Errors
+ * name @p source and the line.
  */
 Result<std::vector<TracePeriod>> readTrace(std::istream& in, const std::string& source);
 

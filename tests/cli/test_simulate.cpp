@@ -210,3 +210,80 @@ TEST_CASE("simulate --signal outside refuses a trace without the split columns",
     CHECK(bad.exitCode != 0);
     CHECK_THAT(bad.err, Catch::Contains("'sideways' is not auto, machine or outside"));
 }
+
+TEST_CASE("simulate follows a trace's signal column period by period, and holds while paused",
+          "[simulate][outside]") {
+    // nicerd's own choice, as `nicer history` records it: the machine signal until cpu.idle appeared, then
+    // the outside part; a pause in between.
+    struct Period {
+        double idle, work, outside;
+        bool outsideSignal, paused;
+    };
+    const std::vector<Period> periods{
+        {0.5, 0.25, 0.0, false, false}, {0.0, 0.5, 0.5, false, false},  {0.0, 0.5, 0.5, false, false},
+        {0.0, 0.25, 0.75, true, false}, {0.0, 0.25, 0.75, true, false}, {0.5, 0.0, 0.0, true, true},
+        {0.5, 0.0, 0.0, true, true},    {0.0, 0.5, 0.5, true, false},   {0.25, 0.75, 0.0, true, false}};
+    const auto path = std::filesystem::temp_directory_path() / "nicer-signal-column-trace.csv";
+    {
+        std::ofstream out(path);
+        out << "time,idle,work,outside,signal,paused\n";
+        for (const auto& p : periods) {
+            out << "t," << p.idle << ',' << p.work << ',' << p.outside << ','
+                << (p.outsideSignal ? "outside" : "machine") << ',' << (p.paused ? 1 : 0) << '\n';
+        }
+    }
+    const std::string args =
+        " --reserve-band 0.125 --max-multiplier 8 --overload-threshold 2 --idle-epsilon 0";
+    const auto r = runCommand(kNicer + " simulate --trace " + path.string() + args);
+    const auto forced = runCommand(kNicer + " simulate --signal machine --trace " + path.string() + args);
+    std::filesystem::remove(path);
+    CHECK(r.err.empty());
+    REQUIRE(r.exitCode == 0);
+    const auto rows = parseCsv(r.out);
+    REQUIRE(rows.size() == periods.size() + 1);
+    CHECK(rows[0] == std::vector<std::string>{"step", "idle", "work", "outside", "signal", "paused",
+                                              "multiplier", "overload_count", "quota"});
+
+    // The same periods through the controller by hand, as nicerd's loop steps it.
+    nicer::control::ControllerParams p;
+    p.reserveBand = 0.125;
+    p.maxMultiplier = 8;
+    p.overloadThreshold = 2;
+    nicer::control::Controller controller(p);
+    bool wasPaused = false;
+    for (std::size_t i = 0; i < periods.size(); ++i) {
+        const auto& in = periods[i];
+        if (!in.paused) {
+            if (wasPaused) {
+                controller.reset();
+            }
+            if (in.outsideSignal) {
+                controller.stepOutside(in.idle, in.work, in.outside);
+            } else {
+                controller.step(in.idle);
+            }
+        }
+        wasPaused = in.paused;
+        const auto& row = rows[i + 1];
+        CAPTURE(i);
+        REQUIRE(row.size() == 9);
+        CHECK(row[4] == (in.outsideSignal ? "outside" : "machine"));
+        CHECK(row[5] == (in.paused ? "1" : "0"));
+        CHECK(std::stod(row[6]) == Approx(controller.state().multiplier));
+        CHECK(std::stoi(row[7]) == controller.state().overloadCount);
+        CHECK(std::stod(row[8]) == Approx(in.paused ? 0.0 : controller.state().quota).margin(1e-12));
+    }
+    // The machine signal's two periods without idle overloaded; the paused ones have no quota; after the pause
+    // the controller starts afresh (one overload, not a third in a row), and a quiet outside uncaps the work.
+    CHECK(rows[3][7] == "2");
+    CHECK(rows[6][8] == "0");
+    CHECK(rows[8][7] == "1");
+    CHECK(rows[9][8] == "1");
+
+    // --signal machine overrides the column: every period through the thesis's controller.
+    REQUIRE(forced.exitCode == 0);
+    const auto machineRows = parseCsv(forced.out);
+    REQUIRE(machineRows.size() == periods.size() + 1);
+    CHECK(machineRows[0] ==
+          std::vector<std::string>{"step", "idle", "paused", "multiplier", "overload_count", "quota"});
+}

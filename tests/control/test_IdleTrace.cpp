@@ -72,7 +72,14 @@ TEST_CASE("bad traces are rejected naming the file and line", "[trace]") {
         Case{"idle,work,outside\n0.5,0.5,1.5\n", "trace.txt:2: outside share 1.5 is outside 0..1"},
         Case{"idle,work,outside\n0,x,0\n", "trace.txt:2: 'x' is not a number; each work's share"},
         Case{"idle,work,outside\n0,0.75,0.5\n", "trace.txt:2: the work's share 0.75 and the outside share "
-                                                "0.5 add up to more than the whole machine"});
+                                                "0.5 add up to more than the whole machine"},
+        Case{"idle,work,outside,signal\n0,0,0,auto\n",
+             "trace.txt:2: 'auto' is not a signal; each period's is machine or outside"},
+        Case{"idle,signal\n0,thesis\n", "trace.txt:2: 'thesis' is not a signal"},
+        Case{
+            "idle,signal\n0,machine\n0,outside\n",
+            "trace.txt:3: the period answered the outside signal, but the trace has no 'work' and 'outside'"},
+        Case{"idle,paused\n0,yes\n", "trace.txt:2: 'yes' is not a paused flag; each period's is 0 or 1"});
     CAPTURE(c.text);
     const auto trace = read(c.text);
     REQUIRE_FALSE(trace.ok());
@@ -92,4 +99,23 @@ TEST_CASE("a CSV with work and outside columns carries the split signal", "[trac
     const auto simulated = readPeriods("Step,Idle,Work,Outside\n0,0.5,0.25,0.25\n");
     REQUIRE(simulated.ok());
     CHECK(simulated->at(0).work == 0.25);
+}
+
+TEST_CASE("a trace's signal and paused columns are read period by period", "[trace][outside]") {
+    const auto trace = readPeriods("time,idle,work,outside,signal,paused,quota\n"
+                                   "2026-11-27T16:00:00.000Z,0.5,0.25,0,machine,0,1\n"
+                                   "2026-11-27T16:00:01.000Z,0.5,0.25,0,Outside,1,0\n"
+                                   "2026-11-27T16:00:02.000Z,0.5,0.25,0,outside,true,0\n");
+    REQUIRE(trace.ok());
+    REQUIRE(trace->size() == 3);
+    CHECK((*trace)[0].signal == Signal::Machine);
+    CHECK((*trace)[0].paused == false);
+    CHECK((*trace)[1].signal == Signal::Outside);
+    CHECK((*trace)[1].paused == true);
+    CHECK((*trace)[2].paused == true);
+    // Without the columns neither is known: the replay chooses.
+    const auto plain = readPeriods("idle\n0.5\n");
+    REQUIRE(plain.ok());
+    CHECK_FALSE(plain->at(0).signal.has_value());
+    CHECK_FALSE(plain->at(0).paused.has_value());
 }

@@ -82,6 +82,57 @@ void waitPeriods(int periods, std::chrono::milliseconds period) {
     REQUIRE(test::pollUntil([&] { return lastSampleUSec() >= since + span; }, 20s, 50ms));
 }
 
+/// The numbers in the column named @p name of a CSV with a header line; `#` lines are skipped.
+std::vector<double> csvColumn(const std::string& csv, const std::string& name) {
+    std::istringstream in(csv);
+    std::optional<std::size_t> column;
+    std::vector<double> values;
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line.front() == '#') {
+            continue;
+        }
+        std::vector<std::string> fields;
+        std::istringstream ls(line);
+        for (std::string f; std::getline(ls, f, ',');) {
+            fields.push_back(f);
+        }
+        if (!column) {
+            const auto at = std::find(fields.begin(), fields.end(), name);
+            REQUIRE(at != fields.end());
+            column = static_cast<std::size_t>(at - fields.begin());
+            continue;
+        }
+        REQUIRE(fields.size() > *column);
+        values.push_back(std::stod(fields[*column]));
+    }
+    return values;
+}
+
+/// `nicer history` replayed by `nicer simulate` with the defaults these nicerds run with: the same quota in
+/// every period, so the simulator is nicerd's controller, and a recorded history is a trace to test it on.
+/// Returns the recorded quotas.
+std::vector<double> expectHistoryReplays() {
+    const auto history = test::runCommand(nicerCli("history"));
+    INFO(history.err);
+    REQUIRE(history.exitCode == 0);
+    const auto path =
+        std::filesystem::temp_directory_path() / ("nicer-history-" + std::to_string(::getpid()) + ".csv");
+    std::ofstream(path) << history.out;
+    const auto replay = test::runCommand(nicerCli("simulate --trace " + path.string()));
+    std::filesystem::remove(path);
+    INFO(replay.err);
+    REQUIRE(replay.exitCode == 0);
+    const auto recorded = csvColumn(history.out, "quota");
+    const auto replayed = csvColumn(replay.out, "quota");
+    REQUIRE(recorded.size() == replayed.size());
+    REQUIRE(recorded.size() >= 10);
+    for (std::size_t i = 0; i < recorded.size(); ++i) {
+        CAPTURE(i);
+        CHECK(replayed[i] == Approx(recorded[i]).margin(1e-9));
+    }
+    return recorded;
+}
+
 } // namespace
 
 TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, and recovers",
@@ -125,6 +176,10 @@ TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, a
     CHECK(underHogShare < 0.1);
     CHECK(hogShare > 0.8);
     CHECK(recoveredShare > 0.5);
+
+    // The whole run, the hog's overloads included, replays to the same quotas.
+    const auto quotas = expectHistoryReplays();
+    CHECK(*std::min_element(quotas.begin(), quotas.end()) < 0.1);
     CHECK(daemon.stop() == 0);
 }
 
@@ -1050,6 +1105,12 @@ TEST_CASE("with cpu.idle, a hog outside the user manager makes the work yield, a
     WARN("outside hog: the work's share under it " << underHog << ", the hog's " << hogShare);
     CHECK(underHog < 0.1);
     CHECK(hogShare > 0.8);
+
+    // The replay follows nicerd's signal period by period (the machine signal in any period before cpu.idle
+    // was written), to the same quotas: the hog's cut and the uncapped periods around it.
+    const auto quotas = expectHistoryReplays();
+    CHECK(std::count(quotas.begin(), quotas.end(), 1.0) > 0);
+    CHECK(*std::min_element(quotas.begin(), quotas.end()) < 0.1);
     CHECK(daemon->stop() == 0);
 }
 
