@@ -32,7 +32,7 @@ CpuChart::CpuChart(const SampleHistory& history, QWidget* parent)
     , m_history(history) {
     auto* chart = new QChart();
     chart->setMargins(QMargins(4, 4, 4, 4));
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->hide();
     chart->setAnimationOptions(QChart::NoAnimation);
 
     m_zero = new QLineSeries(chart);
@@ -86,7 +86,6 @@ void CpuChart::applyPalette() {
     c->setBackgroundBrush(pal.color(QPalette::Base));
     c->setBackgroundPen(Qt::NoPen);
     c->setPlotAreaBackgroundVisible(false);
-    c->legend()->setLabelColor(pal.color(QPalette::Text));
     for (QAbstractAxis* axis : c->axes()) {
         axis->setLabelsColor(pal.color(QPalette::Text));
         axis->setGridLineColor(pal.color(QPalette::Mid));
@@ -104,6 +103,29 @@ void CpuChart::applyPalette() {
     fill(m_idle, pal.color(QPalette::Mid), dark ? 60 : 40);
     m_quota->setPen(QPen(dark ? kWorkColor.lighter(150) : kQuotaColor, 2));
     m_band->setPen(QPen(kBandColor, 2, Qt::DashLine));
+    emit keyChanged();
+}
+
+QString CpuChart::keyMark(Key key) const {
+    const auto mark = [](const QColor& color, QChar glyph) {
+        return QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color.name(), QString(glyph));
+    };
+    constexpr QChar kSquare(0x25A0), kLine(0x2501), kDashes(0x254D); // ■ ━ ╍
+    switch (key) {
+    case Key::Work:
+        return mark(m_work->brush().color(), kSquare);
+    case Key::User:
+        return mark(m_user->brush().color(), kSquare);
+    case Key::Others:
+        return mark(m_others->brush().color(), kSquare);
+    case Key::Idle:
+        return mark(m_idle->brush().color(), kSquare);
+    case Key::Cap:
+        return mark(m_quota->pen().color(), kLine);
+    case Key::Band:
+        return mark(m_band->pen().color(), kDashes);
+    }
+    return {};
 }
 
 void CpuChart::changeEvent(QEvent* event) {

@@ -16,6 +16,9 @@ namespace nicer::tray {
  * does not protect, so what the quota answers), idle; with the work's cap (quota) and the top of the reserve
  * band (1 - m x b) as lines, so the idle area above the band line is the reserve the controller keeps.
  *
+ * It has no legend of its own (six names do not fit under it): the window's status panel beside it is its
+ * key, each figure's name behind a mark in the colour and style of its series (keyMark()).
+ *
  * It draws nothing while hidden: update() only marks it stale, and showing it redraws once.
  */
 class CpuChart : public QChartView {
@@ -24,6 +27,12 @@ class CpuChart : public QChartView {
 public:
     explicit CpuChart(const SampleHistory& history, QWidget* parent = nullptr);
 
+    /// What the chart draws: four stacked areas and two lines.
+    enum class Key { Work, User, Others, Idle, Cap, Band };
+    /// A mark for @p key in the colour its series is drawn in now (a square for an area, a line for the cap,
+    /// a dashed line for the band), as rich text for a label.
+    QString keyMark(Key key) const;
+
     /// Redraws from the history when visible; otherwise only remembers to do so when shown.
     void refresh();
 
@@ -31,6 +40,10 @@ public:
     qsizetype pointCount() const;
     /// How many times the series were rebuilt.
     int redrawCount() const { return m_redraws; }
+
+signals:
+    /// The colours changed (the palette did): keyMark() gives new marks.
+    void keyChanged();
 
 protected:
     void showEvent(QShowEvent* event) override;

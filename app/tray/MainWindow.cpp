@@ -81,18 +81,23 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     m_status = new QLabel(now);
     m_status->setAccessibleName(tr("State"));
     form->addRow(m_status);
-    m_user = addValue(form, tr("Your programs"),
+    m_user =
+        addKeyedValue(form, CpuChart::Key::User, tr("Your programs"),
                       tr("CPU used by everything except the volunteer work, or, where nicerd can tell them "
                          "apart, by everything else under your user manager (your session's programs)"));
-    m_others = addValue(form, tr("Other users and services"),
-                        tr("CPU used outside your user manager: system services, containers and VMs, other "
-                           "users. Your programs win the CPU from the work by its idle weight at once; these "
-                           "only by the work's cap."));
-    m_work = addValue(form, tr("Volunteer work"), tr("CPU used by the volunteer work"));
-    m_idle = addValue(form, tr("Idle"), tr("CPU nobody used"));
-    m_reserve = addValue(form, tr("Reserve band"),
-                         tr("Idle CPU the controller keeps free for you: multiplier x band"));
-    m_cap = addValue(form, tr("Work cap"), tr("The most CPU the work may use now"));
+    m_others =
+        addKeyedValue(form, CpuChart::Key::Others, tr("Other users and services"),
+                      tr("CPU used outside your user manager: system services, containers and VMs, other "
+                         "users. Your programs win the CPU from the work by its idle weight at once; these "
+                         "only by the work's cap."));
+    m_work =
+        addKeyedValue(form, CpuChart::Key::Work, tr("Volunteer work"), tr("CPU used by the volunteer work"));
+    m_idle = addKeyedValue(form, CpuChart::Key::Idle, tr("Idle"), tr("CPU nobody used"));
+    m_reserve = addKeyedValue(form, CpuChart::Key::Band, tr("Reserve band"),
+                              tr("Idle CPU the controller keeps free for you: multiplier x band"));
+    m_cap = addKeyedValue(form, CpuChart::Key::Cap, tr("Work cap"), tr("The most CPU the work may use now"));
+    updateChartKey();
+    connect(m_chart, &CpuChart::keyChanged, this, &MainWindow::updateChartKey);
     m_overloads = addValue(form, tr("Overloads"), tr("Periods in a row with no idle CPU, and the limit"));
     m_actuator = addValue(form, tr("Limited by"), tr("How nicerd holds the work back"));
     m_workload = addValue(form, tr("Workload"), tr("The volunteer program nicerd runs"));
@@ -186,6 +191,20 @@ QLabel* MainWindow::addValue(QFormLayout* form, const QString& label, const QStr
     name->setToolTip(help);
     form->addRow(name, value);
     return value;
+}
+
+QLabel* MainWindow::addKeyedValue(QFormLayout* form, CpuChart::Key key, const QString& label,
+                                  const QString& help) {
+    QLabel* value = addValue(form, label, help);
+    auto* name = qobject_cast<QLabel*>(form->labelForField(value));
+    m_chartKey.push_back({name, key, label});
+    return value;
+}
+
+void MainWindow::updateChartKey() {
+    for (const auto& k : m_chartKey) {
+        k.name->setText(m_chart->keyMark(k.key) + QStringLiteral("&nbsp;") + k.text.toHtmlEscaped());
+    }
 }
 
 QString MainWindow::noticeText() const {

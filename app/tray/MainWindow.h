@@ -1,10 +1,13 @@
 #pragma once
 
 #include "tray/Autostart.h"
+#include "tray/CpuChart.h"
 #include "tray/SampleHistory.h"
 #include "tray/TrayState.h"
 
 #include <QWidget>
+
+#include <vector>
 
 class QCheckBox;
 class QComboBox;
@@ -16,7 +19,6 @@ class QTabWidget;
 namespace nicer::tray {
 
 class BoincPanel;
-class CpuChart;
 class DaemonProxy;
 class DownloadsPanel;
 class ParametersPanel;
@@ -65,11 +67,20 @@ private:
     void updateBoinc();
     void setStartAtLogin(bool enabled);
     QLabel* addValue(QFormLayout* form, const QString& label, const QString& help);
+    /// The same, for a figure the chart draws: its name carries the chart's mark (the panel is the key).
+    QLabel* addKeyedValue(QFormLayout* form, CpuChart::Key key, const QString& label, const QString& help);
+    void updateChartKey();
 
     DaemonProxy& m_daemon;
     bool m_quitOnClose;
     SampleHistory m_history;
     CpuChart* m_chart = nullptr;
+    struct KeyedName {
+        QLabel* name;
+        CpuChart::Key key;
+        QString text;
+    };
+    std::vector<KeyedName> m_chartKey;
     ParametersPanel* m_parameters = nullptr;
     DownloadsPanel* m_downloads = nullptr;
     BoincPanel* m_boinc = nullptr;

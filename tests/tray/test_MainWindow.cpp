@@ -4,15 +4,24 @@
 #include "tray/ParametersPanel.h"
 #include "tray/TrayTestSupport.h"
 
+#include <QAreaSeries>
+#include <QChart>
 #include <QCheckBox>
 #include <QFile>
+#include <QLabel>
+#include <QLegend>
+#include <QLineSeries>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <set>
+
 using nicer::tray::Autostart;
+using nicer::tray::CpuChart;
 using nicer::tray::DaemonProxy;
 using nicer::tray::MainWindow;
 using nicer::tray::test::createEmptyFile;
@@ -44,7 +53,43 @@ TEST_CASE("the window follows the desktop's dark palette", "[tray]") {
     window.show();
     QCoreApplication::processEvents();
     CHECK(window.chart()->chart()->backgroundBrush().color() == QColor(0x18, 0x1a, 0x1c));
-    CHECK(window.chart()->chart()->legend()->labelColor() == QColor(0xee, 0xee, 0xee));
+    // The status panel is the chart's key: its marks follow the palette with the chart.
+    const QString idleMark = window.chart()->keyMark(CpuChart::Key::Idle);
+    CHECK(idleMark.contains(dark.color(QPalette::Mid).name()));
+}
+
+TEST_CASE("the status panel is the chart's key: each figure's name has its series' colour", "[tray]") {
+    DaemonProxy daemon(deadBus());
+    MainWindow window(daemon, false);
+    window.show();
+    QCoreApplication::processEvents();
+    QChart* chart = window.chart()->chart();
+    CHECK_FALSE(chart->legend()->isVisible()); // six names do not fit under the chart: the panel says them
+    std::map<QString, QColor> colours;         // each series' name and the colour it is drawn in
+    for (QAbstractSeries* s : chart->series()) {
+        if (auto* area = qobject_cast<QAreaSeries*>(s)) {
+            colours[area->name()] = area->brush().color();
+        } else if (auto* line = qobject_cast<QLineSeries*>(s); line && !line->name().isEmpty()) {
+            colours[line->name()] = line->pen().color();
+        }
+    }
+    REQUIRE(colours.size() == 6);
+    std::set<QString> keyed;
+    for (QLabel* label : window.findChildren<QLabel*>()) {
+        for (const auto& [name, colour] : colours) {
+            if (label->text().endsWith(QStringLiteral("&nbsp;") + name.toHtmlEscaped())) {
+                CHECK(label->text().contains(colour.name()));
+                keyed.insert(name);
+            }
+        }
+    }
+    CHECK(keyed.size() == colours.size());
+    // Distinct marks: no two series share a colour.
+    std::set<QString> distinct;
+    for (const auto& [name, colour] : colours) {
+        distinct.insert(colour.name());
+    }
+    CHECK(distinct.size() == colours.size());
 }
 
 TEST_CASE("the start at login switch writes and removes the autostart entry", "[tray][autostart]") {
