@@ -197,6 +197,7 @@ QLabel* MainWindow::addKeyedValue(QFormLayout* form, CpuChart::Key key, const QS
                                   const QString& help) {
     QLabel* value = addValue(form, label, help);
     auto* name = qobject_cast<QLabel*>(form->labelForField(value));
+    name->setAccessibleName(label); // the words, without the mark
     m_chartKey.push_back({name, key, label});
     return value;
 }

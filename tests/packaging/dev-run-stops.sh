@@ -43,6 +43,11 @@ for name in nicerd nicer-tray md5sum; do
     grep -q " $name\$" <<<"$started" || fail "no $name appeared: the check would prove nothing"
 done
 
+# A dev.sh that already ended (the tray ended by itself) is a zombie until waited for, and its process group
+# still takes the signal: say so rather than blame Ctrl-C.
+case $(ps -o stat= -p "$leader" 2>/dev/null || echo gone) in
+Z* | gone) fail "dev.sh run had already ended before Ctrl-C (did the tray end by itself?)" ;;
+esac
 kill -INT -- "-$leader"
 for ((i = 0; i < 600; i++)); do kill -0 "$leader" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$leader" 2>/dev/null && fail "dev.sh did not end within 60 s of Ctrl-C"

@@ -79,6 +79,7 @@ TEST_CASE("the status panel is the chart's key: each figure's name has its serie
         for (const auto& [name, colour] : colours) {
             if (label->text().endsWith(QStringLiteral("&nbsp;") + name.toHtmlEscaped())) {
                 CHECK(label->text().contains(colour.name()));
+                CHECK(label->accessibleName() == name); // a screen reader reads the name alone
                 keyed.insert(name);
             }
         }
