@@ -273,8 +273,9 @@ TEST_CASE("simulate follows a trace's signal column period by period, and holds 
         CHECK(std::stoi(row[7]) == controller.state().overloadCount);
         CHECK(std::stod(row[8]) == Approx(in.paused ? 0.0 : controller.state().quota).margin(1e-12));
     }
-    // The machine signal's two periods without idle overloaded; the paused ones have no quota; after the pause
-    // the controller starts afresh (one overload, not a third in a row), and a quiet outside uncaps the work.
+    // The machine signal's two periods without idle overloaded; the paused ones have no quota; after the
+    // pause the controller starts afresh (one overload, not a third in a row), and a quiet outside uncaps the
+    // work.
     CHECK(rows[3][7] == "2");
     CHECK(rows[6][8] == "0");
     CHECK(rows[8][7] == "1");
