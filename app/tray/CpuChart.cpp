@@ -9,6 +9,7 @@
 #include <QValueAxis>
 
 #include <algorithm>
+#include <array>
 
 namespace nicer::tray {
 
@@ -110,22 +111,14 @@ QString CpuChart::keyMark(Key key) const {
     const auto mark = [](const QColor& color, QChar glyph) {
         return QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color.name(), QString(glyph));
     };
-    constexpr QChar kSquare(0x25A0), kLine(0x2501), kDashes(0x254D); // ■ ━ ╍
-    switch (key) {
-    case Key::Work:
-        return mark(m_work->brush().color(), kSquare);
-    case Key::User:
-        return mark(m_user->brush().color(), kSquare);
-    case Key::Others:
-        return mark(m_others->brush().color(), kSquare);
-    case Key::Idle:
-        return mark(m_idle->brush().color(), kSquare);
-    case Key::Cap:
-        return mark(m_quota->pen().color(), kLine);
-    case Key::Band:
-        return mark(m_band->pen().color(), kDashes);
+    if (key == Key::Cap) {
+        return mark(m_quota->pen().color(), QChar(0x2501)); // ━
     }
-    return {};
+    if (key == Key::Band) {
+        return mark(m_band->pen().color(), QChar(0x254D)); // ╍
+    }
+    const std::array<const QAreaSeries*, 4> areas{m_work, m_user, m_others, m_idle};      // in Key's order
+    return mark(areas.at(static_cast<std::size_t>(key))->brush().color(), QChar(0x25A0)); // ■
 }
 
 void CpuChart::changeEvent(QEvent* event) {

@@ -27,7 +27,7 @@ class CpuChart : public QChartView {
 public:
     explicit CpuChart(const SampleHistory& history, QWidget* parent = nullptr);
 
-    /// What the chart draws: four stacked areas and two lines.
+    /// What the chart draws: four stacked areas (first, in the order they are stacked) and two lines.
     enum class Key { Work, User, Others, Idle, Cap, Band };
     /// A mark for @p key in the colour its series is drawn in now (a square for an area, a line for the cap,
     /// a dashed line for the band), as rich text for a label.

@@ -198,13 +198,14 @@ QLabel* MainWindow::addKeyedValue(QFormLayout* form, CpuChart::Key key, const QS
     QLabel* value = addValue(form, label, help);
     auto* name = qobject_cast<QLabel*>(form->labelForField(value));
     name->setAccessibleName(label); // the words, without the mark
-    m_chartKey.push_back({name, key, label});
+    m_chartKey.emplace_back(name, key);
     return value;
 }
 
 void MainWindow::updateChartKey() {
-    for (const auto& k : m_chartKey) {
-        k.name->setText(m_chart->keyMark(k.key) + QStringLiteral("&nbsp;") + k.text.toHtmlEscaped());
+    for (const auto& [name, key] : m_chartKey) {
+        name->setText(m_chart->keyMark(key) + QStringLiteral("&nbsp;") +
+                      name->accessibleName().toHtmlEscaped());
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+#include <utility>
 #include <vector>
 
 class QCheckBox;
@@ -75,12 +76,8 @@ private:
     bool m_quitOnClose;
     SampleHistory m_history;
     CpuChart* m_chart = nullptr;
-    struct KeyedName {
-        QLabel* name;
-        CpuChart::Key key;
-        QString text;
-    };
-    std::vector<KeyedName> m_chartKey;
+    /// The names of the figures the chart draws, with their keys (each name's words are its accessible name).
+    std::vector<std::pair<QLabel*, CpuChart::Key>> m_chartKey;
     ParametersPanel* m_parameters = nullptr;
     DownloadsPanel* m_downloads = nullptr;
     BoincPanel* m_boinc = nullptr;

@@ -8,6 +8,7 @@
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace nicer::test {
 
@@ -38,6 +39,21 @@ inline CommandResult runCommand(const std::string& command) {
     std::filesystem::remove(outPath);
     std::filesystem::remove(errPath);
     return r;
+}
+
+/// A command's CSV output, a row of fields per line (no quoting: what nicer's commands print).
+inline std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        std::vector<std::string> fields;
+        std::istringstream ls(line);
+        for (std::string f; std::getline(ls, f, ',');) {
+            fields.push_back(f);
+        }
+        rows.push_back(fields);
+    }
+    return rows;
 }
 
 } // namespace nicer::test

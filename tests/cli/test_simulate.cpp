@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <vector>
 
+using nicer::test::parseCsv;
 using nicer::test::readFile;
 using nicer::test::runCommand;
 
@@ -19,20 +19,6 @@ namespace {
 const std::string kNicer = NICER_CLI;
 std::string trace(const std::string& name) {
     return std::string(NICER_TEST_DATA) + "/traces/" + name;
-}
-
-std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
-    std::vector<std::vector<std::string>> rows;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) {
-        std::vector<std::string> fields;
-        std::istringstream ls(line);
-        for (std::string f; std::getline(ls, f, ',');) {
-            fields.push_back(f);
-        }
-        rows.push_back(fields);
-    }
-    return rows;
 }
 
 } // namespace

@@ -82,28 +82,17 @@ void waitPeriods(int periods, std::chrono::milliseconds period) {
     REQUIRE(test::pollUntil([&] { return lastSampleUSec() >= since + span; }, 20s, 50ms));
 }
 
-/// The numbers in the column named @p name of a CSV with a header line; `#` lines are skipped.
+/// The numbers in the column named @p name of a command's CSV output (its first line the header).
 std::vector<double> csvColumn(const std::string& csv, const std::string& name) {
-    std::istringstream in(csv);
-    std::optional<std::size_t> column;
+    const auto rows = test::parseCsv(csv);
+    REQUIRE_FALSE(rows.empty());
+    const auto at = std::find(rows.front().begin(), rows.front().end(), name);
+    REQUIRE(at != rows.front().end());
+    const auto column = static_cast<std::size_t>(at - rows.front().begin());
     std::vector<double> values;
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line.front() == '#') {
-            continue;
-        }
-        std::vector<std::string> fields;
-        std::istringstream ls(line);
-        for (std::string f; std::getline(ls, f, ',');) {
-            fields.push_back(f);
-        }
-        if (!column) {
-            const auto at = std::find(fields.begin(), fields.end(), name);
-            REQUIRE(at != fields.end());
-            column = static_cast<std::size_t>(at - fields.begin());
-            continue;
-        }
-        REQUIRE(fields.size() > *column);
-        values.push_back(std::stod(fields[*column]));
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        REQUIRE(rows[i].size() > column);
+        values.push_back(std::stod(rows[i][column]));
     }
     return values;
 }
