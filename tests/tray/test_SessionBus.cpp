@@ -12,6 +12,7 @@
 #include <QDBusConnectionInterface>
 #include <QDBusMessage>
 #include <QDBusPendingCallWatcher>
+#include <QFormLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -49,11 +50,16 @@ struct TrayOnRestartingBus {
     void publishNicerd() {
         nicerd.emplace(nicer::dbus::test::PrivateBus::connectTo(bus.address().toStdString()), fake);
     }
-    /// The value beside @p name in the window's overview ("Your programs", "Overloads", ...).
+    /// The value beside @p name in the window's overview ("Your programs", "Overloads", ...): the field of
+    /// its form row (the name's own label, the chart's key, carries the same accessible name).
     QString value(const QString& name) const {
-        for (auto* label : window.findChildren<QLabel*>()) {
-            if (label->accessibleName() == name) {
-                return label->text();
+        for (auto* form : window.findChildren<QFormLayout*>()) {
+            for (int row = 0; row < form->rowCount(); ++row) {
+                QLayoutItem* field = form->itemAt(row, QFormLayout::FieldRole);
+                auto* label = field != nullptr ? qobject_cast<QLabel*>(field->widget()) : nullptr;
+                if (label != nullptr && label->accessibleName() == name) {
+                    return label->text();
+                }
             }
         }
         return QStringLiteral("(no such value)");
