@@ -143,7 +143,9 @@ fuzz_nicer() {
 # Ctrl-C (or the tray ending) stops everything `run` started: the tray and its X server, nicerd and the work
 # (stopping nicerd.service stops the work units bound to it), the runtime unit, and a private user manager.
 stop_run() {
-    trap - EXIT INT TERM
+    # A second Ctrl-C while stopping would leave the work or the user manager behind: this runs to its end.
+    trap - EXIT
+    trap '' INT TERM
     if [ -n "${tray_pid:-}" ]; then
         kill "$tray_pid" 2>/dev/null || true
         wait "$tray_pid" 2>/dev/null || true
@@ -179,6 +181,11 @@ run)
         echo
         sleep 2
     done
+    tray_status=0
+    wait "$tray_pid" || tray_status=$?
+    tray_pid=
+    echo "dev.sh: nicer-tray ended by itself (exit status $tray_status)" >&2
+    exit "$tray_status"
     ;;
 test)
     install_packages

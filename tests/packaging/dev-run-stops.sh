@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `packaging/dev.sh run`, then Ctrl-C: everything it started must be gone (the tray, its Xvfb and trayer,
-# nicerd, the work units, a private user manager). CI runs it after the test suite; it needs a built tree and
-# root (or a session with a user manager and a display).
+# nicerd, the work units, a private user manager). Then again, with the tray ending by itself (quit, or
+# killed): dev.sh says so, ends with the tray's status, and stops the same. CI runs it after the test suite;
+# it needs a built tree and root (or a session with a user manager and a display).
 #
 # Usage:  tests/packaging/dev-run-stops.sh
 #
@@ -20,43 +21,70 @@ fail() {
 }
 names='^(nicerd|nicer-tray|md5sum|Xvfb|trayer|systemd)$'
 ours() { ps -eo pid=,comm= | awk -v re="$names" '$2 ~ re { print $1, $2 }' | sort; }
-ours >"$work/before"
 
-# Job control on: the job gets a process group of its own, and SIGINT is not ignored in it (a script's
-# background commands otherwise start with SIGINT ignored, and dev.sh could not see Ctrl-C).
-set -m
-"$root/packaging/dev.sh" run >"$work/run.log" 2>&1 </dev/null &
-leader=$!
-set +m
-# Up once nicerd reports its status (the loop of dev.sh run prints it every 2 s); 5 minutes bound a hang
-# (dev.sh may still be building), they are no claim on speed.
-for ((i = 0; i < 3000; i++)); do
-    grep -q '^  parameters' "$work/run.log" && break
-    kill -0 "$leader" 2>/dev/null || fail "dev.sh run ended before nicerd reported its status"
-    sleep 0.1
-done
-grep -q '^  parameters' "$work/run.log" || fail "nicerd never reported its status"
-ours >"$work/during"
-started=$(comm -13 "$work/before" "$work/during")
-echo "dev-run-stops: dev.sh run started:" $(awk '{ print $2 }' <<<"$started" | sort | uniq -c | awk '{ print $2 "x" $1 }')
-for name in nicerd nicer-tray md5sum; do
-    grep -q " $name\$" <<<"$started" || fail "no $name appeared: the check would prove nothing"
-done
+# Starts dev.sh run as a job and waits until nicerd reports its status; sets leader and started.
+start_dev() {
+    ours >"$work/before"
+    # Job control on: the job gets a process group of its own, and SIGINT is not ignored in it (a script's
+    # background commands otherwise start with SIGINT ignored, and dev.sh could not see Ctrl-C).
+    set -m
+    "$root/packaging/dev.sh" run >"$work/run.log" 2>&1 </dev/null &
+    leader=$!
+    set +m
+    # Up once nicerd reports its status (the loop of dev.sh run prints it every 2 s); 5 minutes bound a
+    # hang (dev.sh may still be building), they are no claim on speed.
+    for ((i = 0; i < 3000; i++)); do
+        grep -q '^  parameters' "$work/run.log" && break
+        kill -0 "$leader" 2>/dev/null || fail "dev.sh run ended before nicerd reported its status"
+        sleep 0.1
+    done
+    grep -q '^  parameters' "$work/run.log" || fail "nicerd never reported its status"
+    ours >"$work/during"
+    started=$(comm -13 "$work/before" "$work/during")
+    echo "dev-run-stops: dev.sh run started:" $(awk '{ print $2 }' <<<"$started" | sort | uniq -c | awk '{ print $2 "x" $1 }')
+    for name in nicerd nicer-tray md5sum; do
+        grep -q " $name\$" <<<"$started" || fail "no $name appeared: the check would prove nothing"
+    done
+}
 
+# Waits for dev.sh to end and sets status (60 s bound a hang, no claim on speed).
+wait_dev() {
+    for ((i = 0; i < 600; i++)); do kill -0 "$leader" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$leader" 2>/dev/null && fail "dev.sh did not end within 60 s of $1"
+    status=0
+    wait "$leader" || status=$?
+}
+
+expect_all_stopped() {
+    local left
+    left=$(while read -r pid name; do kill -0 "$pid" 2>/dev/null && echo "$name($pid)"; done <<<"$started" || true)
+    [ -z "$left" ] || fail "still running after $1: $left"
+    [ ! -e "${XDG_RUNTIME_DIR:-/run/user/$(id -u)}/systemd/user/nicerd.service" ] ||
+        fail "the build's runtime unit nicerd.service was left behind after $1"
+}
+
+start_dev
 # A dev.sh that already ended (the tray ended by itself) is a zombie until waited for, and its process group
 # still takes the signal: say so rather than blame Ctrl-C.
 case $(ps -o stat= -p "$leader" 2>/dev/null || echo gone) in
 Z* | gone) fail "dev.sh run had already ended before Ctrl-C (did the tray end by itself?)" ;;
 esac
 kill -INT -- "-$leader"
-for ((i = 0; i < 600; i++)); do kill -0 "$leader" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$leader" 2>/dev/null && fail "dev.sh did not end within 60 s of Ctrl-C"
-status=0
-wait "$leader" || status=$?
-[ "$status" -eq 130 ] || fail "dev.sh exited with $status after Ctrl-C, not 130"
+wait_dev Ctrl-C
+if [ "$status" -ne 130 ]; then
+    grep -q 'nicer-tray ended by itself' "$work/run.log" &&
+        fail "nicer-tray had ended by itself before Ctrl-C (dev.sh exited with $status)"
+    fail "dev.sh exited with $status after Ctrl-C, not 130"
+fi
+expect_all_stopped Ctrl-C
+echo "dev-run-stops: Ctrl-C stopped all $(wc -l <<<"$started") processes dev.sh run started"
 
-left=$(while read -r pid name; do kill -0 "$pid" 2>/dev/null && echo "$name($pid)"; done <<<"$started" || true)
-[ -z "$left" ] || fail "still running after Ctrl-C: $left"
-[ ! -e "${XDG_RUNTIME_DIR:-/run/user/$(id -u)}/systemd/user/nicerd.service" ] ||
-    fail "the build's runtime unit nicerd.service was left behind"
-echo "dev-run-stops: 1 passed, 0 failed (Ctrl-C stopped all $(wc -l <<<"$started") processes dev.sh run started)"
+start_dev
+tray=$(awk '$2 == "nicer-tray" { print $1 }' <<<"$started")
+kill -TERM $tray
+wait_dev "the tray's end"
+grep -q 'nicer-tray ended by itself' "$work/run.log" || fail "dev.sh did not say that the tray had ended"
+[ "$status" -ne 0 ] || fail "dev.sh exited with 0 after its tray was killed, not the tray's status"
+expect_all_stopped "the tray's end"
+echo "dev-run-stops: the tray's end (dev.sh exited with $status) stopped all $(wc -l <<<"$started") processes"
+echo "dev-run-stops: 2 passed, 0 failed"
