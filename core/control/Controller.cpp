@@ -105,7 +105,11 @@ const ControllerState& Controller::stepOutside(double idle, double work, double 
             // and the outside's use (the kernel gives what your programs use back to them at once). From what
             // the work used when that was less: a quota above its use protects nothing.
             const double room = overload ? idle : std::max(0.0, 1.0 - work - outside);
-            s.quota = std::min(s.quota, work) + (room - s.multiplier * p.reserveBand);
+            // After an overload the outside gets at least as much again as it had, as the band doubles: a hog
+            // outside takes the machine from the first period on, not after the band has widened three times
+            // (the kernel gives it nothing of the work's share meanwhile, whatever the work's weight).
+            const double kept = s.multiplier * p.reserveBand;
+            s.quota = std::min(s.quota, work) + (room - (overload ? std::max(kept, outside) : kept));
         }
     }
     s.quota = std::clamp(s.quota, 0.0, 1.0);

@@ -253,8 +253,8 @@ TEST_CASE("the outside signal: a golden trace computed by hand", "[controller][g
     };
     const std::vector<Row> expected{
         {0.5, 0, 0, 1, 0, 1},           // nothing outside: no band, no cap
-        {0, 0.5, 0.5, 2, 1, 0.25},      // a hog outside takes half: q = min(1, 0.5) + (0 - 0.25)
-        {0, 0.25, 0.75, 4, 2, 0},       // q = 0.25 + (0 - 0.5) < 0, clamped
+        {0, 0.5, 0.5, 2, 1, 0},         // a hog outside takes half: q = min(1, 0.5) + (0 - max(0.25, 0.5))
+        {0, 0.25, 0.75, 4, 2, 0},       // q = 0 + (0 - max(0.5, 0.75)) < 0, clamped
         {0, 0.25, 0.75, 8, 0, 0},       // the work still ran (its window): c = 3 > T, stopped, m = max
         {0, 0, 1, 2, 0, 0},             // stopped, it holds nothing: no overload; q = 0 + (1 - 0 - 1 - 0.25)
         {0, 0, 0, 1, 0, 1},             // the hog ends, your programs take it all: no band, no cap
@@ -307,6 +307,32 @@ TEST_CASE("the outside signal leaves your programs to the kernel", "[controller]
     }
 }
 
+TEST_CASE("a hog outside has the machine from the first overload; a light load is cut by the band",
+          "[controller][outside]") {
+    const auto p = params(0.05, 1, 16, 4, 0, 0.25);
+    SECTION("a hog outside takes half of an uncapped work's machine: the work is cut to nothing at once") {
+        Controller c(p);
+        CHECK(c.stepOutside(0.0, 1.0, 0.0).quota == 1.0); // your programs, or nothing: no cap
+        const auto& s = c.stepOutside(0.0, 0.5, 0.5);
+        CHECK(s.overloadCount == 1);
+        CHECK(s.multiplier == 2.0);
+        CHECK(s.quota == 0.0); // 0.5 + (0 - max(0.1, 0.5)); with the band alone 0.4, then 0.2, then 0
+    }
+    SECTION("a light load outside over one band is cut by the doubled band, as the thesis cuts") {
+        Controller c(p);
+        CHECK(c.stepOutside(0.0, 1.0, 0.0).quota == 1.0);
+        const auto& s = c.stepOutside(0.0, 0.92, 0.08);
+        CHECK(s.overloadCount == 1);
+        CHECK(s.quota == Approx(0.92 - 2 * 0.05)); // max(0.1, 0.08) = 0.1
+        // Satisfied, it leaves idle beside it: the quota climbs back to one band below what it leaves.
+        for (int i = 0; i < 10; ++i) {
+            c.stepOutside(1.0 - c.state().quota - 0.08, c.state().quota, 0.08);
+        }
+        CHECK(c.state().quota == Approx(1.0 - 0.08 - 0.05));
+        CHECK(c.state().overloadCount == 0);
+    }
+}
+
 TEST_CASE("the outside signal keeps the quota a share of the machine on random traces",
           "[controller][outside][property]") {
     std::mt19937_64 rng(1234);
@@ -317,7 +343,12 @@ TEST_CASE("the outside signal keeps the quota a share of the machine on random t
         for (const double idle : rc.trace) {
             const double outside = (1.0 - idle) * unit(rng);
             const double work = std::min(c.state().quota, 1.0 - idle - outside) * unit(rng);
+            const double before = c.state().quota;
             const auto& s = c.stepOutside(idle, work, outside);
+            if (s.overloadCount > 0) {
+                // An overload gives the outside at least as much again as it had.
+                REQUIRE(s.quota <= std::max(0.0, std::min(before, work) + idle - outside) + 1e-12);
+            }
             REQUIRE(s.quota >= 0.0);
             REQUIRE(s.quota <= 1.0);
             REQUIRE(s.multiplier >= rc.params.minMultiplier);
