@@ -307,7 +307,7 @@ TEST_CASE("the outside signal leaves your programs to the kernel", "[controller]
     }
 }
 
-TEST_CASE("a hog outside has the machine from the first overload; a light load is cut by the band",
+TEST_CASE("a hog outside has the machine from the first overload, and a light load is cut by the band",
           "[controller][outside]") {
     const auto p = params(0.05, 1, 16, 4, 0, 0.25);
     SECTION("a hog outside takes half of an uncapped work's machine: the work is cut to nothing at once") {
