@@ -26,9 +26,12 @@ ours() { ps -eo pid=,comm= | awk -v re="$names" '$2 ~ re { print $1, $2 }' | sor
 start_dev() {
     ours >"$work/before"
     # Job control on: the job gets a process group of its own, and SIGINT is not ignored in it (a script's
-    # background commands otherwise start with SIGINT ignored, and dev.sh could not see Ctrl-C).
+    # background commands otherwise start with SIGINT ignored, and dev.sh could not see Ctrl-C). env puts
+    # SIGINT back to its default for dev.sh as a terminal has it, should this script have been started with
+    # it ignored (nohup, or a CI runner's background job): bash cannot trap a signal ignored when it starts,
+    # and dev.sh would sit out the Ctrl-C that its Xvfb does take.
     set -m
-    "$root/packaging/dev.sh" run >"$work/run.log" 2>&1 </dev/null &
+    env --default-signal=INT "$root/packaging/dev.sh" run >"$work/run.log" 2>&1 </dev/null &
     leader=$!
     set +m
     # Up once nicerd reports its status (the loop of dev.sh run prints it every 2 s); 5 minutes bound a
