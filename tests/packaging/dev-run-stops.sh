@@ -34,14 +34,13 @@ start_dev() {
     env --default-signal=INT "$root/packaging/dev.sh" run >"$work/run.log" 2>&1 </dev/null &
     leader=$!
     set +m
-    # Up once nicerd reports its status (the loop of dev.sh run prints it every 2 s); 5 minutes bound a
-    # hang (dev.sh may still be building), they are no claim on speed.
-    for ((i = 0; i < 3000; i++)); do
-        grep -q '^  parameters' "$work/run.log" && break
+    # Up once nicerd reports its status (the loop of dev.sh run prints it every 2 s): grep reads the log as
+    # it grows, and tail ends with dev.sh (--pid); 5 minutes bound a hang (dev.sh may still be building),
+    # they are no claim on speed.
+    if ! grep -q -m1 '^  parameters' < <(timeout 300 tail -n +1 -F --pid="$leader" "$work/run.log" 2>/dev/null); then
         kill -0 "$leader" 2>/dev/null || fail "dev.sh run ended before nicerd reported its status"
-        sleep 0.1
-    done
-    grep -q '^  parameters' "$work/run.log" || fail "nicerd never reported its status"
+        fail "nicerd never reported its status"
+    fi
     ours >"$work/during"
     started=$(comm -13 "$work/before" "$work/during")
     echo "dev-run-stops: dev.sh run started:" $(awk '{ print $2 }' <<<"$started" | sort | uniq -c | awk '{ print $2 "x" $1 }')
@@ -50,10 +49,10 @@ start_dev() {
     done
 }
 
-# Waits for dev.sh to end and sets status (60 s bound a hang, no claim on speed).
+# Waits for dev.sh to end and sets status: tail returns when the process is gone (60 s bound a hang, no
+# claim on speed).
 wait_dev() {
-    for ((i = 0; i < 600; i++)); do kill -0 "$leader" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$leader" 2>/dev/null && fail "dev.sh did not end within 60 s of $1"
+    timeout 60 tail --pid="$leader" -f /dev/null || fail "dev.sh did not end within 60 s of $1"
     status=0
     wait "$leader" || status=$?
 }
