@@ -1129,7 +1129,13 @@ TEST_CASE("with cpu.idle, a hog beside the work in the user manager leaves the w
     const double underHog = workShare(2000ms);
     const auto hogPids = hog.pids();
     const double hogShare = test::machineShare([&] { return hogPids; }, 1000ms);
-    const auto samples = samplesSince(since);
+    // The periods wholly beside the hog: not the one in which it entered the scope (the first after `since`).
+    // Until then this test's process had forked it outside the user manager, where it is a hog outside, and
+    // rightly answered as one, while the work still held the machine.
+    auto samples = samplesSince(since);
+    if (!samples.empty()) {
+        samples.erase(samples.begin());
+    }
     hog.stop();
     (void)units().stopUnit(scope, true);
 
