@@ -5,7 +5,7 @@
 #   packaging/dev.sh run       install, build, start the tray and nicerd on the demo workload
 #   packaging/dev.sh test      install, build, run every test, then `sanitize`, `fuzz`, and `vm` on the .deb
 #                              of the tested build (build/nicer_VERSION_ARCH.deb) (what CI runs)
-#   packaging/dev.sh build     install and build only
+#   packaging/dev.sh build [TARGET...]  install and build only (everything, or the CMake targets named)
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
 #   packaging/dev.sh sanitize  install, build with ASan and UBSan (build-sanitize), run the unit and CLI tests
 #   packaging/dev.sh fuzz      install, build the libFuzzer targets with clang (build-fuzz), run each a while
@@ -73,9 +73,11 @@ install_packages() {
 
 # ccache for every build: a rebuild of the same checkout (a build directory removed, a flag switched back)
 # takes what was compiled before. Not keyed relative to the checkout (CCACHE_BASEDIR): that rewrites the tests'
-# absolute data paths into relative ones that do not hold where ctest runs them.
-cache_flags=()
-if command -v ccache >/dev/null; then cache_flags=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+# absolute data paths into relative ones that do not hold where ctest runs them. Always, not "if ccache is
+# there": every command that configures installs the list (ccache with it) first, and a configuration that
+# depended on what was installed when dev.sh started made the second command on a fresh machine rebuild
+# everything with the launcher the first had lacked (tests/packaging/dev-build-twice.sh).
+cache_flags=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 
 # release_flags: sets `release` to the release configuration, as debhelper would build the .deb: build type
 # None, so the flags are exactly dpkg-buildflags' (hardening, -O2, asserts on), installed under /usr.
@@ -87,11 +89,12 @@ release_flags() {
 }
 
 # The tests' build has the release flags, so the programs the tests run are the ones `test` packages.
+# build_nicer [TARGET...]: everything, or only the targets named.
 build_nicer() {
     release_flags
     cmake -S "$root" -B "$build" -G Ninja "${cache_flags[@]}" "${release[@]}" -DNICER_BUILD_TESTS=ON \
         -DNICER_WERROR=ON
-    cmake --build "$build" --parallel "$(nproc)"
+    cmake --build "$build" --parallel "$(nproc)" ${1:+--target "$@"}
 }
 
 # The .deb of BUILD (CPack strips the programs and dpkg-shlibdeps finds the dependencies), in BUILD.
@@ -150,8 +153,8 @@ stop_run() {
         kill "$tray_pid" 2>/dev/null || true
         wait "$tray_pid" 2>/dev/null || true
     fi
-    "$root/tests/harness/runtime-unit.sh" remove || true
-    "$root/tests/harness/user-manager.sh" stop || true
+    if [ -n "${unit_installed:-}" ]; then "$root/tests/harness/runtime-unit.sh" remove || true; fi
+    if [ -n "${manager_started:-}" ]; then "$root/tests/harness/user-manager.sh" stop || true; fi
     echo "dev.sh: stopped nicer-tray, nicerd and the work" >&2
 }
 
@@ -159,12 +162,16 @@ case "${1:-}" in
 run)
     install_packages
     build_nicer
-    # nicerd needs a systemd user manager; the harness reuses the session's or starts a private one.
-    eval "$("$root/tests/harness/user-manager.sh" start)"
+    # From here on every way out stops what was started; each step is marked before it starts, so that a
+    # Ctrl-C in the middle of one is undone too (the harness stops only a manager it recorded).
     trap stop_run EXIT
     trap 'exit 130' INT TERM
+    # nicerd needs a systemd user manager; the harness reuses the session's or starts a private one.
+    manager_started=1
+    eval "$("$root/tests/harness/user-manager.sh" start)"
     # This build's nicerd.service among the manager's runtime units: the tray starts nicerd through it,
     # as it does an installed nicer.
+    unit_installed=1
     "$root/tests/harness/runtime-unit.sh" install "$build"
     tray=("$build/app/tray/nicer-tray" --show)
     if [ -z "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
@@ -197,8 +204,9 @@ test)
     "$root/tests/vm/run.sh" --deb "$(ls -t "$build"/nicer_*.deb | head -n1)" --tests "$build"
     ;;
 build)
+    shift
     install_packages
-    build_nicer
+    build_nicer "$@"
     ;;
 package)
     install_packages
