@@ -50,6 +50,7 @@ int run(int argc, char** argv) {
     int instances = 0;
     std::string parameterFile = daemon::defaultParameterFile().string();
     std::string workloadFile = daemon::defaultWorkloadFile().string();
+    std::string pauseFile = daemon::defaultPauseFile().string();
     auto& downloads = config.downloads;
     std::vector<std::string> manifests;
     std::string downloadDir;
@@ -144,6 +145,10 @@ int run(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--workload-file", workloadFile, "Where the workload chosen at run time is kept")
         ->capture_default_str();
+    app.add_option("--pause-file", pauseFile,
+                   "Present while you pause the work (nicer pause), so that the pause holds when nicerd "
+                   "restarts: after an upgrade of nicer or a reboot, nicerd starts with the work paused")
+        ->capture_default_str();
     app.add_option("--proc-stat", config.procStat, "Where to read the CPU counters")->capture_default_str();
     app.add_option("--proc-meminfo", config.procMeminfo, "Where to read the machine's memory size (MemTotal)")
         ->capture_default_str();
@@ -213,6 +218,7 @@ int run(int argc, char** argv) {
     config.instances = instances > 0 ? instances : cpus;
     config.parameterFile = parameterFile;
     config.workloadFile = workloadFile;
+    config.pauseFile = pauseFile;
     config.dataDir = daemon::defaultDataDir();
     if (const char* path = std::getenv("PATH"); path && *path) {
         config.pathVariable = path;

@@ -131,6 +131,14 @@ Result<void> Daemon::start() {
     }
     // Until the first period has measured the machine, the work stays frozen.
     (void)m_actuator->apply(0.0, 1);
+    // A pause made before this start (nicerd restarted by an upgrade, a reboot) still holds.
+    if (std::error_code ec; !c.pauseFile.empty() && std::filesystem::exists(c.pauseFile, ec)) {
+        if (auto paused = m_loop->pause(); !paused) {
+            return paused;
+        }
+        std::cerr << "nicerd: the work stays paused, as it was before nicerd restarted (" << c.pauseFile.string()
+                  << "; nicer resume ends the pause)\n";
+    }
 
     sigset_t mask;
     sigemptyset(&mask);
@@ -745,11 +753,28 @@ void Daemon::boincDetach(const std::string& url, BoincDone done) {
 }
 
 Result<void> Daemon::pause() {
-    return m_loop->pause();
+    if (auto paused = m_loop->pause(); !paused) {
+        return paused;
+    }
+    if (m_config.pauseFile.empty()) {
+        return {};
+    }
+    if (auto kept = writeFileAtomically(m_config.pauseFile,
+                                        "The volunteer work is paused until `nicer resume`: nicerd starts it "
+                                        "paused while this file is here.\n");
+        !kept) {
+        return Error{"the work is paused, but the pause will not hold if nicerd restarts: " +
+                     kept.error().message};
+    }
+    return {};
 }
 
 Result<void> Daemon::resume() {
     m_loop->resume();
+    if (std::error_code ec; !m_config.pauseFile.empty() && !std::filesystem::remove(m_config.pauseFile, ec) && ec) {
+        return Error{"the work runs again, but " + m_config.pauseFile.string() + " could not be removed (" +
+                     ec.message() + "): nicerd will start it paused after a restart; delete that file"};
+    }
     return {};
 }
 

@@ -58,6 +58,9 @@ struct DaemonConfig {
     std::filesystem::path schedExtDir = "/sys/kernel/sched_ext";
     /// Where parameters set at run time are kept; read at start-up over the config file's.
     std::filesystem::path parameterFile;
+    /// Present while the volunteer's pause lasts, so that the pause holds across a restart of nicerd (an
+    /// upgrade of the package, a reboot); read at start-up.
+    std::filesystem::path pauseFile;
     /// Running processes of this user to bring under control too.
     std::vector<pid_t> adopt;
     /// How much history GetHistory returns.
@@ -70,6 +73,8 @@ struct DaemonConfig {
 std::filesystem::path defaultParameterFile();
 /// $XDG_STATE_HOME/nicer/workload.conf (default ~/.local/state/nicer/workload.conf).
 std::filesystem::path defaultWorkloadFile();
+/// $XDG_STATE_HOME/nicer/paused (default ~/.local/state/nicer/paused).
+std::filesystem::path defaultPauseFile();
 /// $XDG_DATA_HOME/nicer (default ~/.local/share/nicer).
 std::filesystem::path defaultDataDir();
 /// Where downloads go unless told: the directory of the workload preset @p preset under @p dataDir when it

@@ -25,6 +25,7 @@ public:
     virtual const control::ControllerParams& params() const = 0;
     /// All or nothing: validated first, applied and persisted only when every value is valid.
     virtual Result<void> setParams(const control::ControllerParams& params) = 0;
+    /// The pause holds until resume(), across restarts of the daemon too (DaemonConfig::pauseFile).
     virtual Result<void> pause() = 0;
     virtual Result<void> resume() = 0;
     virtual bool paused() const = 0;

@@ -442,6 +442,34 @@ TEST_CASE("parameters set at run time persist across restarts, a corrupt file st
                Catch::Contains("parameters.conf: no line for") && Catch::Contains("fix or delete the file"));
 }
 
+TEST_CASE("a pause holds across a restart of nicerd (an upgrade, a reboot) until resume", "[nicerd][config]") {
+    const auto dir = freshStateDir("pause-kept");
+    const auto pauseFile = dir / "nicer" / "paused";
+    {
+        NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, dir);
+        REQUIRE(daemon.waitReady());
+        CHECK_FALSE(status().paused);
+        REQUIRE(test::runCommand(nicerCli("pause")).exitCode == 0);
+        CHECK(std::filesystem::exists(pauseFile));
+        CHECK(daemon.stop() == 0);
+    }
+    {
+        NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, dir);
+        REQUIRE(daemon.waitReady());
+        CHECK(status().paused);
+        CHECK_THAT(daemon.log(), Catch::Contains("the work stays paused"));
+        // The work was started again, and is held: it uses no CPU.
+        REQUIRE(test::pollUntil([] { return workPids().size() >= 2; }, 30s));
+        CHECK(workShare(2000ms) < 0.01);
+        REQUIRE(test::runCommand(nicerCli("resume")).exitCode == 0);
+        CHECK_FALSE(std::filesystem::exists(pauseFile));
+        CHECK(daemon.stop() == 0);
+    }
+    NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, dir);
+    REQUIRE(daemon.waitReady());
+    CHECK_FALSE(status().paused);
+}
+
 TEST_CASE("another user cannot reach nicerd: it is only on the user's own session bus",
           "[nicerd][security]") {
     if (::geteuid() != 0) {
