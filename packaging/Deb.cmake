@@ -44,6 +44,17 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # nicerd talks to the user's systemd manager and session bus; the boinc preset runs Debian's BOINC client.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "systemd, dbus-user-session | default-dbus-session-bus")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "boinc-client")
+# The maintainer scripts: removing the package stops the trays, nicerd and the work in every user's manager;
+# an upgrade restarts a running nicerd on the new program (docs/packaging.md, "Removing and upgrading"). Each
+# holds the shared functions of deb/maintainer/user-managers.sh.
+file(READ ${CMAKE_CURRENT_LIST_DIR}/deb/maintainer/user-managers.sh NICER_USER_MANAGERS)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/deb/maintainer/user-managers.sh)
+set(maintainer_scripts)
+foreach(script prerm postrm postinst)
+    configure_file(${CMAKE_CURRENT_LIST_DIR}/deb/maintainer/${script}.in ${CMAKE_BINARY_DIR}/deb/${script} @ONLY)
+    list(APPEND maintainer_scripts ${CMAKE_BINARY_DIR}/deb/${script})
+endforeach()
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${maintainer_scripts})
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 

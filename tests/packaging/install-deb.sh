@@ -11,7 +11,10 @@
 # installed org.nicer.Daemon.service and nicerd.service under a private systemd user manager (hybrid cgroups
 # on these machines), then `nicer status`; nicer-tray started from the installed desktop entry's Exec line on
 # Xvfb with a tray host, a screenshot, and a second launch through D-Bus (org.freedesktop.Application.Activate
-# on org.nicer.Tray) that must leave one process; lintian, desktop-file-validate and appstreamcli on the package.
+# on org.nicer.Tray) that must leave one process; lintian, desktop-file-validate and appstreamcli on the package;
+# the maintainer scripts: a reinstall (as an upgrade) restarts the running nicerd on the new program with its
+# pause kept, and the purge, with the tray, nicerd and the work running, leaves none of them running. The
+# same two in the Debian 12 guest under logind's user manager: tests/vm/run.sh.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -58,17 +61,25 @@ cleanup() {
 trap cleanup EXIT
 runtime=$work/runtime
 dpkg-deb -x "$deb" "$work/tree"
-# No root, ever: nothing setuid or setgid, no maintainer script (the only place a .deb could give a file
-# capabilities), no system-wide unit.
+# No root, ever: nothing setuid or setgid, no system-wide unit, and maintainer scripts that only reach the
+# users' own managers as those users (stop, restart, reload: docs/packaging.md) and never give a file
+# capabilities, an owner or a mode, nor run a program of the package.
 if find "$work/tree" -perm /6000 | grep .; then fail "the package has setuid or setgid files"; fi
 dpkg-deb -e "$deb" "$work/control"
-for script in preinst postinst prerm postrm config; do
+for script in preinst config; do
     [ ! -e "$work/control/$script" ] || fail "the package has a $script script"
+done
+for script in prerm postrm postinst; do
+    [ -x "$work/control/$script" ] || fail "the package has no $script script (it stops and restarts nicerd)"
+    sh -n "$work/control/$script" || fail "the $script script is not valid sh"
+    if grep -nE '\b(setcap|chmod|chown|chgrp|useradd|/usr/bin/nicer)' "$work/control/$script"; then
+        fail "the $script script changes files or runs a program of the package as root"
+    fi
 done
 if [ -d "$work/tree/lib/systemd/system" ] || [ -d "$work/tree/usr/lib/systemd/system" ]; then
     fail "the package has a system-wide systemd unit"
 fi
-step "no setuid or setgid file, no maintainer script, no system unit: nothing of it runs as root"
+step "no setuid or setgid file, no system unit, maintainer scripts that only reach the users' managers"
 desktop-file-validate "$work/tree/usr/share/applications/org.nicer.Tray.desktop"
 appstreamcli validate --no-net "$work/tree/usr/share/metainfo/org.nicer.Tray.metainfo.xml"
 lintian --info "$deb" | tee "$out/lintian.txt" >&2 || true
@@ -137,17 +148,53 @@ step "screenshot of the installed tray: $out/installed-tray.png"
 busctl --user call org.nicer.Tray /org/nicer/Tray org.freedesktop.Application Activate 'a{sv}' 0 ||
     fail "the tray does not answer org.freedesktop.Application.Activate"
 [ "$(pgrep -xc nicer-tray)" -eq 1 ] || fail "$(pgrep -xc nicer-tray) nicer-tray processes after Activate"
-kill "$tray_host_pid"
-wait "$tray_host_pid" 2>/dev/null || true
-tray_host_pid=
-systemctl --user stop nicerd.service
-"$harness/user-manager.sh" stop
 step "installed tray: ok"
 
-# Purge: nothing the package installed is left, and nothing else changed.
+# apt as root beside the private user manager: other packages' triggers must not find a systemd that is not
+# PID 1 (the manager, once up, no longer needs /run/systemd/system).
+apt_beside_manager() {
+    rmdir /run/systemd/system
+    local status=0
+    DEBIAN_FRONTEND=noninteractive apt-get "$@" || status=$?
+    mkdir -p /run/systemd/system
+    return "$status"
+}
+
+# An upgrade (a reinstall runs the same maintainer scripts): the running nicerd restarts on the new program,
+# found by the scripts in this private manager (its runtime directory is not /run/user/UID), and keeps its pause.
+nicer pause >/dev/null || fail "nicer pause"
+before_pid=$(systemctl --user show -P MainPID nicerd.service)
+apt_beside_manager install -y -qq --reinstall --no-install-recommends "$deb" >"$out/apt-reinstall.log" 2>&1 ||
+    { cat "$out/apt-reinstall.log" >&2; fail "apt-get install --reinstall"; }
+systemctl --user is-active --quiet nicerd.service || fail "nicerd.service is not active after the reinstall"
+main_pid=$(systemctl --user show -P MainPID nicerd.service)
+[ "$main_pid" != "$before_pid" ] || { cat "$out/apt-reinstall.log" >&2; fail "the reinstall did not restart nicerd"; }
+[ "$(readlink "/proc/$main_pid/exe")" = /usr/bin/nicerd ] || fail "the restarted nicerd runs $(readlink "/proc/$main_pid/exe")"
+nicer status --json | grep -q '"paused": *true' || fail "nicerd lost its pause in the restart"
+nicer resume >/dev/null || fail "nicer resume"
+step "reinstall: nicerd restarted on the new program (pid $before_pid, then $main_pid), still paused"
+
+# Removal with the tray, nicerd and the work running: none of them is left.
+wait_for 300 pgrep -x md5sum || fail "no work runs before the purge"
+nicer_processes() { ps -eo pid=,comm= | awk '$2 ~ /^(nicerd|nicer-tray|md5sum)$/ { print $2 "(" $1 ")" }'; }
+running_before=$(nicer_processes)
+for name in nicerd nicer-tray md5sum; do
+    grep -q "^$name(" <<<"$running_before" || fail "no $name runs before the purge: the check would prove nothing"
+done
+apt_beside_manager purge -y -qq nicer >"$out/apt-purge.log" 2>&1 || { cat "$out/apt-purge.log" >&2; fail "apt-get purge"; }
+sleep 2
+left=$(nicer_processes)
+[ -z "$left" ] || { cat "$out/apt-purge.log" >&2; fail "running after the purge: $left"; }
+active=$(systemctl --user list-units --no-legend --state=active,activating,reloading 'nicer*')
+[ -z "$active" ] || fail "units of nicer active after the purge: $active"
+step "purge with everything running: stopped" $running_before
+kill "$tray_host_pid" 2>/dev/null || true # its tray gone, the host may have ended by itself
+wait "$tray_host_pid" 2>/dev/null || true
+tray_host_pid=
+"$harness/user-manager.sh" stop
 rmdir /run/systemd/system 2>/dev/null && restore_run_systemd=1 || true
-DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq nicer >"$out/apt-purge.log" 2>&1 ||
-    { cat "$out/apt-purge.log" >&2; fail "apt-get purge"; }
+
+# Purge: nothing the package installed is left, and nothing else changed.
 left=$(while read -r f; do [ "$f" = /. ] || [ ! -e "$f" ] || [ -d "$f" ] || echo "$f"; done <"$work/files")
 [ -z "$left" ] || fail "files left after purge: $left"
 listing >"$work/after"

@@ -401,6 +401,44 @@ check_cpu_not_delegated() {
         die "under the freezer duty cycle the work kept $steady beside a system service's hog (at most 0.10)"
 }
 
+# An upgrade (here a reinstall, which runs the same maintainer scripts) restarts a running nicerd on the new
+# program in the volunteer's manager, and nothing the volunteer set is lost: the parameters, and a pause.
+check_reinstall_restarts_nicerd() {
+    as_user 'nicer status >/dev/null && nicer set reserve-band=0.07 && nicer pause' || die "nicer set and pause"
+    local before after
+    before=$(as_user 'systemctl --user show -P MainPID nicerd.service')
+    as_root "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall --no-install-recommends /tmp/$(basename "$deb")" ||
+        die "apt-get install --reinstall"
+    as_user 'systemctl --user is-active nicerd.service' || die "nicerd.service is not active after the reinstall"
+    after=$(as_user 'systemctl --user show -P MainPID nicerd.service')
+    echo "nicerd's pid: $before before, $after after the reinstall; its program: $(as_user "readlink /proc/$after/exe")"
+    [ "$after" != "$before" ] || die "nicerd was not restarted (pid $before)"
+    as_user "test \"\$(readlink /proc/$after/exe)\" = /usr/bin/nicerd" || die "the restarted nicerd does not run the new /usr/bin/nicerd"
+    [ "$(status_field "['paused']")" = True ] || die "the pause was lost in the restart"
+    [ "$(status_field "['parameters']['reserve_band']")" = 0.07 ] || die "the reserve band set before was lost in the restart"
+    as_user 'nicer resume && nicer set reserve-band=0.05' || die "nicer resume"
+}
+
+# Removing the package stops everything of nicer in the lingering volunteer's manager: the tray, nicerd, the
+# work and its slice; and nothing starts again afterwards.
+check_purge_stops_everything() {
+    as_user 'nicer status >/dev/null' || die "nicerd does not answer"
+    poll_user 300 'test -n "$(cat /sys/fs/cgroup$(systemctl --user show -P ControlGroup nicer.slice)/*/cgroup.procs 2>/dev/null)"' ||
+        die "no work runs in nicer.slice before the purge"
+    as_user 'rm -f /tmp/display; nohup /tmp/xvfb-tray-host.sh nicer-tray >/tmp/tray.log 2>&1 & echo $! >/tmp/tray-host.pid'
+    poll_user 300 'pgrep -x nicer-tray' || die "the tray did not start"
+    as_user 'pgrep -a -u volunteer "^(nicerd|nicer-tray|md5sum)$"; systemctl --user list-units --no-legend "nicer*"'
+    as_root 'DEBIAN_FRONTEND=noninteractive apt-get purge -y -q nicer' || die "apt-get purge"
+    sleep 5
+    local left units
+    left=$(as_user 'pgrep -a -u volunteer "^(nicerd|nicer-tray|md5sum)$"' || true)
+    units=$(as_user 'systemctl --user list-units --no-legend --state=active,activating,reloading "nicer*"' || true)
+    as_user 'kill $(cat /tmp/tray-host.pid) 2>/dev/null' || true
+    echo "after the purge: processes [$left], active units [$units]"
+    [ -z "$left" ] || die "processes of nicer left after the purge: $left"
+    [ -z "$units" ] || die "units of nicer still active after the purge: $units"
+}
+
 run_checks() {
     check "the release .deb installs with apt" check_deb_installs
     check "nicerd starts by D-Bus activation from the session bus, and nicer status names systemd-slice" check_dbus_activation
@@ -418,6 +456,8 @@ run_checks() {
     check "kill -9 of nicerd leaves no process of the work under logind's user manager" check_kill9_leaves_no_work
     check "CPUWeight=idle alone leaves the work far more beside the same system hog" check_system_hog_idle_weight
     check "without cpu delegated (Delegate=pids memory), nicer freezes the slice in a duty cycle and says how to delegate" check_cpu_not_delegated
+    check "apt-get install --reinstall restarts a running nicerd on the new program, keeping its parameters and pause" check_reinstall_restarts_nicerd
+    check "apt-get purge stops the tray, nicerd, the work and its slice of a lingering user" check_purge_stops_everything
 }
 run_checks
 
