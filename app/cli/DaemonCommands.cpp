@@ -192,7 +192,8 @@ DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o) {
     DaemonCommands c;
     c.status = parent.add_subcommand("status", "Show what nicerd is doing");
     c.status->add_flag("--json", o.json, "Print JSON");
-    c.pause = parent.add_subcommand("pause", "Freeze the volunteer work until `nicer resume` (kept across restarts of nicerd)");
+    c.pause = parent.add_subcommand(
+        "pause", "Freeze the volunteer work until `nicer resume` (kept across restarts of nicerd)");
     c.resume = parent.add_subcommand("resume", "Let the controller run the volunteer work again");
     c.set = parent.add_subcommand("set", "Change controller parameters (kept across restarts)");
     c.set

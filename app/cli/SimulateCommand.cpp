@@ -20,9 +20,10 @@ CLI::App* addSimulateCommand(CLI::App& parent, SimulateOptions& o) {
     cmd->footer(
         "The trace holds one idle fraction of the whole machine (0..1) per line; blank lines and # comments\n"
         "are ignored, and a CSV with an 'idle' column in its header is accepted. A CSV with 'work'\n"
-        "(or 'background') and 'outside' columns too, shares of the machine used by the work and outside the\n"
-        "user manager, can be replayed with the split signal; 'signal' (machine or outside, followed by --signal\n"
-        "auto) and 'paused' (0 or 1) columns too: `nicer history` writes such a trace. '-' reads stdin.\n"
+        "(or 'background') and 'outside' columns too, shares of the machine used by the work and\n"
+        "outside the user manager, can be replayed with the split signal; 'signal' (machine or outside,\n"
+        "followed by --signal auto) and 'paused' (0 or 1) columns too: `nicer history` writes such a\n"
+        "trace. '-' reads stdin.\n"
         "Output columns: step,idle,multiplier,overload_count,quota; with the outside signal\n"
         "step,idle,work,outside,multiplier,overload_count,quota, with signal and paused after outside when\n"
         "the trace has them.");

@@ -136,8 +136,8 @@ Result<void> Daemon::start() {
         if (auto paused = m_loop->pause(); !paused) {
             return paused;
         }
-        std::cerr << "nicerd: the work stays paused, as it was before nicerd restarted (" << c.pauseFile.string()
-                  << "; nicer resume ends the pause)\n";
+        std::cerr << "nicerd: the work stays paused, as it was before nicerd restarted ("
+                  << c.pauseFile.string() << "; nicer resume ends the pause)\n";
     }
 
     sigset_t mask;
@@ -771,7 +771,8 @@ Result<void> Daemon::pause() {
 
 Result<void> Daemon::resume() {
     m_loop->resume();
-    if (std::error_code ec; !m_config.pauseFile.empty() && !std::filesystem::remove(m_config.pauseFile, ec) && ec) {
+    if (std::error_code ec;
+        !m_config.pauseFile.empty() && !std::filesystem::remove(m_config.pauseFile, ec) && ec) {
         return Error{"the work runs again, but " + m_config.pauseFile.string() + " could not be removed (" +
                      ec.message() + "): nicerd will start it paused after a restart; delete that file"};
     }

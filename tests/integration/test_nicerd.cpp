@@ -442,7 +442,8 @@ TEST_CASE("parameters set at run time persist across restarts, a corrupt file st
                Catch::Contains("parameters.conf: no line for") && Catch::Contains("fix or delete the file"));
 }
 
-TEST_CASE("a pause holds across a restart of nicerd (an upgrade, a reboot) until resume", "[nicerd][config]") {
+TEST_CASE("a pause holds across a restart of nicerd (an upgrade, a reboot) until resume",
+          "[nicerd][config]") {
     const auto dir = freshStateDir("pause-kept");
     const auto pauseFile = dir / "nicer" / "paused";
     {
