@@ -427,11 +427,12 @@ check_purge_stops_everything() {
         die "no work runs in nicer.slice before the purge"
     as_user 'rm -f /tmp/display; nohup /tmp/xvfb-tray-host.sh nicer-tray >/tmp/tray.log 2>&1 & echo $! >/tmp/tray-host.pid'
     poll_user 300 'pgrep -x nicer-tray' || die "the tray did not start"
-    as_user 'pgrep -a -u volunteer "^(nicerd|nicer-tray|md5sum)$"; systemctl --user list-units --no-legend "nicer*"'
+    local processes='ps -u volunteer -o pid=,comm=,args= | awk "\$2 ~ /^(nicerd|nicer-tray|md5sum)\$/"'
+    as_user "$processes; systemctl --user list-units --no-legend 'nicer*'"
     as_root 'DEBIAN_FRONTEND=noninteractive apt-get purge -y -q nicer' || die "apt-get purge"
     sleep 5
     local left units
-    left=$(as_user 'pgrep -a -u volunteer "^(nicerd|nicer-tray|md5sum)$"' || true)
+    left=$(as_user "$processes")
     units=$(as_user 'systemctl --user list-units --no-legend --state=active,activating,reloading "nicer*"' || true)
     as_user 'kill $(cat /tmp/tray-host.pid) 2>/dev/null' || true
     echo "after the purge: processes [$left], active units [$units]"
