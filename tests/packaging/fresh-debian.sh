@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The README's test command on a FRESH Debian 12: a debootstrap minbase root (nothing installed by hand), this
 # repository's HEAD cloned into it, and `./packaging/dev.sh test` run inside, which installs every package it
-# needs itself. It proves dev.sh's list is complete where CI's machine (which keeps what earlier runs
-# installed) cannot. By hand, as root, with Debian's archive reachable; about 12 minutes and 2.5 GB.
+# needs itself; then `./packaging/dev.sh build`, which must find nothing to build (the README's second command
+# after the first, as a newcomer runs them). It proves dev.sh's list is complete where CI's machine (which
+# keeps what earlier runs installed) cannot. By hand, as root, with Debian's archive reachable; about 12
+# minutes and 2.5 GB.
 #
 # Usage:  tests/packaging/fresh-debian.sh [ROOT_DIR]     (default /var/tmp/nicer-fresh; made anew each run)
 #
@@ -72,7 +74,9 @@ mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs "$root/tmp"
 echo "fresh-debian: running ./packaging/dev.sh test in $root (log: $log)" >&2
 status=0
 chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb \
-    bash -c 'cd /src/main && ./packaging/dev.sh test' >"$log" 2>&1 || status=$?
+    bash -c 'cd /src/main && ./packaging/dev.sh test && ./packaging/dev.sh build' >"$log" 2>&1 || status=$?
 grep -E '^[0-9]+% tests passed|^dev.sh: installing' "$log" | cut -c1-300 >&2 || true
 [ "$status" -eq 0 ] || { echo "fresh-debian: FAILED (status $status): see $log" >&2; exit 1; }
+[ "$(tail -n 1 "$log")" = "ninja: no work to do." ] ||
+    { echo "fresh-debian: FAILED: the second command rebuilt what the first had built: see $log" >&2; exit 1; }
 echo "fresh-debian: 1 passed, 0 failed (dev.sh test on a fresh Debian 12 minbase)"
