@@ -48,8 +48,9 @@ nicer_reload() {
 
 # Stops nicer everywhere: every nicer-tray (a tray could start nicerd again), then in each user manager, once
 # it has read the unit files as they are now (no "changed on disk" warning, and after the removal it forgets
-# nicerd.service), nicerd (its unit, or the scope of a nicerd started in a terminal), the work units bound to
-# it, and the work's slice.
+# nicerd.service), nicerd (its unit, or the scope of a nicerd started in a terminal), which takes the work
+# units bound to it along, and then the work's slice with anything still in it. Named together, a work unit
+# could be gone (stopped with nicerd) before its own stop job and fail as "not loaded".
 nicer_stop_everywhere() {
     for proc in /proc/[0-9]*; do
         if [ "$(cat "$proc/comm" 2>/dev/null)" = nicer-tray ]; then kill -TERM "${proc#/proc/}" 2>/dev/null || true; fi
@@ -58,8 +59,10 @@ nicer_stop_everywhere() {
         nicer_reload "$uid" "$runtime"
         # Each name a glob (nicerd.servic[e]): globs match loaded units only, so a unit that is not there
         # (nicer never ran for that user) is no error.
-        nicer_systemctl "$uid" "$runtime" stop 'nicerd.servic[e]' 'nicerd-*.scope' 'nicer-work-*.service' 'nicer.slic[e]' ||
-            echo "nicer: could not stop nicerd and the work of user $uid (see above)" >&2
+        nicer_systemctl "$uid" "$runtime" stop 'nicerd.servic[e]' 'nicerd-*.scope' ||
+            echo "nicer: could not stop nicerd of user $uid (see above)" >&2
+        nicer_systemctl "$uid" "$runtime" stop 'nicer.slic[e]' ||
+            echo "nicer: could not stop the work of user $uid (see above)" >&2
         nicer_systemctl "$uid" "$runtime" reset-failed 'nicerd*' 'nicer-work-*' 2>/dev/null || true
     done
 }
