@@ -50,7 +50,11 @@ stop_dev() {
             # A private user manager first, the harness's way (it stops its units and removes its cgroups).
             if grep -q ' systemd$' <<<"$left"; then "$root/tests/harness/user-manager.sh" stop || true; fi
             awk '{ print $1 }' <<<"$left" | xargs -r kill -TERM 2>/dev/null || true
-            sleep 1
+            # SIGKILL for any still there after 5 s (polled: most end at once).
+            for _ in $(seq 50); do
+                [ -n "$(ours | comm -12 - <(echo "$left"))" ] || break
+                sleep 0.1
+            done
             ours | comm -12 - <(echo "$left") | awk '{ print $1 }' | xargs -r kill -KILL 2>/dev/null || true
         fi
     fi

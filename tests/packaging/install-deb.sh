@@ -182,9 +182,12 @@ for name in nicerd nicer-tray md5sum; do
     grep -q "^$name(" <<<"$running_before" || fail "no $name runs before the purge: the check would prove nothing"
 done
 apt_beside_manager purge -y -qq nicer >"$out/apt-purge.log" 2>&1 || { cat "$out/apt-purge.log" >&2; fail "apt-get purge"; }
-sleep 2
-left=$(nicer_processes)
-[ -z "$left" ] || { cat "$out/apt-purge.log" >&2; fail "running after the purge: $left"; }
+# The units stop within apt's run; the trays end on the SIGTERM the scripts sent (polled, 10 s at most).
+no_nicer_processes() { [ -z "$(nicer_processes)" ]; }
+wait_for 100 no_nicer_processes || { cat "$out/apt-purge.log" >&2; fail "running after the purge: $(nicer_processes)"; }
+# Nothing can start it again: the manager has forgotten the unit (postrm reloaded it).
+[ "$(systemctl --user show -P LoadState nicerd.service)" = not-found ] ||
+    fail "the user manager still has nicerd.service after the purge"
 active=$(systemctl --user list-units --no-legend --state=active,activating,reloading 'nicer*')
 [ -z "$active" ] || fail "units of nicer active after the purge: $active"
 step "purge with everything running: stopped" $running_before

@@ -430,12 +430,16 @@ check_purge_stops_everything() {
     local processes='ps -u volunteer -o pid=,comm=,args= | awk "\$2 ~ /^(nicerd|nicer-tray|md5sum)\$/"'
     as_user "$processes; systemctl --user list-units --no-legend 'nicer*'"
     as_root 'DEBIAN_FRONTEND=noninteractive apt-get purge -y -q nicer' || die "apt-get purge"
-    sleep 5
-    local left units
+    # The units stop within apt's run; the tray ends on the SIGTERM the scripts sent (polled, 10 s at most).
+    poll_user 100 "test -z \"\$($processes)\"" || true
+    local left units load
     left=$(as_user "$processes")
+    # Nothing can start it again: the manager has forgotten the unit (postrm reloaded it).
+    load=$(as_user 'systemctl --user show -P LoadState nicerd.service')
     units=$(as_user 'systemctl --user list-units --no-legend --state=active,activating,reloading "nicer*"' || true)
     as_user 'kill $(cat /tmp/tray-host.pid) 2>/dev/null' || true
-    echo "after the purge: processes [$left], active units [$units]"
+    echo "after the purge: processes [$left], active units [$units], nicerd.service $load"
+    [ "$load" = not-found ] || die "the user manager still has nicerd.service after the purge ($load)"
     [ -z "$left" ] || die "processes of nicer left after the purge: $left"
     [ -z "$units" ] || die "units of nicer still active after the purge: $units"
 }
