@@ -1,0 +1,364 @@
+#include "workhost/WorkHost.h"
+
+#include "util/Text.h"
+#include "util/TextFile.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace nicer::workhost {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+Result<void> writeCgroupFile(const fs::path& file, const std::string& value) {
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return Error{"cannot open " + file.string() + ": " + std::strerror(errno)};
+    }
+    const ssize_t n = ::write(fd, value.data(), value.size());
+    const int error = errno;
+    ::close(fd);
+    if (n != static_cast<ssize_t>(value.size())) {
+        return Error{"cannot write '" + value + "' to " + file.string() + ": " + std::strerror(error)};
+    }
+    return {};
+}
+
+std::vector<pid_t> processesOf(const fs::path& dir) {
+    std::vector<pid_t> pids;
+    std::error_code ec;
+    // Every cgroup.procs of the subtree, the top one's included.
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->path().filename() != "cgroup.procs") {
+            continue;
+        }
+        auto text = readTextFile(it->path());
+        for (const auto line : text ? text::split(*text, '\n') : std::vector<std::string_view>{}) {
+            if (pid_t pid = 0; text::parseNumber(text::trim(line), pid) && pid > 0) {
+                pids.push_back(pid);
+            }
+        }
+    }
+    return pids;
+}
+
+bool populated(const fs::path& dir) {
+    auto events = readTextFile(dir / "cgroup.events");
+    return !events || events->find("populated 1") != std::string::npos;
+}
+
+void signalAll(const fs::path& dir, int signal) {
+    for (const pid_t pid : processesOf(dir)) {
+        ::kill(pid, signal);
+    }
+}
+
+std::string describeStatus(int status) {
+    if (WIFEXITED(status)) {
+        return "exited with status " + std::to_string(WEXITSTATUS(status));
+    }
+    if (WIFSIGNALED(status)) {
+        const char* name = sigabbrev_np(WTERMSIG(status));
+        return std::string("killed by SIG") + (name ? name : std::to_string(WTERMSIG(status)).c_str());
+    }
+    return "ended";
+}
+
+} // namespace
+
+void killCgroup(const fs::path& dir) {
+    if (!writeCgroupFile(dir / "cgroup.kill", "1")) {
+        signalAll(dir, SIGKILL);
+    }
+}
+
+void removeCgroup(const fs::path& dir, std::chrono::milliseconds wait) {
+    const auto until = Clock::now() + wait;
+    while (populated(dir) && Clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::error_code ec;
+    std::vector<fs::path> children;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it->is_directory(ec)) {
+            children.push_back(it->path());
+        }
+    }
+    for (const auto& child : children) {
+        removeCgroup(child, std::chrono::milliseconds(0));
+    }
+    ::rmdir(dir.c_str());
+}
+
+WorkHost::WorkHost(fs::path unit)
+    : m_unit(std::move(unit))
+    , m_work(m_unit / "work") {}
+
+Result<WorkHost> WorkHost::prepare(const fs::path& unitCgroup) {
+    WorkHost host(unitCgroup);
+    std::error_code ec;
+    // Leaves left by a host that was killed (systemd emptied them when it stopped the unit).
+    for (const char* leaf : {"work", "host"}) {
+        if (fs::is_directory(unitCgroup / leaf, ec)) {
+            removeCgroup(unitCgroup / leaf, std::chrono::milliseconds(0));
+        }
+    }
+    if (!fs::create_directory(unitCgroup / "host", ec) && ec) {
+        return Error{"cannot create the host's cgroup in " + unitCgroup.string() + ": " + ec.message() +
+                     " (is the unit's cgroup delegated to this user? Delegate= in nicer-work@.service)"};
+    }
+    if (auto moved = writeCgroupFile(unitCgroup / "host" / "cgroup.procs", "0"); !moved) {
+        return moved.error();
+    }
+    auto available = readTextFile(unitCgroup / "cgroup.controllers");
+    if (!available) {
+        return available.error();
+    }
+    std::vector<std::string_view> controllers;
+    std::string_view rest = *available;
+    for (auto word = text::nextToken(rest); !word.empty(); word = text::nextToken(rest)) {
+        controllers.push_back(text::trim(word));
+    }
+    if (std::find(controllers.begin(), controllers.end(), "cpu") == controllers.end()) {
+        return Error{"the cpu controller is not available in " + unitCgroup.string() +
+                     " (it is on a cgroup v1 hierarchy, or not delegated: Delegate=cpu memory pids)"};
+    }
+    for (const char* controller : {"cpu", "memory", "pids"}) {
+        if (std::find(controllers.begin(), controllers.end(), controller) != controllers.end()) {
+            if (auto enabled =
+                    writeCgroupFile(unitCgroup / "cgroup.subtree_control", std::string("+") + controller);
+                !enabled) {
+                return enabled.error();
+            }
+        }
+    }
+    if (!fs::create_directory(host.m_work, ec) && ec) {
+        return Error{"cannot create the work's cgroup " + host.m_work.string() + ": " + ec.message()};
+    }
+    if (!fs::exists(host.m_work / "cpu.max", ec)) {
+        return Error{host.m_work.string() + " has no cpu.max: the kernel cannot cap the work there"};
+    }
+    return host;
+}
+
+Message WorkHost::start(const StartRequest& r) {
+    if (m_instances.count(r.name) != 0) {
+        return {"failed", r.name, "an instance named " + r.name + " is running already"};
+    }
+    const fs::path leaf = leafOf(r.name);
+    std::error_code ec;
+    if (fs::exists(leaf, ec)) {
+        killCgroup(leaf);
+        removeCgroup(leaf, std::chrono::seconds(1));
+    }
+    if (!fs::create_directory(leaf, ec)) {
+        return {"failed", r.name, "cannot create the cgroup " + leaf.string() + ": " + ec.message()};
+    }
+    // The child reports a failed exec through a pipe that closes on a successful one.
+    int pipeFds[2];
+    if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
+        return {"failed", r.name, std::string("pipe: ") + std::strerror(errno)};
+    }
+    std::vector<char*> argv;
+    for (const auto& a : r.argv) {
+        argv.push_back(const_cast<char*>(a.c_str()));
+    }
+    argv.push_back(nullptr);
+    std::vector<char*> envp;
+    for (const auto& e : r.environment) {
+        envp.push_back(const_cast<char*>(e.c_str()));
+    }
+    envp.push_back(nullptr);
+    const std::string procs = (leaf / "cgroup.procs").string();
+
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const auto fail = [&](const char* step) {
+            const std::string text = std::string(step) + ": " + std::strerror(errno);
+            (void)!::write(pipeFds[1], text.data(), text.size());
+            ::_exit(127);
+        };
+        const int fd = ::open(procs.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || ::write(fd, "0", 1) != 1) {
+            fail("cannot enter its cgroup");
+        }
+        ::close(fd);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::setsid();
+        errno = 0;
+        if (::setpriority(PRIO_PROCESS, 0, r.nice) != 0) {
+            fail("cannot set its nice level");
+        }
+        if (!r.workingDirectory.empty() && ::chdir(r.workingDirectory.c_str()) != 0) {
+            fail("cannot enter its working directory");
+        }
+        ::execve(r.executable.c_str(), argv.data(), envp.data());
+        fail(("cannot run " + r.executable).c_str());
+    }
+    ::close(pipeFds[1]);
+    if (pid < 0) {
+        ::close(pipeFds[0]);
+        return {"failed", r.name, std::string("fork: ") + std::strerror(errno)};
+    }
+    std::string why(512, '\0');
+    ssize_t n;
+    while ((n = ::read(pipeFds[0], why.data(), why.size())) < 0 && errno == EINTR) {
+    }
+    ::close(pipeFds[0]);
+    if (n > 0) {
+        why.resize(static_cast<std::size_t>(n));
+        ::waitpid(pid, nullptr, 0);
+        removeCgroup(leaf, std::chrono::seconds(1));
+        return {"failed", r.name, why};
+    }
+    m_instances[r.name] = Instance{pid, std::nullopt};
+    return {"started", r.name, std::to_string(pid)};
+}
+
+void WorkHost::stop(const std::string& name, std::chrono::seconds grace) {
+    auto it = m_instances.find(name);
+    if (it == m_instances.end() || it->second.killAt) {
+        return;
+    }
+    // SIGCONT after SIGTERM, as systemd does: a stopped process handles its SIGTERM once it continues.
+    signalAll(leafOf(name), SIGTERM);
+    signalAll(leafOf(name), SIGCONT);
+    it->second.killAt = Clock::now() + grace;
+}
+
+void WorkHost::killOverdue() {
+    const auto now = Clock::now();
+    for (auto& [name, instance] : m_instances) {
+        if (instance.killAt && now >= *instance.killAt) {
+            killCgroup(leafOf(name));
+        }
+    }
+}
+
+std::optional<int> WorkHost::pollTimeoutMs() const {
+    std::optional<Clock::time_point> next;
+    for (const auto& [name, instance] : m_instances) {
+        if (instance.killAt && (!next || *instance.killAt < *next)) {
+            next = instance.killAt;
+        }
+    }
+    if (!next) {
+        return std::nullopt;
+    }
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*next - Clock::now()).count();
+    return static_cast<int>(std::max<long long>(0, left) + 1);
+}
+
+void WorkHost::reap(int link) {
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+        auto it = std::find_if(m_instances.begin(), m_instances.end(),
+                               [pid](const auto& entry) { return entry.second.pid == pid; });
+        if (it == m_instances.end()) {
+            continue; // an orphan of the work, reaped as its subreaper
+        }
+        // As a service ends: what the instance started dies with it.
+        const std::string name = it->first;
+        killCgroup(leafOf(name));
+        removeCgroup(leafOf(name), std::chrono::seconds(1));
+        m_instances.erase(it);
+        if (link >= 0) {
+            (void)sendMessage(link, {"exited", name, describeStatus(status)});
+        }
+    }
+}
+
+Result<void> WorkHost::handle(int link, const Message& message) {
+    const std::string& verb = message.front();
+    if (verb == "start") {
+        auto request = parseStart(message);
+        return sendMessage(link, request ? start(*request)
+                                         : Message{"failed", message.size() > 1 ? message[1] : std::string(),
+                                                   request.error().message});
+    }
+    if (verb == "stop" && message.size() == 2) {
+        if (m_instances.count(message[1]) == 0) {
+            return sendMessage(link, {"exited", message[1], "not running"});
+        }
+        stop(message[1], kStopGrace);
+        return {};
+    }
+    return Error{"nicerd sent a message the host does not know: '" + verb + "' with " +
+                 std::to_string(message.size() - 1) + " fields"};
+}
+
+Result<void> WorkHost::serve(int link, int signalFd) {
+    // Orphans of the work (a daemonized child) come to this process, not to the system manager.
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    Result<void> outcome;
+    bool serving = true;
+    while (serving) {
+        pollfd fds[2] = {{link, POLLIN, 0}, {signalFd, POLLIN, 0}};
+        const int timeout = pollTimeoutMs().value_or(-1);
+        if (::poll(fds, 2, timeout) < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            outcome = Error{std::string("poll: ") + std::strerror(errno)};
+            break;
+        }
+        if (fds[1].revents & POLLIN) {
+            signalfd_siginfo info{};
+            while (::read(signalFd, &info, sizeof info) == sizeof info) {
+                if (info.ssi_signo != SIGCHLD) {
+                    serving = false;
+                }
+            }
+            reap(link);
+        }
+        if (serving && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+            auto message = receiveMessage(link);
+            if (!message || message->empty()) {
+                outcome = message ? Result<void>{} : Result<void>(message.error());
+                break;
+            }
+            if (auto handled = handle(link, *message); !handled) {
+                outcome = handled;
+                break;
+            }
+        }
+        killOverdue();
+    }
+    // nicerd is gone or the unit is stopping: the work ends with the link, thawed so that SIGTERM is handled,
+    // and killed after the grace.
+    (void)writeCgroupFile(m_work / "cgroup.freeze", "0");
+    std::vector<std::string> names;
+    for (const auto& [name, instance] : m_instances) {
+        names.push_back(name);
+    }
+    for (const auto& name : names) {
+        stop(name, kShutdownGrace);
+    }
+    const auto until = Clock::now() + kShutdownGrace;
+    while (!m_instances.empty() && Clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        reap(-1);
+    }
+    killCgroup(m_work);
+    reap(-1);
+    removeCgroup(m_work, std::chrono::seconds(2));
+    return outcome;
+}
+
+} // namespace nicer::workhost

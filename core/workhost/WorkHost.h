@@ -1,0 +1,77 @@
+#pragma once
+
+#include "util/Result.h"
+#include "workhost/WorkHostMessage.h"
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+
+namespace nicer::workhost {
+
+/**
+ * The host side of the root idle slice: the process of nicer-work@USER.service, running as the user in a
+ * cgroup systemd delegated to the user. It runs the work's instances in leaves of that cgroup and nothing
+ * else; nicerd, in the user manager, caps them by writing the leaves' files (cpu.max, cgroup.freeze,
+ * memory.high, memory.max), which the user owns.
+ *
+ * Why a host at all: cgroup v2 lets no process of the user manager move a process into this subtree
+ * ("Delegation Containment"), so the work must be started from inside it.
+ *
+ * Its unit's cgroup is laid out as
+ *   nicer-work@USER.service/host          this process (a cgroup with children may hold no process)
+ *   nicer-work@USER.service/work          the work: nicerd's cap, freeze and memory limit
+ *   nicer-work@USER.service/work/NAME     one instance and everything it starts, killed as one
+ */
+class WorkHost {
+public:
+    /// How long an instance has after SIGTERM before its leaf is killed.
+    static constexpr std::chrono::seconds kStopGrace{10};
+    /// How long the work has after nicerd is gone (the link closed) or the unit is stopped.
+    static constexpr std::chrono::seconds kShutdownGrace{5};
+
+    /// Lays out @p unitCgroup, this process's own cgroup as an absolute path (/sys/fs/cgroup/...): moves
+    /// this process into "host", enables the delegated cpu, memory and pids controllers for the children and
+    /// creates "work". Fails, saying why, where cpu cannot be delegated (the cpu controller on cgroup v1).
+    static Result<WorkHost> prepare(const std::filesystem::path& unitCgroup);
+
+    /// The work's leaf, absolute.
+    const std::filesystem::path& workDir() const { return m_work; }
+
+    /// Serves nicerd on the connected @p link until it closes or @p signalFd (a signalfd of SIGTERM, SIGINT
+    /// and SIGCHLD, which the caller blocked) says to stop; then stops every instance, within
+    /// kShutdownGrace. Returns an error only for a link that broke in another way than closing.
+    Result<void> serve(int link, int signalFd);
+
+private:
+    struct Instance {
+        pid_t pid = 0;
+        std::optional<std::chrono::steady_clock::time_point> killAt; ///< set once stop was asked
+    };
+
+    explicit WorkHost(std::filesystem::path unit);
+    Result<void> handle(int link, const Message& message);
+    Message start(const StartRequest& request);
+    void stop(const std::string& name, std::chrono::seconds grace);
+    /// Reaps every ended child; an instance whose main process ended has its leaf killed and removed, and
+    /// nicerd is told.
+    void reap(int link);
+    void killOverdue();
+    std::optional<int> pollTimeoutMs() const;
+    std::filesystem::path leafOf(const std::string& name) const { return m_work / name; }
+
+    std::filesystem::path m_unit;
+    std::filesystem::path m_work;
+    std::map<std::string, Instance> m_instances;
+};
+
+/// Kills every process of the cgroup v2 directory @p dir and its children at once (cgroup.kill, Linux
+/// 5.14), or by SIGKILL to each process listed where cgroup.kill is missing.
+void killCgroup(const std::filesystem::path& dir);
+/// Removes @p dir's child cgroups and then @p dir, once they are empty (waits up to @p wait).
+void removeCgroup(const std::filesystem::path& dir, std::chrono::milliseconds wait);
+
+} // namespace nicer::workhost

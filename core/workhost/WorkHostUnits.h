@@ -1,0 +1,108 @@
+#pragma once
+
+#include "usermanager/UnitManager.h"
+#include "util/Result.h"
+#include "util/UniqueFd.h"
+#include "workhost/WorkHostMessage.h"
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace nicer::workhost {
+
+/// What the root idle slice is made of: the .deb's system units (resources/system/).
+inline constexpr const char* kIdleSlice = "nicer-idle.slice";
+inline constexpr const char* kWorkTemplate = "nicer-work@.service";
+
+/**
+ * The work's place in the root idle slice, seen by nicerd as a unit manager, so that the workload supervisor
+ * and the slice actuator run there as they run in the user manager's nicer.slice:
+ * - "the slice" (the name given as @p slice) is the work's leaf in nicer-work@USER.service, a system unit
+ *   that the system manager starts for this user (a polkit rule allows it); its properties are written
+ *   straight to the leaf's files (cpu.max, cpu.idle, memory.high, memory.max), which this user owns;
+ * - "transient services" named with @p instancePrefix are the work's instances, which the unit's process
+ *   (nicer-work-host, WorkHost) starts in leaves of their own when asked over the link;
+ * - every other unit, and the manager's own properties, are the user manager's (@p user, which must outlive
+ *   this).
+ * Freezing goes through the leaf's cgroup.freeze (no unit to freeze), which the slice actuator falls back to.
+ *
+ * The link to the host is a unix socket in the user's runtime directory: nicerd's end closes when it dies,
+ * even by kill -9, and the host then stops the work. When the host ends (crashed, or stopped by the system
+ * manager) every instance reads as failed, and the next start of one starts the system unit again.
+ */
+class WorkHostUnits final : public usermanager::UnitManager {
+public:
+    struct Names {
+        std::string slice;          ///< the name the actuator and the supervisor use for the work's slice
+        std::string instancePrefix; ///< the supervisor's unit prefix: "PREFIX-N.service" are instances
+    };
+
+    /// Starts this user's nicer-work@USER.service through the system manager on @p systemBus and waits up to
+    /// @p wait for its host. Fails, saying why and what to do, where the system part is not installed, the
+    /// start is refused, or the host cannot run the work there.
+    static Result<std::unique_ptr<WorkHostUnits>> connect(usermanager::UnitManager& user,
+                                                          std::unique_ptr<usermanager::UnitManager> system,
+                                                          Names names, std::chrono::milliseconds wait);
+    ~WorkHostUnits() override;
+
+    /// nicer-work@USER.service.
+    const std::string& systemUnit() const { return m_unit; }
+    /// The work's leaf, from the cgroup root, e.g. "/nicer-idle.slice/nicer-work@alice.service/work".
+    const std::string& workCgroup() const { return m_workCgroup; }
+
+    Result<void> startTransientUnit(const std::string& name, const usermanager::Properties& props,
+                                    bool wait) override;
+    Result<void> startUnit(const std::string& name, bool wait) override;
+    Result<void> setUnitProperties(const std::string& name, const usermanager::Properties& props) override;
+    Result<void> stopUnit(const std::string& name, bool wait) override;
+    Result<void> freezeUnit(const std::string& name) override;
+    Result<void> thawUnit(const std::string& name) override;
+    Result<void> killUnit(const std::string& name, int signal) override;
+    Result<void> resetFailedUnit(const std::string& name) override;
+    Result<std::string> activeState(const std::string& name) override;
+    Result<std::string> controlGroup(const std::string& name) override;
+    Result<std::string> unitFile(const std::string& name) override;
+    Result<std::uint64_t> cpuUsageNSec(const std::string& name) override;
+    Result<std::uint32_t> mainPid(const std::string& name) override;
+    Result<std::string> managerControlGroup() override { return m_user.managerControlGroup(); }
+    Result<std::string> managerVersion() override { return m_user.managerVersion(); }
+
+private:
+    struct Instance {
+        std::string state = "inactive";
+        std::uint32_t pid = 0;
+    };
+
+    WorkHostUnits(usermanager::UnitManager& user, std::unique_ptr<usermanager::UnitManager> system,
+                  Names names, std::string unit, std::chrono::milliseconds wait);
+    bool isSlice(const std::string& name) const { return name == m_names.slice; }
+    bool isInstance(const std::string& name) const;
+    /// Starts the system unit (again) and waits for its host's hello; then the leaf's properties set so far
+    /// are written again.
+    Result<void> ensureHost();
+    /// Handles what the host said since; waits up to @p wait for one message when given.
+    Result<void> receive(std::optional<std::chrono::milliseconds> wait = std::nullopt);
+    void handle(const Message& message);
+    void hostGone();
+    Result<void> writeLeafFile(const std::string& file, const std::string& value);
+    Result<void> applyProperty(const usermanager::Property& property);
+
+    usermanager::UnitManager& m_user;
+    std::unique_ptr<usermanager::UnitManager> m_system;
+    Names m_names;
+    std::string m_unit;
+    std::chrono::milliseconds m_wait;
+    UniqueFd m_listener;
+    UniqueFd m_link;
+    std::string m_workCgroup;
+    std::map<std::string, Instance> m_instances;
+    std::map<std::string, std::string> m_answers; ///< "started"/"failed: WHY" by instance, until taken
+    std::uint64_t m_quotaPerSecUSec = UINT64_MAX;
+    std::uint64_t m_quotaPeriodUSec = 100'000;
+    std::map<std::string, std::string> m_leafFiles; ///< what was written to the leaf, to write again
+};
+
+} // namespace nicer::workhost
