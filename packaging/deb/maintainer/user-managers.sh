@@ -41,6 +41,13 @@ nicer_systemctl() {
         timeout 30 systemctl --user "$@"
 }
 
+# The system manager, where it runs (not in a chroot or a container without systemd): the root idle slice
+# (nicer-idle.slice) and each user's nicer-work@USER.service are its units.
+nicer_system() {
+    [ -d /run/systemd/system ] || return 0
+    timeout 30 systemctl "$@"
+}
+
 # nicer_reload UID RUNTIME_DIR: that manager reads the unit files as they are now.
 nicer_reload() {
     nicer_systemctl "$1" "$2" daemon-reload || echo "nicer: the user manager of user $1 did not reload its units" >&2
@@ -65,11 +72,17 @@ nicer_stop_everywhere() {
             echo "nicer: could not stop the work of user $uid (see above)" >&2
         nicer_systemctl "$uid" "$runtime" reset-failed 'nicerd*' 'nicer-work-*' 2>/dev/null || true
     done
+    # Each nicerd's work host ended with its link; whatever is left in the root idle slice is stopped too.
+    nicer_system daemon-reload || echo "nicer: the system manager did not reload its units" >&2
+    nicer_system stop 'nicer-work@*.service' 'nicer-idle.slic[e]' ||
+        echo "nicer: could not stop the work in nicer-idle.slice (see above)" >&2
+    nicer_system reset-failed 'nicer-work@*.service' 2>/dev/null || true
 }
 
 # After an upgrade (or a reinstall): each user manager reads the new unit files, and a running nicerd restarts
 # on the new program; it starts the work again with the parameters, workload and pause it kept.
 nicer_restart_everywhere() {
+    nicer_system daemon-reload || echo "nicer: the system manager did not reload its units" >&2
     nicer_user_managers | while read -r uid runtime; do
         nicer_reload "$uid" "$runtime"
         nicer_systemctl "$uid" "$runtime" try-restart nicerd.service ||
