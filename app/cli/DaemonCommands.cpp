@@ -3,6 +3,7 @@
 #include "BoincCommand.h"
 #include "ExitCode.h"
 #include "api/DownloadText.h"
+#include "api/Placement.h"
 #include "control/Controller.h"
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
@@ -65,6 +66,13 @@ void printStatus(const dbus::DaemonStatus& s) {
     }
     std::printf("  workload     %s: %s%s, %u instance%s\n", s.preset.c_str(), command.c_str(),
                 s.demo ? " (burns CPU, does no science)" : "", s.instances, s.instances == 1 ? "" : "s");
+    if (const auto placement = api::parsePlacement(s.placement)) {
+        std::printf("  placement    %s: %s\n", s.placement.c_str(),
+                    std::string(api::placementSummary(*placement)).c_str());
+        if (!s.placementNote.empty()) {
+            std::printf("               %s\n", s.placementNote.c_str());
+        }
+    }
     std::printf("  actuator     %s\n", s.actuator.c_str());
     if (!s.actuatorNote.empty()) {
         std::printf("  note         %s\n", s.actuatorNote.c_str());
@@ -138,6 +146,8 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
     return {{"paused", s.paused},
             {"actuator", s.actuator},
             {"actuator_note", s.actuatorNote},
+            {"placement", s.placement},
+            {"placement_note", s.placementNote},
             {"memory_max_percent", s.memoryMaxPercent ? nlohmann::json(*s.memoryMaxPercent) : nullptr},
             {"memory_max_bytes", s.memoryMaxBytes > 0 ? nlohmann::json(s.memoryMaxBytes) : nullptr},
             {"workload", s.workload},

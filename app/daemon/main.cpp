@@ -79,6 +79,15 @@ int run(int argc, char** argv) {
     app.add_option("--workload-preset", config.workloadPreset,
                    "Run a preset: demo, boinc, folding, or custom (the command after --)");
     app.add_option(
+           "--placement", config.placement,
+           "Where the work runs: auto (the root idle slice nicer-idle.slice where nicer's .deb installed "
+           "it and polkit lets you start your nicer-work@USER.service, else your user manager's slice), "
+           "root-slice (or fail, saying why) or user-slice. In the root idle slice the kernel makes the "
+           "work yield at once to every program on the machine; in the user slice only to what runs "
+           "inside your user manager")
+        ->check(CLI::IsMember({"auto", "root-slice", "user-slice"}))
+        ->capture_default_str();
+    app.add_option(
            "--actuator", config.actuator,
            "How the work is capped: auto (the slice's CPU quota where the cpu controller is "
            "delegated, else a duty cycle), systemd-slice, freezer-duty-cycle (cgroup.freeze, cgroup v2) "

@@ -334,6 +334,8 @@ void DaemonProxy::readProperties(const QVariantMap& map, bool whole) {
     read("Paused", [&](const QVariant& v) { p.paused = v.toBool(); });
     read("Actuator", [&](const QVariant& v) { p.actuator = v.toString(); });
     read("ActuatorNote", [&](const QVariant& v) { p.actuatorNote = v.toString(); });
+    read("Placement", [&](const QVariant& v) { p.placement = v.toString(); });
+    read("PlacementNote", [&](const QVariant& v) { p.placementNote = v.toString(); });
     read("Workload", [&](const QVariant& v) { p.workload = v.toStringList(); });
     read("WorkloadPreset", [&](const QVariant& v) { p.preset = v.toString(); });
     read("DemoWorkload", [&](const QVariant& v) { p.demoWorkload = v.toBool(); });

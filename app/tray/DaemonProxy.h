@@ -36,6 +36,9 @@ struct DaemonProperties {
     /// Why the actuator caps less well than it could, and what to do; empty when all is well or from a
     /// nicerd older than API version 5 (apiVersion).
     QString actuatorNote;
+    /// Where the work runs: "root-slice" or "user-slice" (api/Placement.h); empty before API version 9.
+    QString placement;
+    QString placementNote; ///< why it runs there, and what would protect everything
     unsigned apiVersion = 1;
     QStringList workload;
     QString preset;

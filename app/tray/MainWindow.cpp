@@ -100,6 +100,9 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     connect(m_chart, &CpuChart::keyChanged, this, &MainWindow::updateChartKey);
     m_overloads = addValue(form, tr("Overloads"), tr("Periods in a row with no idle CPU, and the limit"));
     m_actuator = addValue(form, tr("Limited by"), tr("How nicerd holds the work back"));
+    m_placement =
+        addValue(form, tr("Protected"), tr("Which programs the kernel puts before the work at once"));
+    m_placement->setWordWrap(true);
     m_workload = addValue(form, tr("Workload"), tr("The volunteer program nicerd runs"));
     m_workload->setWordWrap(true);
     m_preset = new QComboBox(now);
@@ -266,6 +269,14 @@ void MainWindow::onProperties() {
     }
     m_pause->setText(p.paused ? tr("Resume") : tr("Pause"));
     m_pause->setAccessibleName(p.paused ? tr("Resume the volunteer work") : tr("Pause the volunteer work"));
+    // nicerd says where the work runs (ApiVersion 9); the note says why, and in the user slice what would
+    // protect everything.
+    m_placement->setText(p.placement == QLatin1String("root-slice")
+                             ? tr("Everywhere: every program on this computer comes before the work")
+                         : p.placement == QLatin1String("user-slice")
+                             ? tr("Inside your user session only")
+                             : tr("Inside your user session (this nicerd does not say more)"));
+    m_placement->setToolTip(p.placementNote);
     if (p.actuator == QLatin1String("systemd-slice")) {
         m_actuator->setText(tr("CPU quota of a systemd slice"));
     } else if (p.actuator == QLatin1String("signal-duty-cycle")) {

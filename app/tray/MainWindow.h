@@ -97,6 +97,7 @@ private:
     QLabel* m_cap = nullptr;
     QLabel* m_overloads = nullptr;
     QLabel* m_actuator = nullptr;
+    QLabel* m_placement = nullptr;
     QLabel* m_workload = nullptr;
     QComboBox* m_preset = nullptr;
     QPushButton* m_pause = nullptr;

@@ -14,9 +14,10 @@ inline constexpr const char* kInterface = "org.nicer.Daemon1";
 /// announces its changes. 6: MemoryMaxPercent and MemoryMax, the work's memory limit. 7: LastError,
 /// Downloads, DownloadRate and the Boinc* rates and lists announce their changes (PropertiesChanged with the
 /// values, at most once a period), so that clients need not poll them. 8: a Sample carries the share used
-/// outside the user manager and whether the controller answered only that part (Signal). A property that
+/// outside the user manager and whether the controller answered only that part (Signal). 9: Placement and
+/// PlacementNote, where the work runs (api/Placement.h). A property that
 /// was not there in version 1 reads as 1.
-inline constexpr std::uint32_t kApiVersion = 8;
+inline constexpr std::uint32_t kApiVersion = 9;
 /// The error of SetWorkloadPreset when the preset's program is not installed (or custom has no command).
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
 /// The error of the Boinc* methods when no BOINC client runs under nicerd (or it does not answer yet).

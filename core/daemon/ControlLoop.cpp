@@ -90,7 +90,11 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
     s.outsideSignal = demand.split && answerOutside();
     if (!m_paused) {
         if (s.outsideSignal) {
-            m_controller.stepOutside(demand.idle, demand.work, demand.outside);
+            // In the root idle slice the kernel makes the work yield at once to everything, the outside
+            // included: no demand is left for the quota to answer.
+            const auto everything = m_boundary->workYieldsToEverything();
+            m_controller.stepOutside(demand.idle, demand.work,
+                                     everything && *everything ? 0.0 : demand.outside);
         } else {
             m_controller.step(demand.idle);
         }

@@ -88,12 +88,16 @@ Result<void> Daemon::start() {
     if (!units) {
         return units.error();
     }
-    m_units = std::move(*units);
+    m_userUnits = std::move(*units);
+    m_units = m_userUnits.get();
     auto layout = kernel::CgroupLayout::detect();
     if (!layout) {
         return layout.error();
     }
     m_layout = std::move(*layout);
+    if (auto placed = choosePlacement(); !placed) {
+        return placed;
+    }
 
     auto bindTo = ownUnit();
     if (!bindTo) {
@@ -306,6 +310,47 @@ std::unique_ptr<UserManagerBoundary> Daemon::findBoundary() {
             << why << ")\n";
     }
     return nullptr;
+}
+
+Result<void> Daemon::choosePlacement() {
+    const auto& want = m_config.placement;
+    if (want == "user-slice") {
+        m_placementNote = "in your user manager's slice, as asked (--placement user-slice)";
+        return {};
+    }
+    std::string why;
+    if (!m_config.adopt.empty()) {
+        why = "the processes given to --adopt run in the user manager, and none can move to the root idle "
+              "slice";
+    } else if (!m_layout->cpuOnUnified()) {
+        why = "the cpu controller is on a cgroup v1 hierarchy here, and the root idle slice needs cgroup v2";
+    } else if (auto system = usermanager::SystemdUnitManager::connectSystem(); !system) {
+        why = system.error().message;
+    } else {
+        auto root = workhost::WorkHostUnits::connect(*m_userUnits, std::move(*system),
+                                                     {m_config.slice, workload::kWorkUnitPrefix},
+                                                     std::chrono::seconds(10));
+        if (root) {
+            m_rootUnits = std::move(*root);
+            m_units = m_rootUnits.get();
+            m_placementNote = "in " + std::string(workhost::kIdleSlice) + " (" + m_rootUnits->systemUnit() +
+                              "), directly under the root cgroup";
+            std::cerr << "nicerd: the work runs " << m_placementNote << '\n';
+            return {};
+        }
+        why = root.error().message;
+    }
+    if (want == "root-slice") {
+        return Error{"the work cannot run in the root idle slice (--placement root-slice): " + why};
+    }
+    m_placementNote =
+        "in your user manager's slice: " + why +
+        ". Your desktop is protected at once only where it runs as units of your user manager "
+        "(GNOME, Plasma); a session kept outside it (Cinnamon, XFCE, MATE, LXQt), system services "
+        "and other users are protected by nicer's quota alone. Installing nicer's .deb protects "
+        "them all.";
+    std::cerr << "nicerd: the work runs " << m_placementNote << '\n';
+    return {};
 }
 
 Result<void> Daemon::selectActuator() {

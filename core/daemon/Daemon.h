@@ -16,6 +16,7 @@
 #include "libsystemd/Event.h"
 #include "libsystemd/Timer.h"
 #include "usermanager/SystemdUnitManager.h"
+#include "workhost/WorkHostUnits.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadSupervisor.h"
 
@@ -52,6 +53,10 @@ public:
     bool paused() const override { return m_loop->paused(); }
     std::string actuatorName() const override { return m_actuator->name(); }
     std::string actuatorNote() const override;
+    api::Placement placement() const override {
+        return m_rootUnits ? api::Placement::RootSlice : api::Placement::UserSlice;
+    }
+    std::string placementNote() const override { return m_placementNote; }
     control::Signal signalSetting() const override { return m_config.signal; }
     double memoryMaxPercent() const override { return m_config.memoryMaxPercent; }
     std::uint64_t memoryMaxBytes() const override { return m_memoryMaxBytes; }
@@ -92,6 +97,9 @@ private:
     std::unique_ptr<UserManagerBoundary> findBoundary();
     Result<void> selectActuator();
     /// Gives the slice its memory limit (either actuator's); one that cannot be had is said in m_memoryNote.
+    /// Puts the work in the root idle slice where the system part allows it (DaemonConfig::placement), else
+    /// leaves it in the user manager's slice; either way m_placementNote says why.
+    Result<void> choosePlacement();
     void applyMemoryLimit();
     /// A duty cycle on the slice's @p cgroup, by @p method or else the freezer where the cgroup has one.
     Result<std::unique_ptr<actuator::QuotaActuator>>
@@ -118,7 +126,10 @@ private:
     PublishDaemon m_publish;
     libsystemd::EventPtr m_event;
     libsystemd::BusPtr m_bus;
-    std::unique_ptr<usermanager::SystemdUnitManager> m_units;
+    std::unique_ptr<usermanager::SystemdUnitManager> m_userUnits; ///< the user manager
+    std::unique_ptr<workhost::WorkHostUnits> m_rootUnits; ///< the root idle slice, when the work runs there
+    usermanager::UnitManager* m_units = nullptr;          ///< where the work runs: one of the two
+    std::string m_placementNote;                          ///< why the work runs where it runs
     std::optional<kernel::CgroupLayout> m_layout;
     std::unique_ptr<DaemonObserver> m_observer; ///< the D-Bus service; null while the bus is gone
     std::unique_ptr<actuator::QuotaActuator> m_actuator;

@@ -40,6 +40,10 @@ struct DaemonConfig {
     std::filesystem::path dataDir;
     /// The PATH in which the workload's programs are found.
     std::string pathVariable = "/usr/bin:/bin";
+    /// Where the work runs: "auto" (the root idle slice where the .deb's system part is installed and this
+    /// user may start their instance of it, else the user manager's slice), "root-slice" (or fail, saying
+    /// why) or "user-slice" (api/Placement.h).
+    std::string placement = "auto";
     /// "auto" (the first supported), "systemd-slice", "freezer-duty-cycle" or "signal-duty-cycle".
     std::string actuator = "auto";
     std::string slice = "nicer.slice";

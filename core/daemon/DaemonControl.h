@@ -2,6 +2,7 @@
 
 #include "api/Boinc.h"
 #include "api/DownloadEntry.h"
+#include "api/Placement.h"
 #include "api/Sample.h"
 #include "control/Controller.h"
 #include "util/Result.h"
@@ -35,6 +36,10 @@ public:
     virtual std::string actuatorName() const = 0;
     /// Why the actuator caps the work less well than it could, and what to do; empty when all is well.
     virtual std::string actuatorNote() const = 0;
+    /// Where the work runs, and so whom the kernel makes it yield to at once (api/Placement.h).
+    virtual api::Placement placement() const = 0;
+    /// Why it runs there and, in the user slice, what would protect everything; empty when nothing to say.
+    virtual std::string placementNote() const = 0;
     /// The work's memory limit as set (--memory-max), in percent of the machine's memory; 100: none.
     virtual double memoryMaxPercent() const = 0;
     /// The memory limit (MemoryMax) the kernel enforces on the work, in bytes; 0 when none is (none set, or

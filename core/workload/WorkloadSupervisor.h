@@ -11,6 +11,9 @@
 
 namespace nicer::workload {
 
+/// The work's instances are PREFIX-1.service, PREFIX-2.service and so on.
+inline constexpr const char* kWorkUnitPrefix = "nicer-work";
+
 /**
  * Runs the volunteer work as N transient services in nicer's slice and keeps them running: a dead instance
  * is started again after a backoff that doubles while it keeps dying young (1 s up to 5 min).
@@ -37,7 +40,7 @@ public:
 
     /// @p bindTo is the daemon's own unit (may be empty where there is none: then nothing is bound).
     WorkloadSupervisor(usermanager::UnitManager& units, WorkloadSpec spec, std::string slice,
-                       std::string bindTo, std::string unitPrefix = "nicer-work");
+                       std::string bindTo, std::string unitPrefix = kWorkUnitPrefix);
 
     /// Starts every instance; the command must resolve to an executable (searched in @p pathVariable).
     Result<void> start(Clock::time_point now, const std::string& pathVariable);

@@ -135,6 +135,9 @@ public:
     std::vector<std::string> boincRequests; ///< "attach URL KEY", "manager URL NAME PASSWORD", "detach URL"
     std::string boincRefusal;               ///< when set, the BOINC requests fail with it
     std::string actuatorNote_ = "no cpu controller: a duty cycle holds the work";
+    nicer::api::Placement placement_ = nicer::api::Placement::RootSlice;
+    std::string placementNote_ =
+        "in nicer-idle.slice (nicer-work@alice.service), directly under the root cgroup";
     double memoryMaxPercent_ = 50;
     std::uint64_t memoryMaxBytes_ = 4'294'967'296; // 4 GiB, 50% of 8 GiB
 
@@ -161,6 +164,8 @@ public:
     nicer::control::Signal signalSetting() const override { return nicer::control::Signal::Auto; }
     std::string actuatorName() const override { return "signal-duty-cycle"; }
     std::string actuatorNote() const override { return actuatorNote_; }
+    nicer::api::Placement placement() const override { return placement_; }
+    std::string placementNote() const override { return placementNote_; }
     double memoryMaxPercent() const override { return memoryMaxPercent_; }
     std::uint64_t memoryMaxBytes() const override { return memoryMaxBytes_; }
     const workload::WorkloadSpec& workload() const override { return m_workload; }

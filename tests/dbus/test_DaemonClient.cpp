@@ -58,6 +58,8 @@ TEST_CASE("status reads every property nicerd publishes, fields as they were sen
     CHECK(s->apiVersion == api::kApiVersion);
     CHECK(s->actuator == "signal-duty-cycle");
     CHECK(s->actuatorNote == daemon.actuatorNote_);
+    CHECK(s->placement == "root-slice");
+    CHECK(s->placementNote == daemon.placementNote_);
     CHECK(s->memoryMaxPercent == 50.0);
     CHECK(s->memoryMaxBytes == daemon.memoryMaxBytes_);
     CHECK(s->workload == std::vector<std::string>{"md5sum", "/dev/zero"});

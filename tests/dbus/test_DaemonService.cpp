@@ -107,7 +107,7 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     libsystemd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 8); // 8: a Sample carries the outside share and the signal answered
+    CHECK(version == 9); // 9: Placement and PlacementNote
 }
 
 TEST_CASE("the memory limit is published: the percentage set and the bytes in force",

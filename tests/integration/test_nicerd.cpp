@@ -398,12 +398,36 @@ TEST_CASE("a bad config file is rejected with what is wrong, and nothing starts"
                  Case{"quota-period = 2\n", "must be 'auto' or between 0.001 and 1 (seconds)"},
                  Case{"quota-period = soon\n", "got 'soon'"},
                  Case{"memory-max = 5\n", "from 10 to 100 (100: no limit); got '5'"},
-                 Case{"memory-max = half\n", "got 'half'"});
+                 Case{"memory-max = half\n", "got 'half'"}, Case{"placement = everywhere\n", "everywhere"});
     CAPTURE(c.content);
     std::ofstream(dir / "nicerd.conf") << c.content;
     const auto r = test::runCommand(std::string(NICERD) + " --config " + (dir / "nicerd.conf").string());
     CHECK(r.exitCode == 2);
     CHECK_THAT(r.err, Catch::Contains(c.expected));
+    CHECK(units().activeState(kSlice).value() == "inactive");
+}
+
+// These machines run no system manager and keep the cpu controller on cgroup v1, and the private user manager
+// has no system part: the user slice, with the reason (the root idle slice is checked in the Debian guest,
+// tests/vm).
+TEST_CASE("without the system part nicerd runs the work in the user slice and says why; asked for the root "
+          "idle slice it refuses to start",
+          "[nicerd][placement]") {
+    {
+        NicerdProcess daemon({"--instances", "1"}, freshStateDir("placement"));
+        REQUIRE(daemon.waitReady());
+        const auto s = status();
+        CHECK(s.placement == "user-slice");
+        CHECK_THAT(s.placementNote, Catch::Contains("in your user manager's slice: ") &&
+                                        Catch::Contains("Installing nicer's .deb protects them all"));
+        const auto shown = test::runCommand(nicerCli("status"));
+        CHECK_THAT(shown.out,
+                   Catch::Contains("placement    user-slice: protected inside your user session only"));
+        CHECK(daemon.stop() == 0);
+    }
+    const auto r = test::runCommand(std::string(NICERD) + " --placement root-slice --instances 1");
+    CHECK(r.exitCode != 0);
+    CHECK_THAT(r.err, Catch::Contains("cannot run in the root idle slice (--placement root-slice): "));
     CHECK(units().activeState(kSlice).value() == "inactive");
 }
 
@@ -585,8 +609,8 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     // 30 before ApiVersion 2 added ApiVersion and BandwidthCap; ApiVersion 3 added 10 BOINC properties and
     // the methods BoincAttach, BoincAttachAccountManager and BoincDetach; ApiVersion 4 MultiplierDecay;
     // ApiVersion 5 ActuatorNote; ApiVersion 6 MemoryMaxPercent and MemoryMax; ApiVersion 8 Outside, Signal
-    // and SignalSetting.
-    CHECK(documented.size() == 52);
+    // and SignalSetting; ApiVersion 9 Placement and PlacementNote.
+    CHECK(documented.size() == 54);
     CHECK(daemon.stop() == 0);
 }
 

@@ -133,7 +133,17 @@ poll_user() {
     as_user "for i in \$(seq $tries); do ( $* ) >/dev/null 2>&1 && exit 0; sleep 0.1; done; exit 1"
 }
 status_field() { as_user "nicer status --json" | python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
-slice_cgroup() { as_user 'echo /sys/fs/cgroup$(systemctl --user show -P ControlGroup nicer.slice)'; }
+# Which of nicer's places the checks look at: "root-slice" (the .deb's nicer-idle.slice, where nicerd puts the
+# work by default) or "user-slice" (the user manager's nicer.slice, with placement = user-slice in nicerd.conf).
+placement=root-slice
+root_leaf=/sys/fs/cgroup/nicer-idle.slice/nicer-work@volunteer.service/work
+slice_cgroup() {
+    if [ "$placement" = root-slice ]; then
+        echo "$root_leaf"
+    else
+        as_user 'echo /sys/fs/cgroup$(systemctl --user show -P ControlGroup nicer.slice)'
+    fi
+}
 
 to_guest "$deb" "$here/guest/cpu-share.py" root@127.0.0.1:/tmp/
 as_root 'install -m 0755 /tmp/cpu-share.py /usr/local/bin/cpu-share'
@@ -150,10 +160,130 @@ check_dbus_activation() {
     as_user 'systemctl --user is-active nicerd.service' || die "nicerd.service is not active after activation"
     as_user 'test "$(readlink /proc/$(systemctl --user show -P MainPID nicerd.service)/exe)" = /usr/bin/nicerd' ||
         die "the activated nicerd is not /usr/bin/nicerd"
-    local actuator
+    local actuator where
     actuator=$(status_field "['actuator']")
-    echo "actuator: $actuator"
+    where=$(status_field "['placement']")
+    echo "actuator: $actuator; placement: $where: $(status_field "['placement_note']")"
     [ "$actuator" = systemd-slice ] || die "nicer status names the actuator '$actuator', not systemd-slice"
+    [ "$where" = root-slice ] || die "with the .deb's system part and polkitd, nicerd chose '$where', not root-slice"
+    as_user 'nicer status' | grep -q 'placement    root-slice: protected everywhere' ||
+        die "nicer status does not say the work is protected everywhere"
+}
+
+# The work in the root idle slice: nicer-idle.slice directly under the root cgroup with cpu.idle 1, the work's
+# processes in the leaf of the volunteer's nicer-work@volunteer.service, running as the volunteer, and the
+# leaf's files the volunteer's (nicerd writes them).
+check_root_slice() {
+    as_root 'systemctl show -P ControlGroup nicer-idle.slice; cat /sys/fs/cgroup/nicer-idle.slice/cpu.idle
+        systemctl show -P ActiveState,User,ControlGroup nicer-work@volunteer.service'
+    [ "$(as_user 'systemctl show -P ControlGroup nicer-idle.slice')" = /nicer-idle.slice ] ||
+        die "nicer-idle.slice is not directly under the root cgroup"
+    [ "$(as_user 'cat /sys/fs/cgroup/nicer-idle.slice/cpu.idle')" = 1 ] || die "cpu.idle of nicer-idle.slice is not 1"
+    poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs)\"" || die "no work runs in $root_leaf"
+    local owners
+    owners=$(as_user "for p in \$(cat $root_leaf/*/cgroup.procs); do ps -o user=,comm= -p \$p; done | sort | uniq -c")
+    echo "the work's processes: $owners"
+    echo "$owners" | grep -q md5sum || die "the demo's md5sum is not in the leaf"
+    echo "$owners" | awk '$2 != "volunteer" { bad = 1 } END { exit bad }' || die "a process of the work is not the volunteer's"
+    as_user "test -O $root_leaf/cpu.max && test -w $root_leaf/cgroup.freeze" || die "the leaf's files are not the volunteer's"
+    as_user 'grep -q nicer-idle.slice /proc/$(systemctl --user show -P MainPID nicerd.service)/cgroup' &&
+        die "nicerd itself runs in the root idle slice"
+    true
+}
+
+# A hog started in the volunteer's login session (an ssh session is a session-N.scope under user-1000.slice,
+# outside the user manager, as a Cinnamon, XFCE or MATE desktop is): its share and the work's over 10 s, after
+# 3 s to settle. WORK_CGROUP (under /sys/fs/cgroup) is measured.
+session_hog_shares() {
+    as_user 'nohup stress-ng --cpu 0 --timeout 60s >/dev/null 2>&1 & echo $! >/tmp/session-hog.pid'
+    local scope
+    scope=$(as_user 'sleep 1; sed -n "s/^0:://p" /proc/$(cat /tmp/session-hog.pid)/cgroup')
+    case "$scope" in */session-*.scope) ;; *) as_user 'kill $(cat /tmp/session-hog.pid)'; die "the hog is not in a login session's scope: $scope" ;; esac
+    as_user "sleep 2; cpu-share 10 $1 $scope"
+    as_user 'kill $(cat /tmp/session-hog.pid); pkill -u volunteer -x stress-ng' || true
+}
+check_session_hog_root_slice() {
+    local shares
+    shares=$(session_hog_shares "${root_leaf#/sys/fs/cgroup}") || die "measuring the shares"
+    echo "$shares" | sed 's/^/root idle slice beside a login-session hog (10 s): work, hog /' | tee -a "$out/figures.txt"
+    python3 -c "import sys; w, h = map(float, '$shares'.split()); sys.exit(0 if w <= 0.02 and h >= 0.9 else 1)" ||
+        die "in the root idle slice the work kept more than 0.02 beside a hog in the login session: work, hog $shares"
+}
+
+# What the polkit rule grants, tried from the other side: a second user cannot start, stop or change the
+# volunteer's instance, and neither user can start root's, another's, or a transient unit in the idle slice.
+check_polkit_refusals() {
+    as_root 'id intruder >/dev/null 2>&1 || useradd -m intruder'
+    local refused=0 tried=0
+    try_refused() { # WHO COMMAND...: the command must fail with polkit's refusal
+        local who=$1 said
+        shift
+        tried=$((tried + 1))
+        if said=$(as_root "runuser -u $who -- $* 2>&1 </dev/null"); then
+            echo "NOT REFUSED: $who: $*: $said"
+        else
+            echo "refused: $who: $*: $(echo "$said" | head -n1)"
+            refused=$((refused + 1))
+        fi
+    }
+    try_refused intruder systemctl start nicer-work@volunteer.service
+    try_refused intruder systemctl stop nicer-work@volunteer.service
+    try_refused intruder systemctl restart nicer-work@volunteer.service
+    try_refused intruder systemctl set-property --runtime nicer-work@volunteer.service CPUQuota=100%
+    try_refused intruder systemctl kill nicer-work@volunteer.service
+    try_refused volunteer systemctl start nicer-work@root.service
+    try_refused intruder systemctl start nicer-work@root.service
+    try_refused volunteer systemctl start nicer-work@intruder.service
+    try_refused volunteer systemctl set-property --runtime nicer-work@volunteer.service CPUQuota=100%
+    try_refused volunteer systemctl set-property --runtime nicer-idle.slice CPUWeight=100
+    try_refused volunteer systemd-run --slice=nicer-idle.slice --unit=nicer-work@volunteer-x sleep 60
+    try_refused volunteer systemctl start nicer-idle.slice
+    as_root 'systemctl is-active nicer-work@volunteer.service' || die "the volunteer's instance stopped during the refusals"
+    # The rule's own grant, from its user, through the system manager (nicerd starts it the same way).
+    as_root 'runuser -u volunteer -- systemctl restart nicer-work@volunteer.service </dev/null' ||
+        die "the volunteer could not restart their own instance"
+    echo "$refused of $tried refused"
+    [ "$refused" -eq "$tried" ] || die "polkit allowed $((tried - refused)) of $tried calls it must refuse"
+}
+
+# The link: kill -9 of nicerd closes its end, and the host stops the work. Measured until the leaf is empty.
+check_kill9_root_slice() {
+    poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs)\"" || die "no work runs in the root idle slice"
+    local pid said
+    pid=$(as_user 'systemctl --user show -P MainPID nicerd.service')
+    said=$(as_user "kill -9 $pid; start=\$(date +%s%N); while [ -n \"\$(cat $root_leaf/*/cgroup.procs 2>/dev/null)\" ]; do
+        [ \$(( (\$(date +%s%N) - start) / 1000000 )) -lt 10000 ] || exit 1; sleep 0.02; done
+        echo \$(( (\$(date +%s%N) - start) / 1000000 ))") || die "processes of the work were still running 10 s after kill -9 of nicerd"
+    echo "root idle slice: the work was gone ${said} ms after kill -9 of nicerd" | tee -a "$out/figures.txt"
+    poll_user 100 '! systemctl is-active -q nicer-work@volunteer.service' || die "nicer-work@volunteer.service still runs without nicerd"
+    as_user 'systemctl --user reset-failed nicerd.service; systemctl --user start nicerd.service'
+}
+
+# Without the rule nicerd cannot start its instance: the work runs in the user slice, and nicer says why and
+# what protects more.
+check_without_system_part() {
+    as_user 'systemctl --user stop nicerd.service'
+    as_root 'mv /usr/share/polkit-1/rules.d/60-nicer.rules /root/ && sleep 1'
+    as_user 'nicer status >/dev/null'
+    local where note
+    where=$(status_field "['placement']")
+    note=$(status_field "['placement_note']")
+    as_user 'systemctl --user stop nicerd.service'
+    as_root 'mv /root/60-nicer.rules /usr/share/polkit-1/rules.d/ && sleep 1'
+    echo "placement: $where: $note"
+    [ "$where" = user-slice ] || die "without the polkit rule nicerd chose '$where'"
+    [[ $note == *"refused to start nicer-work@volunteer.service"* ]] || die "the note does not say the start was refused"
+    [[ $note == *"Installing nicer's .deb protects"* ]] || die "the note does not say what protects everything"
+}
+
+# The rest runs in the user manager's slice, as on a machine without the .deb's system part.
+use_user_slice() {
+    as_user 'systemctl --user stop nicerd.service; mkdir -p ~/.config/nicer && echo "placement = user-slice" >~/.config/nicer/nicerd.conf'
+    placement=user-slice
+    as_user 'nicer status >/dev/null' || die "nicerd does not start with placement = user-slice"
+    [ "$(status_field "['placement']")" = user-slice ] || die "placement = user-slice was not taken"
+    as_user 'nicer status' | grep -q 'placement    user-slice: protected inside your user session only' ||
+        die "nicer status does not say the work is protected inside the user session only"
 }
 
 check_cpu_idle() {
@@ -290,12 +420,17 @@ check_system_hog_idle_weight() {
     cg=$(as_user 'systemctl --user show -P ControlGroup nicer-vm-idle-work.service')
     as_user "cat /sys/fs/cgroup$cg/cpu.idle" | grep -qx 1 || die "CPUWeight=idle did not set cpu.idle"
     shares=$(hog_shares "$cg") || die "measuring the shares"
+    local session
+    session=$(session_hog_shares "$cg") || die "measuring the shares beside the session hog"
     as_user 'systemctl --user stop nicer-vm-idle-work.service'
     echo "$shares" | sed -n '1s/^/CPUWeight=idle alone, first 10 s: work, hog /p; 2s/^/CPUWeight=idle alone, next 20 s: work, hog /p' | tee -a "$out/figures.txt"
+    echo "$session" | sed 's/^/user slice with CPUWeight=idle alone beside a login-session hog (10 s): work, hog /' | tee -a "$out/figures.txt"
     local steady
     steady=$(echo "$shares" | sed -n 2p | cut -d' ' -f1)
     python3 -c "import sys; sys.exit(0 if $steady >= 0.25 else 1)" ||
         die "under CPUWeight=idle alone the work kept only $steady beside the system hog: the comparison shows nothing"
+    python3 -c "import sys; sys.exit(0 if float('$session'.split()[0]) >= 0.25 else 1)" ||
+        die "under CPUWeight=idle alone the work kept only $session beside the session hog: the comparison shows nothing"
 }
 
 # A hog of the user's own, a service of logind's user manager beside nicer.slice: cpu.idle already keeps the
@@ -420,11 +555,12 @@ check_reinstall_restarts_nicerd() {
 }
 
 # Removing the package stops everything of nicer in the lingering volunteer's manager: the tray, nicerd, the
-# work and its slice; and nothing starts again afterwards.
+# work in the root idle slice; and nothing starts again afterwards: no unit, slice or rule is left.
 check_purge_stops_everything() {
-    as_user 'nicer status >/dev/null' || die "nicerd does not answer"
-    poll_user 300 'test -n "$(cat /sys/fs/cgroup$(systemctl --user show -P ControlGroup nicer.slice)/*/cgroup.procs 2>/dev/null)"' ||
-        die "no work runs in nicer.slice before the purge"
+    as_user 'rm -f ~/.config/nicer/nicerd.conf; systemctl --user restart nicerd.service; nicer status >/dev/null' ||
+        die "nicerd does not answer"
+    poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs 2>/dev/null)\"" ||
+        die "no work runs in the root idle slice before the purge"
     as_user 'rm -f /tmp/display; nohup /tmp/xvfb-tray-host.sh nicer-tray >/tmp/tray.log 2>&1 & echo $! >/tmp/tray-host.pid'
     poll_user 300 'pgrep -x nicer-tray' || die "the tray did not start"
     local processes='ps -u volunteer -o pid=,comm=,args= | awk "\$2 ~ /^(nicerd|nicer-tray|md5sum)\$/"'
@@ -438,6 +574,12 @@ check_purge_stops_everything() {
     load=$(as_user 'systemctl --user show -P LoadState nicerd.service')
     units=$(as_user 'systemctl --user list-units --no-legend --state=active,activating,reloading "nicer*"' || true)
     as_user 'kill $(cat /tmp/tray-host.pid) 2>/dev/null' || true
+    local system
+    system=$(as_root 'systemctl show -P LoadState nicer-idle.slice nicer-work@volunteer.service | sort -u
+        ls /usr/share/polkit-1/rules.d/60-nicer.rules /usr/lib/systemd/system/nicer* /usr/libexec/nicer 2>/dev/null
+        cat /sys/fs/cgroup/nicer-idle.slice/cgroup.procs /sys/fs/cgroup/nicer-idle.slice/*/cgroup.procs 2>/dev/null' | tr '\n' ' ')
+    echo "after the purge: system part [$system]"
+    [ "$system" = "not-found " ] || die "the system part is not gone after the purge: $system"
     echo "after the purge: processes [$left], active units [$units], nicerd.service $load"
     [ "$load" = not-found ] || die "the user manager still has nicerd.service after the purge ($load)"
     [ -z "$left" ] || die "processes of nicer left after the purge: $left"
@@ -446,7 +588,19 @@ check_purge_stops_everything() {
 
 run_checks() {
     check "the release .deb installs with apt" check_deb_installs
-    check "nicerd starts by D-Bus activation from the session bus, and nicer status names systemd-slice" check_dbus_activation
+    check "nicerd starts by D-Bus activation from the session bus, puts the work in the root idle slice and says so" check_dbus_activation
+    # The root idle slice (the .deb's system part), where nicerd puts the work by default.
+    check "the work runs as the volunteer in nicer-idle.slice, directly under the root cgroup with cpu.idle 1" check_root_slice
+    check "root idle slice: cpu.max of the work's leaf follows the quota" check_cpu_max_follows_quota
+    check "root idle slice: the leaf has the work's memory limit" check_memory_limit
+    check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
+    check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
+    check "polkit lets a user start, stop and restart only their own instance; every other call is refused" check_polkit_refusals
+    check "root idle slice: kill -9 of nicerd stops the work within seconds (the link)" check_kill9_root_slice
+    check "without the polkit rule the work runs in the user slice, and nicer says why and what protects everything" check_without_system_part
+    # The user manager's slice, as on a machine without the system part (placement = user-slice).
+    check "with placement = user-slice the work runs in the user manager, and nicer status says so" use_user_slice
+    placement=user-slice
     check "nicer.slice has cpu.idle 1 (CPUWeight=idle)" check_cpu_idle
     check "cpu.max follows the quota, in windows as long as the period" check_cpu_max_follows_quota
     check "nicer.slice has its own memory limit (memory.max 50%, memory.high 45% of the machine's memory)" check_memory_limit
@@ -462,7 +616,7 @@ run_checks() {
     check "CPUWeight=idle alone leaves the work far more beside the same system hog" check_system_hog_idle_weight
     check "without cpu delegated (Delegate=pids memory), nicer freezes the slice in a duty cycle and says how to delegate" check_cpu_not_delegated
     check "apt-get install --reinstall restarts a running nicerd on the new program, keeping its parameters and pause" check_reinstall_restarts_nicerd
-    check "apt-get purge stops the tray, nicerd, the work and its slice of a lingering user" check_purge_stops_everything
+    check "apt-get purge stops the tray, nicerd and the work of a lingering user, and leaves no unit, slice, rule or process" check_purge_stops_everything
 }
 run_checks
 

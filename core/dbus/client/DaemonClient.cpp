@@ -150,11 +150,14 @@ Result<DaemonStatus> DaemonClient::status() {
         } else if (key == "BoincNotices") {
             r = codec::readArrayVariant(reply, s.boinc.notices);
         } else if (key == "Actuator" || key == "ActuatorNote" || key == "LastError" ||
-                   key == "WorkloadPreset" || key == "Signal" || key == "SignalSetting") {
+                   key == "WorkloadPreset" || key == "Signal" || key == "SignalSetting" ||
+                   key == "Placement" || key == "PlacementNote") {
             const char* text = nullptr;
             r = sd_bus_message_read(reply, "v", "s", &text);
             (key == "Actuator"        ? s.actuator
              : key == "ActuatorNote"  ? s.actuatorNote
+             : key == "Placement"     ? s.placement
+             : key == "PlacementNote" ? s.placementNote
              : key == "LastError"     ? s.lastError
              : key == "Signal"        ? s.signal
              : key == "SignalSetting" ? s.signalSetting

@@ -20,7 +20,9 @@ namespace nicer::dbus {
 struct DaemonStatus {
     control::ControllerParams params;
     std::string actuator;
-    std::string actuatorNote; ///< why the actuator caps less well than it could; empty before ApiVersion 5
+    std::string actuatorNote;  ///< why the actuator caps less well than it could; empty before ApiVersion 5
+    std::string placement;     ///< "root-slice" or "user-slice" (api/Placement.h); empty before ApiVersion 9
+    std::string placementNote; ///< why the work runs there
     /// The work's memory limit as set, in percent of the machine's memory (100: none); unset before
     /// ApiVersion 6.
     std::optional<double> memoryMaxPercent;

@@ -1,6 +1,7 @@
 #include "dbus/service/DaemonService.h"
 
 #include "api/BusNames.h"
+#include "api/Placement.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
 #include "dbus/client/Codec.h"
@@ -82,6 +83,9 @@ const sd_bus_vtable DaemonService::s_vtable[] = {
     // The actuator changes only when nicerd finds the slice's quota not enforced and falls back.
     SD_BUS_PROPERTY("Actuator", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
     SD_BUS_PROPERTY("ActuatorNote", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+    // The placement is chosen once, when nicerd starts.
+    SD_BUS_PROPERTY("Placement", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+    SD_BUS_PROPERTY("PlacementNote", "s", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     // The memory limit is set once, when the slice is.
     SD_BUS_PROPERTY("MemoryMaxPercent", "d", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
     SD_BUS_PROPERTY("MemoryMax", "t", &DaemonService::getProperty, 0, SD_BUS_VTABLE_PROPERTY_CONST),
@@ -204,6 +208,12 @@ int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* pr
         }
         if (name == "ActuatorNote") {
             return sd_bus_message_append(reply, "s", d.actuatorNote().c_str());
+        }
+        if (name == "Placement") {
+            return sd_bus_message_append(reply, "s", std::string(api::placementName(d.placement())).c_str());
+        }
+        if (name == "PlacementNote") {
+            return sd_bus_message_append(reply, "s", d.placementNote().c_str());
         }
         if (name == "MemoryMaxPercent") {
             return sd_bus_message_append(reply, "d", d.memoryMaxPercent());

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace nicer::api {
+
+/**
+ * Where the work runs, which decides whom the kernel makes it yield to at once (cpu.idle 1 is idle only
+ * among its siblings):
+ * - RootSlice: nicer-idle.slice, directly under the root cgroup (the .deb's system part): every program on
+ *   the machine, wherever it runs.
+ * - UserSlice: nicer.slice in the user manager: only what runs inside the user manager. A desktop kept in a
+ *   login session (Cinnamon, XFCE, MATE, LXQt, i3 or sway from a display manager), system services,
+ *   containers and other users meet the work at equal weight, and only nicer's quota protects them.
+ */
+enum class Placement { UserSlice, RootSlice };
+
+/// "user-slice", "root-slice": the values of nicerd's --placement, the bus and `nicer status --json`.
+constexpr std::string_view placementName(Placement p) {
+    return p == Placement::RootSlice ? "root-slice" : "user-slice";
+}
+constexpr std::optional<Placement> parsePlacement(std::string_view name) {
+    if (name == "root-slice") {
+        return Placement::RootSlice;
+    }
+    if (name == "user-slice") {
+        return Placement::UserSlice;
+    }
+    return std::nullopt;
+}
+/// What it means for the volunteer, in the words `nicer status` and the tray use.
+constexpr std::string_view placementSummary(Placement p) {
+    return p == Placement::RootSlice ? "protected everywhere: the work yields to every program on the machine"
+                                     : "protected inside your user session only";
+}
+
+} // namespace nicer::api
