@@ -97,12 +97,14 @@ void printStatus(const dbus::DaemonStatus& s) {
                     pct(s.foreground), pct(s.background), pct(s.idle));
     }
     if (!s.signal.empty()) {
-        std::printf("  signal       %s (setting %s)\n",
-                    s.signal == "outside"
-                        ? "outside: the quota answers other users and services; cpu.idle keeps the work "
-                          "behind your programs"
-                        : "machine: the quota answers the idle time of the whole machine",
-                    s.signalSetting.c_str());
+        const char* answered =
+            s.signal != "outside" ? "machine: the quota answers the idle time of the whole machine"
+            : s.placement == "root-slice"
+                ? "outside: cpu.idle at the root keeps the work behind every program, so the quota answers "
+                  "no demand and stays whole"
+                : "outside: the quota answers other users and services; cpu.idle keeps the work behind your "
+                  "programs";
+        std::printf("  signal       %s (setting %s)\n", answered, s.signalSetting.c_str());
     }
     std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
     std::printf("  reserve      %.1f%% idle kept (band %.3g x multiplier %g), overload count %u\n",

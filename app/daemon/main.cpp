@@ -80,7 +80,8 @@ int run(int argc, char** argv) {
                    "Run a preset: demo, boinc, folding, or custom (the command after --)");
     app.add_option(
            "--placement", config.placement,
-           "Where the work runs: auto (the root idle slice nicer-idle.slice where nicer's .deb installed "
+           "Where the work runs: auto (the root idle slice, the system's nicer.slice, where nicer's .deb "
+           "installed "
            "it and polkit lets you start your nicer-work@USER.service, else your user manager's slice), "
            "root-slice (or fail, saying why) or user-slice. In the root idle slice the kernel makes the "
            "work yield at once to every program on the machine; in the user slice only to what runs "

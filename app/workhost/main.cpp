@@ -66,7 +66,7 @@ Result<UniqueFd> connectToNicerd() {
 
 int main(int argc, char** argv) {
     CLI::App app{
-        "Runs one user's volunteer work in the machine's root idle slice (nicer-idle.slice) for that "
+        "Runs one user's volunteer work in the machine's root idle slice (nicer.slice) for that "
         "user's nicerd. Started by nicerd through the system manager as nicer-work@USER.service; it "
         "takes no options and stops the work as soon as nicerd is gone.",
         "nicer-work-host"};

@@ -8,8 +8,8 @@ namespace nicer::api {
 /**
  * Where the work runs, which decides whom the kernel makes it yield to at once (cpu.idle 1 is idle only
  * among its siblings):
- * - RootSlice: nicer-idle.slice, directly under the root cgroup (the .deb's system part): every program on
- *   the machine, wherever it runs.
+ * - RootSlice: the system manager's nicer.slice, directly under the root cgroup (the .deb's system part):
+ * every program on the machine, wherever it runs.
  * - UserSlice: nicer.slice in the user manager: only what runs inside the user manager. A desktop kept in a
  *   login session (Cinnamon, XFCE, MATE, LXQt, i3 or sway from a display manager), system services,
  *   containers and other users meet the work at equal weight, and only nicer's quota protects them.

@@ -5,7 +5,7 @@
 namespace nicer::daemon {
 
 namespace {
-/// The top-level cgroup of @p cgroup: "/nicer-idle.slice" of "/nicer-idle.slice/nicer-work@a.service/work".
+/// The top-level cgroup of @p cgroup: "/nicer.slice" of "/nicer.slice/nicer-work@a.service/work".
 std::string topLevel(const std::string& cgroup) {
     const auto end = cgroup.find('/', 1);
     return end == std::string::npos ? cgroup : cgroup.substr(0, end);

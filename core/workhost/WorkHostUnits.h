@@ -14,7 +14,7 @@
 namespace nicer::workhost {
 
 /// What the root idle slice is made of: the .deb's system units (resources/system/).
-inline constexpr const char* kIdleSlice = "nicer-idle.slice";
+inline constexpr const char* kIdleSlice = "nicer.slice";
 inline constexpr const char* kWorkTemplate = "nicer-work@.service";
 
 /**
@@ -50,7 +50,7 @@ public:
 
     /// nicer-work@USER.service.
     const std::string& systemUnit() const { return m_unit; }
-    /// The work's leaf, from the cgroup root, e.g. "/nicer-idle.slice/nicer-work@alice.service/work".
+    /// The work's leaf, from the cgroup root, e.g. "/nicer.slice/nicer-work@alice.service/work".
     const std::string& workCgroup() const { return m_workCgroup; }
 
     Result<void> startTransientUnit(const std::string& name, const usermanager::Properties& props,

@@ -12,7 +12,8 @@
 #   --tests  a build with tests (default: build/): its systemd integration tests run in the guest too,
 #            where FreezeUnit and CPUUsageNSec exist, and no skip is accepted
 #   --out    logs, figures, the guest's console and the tray's screenshot (default: build-vm/)
-#   --port   use a guest that is already up, its ssh on 127.0.0.1:PORT (developing a check; it is not stopped)
+#   --port   use a guest that is already up, its ssh on 127.0.0.1:PORT (developing a check; it is not stopped;
+#            NICER_VM_ONLY=REGEX runs only the checks whose names match)
 #
 # The guest runs under TCG (software emulation, -cpu max, 2 CPUs, 4 GiB): nested KVM hangs in early boot on
 # these machines. NICER_VM_ACCEL=kvm uses KVM where it works. Timing inside TCG is not a benchmark; shares of
@@ -33,7 +34,7 @@ while [ $# -gt 0 ]; do
     --tests) tests_build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
-    *) sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "vm: needs root (the image is built with debootstrap and chroot)" >&2; exit 2; }
@@ -112,6 +113,8 @@ failures=()
 # check NAME FUNCTION: runs FUNCTION in a subshell; its output goes to the log, and "ok"/"FAILED" to stderr.
 check() {
     local name=$1 fn=$2 started status=0
+    # NICER_VM_ONLY=REGEX runs only the checks whose names match (developing checks on a guest left up with --port).
+    if [ -n "${NICER_VM_ONLY:-}" ] && ! [[ $name =~ $NICER_VM_ONLY ]]; then return 0; fi
     started=$(date +%s)
     echo "=== $name" >>"$log"
     ("$fn") >>"$log" 2>&1 || status=$?
@@ -133,10 +136,10 @@ poll_user() {
     as_user "for i in \$(seq $tries); do ( $* ) >/dev/null 2>&1 && exit 0; sleep 0.1; done; exit 1"
 }
 status_field() { as_user "nicer status --json" | python3 -c "import json, sys; print(json.load(sys.stdin)$1)"; }
-# Which of nicer's places the checks look at: "root-slice" (the .deb's nicer-idle.slice, where nicerd puts the
+# Which of nicer's places the checks look at: "root-slice" (the .deb's nicer.slice, where nicerd puts the
 # work by default) or "user-slice" (the user manager's nicer.slice, with placement = user-slice in nicerd.conf).
 placement=root-slice
-root_leaf=/sys/fs/cgroup/nicer-idle.slice/nicer-work@volunteer.service/work
+root_leaf=/sys/fs/cgroup/nicer.slice/nicer-work@volunteer.service/work
 slice_cgroup() {
     if [ "$placement" = root-slice ]; then
         echo "$root_leaf"
@@ -170,23 +173,23 @@ check_dbus_activation() {
         die "nicer status does not say the work is protected everywhere"
 }
 
-# The work in the root idle slice: nicer-idle.slice directly under the root cgroup with cpu.idle 1, the work's
+# The work in the root idle slice: nicer.slice directly under the root cgroup with cpu.idle 1, the work's
 # processes in the leaf of the volunteer's nicer-work@volunteer.service, running as the volunteer, and the
 # leaf's files the volunteer's (nicerd writes them).
 check_root_slice() {
-    as_root 'systemctl show -P ControlGroup nicer-idle.slice; cat /sys/fs/cgroup/nicer-idle.slice/cpu.idle
+    as_root 'systemctl show -P ControlGroup nicer.slice; cat /sys/fs/cgroup/nicer.slice/cpu.idle
         systemctl show -P ActiveState,User,ControlGroup nicer-work@volunteer.service'
-    [ "$(as_user 'systemctl show -P ControlGroup nicer-idle.slice')" = /nicer-idle.slice ] ||
-        die "nicer-idle.slice is not directly under the root cgroup"
-    [ "$(as_user 'cat /sys/fs/cgroup/nicer-idle.slice/cpu.idle')" = 1 ] || die "cpu.idle of nicer-idle.slice is not 1"
+    [ "$(as_user 'systemctl show -P ControlGroup nicer.slice')" = /nicer.slice ] ||
+        die "nicer.slice is not directly under the root cgroup"
+    [ "$(as_user 'cat /sys/fs/cgroup/nicer.slice/cpu.idle')" = 1 ] || die "cpu.idle of nicer.slice is not 1"
     poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs)\"" || die "no work runs in $root_leaf"
     local owners
-    owners=$(as_user "for p in \$(cat $root_leaf/*/cgroup.procs); do ps -o user=,comm= -p \$p; done | sort | uniq -c")
+    owners=$(as_user "for p in \$(cat $root_leaf/*/cgroup.procs); do ps -o user:20=,comm= -p \$p; done | sort | uniq -c")
     echo "the work's processes: $owners"
     echo "$owners" | grep -q md5sum || die "the demo's md5sum is not in the leaf"
     echo "$owners" | awk '$2 != "volunteer" { bad = 1 } END { exit bad }' || die "a process of the work is not the volunteer's"
     as_user "test -O $root_leaf/cpu.max && test -w $root_leaf/cgroup.freeze" || die "the leaf's files are not the volunteer's"
-    as_user 'grep -q nicer-idle.slice /proc/$(systemctl --user show -P MainPID nicerd.service)/cgroup' &&
+    as_user 'grep -q nicer.slice /proc/$(systemctl --user show -P MainPID nicerd.service)/cgroup' &&
         die "nicerd itself runs in the root idle slice"
     true
 }
@@ -235,9 +238,9 @@ check_polkit_refusals() {
     try_refused intruder systemctl start nicer-work@root.service
     try_refused volunteer systemctl start nicer-work@intruder.service
     try_refused volunteer systemctl set-property --runtime nicer-work@volunteer.service CPUQuota=100%
-    try_refused volunteer systemctl set-property --runtime nicer-idle.slice CPUWeight=100
-    try_refused volunteer systemd-run --slice=nicer-idle.slice --unit=nicer-work@volunteer-x sleep 60
-    try_refused volunteer systemctl start nicer-idle.slice
+    try_refused volunteer systemctl set-property --runtime nicer.slice CPUWeight=100
+    try_refused volunteer systemd-run --slice=nicer.slice --unit=nicer-work@volunteer-x sleep 60
+    try_refused volunteer systemctl start nicer.slice
     as_root 'systemctl is-active nicer-work@volunteer.service' || die "the volunteer's instance stopped during the refusals"
     # The rule's own grant, from its user, through the system manager (nicerd starts it the same way).
     as_root 'runuser -u volunteer -- systemctl restart nicer-work@volunteer.service </dev/null' ||
@@ -257,6 +260,46 @@ check_kill9_root_slice() {
     echo "root idle slice: the work was gone ${said} ms after kill -9 of nicerd" | tee -a "$out/figures.txt"
     poll_user 100 '! systemctl is-active -q nicer-work@volunteer.service' || die "nicer-work@volunteer.service still runs without nicerd"
     as_user 'systemctl --user reset-failed nicerd.service; systemctl --user start nicerd.service'
+}
+
+# The other ends of the link: a restart of the user manager (as at logout) ends nicerd and so the work; a work
+# host that crashes takes its work along, and nicerd starts the unit again after the supervisor's backoff.
+check_manager_restart_root_slice() {
+    as_user 'nicer status >/dev/null' || die "nicerd does not answer"
+    poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs)\"" || die "no work runs in the root idle slice"
+    local started
+    started=$(date +%s%N)
+    restart_user_manager || die "restarting the user manager"
+    poll_user 100 "test -z \"\$(cat $root_leaf/*/cgroup.procs 2>/dev/null)\"" ||
+        die "the work still ran 10 s after the user manager restarted"
+    echo "root idle slice: the work was gone within $(( ($(date +%s%N) - started) / 1000000 )) ms of the user manager's restart (its stop included)" |
+        tee -a "$out/figures.txt"
+}
+check_host_crash_root_slice() {
+    as_user 'nicer status >/dev/null' || die "nicerd does not answer"
+    poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs)\"" || die "no work runs in the root idle slice"
+    local host work
+    host=$(as_user 'systemctl show -P MainPID nicer-work@volunteer.service')
+    work=$(as_user "cat $root_leaf/*/cgroup.procs | tr '\n' ' '")
+    as_user "kill -9 $host"
+    poll_user 100 "! kill -0 $work 2>/dev/null && for p in $work; do ! kill -0 \$p 2>/dev/null || exit 1; done" ||
+        die "the work ($work) still ran 10 s after its host was killed"
+    poll_user 600 "test -n \"\$(cat $root_leaf/*/cgroup.procs 2>/dev/null)\" && test \$(systemctl show -P MainPID nicer-work@volunteer.service) != $host" ||
+        die "nicerd did not start a new host and work within 60 s"
+    echo "host $host killed: its work ($work) ended with it; a new host $(as_user 'systemctl show -P MainPID nicer-work@volunteer.service') runs $(as_user "cat $root_leaf/*/cgroup.procs | tr '\n' ' '")"
+    [ "$(status_field "['placement']")" = root-slice ] || die "nicerd left the root idle slice"
+}
+
+# BOINC's client as the work in the root idle slice: nicerd reaches it over its GUI RPC as in the user slice.
+check_boinc_root_slice() {
+    as_user 'nicer workload boinc' || die "nicer workload boinc"
+    poll_user 600 "pgrep -u volunteer -x boinc >/dev/null && grep -qx \"\$(pgrep -u volunteer -x boinc)\" $root_leaf/*/cgroup.procs" ||
+        die "the BOINC client does not run in the root idle slice"
+    poll_user 600 'nicer boinc --json | python3 -c "import json, sys; sys.exit(0 if json.load(sys.stdin)[\"state\"] in (\"running\", \"suspended\", \"held\") else 1)"'
+    local answered=$?
+    as_user 'nicer boinc --json' | head -c 600; echo
+    as_user 'nicer workload demo' || die "nicer workload demo"
+    [ "$answered" -eq 0 ] || die "nicerd did not reach the BOINC client in the root idle slice over its GUI RPC"
 }
 
 # Without the rule nicerd cannot start its instance: the work runs in the user slice, and nicer says why and
@@ -575,11 +618,14 @@ check_purge_stops_everything() {
     units=$(as_user 'systemctl --user list-units --no-legend --state=active,activating,reloading "nicer*"' || true)
     as_user 'kill $(cat /tmp/tray-host.pid) 2>/dev/null' || true
     local system
-    system=$(as_root 'systemctl show -P LoadState nicer-idle.slice nicer-work@volunteer.service | sort -u
-        ls /usr/share/polkit-1/rules.d/60-nicer.rules /usr/lib/systemd/system/nicer* /usr/libexec/nicer 2>/dev/null
-        cat /sys/fs/cgroup/nicer-idle.slice/cgroup.procs /sys/fs/cgroup/nicer-idle.slice/*/cgroup.procs 2>/dev/null' | tr '\n' ' ')
-    echo "after the purge: system part [$system]"
-    [ "$system" = "not-found " ] || die "the system part is not gone after the purge: $system"
+    # A slice loads without a file (systemd makes any slice on demand): gone means no file and not active.
+    system=$(as_root 'echo "work unit $(systemctl show -P LoadState nicer-work@volunteer.service)," \
+            "slice $(systemctl show -P ActiveState nicer.slice) from [$(systemctl show -P FragmentPath nicer.slice)]," \
+            "files [$(ls /usr/share/polkit-1/rules.d/60-nicer.rules /usr/lib/systemd/system/nicer* /usr/libexec/nicer 2>/dev/null)]," \
+            "cgroup [$(ls -d /sys/fs/cgroup/nicer.slice 2>/dev/null)]"')
+    echo "after the purge: $system"
+    [ "$system" = "work unit not-found, slice inactive from [], files [], cgroup []" ] ||
+        die "the system part is not gone after the purge: $system"
     echo "after the purge: processes [$left], active units [$units], nicerd.service $load"
     [ "$load" = not-found ] || die "the user manager still has nicerd.service after the purge ($load)"
     [ -z "$left" ] || die "processes of nicer left after the purge: $left"
@@ -590,13 +636,16 @@ run_checks() {
     check "the release .deb installs with apt" check_deb_installs
     check "nicerd starts by D-Bus activation from the session bus, puts the work in the root idle slice and says so" check_dbus_activation
     # The root idle slice (the .deb's system part), where nicerd puts the work by default.
-    check "the work runs as the volunteer in nicer-idle.slice, directly under the root cgroup with cpu.idle 1" check_root_slice
+    check "the work runs as the volunteer in nicer.slice, directly under the root cgroup with cpu.idle 1" check_root_slice
     check "root idle slice: cpu.max of the work's leaf follows the quota" check_cpu_max_follows_quota
     check "root idle slice: the leaf has the work's memory limit" check_memory_limit
     check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
     check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
     check "polkit lets a user start, stop and restart only their own instance; every other call is refused" check_polkit_refusals
+    check "root idle slice: BOINC's client runs there and nicerd reaches it over its GUI RPC" check_boinc_root_slice
     check "root idle slice: kill -9 of nicerd stops the work within seconds (the link)" check_kill9_root_slice
+    check "root idle slice: a restart of the user manager (as at logout) stops the work" check_manager_restart_root_slice
+    check "root idle slice: a crashed work host takes its work along, and nicerd starts a new one" check_host_crash_root_slice
     check "without the polkit rule the work runs in the user slice, and nicer says why and what protects everything" check_without_system_part
     # The user manager's slice, as on a machine without the system part (placement = user-slice).
     check "with placement = user-slice the work runs in the user manager, and nicer status says so" use_user_slice

@@ -65,13 +65,13 @@ TEST_CASE("messages keep their bounds on a SOCK_SEQPACKET pair, and a closed pee
           "[WorkHostMessage]") {
     int fds[2];
     REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0);
-    REQUIRE(sendMessage(fds[0], {"hello", "/nicer-idle.slice/nicer-work@alice.service/work"}));
+    REQUIRE(sendMessage(fds[0], {"hello", "/nicer.slice/nicer-work@alice.service/work"}));
     REQUIRE(sendMessage(fds[0], {"exited", "nicer-work-1.service", "killed by SIGTERM"}));
     auto first = receiveMessage(fds[1]);
     auto second = receiveMessage(fds[1]);
     REQUIRE(first);
     REQUIRE(second);
-    CHECK(*first == Message{"hello", "/nicer-idle.slice/nicer-work@alice.service/work"});
+    CHECK(*first == Message{"hello", "/nicer.slice/nicer-work@alice.service/work"});
     CHECK(*second == Message{"exited", "nicer-work-1.service", "killed by SIGTERM"});
     const Message huge{"start", std::string(kMaxMessageBytes, 'x')};
     CHECK_FALSE(sendMessage(fds[0], huge));

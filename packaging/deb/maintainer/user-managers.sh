@@ -42,7 +42,7 @@ nicer_systemctl() {
 }
 
 # The system manager, where it runs (not in a chroot or a container without systemd): the root idle slice
-# (nicer-idle.slice) and each user's nicer-work@USER.service are its units.
+# (nicer.slice) and each user's nicer-work@USER.service are its units.
 nicer_system() {
     [ -d /run/systemd/system ] || return 0
     timeout 30 systemctl "$@"
@@ -74,8 +74,8 @@ nicer_stop_everywhere() {
     done
     # Each nicerd's work host ended with its link; whatever is left in the root idle slice is stopped too.
     nicer_system daemon-reload || echo "nicer: the system manager did not reload its units" >&2
-    nicer_system stop 'nicer-work@*.service' 'nicer-idle.slic[e]' ||
-        echo "nicer: could not stop the work in nicer-idle.slice (see above)" >&2
+    nicer_system stop 'nicer-work@*.service' 'nicer.slic[e]' ||
+        echo "nicer: could not stop the work in nicer.slice (see above)" >&2
     nicer_system reset-failed 'nicer-work@*.service' 2>/dev/null || true
 }
 
