@@ -317,6 +317,42 @@ class DebianService(Policy):
         self.root.remove()
 
 
+class RootIdleSlice(DebianService):
+    """The work in the root idle slice, as nicer's .deb runs it (the system's nicer.slice, directly under the
+    root cgroup with CPUWeight=idle): here benchidle, a cgroup at the root of every hierarchy that counts the
+    CPU, with cpu.idle 1 written by hand (on these hybrid machines into the v1 cpu hierarchy, as systemd 252
+    cannot; on pure v2 into the one tree). The work runs at plain priority: cpu.idle at the root makes it yield
+    at once to every other root-level group (system.slice, user.slice, so every program on the machine). In
+    that place nicerd's loop answers no demand and leaves the quota whole (docs/placement.md), so the kernel
+    alone is what this row measures: nicer's root idle slice on these machines, where nicerd itself cannot
+    put the work there (the cpu controller is on cgroup v1)."""
+
+    key = "root-idle"
+    label = "root idle slice (cpu.idle=1 at the root, by hand)"
+    cgroup_name = "benchidle"
+
+    @staticmethod
+    def possible():
+        return pure_v2() or Path("/sys/fs/cgroup/cpu/cpu.idle").exists()
+
+    def start(self, kind):
+        try:
+            self.root.create()
+            for d in self.root.dirs():
+                if (d / "cpu.idle").exists():
+                    (d / "cpu.idle").write_text("1\n")
+            for _ in range(self.instances(kind)):
+                self.processes.append(subprocess.Popen(self.root.command(WORK[kind]), stdin=subprocess.DEVNULL,
+                                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            self.work = Work(self.cgroup_name, cgroup=self.root.cgroup)
+            if not any((d / "cpu.idle").exists() and (d / "cpu.idle").read_text().strip() == "1"
+                       for d in self.root.dirs()):
+                raise RuntimeError(f"{self.label}: no cpu.idle 1 in {self.root.cgroup}")
+        except BaseException:
+            self.stop()
+            raise
+
+
 class Concurrency(Policy):
     """For the memory-bound class: fewer work instances running at once, as many as nicer's quota would give
     CPUs (its measured share of the machine in this run, rounded, at least one), at the idle weight."""
@@ -445,5 +481,5 @@ def all_policies():
     nicer's share."""
     by_hand = CpuIdleByHand.possible()
     return ([SameWeight, Nice19, IdleWeight] + ([CpuIdleByHand] if by_hand else [])
-            + [DebianService, StaticCap, BoincRule, Sideloader, NicerThesis, NicerBefore, NicerWindow100ms, Nicer]
+            + [DebianService] + ([RootIdleSlice] if RootIdleSlice.possible() else []) + [StaticCap, BoincRule, Sideloader, NicerThesis, NicerBefore, NicerWindow100ms, Nicer]
             + ([NicerCpuIdleByHand, NicerMachineSignal] if by_hand else []) + [NicerWideBand, Concurrency])

@@ -54,7 +54,7 @@ SPLIT_CLASSES = ("compute", "server", "wakeup")  # the classes measured in two p
 QUICK = {
     "beside": ("same-weight", "nice19", "idle-weight", "cpu-idle-v1", "static", "boinc", "sideloader",
                "nicer-thesis", "nicer", "nicer-cpu-idle-v1", "concurrency"),
-    "outside": ("idle-weight", "debian-service", "nicer"),
+    "outside": ("idle-weight", "debian-service", "root-idle", "nicer"),
 }
 QUICK_ONSET = 5
 
