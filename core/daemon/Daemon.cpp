@@ -494,6 +494,9 @@ void Daemon::shutdown() {
     if (m_sliceStarted && m_units) {
         (void)m_units->stopUnit(m_config.slice, true);
     }
+    // In the root idle slice: the link closes, and the work host ends with its unit.
+    m_units = m_userUnits.get();
+    m_rootUnits.reset();
     m_observer.reset();
     if (m_bus) {
         sd_bus_flush(m_bus.get());

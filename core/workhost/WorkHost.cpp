@@ -23,20 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-Result<void> writeCgroupFile(const fs::path& file, const std::string& value) {
-    const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return Error{"cannot open " + file.string() + ": " + std::strerror(errno)};
-    }
-    const ssize_t n = ::write(fd, value.data(), value.size());
-    const int error = errno;
-    ::close(fd);
-    if (n != static_cast<ssize_t>(value.size())) {
-        return Error{"cannot write '" + value + "' to " + file.string() + ": " + std::strerror(error)};
-    }
-    return {};
-}
-
 std::vector<pid_t> processesOf(const fs::path& dir) {
     std::vector<pid_t> pids;
     std::error_code ec;
@@ -78,6 +64,20 @@ std::string describeStatus(int status) {
 }
 
 } // namespace
+
+Result<void> writeCgroupFile(const fs::path& file, const std::string& value) {
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return Error{"cannot open " + file.string() + ": " + std::strerror(errno)};
+    }
+    const ssize_t n = ::write(fd, value.data(), value.size());
+    const int error = errno;
+    ::close(fd);
+    if (n != static_cast<ssize_t>(value.size())) {
+        return Error{"cannot write '" + value + "' to " + file.string() + ": " + std::strerror(error)};
+    }
+    return {};
+}
 
 void killCgroup(const fs::path& dir) {
     if (!writeCgroupFile(dir / "cgroup.kill", "1")) {

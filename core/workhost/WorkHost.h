@@ -68,6 +68,8 @@ private:
     std::map<std::string, Instance> m_instances;
 };
 
+/// Writes @p value to the cgroup file @p file (one write, as the kernel wants it); the error names both.
+Result<void> writeCgroupFile(const std::filesystem::path& file, const std::string& value);
 /// Kills every process of the cgroup v2 directory @p dir and its children at once (cgroup.kill, Linux
 /// 5.14), or by SIGKILL to each process listed where cgroup.kill is missing.
 void killCgroup(const std::filesystem::path& dir);

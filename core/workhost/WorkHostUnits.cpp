@@ -1,10 +1,11 @@
 #include "workhost/WorkHostUnits.h"
 
 #include "util/Text.h"
+#include "workhost/WorkHost.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <poll.h>
 #include <pwd.h>
@@ -82,9 +83,8 @@ WorkHostUnits::connect(usermanager::UnitManager& user, std::unique_ptr<usermanag
     }
     if (file->empty()) {
         return Error{std::string(kWorkTemplate) +
-                     " is not installed on this system (nicer's .deb installs it "
-                     "with " +
-                     kIdleSlice + " and the polkit rule that lets you start your own instance)"};
+                     " is not installed on this system (nicer's .deb installs it, " + "with the system's " +
+                     kIdleSlice + " and the polkit rule that lets you start your own)"};
     }
     auto units = std::unique_ptr<WorkHostUnits>(
         new WorkHostUnits(user, std::move(system), std::move(names), unit, wait));
@@ -207,18 +207,7 @@ Result<void> WorkHostUnits::writeLeafFile(const std::string& file, const std::st
     if (!m_link) {
         return {}; // written when the host is back
     }
-    const fs::path path = fs::path(kCgroupRoot) / m_workCgroup.substr(1) / file;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return Error{"cannot open " + path.string() + ": " + std::strerror(errno)};
-    }
-    const ssize_t n = ::write(fd, value.data(), value.size());
-    const int error = errno;
-    ::close(fd);
-    if (n != static_cast<ssize_t>(value.size())) {
-        return Error{"cannot write '" + value + "' to " + path.string() + ": " + std::strerror(error)};
-    }
-    return {};
+    return writeCgroupFile(fs::path(kCgroupRoot) / m_workCgroup.substr(1) / file, value);
 }
 
 Result<void> WorkHostUnits::applyProperty(const Property& p) {
@@ -280,8 +269,17 @@ Result<void> WorkHostUnits::startTransientUnit(const std::string& name, const Pr
     }
     // The work sees what it would see as a service of the user manager: nicerd's environment is the
     // manager's, and its working directory the home directory.
+    // The variables systemd gives nicerd's own unit are not the work's (its journal stream, notify socket,
+    // invocation): the host's unit has its own.
+    static constexpr std::string_view kUnitOwn[] = {
+        "NOTIFY_SOCKET=",  "LISTEN_PID=", "LISTEN_FDS=",   "LISTEN_FDNAMES=", "INVOCATION_ID=",
+        "JOURNAL_STREAM=", "MANAGERPID=", "WATCHDOG_PID=", "WATCHDOG_USEC=",  "SYSTEMD_EXEC_PID="};
     for (char** e = environ; e && *e; ++e) {
-        request.environment.emplace_back(*e);
+        const std::string_view entry(*e);
+        if (std::none_of(std::begin(kUnitOwn), std::end(kUnitOwn),
+                         [&](std::string_view own) { return entry.substr(0, own.size()) == own; })) {
+            request.environment.emplace_back(entry);
+        }
     }
     if (const char* home = std::getenv("HOME")) {
         request.workingDirectory = home;
