@@ -62,14 +62,11 @@ Result<UniqueFd> connectToNicerd() {
                  " (this unit is started by nicerd, not by hand)"};
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    CLI::App app{
-        "Runs one user's volunteer work in the machine's root idle slice (nicer.slice) for that "
-        "user's nicerd. Started by nicerd through the system manager as nicer-work@USER.service; it "
-        "takes no options and stops the work as soon as nicerd is gone.",
-        "nicer-work-host"};
+int run(int argc, char** argv) {
+    CLI::App app{"Runs one user's volunteer work in the machine's root idle slice (nicer.slice) for that "
+                 "user's nicerd. Started by nicerd through the system manager as nicer-work@USER.service; it "
+                 "takes no options and stops the work as soon as nicerd is gone.",
+                 "nicer-work-host"};
     app.set_version_flag("--version", std::string(NICER_VERSION));
     CLI11_PARSE(app, argc, argv);
 
@@ -109,4 +106,18 @@ int main(int argc, char** argv) {
     }
     std::cerr << "nicer-work-host: nicerd is gone or the unit was stopped; the work was stopped\n";
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // What escapes (out of memory, a bug) ends the host with a message; the unit's end kills the work.
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        std::cerr << "nicer-work-host: internal error: " << e.what() << '\n';
+    } catch (...) {
+        std::cerr << "nicer-work-host: internal error\n";
+    }
+    return 1;
 }

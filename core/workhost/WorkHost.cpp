@@ -216,7 +216,7 @@ Message WorkHost::start(const StartRequest& r) {
         return {"failed", r.name, std::string("fork: ") + std::strerror(errno)};
     }
     std::string why(512, '\0');
-    ssize_t n;
+    ssize_t n = 0;
     while ((n = ::read(pipeFds[0], why.data(), why.size())) < 0 && errno == EINTR) {
     }
     ::close(pipeFds[0]);
@@ -266,7 +266,7 @@ std::optional<int> WorkHost::pollTimeoutMs() const {
 
 void WorkHost::reap(int link) {
     int status = 0;
-    pid_t pid;
+    pid_t pid = 0;
     while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
         auto it = std::find_if(m_instances.begin(), m_instances.end(),
                                [pid](const auto& entry) { return entry.second.pid == pid; });

@@ -119,7 +119,7 @@ Result<void> sendMessage(int fd, const Message& message) {
 
 Result<Message> receiveMessage(int fd) {
     std::string packet(kMaxMessageBytes, '\0');
-    ssize_t n;
+    ssize_t n = 0;
     while ((n = ::recv(fd, packet.data(), packet.size(), 0)) < 0) {
         if (errno != EINTR) {
             return Error{std::string("cannot read the work host's link: ") + std::strerror(errno)};

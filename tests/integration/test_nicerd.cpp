@@ -410,8 +410,8 @@ TEST_CASE("a bad config file is rejected with what is wrong, and nothing starts"
 // These machines run no system manager and keep the cpu controller on cgroup v1, and the private user manager
 // has no system part: the user slice, with the reason (the root idle slice is checked in the Debian guest,
 // tests/vm).
-TEST_CASE("without the system part nicerd runs the work in the user slice and says why; asked for the root "
-          "idle slice it refuses to start",
+TEST_CASE("without the system part nicerd runs the work in the user slice and says why, and asked for "
+          "the root idle slice it refuses to start",
           "[nicerd][placement]") {
     {
         NicerdProcess daemon({"--instances", "1"}, freshStateDir("placement"));

@@ -645,6 +645,7 @@ run_checks() {
     check "root idle slice: cpu.max of the work's leaf follows the quota" check_cpu_max_follows_quota
     check "root idle slice: the leaf has the work's memory limit" check_memory_limit
     check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
+    check "the tray starts from its desktop entry under Xvfb and reaches nicerd (the work in the root idle slice; screenshot)" check_tray_from_desktop_entry
     check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
     check "polkit lets a user start, stop and restart only their own instance; every other call is refused" check_polkit_refusals
     check "root idle slice: BOINC's client runs there and nicerd reaches it over its GUI RPC" check_boinc_root_slice
@@ -662,7 +663,6 @@ run_checks() {
     check "pause freezes nicer.slice (cgroup.events frozen 1), resume thaws it" check_pause_freezes
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
     check "the usermanager integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_usermanager_integration_tests
-    check "the tray starts from its desktop entry under Xvfb and reaches nicerd" check_tray_from_desktop_entry
     check "beside a hog of the user's own under the same user manager, the work's quota stays whole" check_sibling_hog_keeps_quota
     check "beside a system service's hog on every CPU, the work keeps at most 0.10 of the machine" check_system_hog_nicer
     check "the system-wide boinc-client.service is found by its .wants link and through the system bus" check_boinc_system_service
