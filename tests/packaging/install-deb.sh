@@ -61,7 +61,7 @@ cleanup() {
 trap cleanup EXIT
 runtime=$work/runtime
 dpkg-deb -x "$deb" "$work/tree"
-# No root, ever: nothing setuid or setgid, no system-wide unit, and maintainer scripts that only reach the
+# No root, ever: nothing setuid or setgid, no system unit but the root idle slice's, and maintainer scripts that only reach the
 # users' own managers as those users (stop, restart, reload: docs/packaging.md) and never give a file
 # capabilities, an owner or a mode, nor run a program of the package.
 if find "$work/tree" -perm /6000 | grep .; then fail "the package has setuid or setgid files"; fi
@@ -76,10 +76,20 @@ for script in prerm postrm postinst; do
         fail "the $script script changes files or runs a program of the package as root"
     fi
 done
-if [ -d "$work/tree/lib/systemd/system" ] || [ -d "$work/tree/usr/lib/systemd/system" ]; then
-    fail "the package has a system-wide systemd unit"
+# The system part (docs/placement.md) is the root idle slice and one template unit that runs as the user who
+# starts it, with nothing of it as root (no "+" or "!" command prefixes, no other User=), and the polkit rule.
+system_units=$(cd "$work/tree" && find lib/systemd/system usr/lib/systemd/system -type f -printf '%f\n' 2>/dev/null | LC_ALL=C sort | tr '\n' ' ' || true)
+[ "$system_units" = "nicer-work@.service nicer.slice " ] || fail "the system units are not the root idle slice's two: $system_units"
+for work_unit in "$work"/tree/{,usr/}lib/systemd/system/nicer-work@.service; do [ -f "$work_unit" ] && break; done
+grep -qx 'User=%i' "$work_unit" || fail "nicer-work@.service does not run as the user of its instance (User=%i)"
+if grep -nE '^(User=|Group=|Exec[A-Za-z]*=[-@:]*[+!]|PermissionsStartOnly|AmbientCapabilities|CapabilityBoundingSet)' "$work_unit" | grep -v 'User=%i'; then
+    fail "nicer-work@.service runs something with privileges"
 fi
-step "no setuid or setgid file, no system unit, maintainer scripts that only reach the users' managers"
+rules=$(ls "$work/tree/usr/share/polkit-1/rules.d" | tr '\n' ' ')
+[ "$rules" = "60-nicer.rules " ] || fail "the polkit rules are not 60-nicer.rules alone: $rules"
+grep -q '"nicer-work@" + subject.user + ".service"' "$work/tree/usr/share/polkit-1/rules.d/60-nicer.rules" ||
+    fail "the polkit rule does not tie the instance to the caller's own name"
+step "no setuid or setgid file; the system part is the root idle slice, nicer-work@.service as its user, one polkit rule; maintainer scripts that only reach the managers"
 desktop-file-validate "$work/tree/usr/share/applications/org.nicer.Tray.desktop"
 appstreamcli validate --no-net "$work/tree/usr/share/metainfo/org.nicer.Tray.metainfo.xml"
 lintian --info "$deb" | tee "$out/lintian.txt" >&2 || true
