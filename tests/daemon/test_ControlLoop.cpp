@@ -416,10 +416,12 @@ public:
         return managerNSec;
     }
     nicer::Result<bool> workYieldsToSiblings() override { return cpuIdle; }
+    nicer::Result<bool> workYieldsToEverything() override { return rootIdle; }
 
     std::uint64_t managerNSec = 7'000'000'000;
     bool managerReadable = true;
     bool cpuIdle = true;
+    bool rootIdle = false; ///< the work in the root idle slice
 };
 
 /// One period of a two-CPU machine: shares of the machine used by the work, by its siblings in the user
@@ -494,6 +496,17 @@ TEST_CASE("auto answers the outside only while the work's slice has cpu.idle", "
             stopped = stopped || thesis.step(0.0).quota == 0.0;
         }
         CHECK(stopped);
+    }
+    SECTION("in the root idle slice a hog outside the user manager costs the work no quota: the kernel puts "
+            "it first") {
+        boundary.rootIdle = true;
+        for (int i = 0; i < 8; ++i) {
+            const auto s = tickPeriod(loop, machine, actuator, boundary, {0.0, 0.0, 1.0}, i);
+            CHECK(s.outsideSignal);
+            CHECK(s.outside == Approx(1.0));
+            CHECK(s.quota == 1.0);
+            CHECK(s.overloadCount == 0);
+        }
     }
     SECTION("a hog outside the user manager stops the work, as the thesis's controller would") {
         Controller byHand(params);
