@@ -136,8 +136,7 @@ public:
     std::string boincRefusal;               ///< when set, the BOINC requests fail with it
     std::string actuatorNote_ = "no cpu controller: a duty cycle holds the work";
     nicer::api::Placement placement_ = nicer::api::Placement::RootSlice;
-    std::string placementNote_ =
-        "in nicer.slice (nicer-work@alice.service), directly under the root cgroup";
+    std::string placementNote_ = "in nicer.slice (nicer-work@alice.service), directly under the root cgroup";
     double memoryMaxPercent_ = 50;
     std::uint64_t memoryMaxBytes_ = 4'294'967'296; // 4 GiB, 50% of 8 GiB
 
