@@ -77,6 +77,24 @@ class Outside:
         return self.root.cpu_usec()
 
 
+# The session placement: the user manager runs in USER_CGROUP/nicer-user-manager and the foreground in
+# USER_CGROUP/benchsession, siblings under one parent as user@UID.service and a login session's
+# session-N.scope are under user-UID.slice (Cinnamon's, XFCE's or MATE's desktop).
+USER_CGROUP = "benchuser"
+MANAGER_CGROUP = USER_CGROUP + "/nicer-user-manager"
+
+
+class Session(Outside):
+    """The foreground in benchuser/benchsession, the user manager's sibling under their parent: a login session
+    (run.py starts the manager there when this placement is asked for)."""
+
+    key = "session"
+    label = "in the login session (a sibling of the user manager under the user's slice)"
+
+    def __init__(self):
+        self.root = RootCgroup(USER_CGROUP + "/benchsession")
+
+
 BESIDE = Beside()
 
 

@@ -293,11 +293,12 @@ def window(samples, start=None, end=None):
     }
 
 
-def user_manager_env(root):
-    """Starts (or finds) the user manager of tests/harness: its environment variables, and whether it was
-    started here (then stop_user_manager() stops it)."""
+def user_manager_env(root, cgroup=None):
+    """Starts (or finds) the user manager of tests/harness, in @p cgroup (a path below the root) when given:
+    its environment variables, and whether it was started here (then stop_user_manager() stops it)."""
+    env = dict(os.environ, NICER_UM_CGROUP=cgroup) if cgroup else None
     done = subprocess.run([str(root / "tests/harness/user-manager.sh"), "start"], text=True, capture_output=True,
-                          timeout=90)
+                          timeout=90, env=env)
     if done.returncode != 0:
         raise RuntimeError("no systemd user manager: " + done.stderr.strip())
     env = {}
@@ -308,5 +309,7 @@ def user_manager_env(root):
     return env, "started systemd --user" in done.stderr
 
 
-def stop_user_manager(root):
-    run(str(root / "tests/harness/user-manager.sh"), "stop", timeout=90)
+def stop_user_manager(root, cgroup=None):
+    env = dict(os.environ, NICER_UM_CGROUP=cgroup) if cgroup else None
+    subprocess.run([str(root / "tests/harness/user-manager.sh"), "stop"], check=True, timeout=90, env=env,
+                   stdout=subprocess.DEVNULL)

@@ -23,7 +23,7 @@ from pathlib import Path
 from machine import NCPU, RootCgroup, Work, cpu_cgroup_dir, machine_ticks, pure_v2, run
 
 BESIDE_ONLY = ("beside",)
-BOTH = ("beside", "outside")
+EVERY_PLACEMENT = ("beside", "outside", "session")
 
 WORK = {
     "cpu": ["md5sum", "/dev/zero"],
@@ -102,7 +102,7 @@ class Policy:
 class SameWeight(Policy):
     key = "same-weight"
     label = "uncontrolled, same weight"
-    placements = BOTH
+    placements = EVERY_PLACEMENT
 
 
 class Nice19(Policy):
@@ -114,7 +114,7 @@ class Nice19(Policy):
 class IdleWeight(Policy):
     key = "idle-weight"
     label = "CPUWeight=idle"
-    placements = BOTH
+    placements = EVERY_PLACEMENT
     slice_properties = [("CPUAccounting", "b", "true"), ("CPUWeight", "t", 0)]
 
 
@@ -124,7 +124,7 @@ class CpuIdleByHand(Policy):
 
     key = "cpu-idle-v1"
     label = "cpu.idle=1 (v1 cgroup, by hand)"
-    placements = BOTH
+    placements = EVERY_PLACEMENT
     slice_properties = [("CPUAccounting", "b", "true"), ("CPUWeight", "t", 100)]
 
     @staticmethod
@@ -257,7 +257,7 @@ class DebianService(Policy):
 
     key = "debian-service"
     label = "Debian's boinc-client.service (system.slice, Nice=10, SCHED_IDLE)"
-    placements = BOTH
+    placements = EVERY_PLACEMENT
     cgroup_name = "benchboinc"
 
     def __init__(self, ctx):
@@ -372,7 +372,7 @@ class Nicer(Policy):
 
     key = "nicer"
     label = "nicer defaults"
-    placements = BOTH
+    placements = EVERY_PLACEMENT
     options = []
 
     def start(self, kind):
@@ -408,7 +408,7 @@ class Nicer(Policy):
 class NicerThesis(Nicer):
     key = "nicer-thesis"
     label = "nicer, thesis mode (quota only)"
-    placements = BOTH
+    placements = EVERY_PLACEMENT
     options = ["--no-idle-weight", "--multiplier-decay", "1", "--quota-period", "0.1"]
 
 
@@ -433,7 +433,7 @@ class NicerCpuIdleByHand(Nicer):
 
     key = "nicer-cpu-idle-v1"
     label = "nicer defaults + cpu.idle=1 (v1, by hand)"
-    placements = BOTH
+    placements = EVERY_PLACEMENT
 
     def start(self, kind):
         super().start(kind)

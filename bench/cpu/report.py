@@ -145,6 +145,13 @@ def summarize(data):
             "{onset} s: the foreground's first {onset} s, started once the work had had the machine to itself "
             "and its controller had released it; steady: the {seconds} s right after; work's share: of the "
             "whole machine, while the compute foreground ran):")))
+    if "session" in data.get("placements", []):
+        out.append(phase_tables(data, Results(data, "session"), (
+            "**In the login session** (the foreground in benchuser/benchsession, the user manager's sibling under "
+            "their parent, as a Cinnamon, XFCE or MATE desktop's session-N.scope is beside user@UID.service "
+            "under user-UID.slice; × = ratio to the foreground alone there, in the same phase; first {onset} s, "
+            "then the {seconds} s right after; work's share: of the whole machine, while the compute foreground "
+            "ran):")))
     return "\n".join(out) + "\n"
 
 

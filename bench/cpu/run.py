@@ -37,15 +37,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from foregrounds import (BESIDE, FG_SLICE, Bursty, Compute, Memory, Outside, Server, Video,  # noqa: E402
-                         Wakeup, recovery_seconds)
+from foregrounds import (BESIDE, FG_SLICE, MANAGER_CGROUP, Bursty, Compute, Memory, Outside, Server,  # noqa: E402
+                         Session, Video, Wakeup, recovery_seconds)
 from machine import (NCPU, NoWork, Sampler, pid_cpu_seconds, pid_memory_kib, run, stop_user_manager,  # noqa: E402
                      user_manager_env, window)
 from policies import all_policies, extra_policies, start_slice, stop_units  # noqa: E402
 import report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-PLACEMENTS = ("beside", "outside")
+PLACEMENTS = ("beside", "outside", "session")
 SPLIT_CLASSES = ("compute", "server", "wakeup")  # the classes measured in two phases
 # --quick (without --only): the policies of each placement (with the baseline), so that it stays at about 10
 # minutes, as before the outside placement (a policy beside takes about 45 s there, outside about 35 s):
@@ -55,6 +55,7 @@ QUICK = {
     "beside": ("same-weight", "nice19", "idle-weight", "cpu-idle-v1", "static", "boinc", "sideloader",
                "nicer-thesis", "nicer", "nicer-cpu-idle-v1", "concurrency"),
     "outside": ("idle-weight", "debian-service", "root-idle", "nicer"),
+    "session": ("idle-weight", "root-idle", "nicer"),
 }
 QUICK_ONSET = 5
 
@@ -270,11 +271,13 @@ def main():
     # SIGTERM and SIGHUP end the run as Ctrl-C does, through the finally below.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     signal.signal(signal.SIGHUP, lambda *_: sys.exit(130))
-    outside = Outside()
+    outside, session = Outside(), Session()
     ctx, policies, skipped, rows, cpu_classes, memory = None, [], [], {}, [], None
     records, costs = [], []
     began = time.monotonic()
-    env, started_manager = user_manager_env(ROOT)
+    # With the session placement the user manager runs below a parent of its own, beside the session.
+    manager_cgroup = MANAGER_CGROUP if "session" in placements else None
+    env, started_manager = user_manager_env(ROOT, manager_cgroup)
     try:
         os.environ.update(env)
         ctx = Context(args.build.resolve())
@@ -296,7 +299,7 @@ def main():
                 print(f"bench/cpu: skipping '{policy.label}': {reason}", file=sys.stderr)
                 skipped.append([policy.key, policy.label, reason])
                 policies.remove(policy)
-        where = {"beside": BESIDE, "outside": outside}
+        where = {"beside": BESIDE, "outside": outside, "session": session}
         # Each placement's rows: its own set, or every policy --only names.
         for p in placements:
             chosen = [q for q in policies if (p in q.placements or only)
@@ -308,6 +311,8 @@ def main():
             start_slice(FG_SLICE, [("CPUAccounting", "b", "true")])
         if "outside" in placements:
             outside.root.create()
+        if "session" in placements:
+            session.root.create()
         for rep in range(args.reps):
             for p in placements:
                 for policy in rows[p]:
@@ -318,13 +323,14 @@ def main():
         # A second Ctrl-C must not cut the cleanup short.
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_IGN)
-        try:
-            outside.root.remove()
-        except (OSError, RuntimeError) as e:
-            print(f"bench/cpu: WARNING: could not remove {outside.root.cgroup}: {e}", file=sys.stderr)
+        for placement in (outside, session):
+            try:
+                placement.root.remove()
+            except (OSError, RuntimeError) as e:
+                print(f"bench/cpu: WARNING: could not remove {placement.root.cgroup}: {e}", file=sys.stderr)
         stop_units(FG_SLICE)
         if started_manager:
-            stop_user_manager(ROOT)
+            stop_user_manager(ROOT, manager_cgroup)
         (args.out / "results.json").write_text(json.dumps(
             {"cpus": NCPU, "reps": args.reps, "seconds": seconds, "settle": args.settle, "quick": args.quick,
              "onset": args.onset, "split_beside": args.split_beside, "placements": placements,

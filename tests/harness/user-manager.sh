@@ -19,7 +19,10 @@
 set -euo pipefail
 
 RUNTIME=${XDG_RUNTIME_DIR:-/run/user/$(id -u)}
-CG_NAME=nicer-user-manager                       # unique cgroup name in each hierarchy
+# The manager's cgroup in each hierarchy: a unique name at the root, or a path below a parent of its own
+# (NICER_UM_CGROUP=benchuser/nicer-user-manager: bench/cpu's session placement, where a login session's scope
+# is the manager's sibling under user-UID.slice).
+CG_NAME=${NICER_UM_CGROUP:-nicer-user-manager}
 PIDFILE=$RUNTIME/nicer-user-manager.pid
 LOG=$RUNTIME/nicer-user-manager.log
 MARKER=$RUNTIME/nicer-user-manager.created-run-systemd-system
@@ -93,6 +96,8 @@ do_stop() {
     done
     find "$d" -depth -type d -exec rmdir {} + 2>/dev/null || true
     if [[ -d $d ]]; then log "WARNING: could not remove $d"; fi
+    # A parent of its own goes too, once empty (a session's cgroup beside the manager is its user's).
+    if [[ $CG_NAME == */* ]]; then rmdir "${d%/"${CG_NAME#*/}"}" 2>/dev/null || true; fi
   done
   if [[ -e $MARKER ]]; then rmdir /run/systemd/system 2>/dev/null || true; rm -f "$MARKER"; fi
   log "stopped"
@@ -116,6 +121,9 @@ do_start() {
       echo "+cpu +memory +pids" >"$d/cgroup.subtree_control" 2>/dev/null || true
     fi
     mkdir -p "$d/$CG_NAME"; dirs+=("$d/$CG_NAME")
+    if [[ $d == /sys/fs/cgroup && $CG_NAME == */* ]]; then   # pure v2: the parent passes them on
+      echo "+cpu +memory +pids" >"$d/${CG_NAME%%/*}/cgroup.subtree_control" 2>/dev/null || true
+    fi
   done < <(hierarchies)
   # Subshell: move itself into the fresh cgroups, then exec the manager (keeps the PID).
   # Clean env so units inherit nothing from the caller; stdout/stderr (generators, early
