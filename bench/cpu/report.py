@@ -138,21 +138,24 @@ def summarize(data):
             out.append(phase_tables(data, res, "**Beside the work, first {onset} s and steady** (the foreground "
                                     "in benchfg.slice under the user manager, measured in two phases as across "
                                     "the boundary below; the tables above give the steady phase):"))
-    if "outside" in data.get("placements", []):
-        out.append(phase_tables(data, Results(data, "outside"), (
-            "**Across the boundary** (the foreground outside the user manager, in a root-level cgroup placed as "
-            "system.slice is; × = ratio to the foreground alone there, in the same phase, 1.00 = no loss; first "
-            "{onset} s: the foreground's first {onset} s, started once the work had had the machine to itself "
-            "and its controller had released it; steady: the {seconds} s right after; work's share: of the "
-            "whole machine, while the compute foreground ran):")))
-    if "session" in data.get("placements", []):
-        out.append(phase_tables(data, Results(data, "session"), (
-            "**In the login session** (the foreground in benchuser/benchsession, the user manager's sibling under "
-            "their parent, as a Cinnamon, XFCE or MATE desktop's session-N.scope is beside user@UID.service "
-            "under user-UID.slice; × = ratio to the foreground alone there, in the same phase; first {onset} s, "
-            "then the {seconds} s right after; work's share: of the whole machine, while the compute foreground "
-            "ran):")))
+    for placement, where in PHASED_PLACEMENTS:
+        if placement in data.get("placements", []):
+            out.append(phase_tables(data, Results(data, placement), (
+                where + "; × = ratio to the foreground alone there, in the same phase, 1.00 = no loss; first "
+                "{onset} s: the foreground's first {onset} s, started once the work had had the machine to "
+                "itself and its controller had released it; steady: the {seconds} s right after; work's share: "
+                "of the whole machine, while the compute foreground ran):")))
     return "\n".join(out) + "\n"
+
+
+# The placements whose foregrounds run in two phases, and what each table's title says of where they ran.
+PHASED_PLACEMENTS = (
+    ("outside", "**Across the boundary** (the foreground outside the user manager, in a root-level cgroup placed "
+                "as system.slice is"),
+    ("session", "**In the login session** (the foreground in benchuser/benchsession, the user manager's sibling "
+                "under their parent, as a Cinnamon, XFCE or MATE desktop's session-N.scope is beside "
+                "user@UID.service under user-UID.slice"),
+)
 
 
 def phase_tables(data, res, title):

@@ -200,8 +200,9 @@ check_root_slice() {
 session_hog_shares() {
     as_user 'nohup stress-ng --cpu 0 --timeout 60s >/dev/null 2>&1 & echo $! >/tmp/session-hog.pid'
     local scope
-    scope=$(as_user 'sleep 1; sed -n "s/^0:://p" /proc/$(cat /tmp/session-hog.pid)/cgroup')
+    scope=$(as_user 'sed -n "s/^0:://p" /proc/$(cat /tmp/session-hog.pid)/cgroup')
     case "$scope" in */session-*.scope) ;; *) as_user 'kill $(cat /tmp/session-hog.pid)'; die "the hog is not in a login session's scope: $scope" ;; esac
+    # 2 s for the hog's workers to start and the kernel to settle, then the measured window.
     as_user "sleep 2; cpu-share 10 $1 $scope"
     as_user 'kill $(cat /tmp/session-hog.pid); pkill -u volunteer -x stress-ng' || true
 }
@@ -306,13 +307,14 @@ check_boinc_root_slice() {
 # what protects more.
 check_without_system_part() {
     as_user 'systemctl --user stop nicerd.service'
-    as_root 'mv /usr/share/polkit-1/rules.d/60-nicer.rules /root/ && sleep 1'
+    # polkitd reads its rules when it starts, and systemctl returns once it answers on the bus (Type=dbus).
+    as_root 'mv /usr/share/polkit-1/rules.d/60-nicer.rules /root/ && systemctl restart polkit.service'
     as_user 'nicer status >/dev/null'
     local where note
     where=$(status_field "['placement']")
     note=$(status_field "['placement_note']")
     as_user 'systemctl --user stop nicerd.service'
-    as_root 'mv /root/60-nicer.rules /usr/share/polkit-1/rules.d/ && sleep 1'
+    as_root 'mv /root/60-nicer.rules /usr/share/polkit-1/rules.d/ && systemctl restart polkit.service'
     echo "placement: $where: $note"
     [ "$where" = user-slice ] || die "without the polkit rule nicerd chose '$where'"
     [[ $note == *"refused to start nicer-work@volunteer.service"* ]] || die "the note does not say the start was refused"
