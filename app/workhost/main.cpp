@@ -1,6 +1,7 @@
 // nicer-work-host: the process of nicer-work@USER.service, the system unit that runs a user's volunteer work
 // in the root idle slice. It runs as the user, lays out the cgroup systemd delegated to it, connects to the
 // user's nicerd and runs the work's instances as nicerd asks, until nicerd is gone (WorkHost.h).
+#include "kernel/CgroupLayout.h"
 #include "util/TextFile.h"
 #include "util/UniqueFd.h"
 #include "workhost/WorkHost.h"
@@ -85,9 +86,10 @@ int run(int argc, char** argv) {
         return 1;
     }
     auto cgroup = ownCgroup();
-    auto host = cgroup
-                    ? workhost::WorkHost::prepare(std::filesystem::path("/sys/fs/cgroup") / cgroup->substr(1))
-                    : Result<workhost::WorkHost>(cgroup.error());
+    auto layout = kernel::CgroupLayout::detect();
+    auto host = !cgroup   ? Result<workhost::WorkHost>(cgroup.error())
+                : !layout ? Result<workhost::WorkHost>(layout.error())
+                          : workhost::WorkHost::prepare(std::move(*layout), *cgroup);
     if (!host) {
         std::cerr << "nicer-work-host: " << host.error().message << '\n';
         (void)workhost::sendMessage(link->get(), {"refused", host.error().message});

@@ -23,33 +23,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::vector<pid_t> processesOf(const fs::path& dir) {
-    std::vector<pid_t> pids;
-    std::error_code ec;
-    // Every cgroup.procs of the subtree, the top one's included.
-    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->path().filename() != "cgroup.procs") {
-            continue;
-        }
-        auto text = readTextFile(it->path());
-        for (const auto line : text ? text::split(*text, '\n') : std::vector<std::string_view>{}) {
-            if (pid_t pid = 0; text::parseNumber(text::trim(line), pid) && pid > 0) {
-                pids.push_back(pid);
-            }
-        }
-    }
-    return pids;
-}
-
 bool populated(const fs::path& dir) {
     auto events = readTextFile(dir / "cgroup.events");
     return !events || events->find("populated 1") != std::string::npos;
-}
-
-void signalAll(const fs::path& dir, int signal) {
-    for (const pid_t pid : processesOf(dir)) {
-        ::kill(pid, signal);
-    }
 }
 
 std::string describeStatus(int status) {
@@ -79,7 +55,11 @@ Result<void> writeCgroupFile(const fs::path& file, const std::string& value) {
     return {};
 }
 
-void killCgroup(const fs::path& dir) {
+void WorkHost::signalAll(const fs::path& dir, int signal) const {
+    (void)m_layout.signalAll("/" + dir.lexically_relative(*m_layout.unifiedRoot()).string(), signal);
+}
+
+void WorkHost::killCgroup(const fs::path& dir) const {
     if (!writeCgroupFile(dir / "cgroup.kill", "1")) {
         signalAll(dir, SIGKILL);
     }
@@ -103,12 +83,17 @@ void removeCgroup(const fs::path& dir, std::chrono::milliseconds wait) {
     ::rmdir(dir.c_str());
 }
 
-WorkHost::WorkHost(fs::path unit)
-    : m_unit(std::move(unit))
+WorkHost::WorkHost(kernel::CgroupLayout layout, fs::path unit)
+    : m_layout(std::move(layout))
+    , m_unit(std::move(unit))
     , m_work(m_unit / "work") {}
 
-Result<WorkHost> WorkHost::prepare(const fs::path& unitCgroup) {
-    WorkHost host(unitCgroup);
+Result<WorkHost> WorkHost::prepare(kernel::CgroupLayout layout, const std::string& cgroup) {
+    if (!layout.unifiedRoot()) {
+        return Error{"this machine has no cgroup v2 tree, where the work host runs the work"};
+    }
+    const fs::path unitCgroup = *layout.unifiedRoot() / cgroup.substr(1);
+    WorkHost host(std::move(layout), unitCgroup);
     std::error_code ec;
     // Leaves left by a host that was killed (systemd emptied them when it stopped the unit).
     for (const char* leaf : {"work", "host"}) {

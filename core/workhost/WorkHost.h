@@ -1,5 +1,6 @@
 #pragma once
 
+#include "kernel/CgroupLayout.h"
 #include "util/Result.h"
 #include "workhost/WorkHostMessage.h"
 
@@ -33,10 +34,11 @@ public:
     /// How long the work has after nicerd is gone (the link closed) or the unit is stopped.
     static constexpr std::chrono::seconds kShutdownGrace{5};
 
-    /// Lays out @p unitCgroup, this process's own cgroup as an absolute path (/sys/fs/cgroup/...): moves
-    /// this process into "host", enables the delegated cpu, memory and pids controllers for the children and
-    /// creates "work". Fails, saying why, where cpu cannot be delegated (the cpu controller on cgroup v1).
-    static Result<WorkHost> prepare(const std::filesystem::path& unitCgroup);
+    /// Lays out @p cgroup, this process's own on the v2 tree of @p layout (e.g.
+    /// "/nicer.slice/nicer-work@a.service"): moves this process into "host", enables the delegated cpu,
+    /// memory and pids controllers for the children and creates "work". Fails, saying why, where cpu cannot
+    /// be delegated (the cpu controller on cgroup v1).
+    static Result<WorkHost> prepare(kernel::CgroupLayout layout, const std::string& cgroup);
 
     /// The work's leaf, absolute.
     const std::filesystem::path& workDir() const { return m_work; }
@@ -52,7 +54,12 @@ private:
         std::optional<std::chrono::steady_clock::time_point> killAt; ///< set once stop was asked
     };
 
-    explicit WorkHost(std::filesystem::path unit);
+    WorkHost(kernel::CgroupLayout layout, std::filesystem::path unit);
+    /// Sends @p signal to every process of the cgroup directory @p dir and its children.
+    void signalAll(const std::filesystem::path& dir, int signal) const;
+    /// Kills every process of @p dir and its children at once (cgroup.kill, Linux 5.14), or by SIGKILL to
+    /// each where cgroup.kill is missing.
+    void killCgroup(const std::filesystem::path& dir) const;
     Result<void> handle(int link, const Message& message);
     Message start(const StartRequest& request);
     void stop(const std::string& name, std::chrono::seconds grace);
@@ -63,6 +70,7 @@ private:
     std::optional<int> pollTimeoutMs() const;
     std::filesystem::path leafOf(const std::string& name) const { return m_work / name; }
 
+    kernel::CgroupLayout m_layout;
     std::filesystem::path m_unit;
     std::filesystem::path m_work;
     std::map<std::string, Instance> m_instances;
@@ -70,9 +78,6 @@ private:
 
 /// Writes @p value to the cgroup file @p file (one write, as the kernel wants it); the error names both.
 Result<void> writeCgroupFile(const std::filesystem::path& file, const std::string& value);
-/// Kills every process of the cgroup v2 directory @p dir and its children at once (cgroup.kill, Linux
-/// 5.14), or by SIGKILL to each process listed where cgroup.kill is missing.
-void killCgroup(const std::filesystem::path& dir);
 /// Removes @p dir's child cgroups and then @p dir, once they are empty (waits up to @p wait).
 void removeCgroup(const std::filesystem::path& dir, std::chrono::milliseconds wait);
 
