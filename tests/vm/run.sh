@@ -505,14 +505,21 @@ import json, sys
 # still held the machine before it and the ssh session that started it ran outside the user manager.
 samples = [s for s in json.load(sys.stdin)['data'][0] if s[0] > $since + 1000000]
 # A band may only answer what ran outside the user manager (s[4] over the 5% band: the guest's own ssh and
-# checks); the sibling never cuts the quota, never counts as overload, and most periods have the whole machine.
+# checks, which under TCG took 3 periods of 11 in one CI run); the sibling never cuts the quota, never counts as
+# overload, and is never taken for the outside: the median outside part stays far under the hog's 0.95, and
+# most periods have the whole machine.
 cut = [s for s in samples if (s[5] < 1.0 and s[4] <= 0.05) or s[7] > 0 or not s[9]]
 whole = sum(1 for s in samples if s[5] == 1.0)
-print(f'{len(samples)} periods: {whole} with the quota whole, {len(cut)} cut without cause from outside')
-for s in cut:
-    print(f'  cut: time {s[0]} idle {s[1]:.3f} outside {s[4]:.3f} quota {s[5]:.3f} multiplier {s[6]} '
-          f'overloads {s[7]} outside signal {s[9]}')
-sys.exit(0 if len(samples) >= 5 and not cut and 4 * whole >= 3 * len(samples) else 1)")
+outside = sorted(s[4] for s in samples)
+median = outside[len(outside) // 2] if outside else 1.0
+print(f'{len(samples)} periods: {whole} with the quota whole, {len(cut)} cut without cause from outside, '
+      f'outside part median {median:.3f}')
+for s in samples:
+    if s[5] < 1.0 or s[7] > 0 or not s[9]:
+        why = 'cut without cause' if s in cut else 'cut'
+        print(f'  {why}: time {s[0]} idle {s[1]:.3f} outside {s[4]:.3f} '
+              f'quota {s[5]:.3f} multiplier {s[6]} overloads {s[7]} outside signal {s[9]}')
+sys.exit(0 if len(samples) >= 5 and not cut and 2 * whole > len(samples) and median <= 0.2 else 1)")
     local answered=$?
     as_user 'systemctl --user stop nicer-vm-sibling-hog.service'
     echo "$shares" | sed -n '1s/^/beside a sibling hog (10 s): work, hog /p' | tee -a "$out/figures.txt"
