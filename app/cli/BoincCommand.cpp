@@ -202,28 +202,7 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
             {"notices", notices}};
 }
 
-BoincCommands addBoincCommands(CLI::App& parent, BoincOptions& o) {
-    BoincCommands c;
-    c.boinc =
-        parent.add_subcommand("boinc", "Show nicerd's BOINC client: projects, tasks, transfers, notices");
-    c.boinc->add_flag("--json", o.json, "Print JSON");
-    c.attach = c.boinc->add_subcommand("attach", "Attach the BOINC client to a project");
-    c.attach->add_option("url", o.url, "The project's master URL (its web address)")->required();
-    c.attach->add_option("account-key", o.accountKey, "Your account key, from the project's web site")
-        ->required();
-    c.attachManager = c.boinc->add_subcommand(
-        "attach-manager", "Attach the BOINC client to an account manager; the password is read from stdin");
-    c.attachManager->add_option("url", o.url, "The account manager's URL")->required();
-    c.attachManager->add_option("name", o.managerName, "Your name (or email) there")->required();
-    c.detach = c.boinc->add_subcommand("detach", "Detach the BOINC client from a project (drops its tasks)");
-    c.detach->add_option("url", o.url, "The project's master URL, as `nicer boinc` lists it")->required();
-    return c;
-}
-
-int runBoincCommand(const BoincCommands& c, const BoincOptions& o) {
-    if (!*c.boinc) {
-        return -1;
-    }
+int runBoincCommand(const BoincOptions& o) {
     auto client = dbus::DaemonClient::connect();
     if (!client) {
         std::cerr << "nicer: " << client.error().message << '\n';
@@ -236,10 +215,10 @@ int runBoincCommand(const BoincCommands& c, const BoincOptions& o) {
         }
         return int(kExitOk);
     };
-    if (*c.attach) {
+    if (o.action == BoincAction::Attach) {
         return report("attach", client->boincAttach(o.url, o.accountKey));
     }
-    if (*c.attachManager) {
+    if (o.action == BoincAction::AttachManager) {
         const std::string password = readPassword();
         if (password.empty()) {
             std::cerr << "nicer boinc attach-manager: no password on standard input\n";
@@ -247,7 +226,7 @@ int runBoincCommand(const BoincCommands& c, const BoincOptions& o) {
         }
         return report("attach-manager", client->boincAttachAccountManager(o.url, o.managerName, password));
     }
-    if (*c.detach) {
+    if (o.action == BoincAction::Detach) {
         return report("detach", client->boincDetach(o.url));
     }
     auto status = client->status();

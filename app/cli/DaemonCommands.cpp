@@ -200,30 +200,7 @@ void printPresets(const dbus::DaemonStatus& s) {
 
 } // namespace
 
-DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o) {
-    DaemonCommands c;
-    c.status = parent.add_subcommand("status", "Show what nicerd is doing");
-    c.status->add_flag("--json", o.json, "Print JSON");
-    c.pause = parent.add_subcommand(
-        "pause", "Freeze the volunteer work until `nicer resume` (kept across restarts of nicerd)");
-    c.resume = parent.add_subcommand("resume", "Let the controller run the volunteer work again");
-    c.set = parent.add_subcommand("set", "Change controller parameters (kept across restarts)");
-    c.set
-        ->add_option("assignments", o.assignments,
-                     "KEY=VALUE: " + control::parameterNameList() + " (period in seconds)")
-        ->required();
-    c.workload = parent.add_subcommand(
-        "workload", "List the workloads nicerd can run, or switch to one (kept across restarts)");
-    c.workload->add_option("preset", o.workloadPreset,
-                           "demo, boinc (BOINC client), folding (Folding@home) or custom (nicerd's command)");
-    return c;
-}
-
-int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
-    const bool any = *c.status || *c.pause || *c.resume || *c.set || *c.workload;
-    if (!any) {
-        return -1;
-    }
+int runDaemonCommand(DaemonCommand command, const DaemonCommandOptions& o) {
     std::vector<std::pair<std::string, std::string>> assignments;
     for (const auto& a : o.assignments) {
         const auto eq = a.find('=');
@@ -233,7 +210,8 @@ int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
         }
         assignments.emplace_back(a.substr(0, eq), a.substr(eq + 1));
     }
-    if (*c.workload && !o.workloadPreset.empty() && !workload::WorkloadChooser::known(o.workloadPreset)) {
+    if (command == DaemonCommand::Workload && !o.workloadPreset.empty() &&
+        !workload::WorkloadChooser::known(o.workloadPreset)) {
         std::cerr << "nicer workload: unknown workload preset '" << o.workloadPreset << "': choose "
                   << workload::presetIdList() << '\n';
         return kExitBadInput;
@@ -243,7 +221,7 @@ int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
         std::cerr << "nicer: " << client.error().message << '\n';
         return kExitFailure;
     }
-    if (*c.status) {
+    if (command == DaemonCommand::Status) {
         auto status = client->status();
         if (!status) {
             std::cerr << "nicer status: " << status.error().message << '\n';
@@ -256,7 +234,7 @@ int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
         }
         return kExitOk;
     }
-    if (*c.set) {
+    if (command == DaemonCommand::Set) {
         auto status = client->status();
         if (!status) {
             std::cerr << "nicer set: " << status.error().message << '\n';
@@ -281,7 +259,7 @@ int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
         }
         return kExitOk;
     }
-    if (*c.workload) {
+    if (command == DaemonCommand::Workload) {
         if (o.workloadPreset.empty()) {
             auto status = client->status();
             if (!status) {
@@ -297,9 +275,10 @@ int runDaemonCommand(const DaemonCommands& c, const DaemonCommandOptions& o) {
         }
         return kExitOk;
     }
-    auto done = *c.pause ? client->pause() : client->resume();
+    const bool pause = command == DaemonCommand::Pause;
+    auto done = pause ? client->pause() : client->resume();
     if (!done) {
-        std::cerr << "nicer " << (*c.pause ? "pause" : "resume") << ": " << done.error().message << '\n';
+        std::cerr << "nicer " << (pause ? "pause" : "resume") << ": " << done.error().message << '\n';
         return kExitFailure;
     }
     return kExitOk;

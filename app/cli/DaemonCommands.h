@@ -1,7 +1,5 @@
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <string>
 #include <vector>
 
@@ -15,16 +13,8 @@ struct DaemonCommandOptions {
 
 /// `nicer status [--json]`, `nicer pause`, `nicer resume`, `nicer set KEY=VALUE...` and
 /// `nicer workload [ID]`: talk to nicerd.
-struct DaemonCommands {
-    CLI::App* status = nullptr;
-    CLI::App* pause = nullptr;
-    CLI::App* resume = nullptr;
-    CLI::App* set = nullptr;
-    CLI::App* workload = nullptr;
-};
+enum class DaemonCommand { Status, Pause, Resume, Set, Workload };
 
-DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& options);
-/// Runs whichever of the commands was given; -1 when none was.
-int runDaemonCommand(const DaemonCommands& commands, const DaemonCommandOptions& options);
+int runDaemonCommand(DaemonCommand command, const DaemonCommandOptions& options);
 
 } // namespace nicer::cli

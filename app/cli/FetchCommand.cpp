@@ -292,48 +292,6 @@ void printSummary(const net::FetchReport& report) {
 
 } // namespace
 
-CLI::App* addFetchCommand(CLI::App& parent, FetchOptions& o) {
-    auto* cmd = parent.add_subcommand(
-        "fetch", "Download work units over HTTP/2: verified, resumable, gentle on your own traffic");
-    cmd->footer(
-        "MANIFEST_OR_URL is a Metalink 4 file (.meta4), the http(s) URL of one, or the URL of a single "
-        "file.\n"
-        "Files are written to NAME.part and renamed to NAME once their SHA-256 matches; run the same "
-        "command\n"
-        "again after an interruption and every file resumes where it stopped. A plain URL has no hash: its\n"
-        "file is only checked against the length the server announces, and reported as unverified.\n"
-        "Exit status: 0 all files in place, 1 some file failed (or interrupted), 2 bad input.");
-    cmd->add_option("MANIFEST_OR_URL", o.source, "Metalink file, or URL of one or of a single file")
-        ->required();
-    cmd->add_option("--dir", o.dir, "Directory to download into (created if missing)")->required();
-    cmd->add_option("--streams", o.streams, "Concurrent HTTP/2 streams, at most (K)")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
-        ->capture_default_str();
-    cmd->add_option("--max-rate", o.maxRate, "Receive rate cap in bytes/s, e.g. 500k, 10M (1024-based)");
-    cmd->add_flag("--nice", o.nice, "Yield the link to your own traffic (and keep under --max-rate)");
-    cmd->add_option("--ca-file", o.caFile, "Extra CA certificates (PEM) to trust for https servers");
-    cmd->add_option("--order", o.order,
-                    "Which file gets a free stream first: srpt (smallest remaining) or fifo")
-        ->capture_default_str();
-    cmd->add_flag("--json", o.json, "Print a machine-readable summary on stdout at the end");
-    cmd->add_option("--attempts", o.attempts, "Attempts per mirror before trying the next one")
-        ->check(CLI::Range(1, 100))
-        ->capture_default_str();
-    cmd->add_option("--retry-wait", o.retryWait, "First wait before a retry, in seconds (doubles up to 60 s)")
-        ->check(CLI::Range(0.001, 3600.0))
-        ->capture_default_str();
-    cmd->add_option("--stall-timeout", o.stallTimeout,
-                    "Seconds without data (while the server may send) before a connection is dropped")
-        ->check(CLI::Range(0.1, 3600.0))
-        ->capture_default_str();
-    cmd->add_option(
-           "--min-rate", o.minRate,
-           "Bytes/s a connection must deliver over each stall timeout while nicer holds nothing back "
-           "(a trickle is dropped like a stall); 0 for no minimum")
-        ->capture_default_str();
-    return cmd;
-}
-
 int runFetch(const FetchOptions& o) {
     net::FetcherOptions options;
     options.streams = o.streams;

@@ -1,7 +1,5 @@
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <cstddef>
 #include <string>
 
@@ -23,7 +21,6 @@ struct FetchOptions {
 };
 
 /// `nicer fetch MANIFEST_OR_URL --dir DIR [...]`: downloads work units over HTTP/2, verified and resumable.
-CLI::App* addFetchCommand(CLI::App& parent, FetchOptions& options);
 int runFetch(const FetchOptions& options);
 
 } // namespace nicer::cli

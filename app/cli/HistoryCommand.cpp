@@ -28,24 +28,6 @@ std::string utcTime(std::uint64_t timeUSec) {
 
 } // namespace
 
-CLI::App* addHistoryCommand(CLI::App& parent) {
-    auto* cmd = parent.add_subcommand(
-        "history",
-        "Print nicerd's recent periods (the last 10 minutes) as CSV, a trace `nicer simulate` replays");
-    cmd->footer(
-        "Columns: time (UTC), idle, work and outside (shares of the machine: the volunteer work's, and what "
-        "ran\n"
-        "outside your user manager), signal (what the controller answered: machine or outside), paused,\n"
-        "multiplier, overload_count, quota. Shares are written in full precision, so\n"
-        "  nicer history > trace.csv && nicer simulate --trace trace.csv\n"
-        "replays nicerd's own decisions: the same quotas, when the history starts with nicerd and no "
-        "parameter\n"
-        "was changed while it ran (`nicer simulate` takes the parameters as options). When nicerd cannot "
-        "read\n"
-        "your user manager's CPU time, the work and outside columns are left out.");
-    return cmd;
-}
-
 int runHistory() {
     auto client = dbus::DaemonClient::connect();
     if (!client) {

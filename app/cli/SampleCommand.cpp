@@ -1,7 +1,6 @@
 #include "SampleCommand.h"
 
 #include "ExitCode.h"
-#include "control/ParameterTable.h"
 #include "cpu/CpuSampler.h"
 
 #include <chrono>
@@ -10,29 +9,6 @@
 #include <thread>
 
 namespace nicer::cli {
-
-namespace {
-
-// The same range as the controller's period.
-const control::ParameterInfo& periodInfo() {
-    return *control::findParameter("period");
-}
-
-} // namespace
-
-CLI::App* addSampleCommand(CLI::App& parent, SampleOptions& o) {
-    auto* cmd = parent.add_subcommand("sample", "Print the machine's live idle and busy CPU fractions");
-    cmd->add_option("--period", o.periodSeconds,
-                    "Seconds between samples, " + control::rangeText(periodInfo()))
-        ->check(CLI::Range(periodInfo().min, periodInfo().max))
-        ->capture_default_str();
-    cmd->add_option("--count", o.count, "Number of samples to print (0: until interrupted)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    cmd->add_flag("--csv", o.csv, "Print CSV (elapsed_s,idle,busy,cpus) instead of a table");
-    cmd->add_option("--proc-stat", o.procStat, "Where to read the CPU counters")->capture_default_str();
-    return cmd;
-}
 
 int runSample(const SampleOptions& o) {
     cpu::CpuSampler sampler(o.procStat);

@@ -1,7 +1,5 @@
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <string>
 
 namespace nicer::cli {
@@ -14,7 +12,6 @@ struct SampleOptions {
 };
 
 /// `nicer sample [--period S] [--count N]`: the machine's live idle and busy fractions, one line per period.
-CLI::App* addSampleCommand(CLI::App& parent, SampleOptions& options);
 int runSample(const SampleOptions& options);
 
 } // namespace nicer::cli

@@ -2,9 +2,8 @@
 
 #include "ExitCode.h"
 #include "control/Controller.h"
+#include "control/ControllerParams.h"
 #include "control/IdleTrace.h"
-#include "control/ParameterTable.h"
-#include "control/ParameterText.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -13,54 +12,6 @@
 #include <iostream>
 
 namespace nicer::cli {
-
-CLI::App* addSimulateCommand(CLI::App& parent, SimulateOptions& o) {
-    auto* cmd =
-        parent.add_subcommand("simulate", "Replay a CPU trace through the controller (CSV on stdout)");
-    cmd->footer(
-        "The trace holds one idle fraction of the whole machine (0..1) per line; blank lines and # comments\n"
-        "are ignored, and a CSV with an 'idle' column in its header is accepted. A CSV with 'work'\n"
-        "(or 'background') and 'outside' columns too, shares of the machine used by the work and\n"
-        "outside the user manager, can be replayed with the split signal; 'signal' (machine or outside,\n"
-        "followed by --signal auto) and 'paused' (0 or 1) columns too: `nicer history` writes such a\n"
-        "trace. '-' reads stdin.\n"
-        "Output columns: step,idle,multiplier,overload_count,quota; with the outside signal\n"
-        "step,idle,work,outside,multiplier,overload_count,quota, with signal and paused after outside when\n"
-        "the trace has them.");
-    auto& p = o.params;
-    cmd->add_option("--trace", o.tracePath, "Trace to replay")->required();
-    cmd->add_option_function<std::string>(
-           "--signal",
-           [&o](const std::string& text) {
-               const auto signal = control::parseSignal(text);
-               if (!signal) {
-                   throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
-               }
-               o.signal = *signal;
-           },
-           "What the controller answers: machine (the thesis: the whole machine's idle time), outside (only "
-           "the demand from outside the user manager; needs the trace's work and outside columns), auto "
-           "(outside when the trace has those columns)")
-        ->default_str("auto");
-    // The controller's parameters, from their table; a trace has no clock, so the period is not one.
-    for (const auto& info : control::parameterTable()) {
-        if (info.type == control::ParameterType::Duration) {
-            continue;
-        }
-        const auto set = [&p, &info](double value) {
-            if (auto done = info.set(p, value); !done) {
-                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
-            }
-        };
-        const std::string name = std::string("--") + info.key;
-        CLI::Option* option = info.type == control::ParameterType::Count
-                                  ? cmd->add_option_function<int>(
-                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
-                                  : cmd->add_option_function<double>(name, set, control::parameterHelp(info));
-        option->default_str(control::parameterAsText(info, p));
-    }
-    return cmd;
-}
 
 int runSimulate(const SimulateOptions& o) {
     if (auto valid = control::validate(o.params); !valid) {

@@ -3,8 +3,6 @@
 #include "control/Controller.h"
 #include "control/ControllerParams.h"
 
-#include <CLI/CLI.hpp>
-
 #include <string>
 
 namespace nicer::cli {
@@ -16,7 +14,6 @@ struct SimulateOptions {
 };
 
 /// `nicer simulate --trace FILE [...]`: replays a trace through the controller, CSV on stdout.
-CLI::App* addSimulateCommand(CLI::App& parent, SimulateOptions& options);
 int runSimulate(const SimulateOptions& options);
 
 } // namespace nicer::cli

@@ -1,0 +1,266 @@
+// nicer's whole command line in one place: every command's options (CLI11), parsed, and the command that was
+// given run. The commands themselves (the *Command.cpp files) take plain option structs, so CLI11, a
+// header-only library that costs about 20 s of a core to compile and 40 s to lint per file, is compiled once.
+#include "CommandLine.h"
+
+#include "BoincCommand.h"
+#include "DaemonCommands.h"
+#include "ExitCode.h"
+#include "FetchCommand.h"
+#include "HistoryCommand.h"
+#include "SampleCommand.h"
+#include "SimulateCommand.h"
+#include "control/Controller.h"
+#include "control/ParameterTable.h"
+#include "control/ParameterText.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace nicer::cli {
+
+namespace {
+
+// The same range as the controller's period.
+const control::ParameterInfo& periodInfo() {
+    return *control::findParameter("period");
+}
+
+struct DaemonCommands {
+    CLI::App* status = nullptr;
+    CLI::App* pause = nullptr;
+    CLI::App* resume = nullptr;
+    CLI::App* set = nullptr;
+    CLI::App* workload = nullptr;
+};
+
+DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o) {
+    DaemonCommands c;
+    c.status = parent.add_subcommand("status", "Show what nicerd is doing");
+    c.status->add_flag("--json", o.json, "Print JSON");
+    c.pause = parent.add_subcommand(
+        "pause", "Freeze the volunteer work until `nicer resume` (kept across restarts of nicerd)");
+    c.resume = parent.add_subcommand("resume", "Let the controller run the volunteer work again");
+    c.set = parent.add_subcommand("set", "Change controller parameters (kept across restarts)");
+    c.set
+        ->add_option("assignments", o.assignments,
+                     "KEY=VALUE: " + control::parameterNameList() + " (period in seconds)")
+        ->required();
+    c.workload = parent.add_subcommand(
+        "workload", "List the workloads nicerd can run, or switch to one (kept across restarts)");
+    c.workload->add_option("preset", o.workloadPreset,
+                           "demo, boinc (BOINC client), folding (Folding@home) or custom (nicerd's command)");
+    return c;
+}
+
+struct BoincCommands {
+    CLI::App* boinc = nullptr;
+    CLI::App* attach = nullptr;
+    CLI::App* attachManager = nullptr;
+    CLI::App* detach = nullptr;
+};
+
+BoincCommands addBoincCommands(CLI::App& parent, BoincOptions& o) {
+    BoincCommands c;
+    c.boinc =
+        parent.add_subcommand("boinc", "Show nicerd's BOINC client: projects, tasks, transfers, notices");
+    c.boinc->add_flag("--json", o.json, "Print JSON");
+    c.attach = c.boinc->add_subcommand("attach", "Attach the BOINC client to a project");
+    c.attach->add_option("url", o.url, "The project's master URL (its web address)")->required();
+    c.attach->add_option("account-key", o.accountKey, "Your account key, from the project's web site")
+        ->required();
+    c.attachManager = c.boinc->add_subcommand(
+        "attach-manager", "Attach the BOINC client to an account manager; the password is read from stdin");
+    c.attachManager->add_option("url", o.url, "The account manager's URL")->required();
+    c.attachManager->add_option("name", o.managerName, "Your name (or email) there")->required();
+    c.detach = c.boinc->add_subcommand("detach", "Detach the BOINC client from a project (drops its tasks)");
+    c.detach->add_option("url", o.url, "The project's master URL, as `nicer boinc` lists it")->required();
+    return c;
+}
+
+CLI::App* addHistory(CLI::App& parent) {
+    auto* cmd = parent.add_subcommand(
+        "history",
+        "Print nicerd's recent periods (the last 10 minutes) as CSV, a trace `nicer simulate` replays");
+    cmd->footer(
+        "Columns: time (UTC), idle, work and outside (shares of the machine: the volunteer work's, and what "
+        "ran\n"
+        "outside your user manager), signal (what the controller answered: machine or outside), paused,\n"
+        "multiplier, overload_count, quota. Shares are written in full precision, so\n"
+        "  nicer history > trace.csv && nicer simulate --trace trace.csv\n"
+        "replays nicerd's own decisions: the same quotas, when the history starts with nicerd and no "
+        "parameter\n"
+        "was changed while it ran (`nicer simulate` takes the parameters as options). When nicerd cannot "
+        "read\n"
+        "your user manager's CPU time, the work and outside columns are left out.");
+    return cmd;
+}
+
+CLI::App* addFetch(CLI::App& parent, FetchOptions& o) {
+    auto* cmd = parent.add_subcommand(
+        "fetch", "Download work units over HTTP/2: verified, resumable, gentle on your own traffic");
+    cmd->footer(
+        "MANIFEST_OR_URL is a Metalink 4 file (.meta4), the http(s) URL of one, or the URL of a single "
+        "file.\n"
+        "Files are written to NAME.part and renamed to NAME once their SHA-256 matches; run the same "
+        "command\n"
+        "again after an interruption and every file resumes where it stopped. A plain URL has no hash: its\n"
+        "file is only checked against the length the server announces, and reported as unverified.\n"
+        "Exit status: 0 all files in place, 1 some file failed (or interrupted), 2 bad input.");
+    cmd->add_option("MANIFEST_OR_URL", o.source, "Metalink file, or URL of one or of a single file")
+        ->required();
+    cmd->add_option("--dir", o.dir, "Directory to download into (created if missing)")->required();
+    cmd->add_option("--streams", o.streams, "Concurrent HTTP/2 streams, at most (K)")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
+        ->capture_default_str();
+    cmd->add_option("--max-rate", o.maxRate, "Receive rate cap in bytes/s, e.g. 500k, 10M (1024-based)");
+    cmd->add_flag("--nice", o.nice, "Yield the link to your own traffic (and keep under --max-rate)");
+    cmd->add_option("--ca-file", o.caFile, "Extra CA certificates (PEM) to trust for https servers");
+    cmd->add_option("--order", o.order,
+                    "Which file gets a free stream first: srpt (smallest remaining) or fifo")
+        ->capture_default_str();
+    cmd->add_flag("--json", o.json, "Print a machine-readable summary on stdout at the end");
+    cmd->add_option("--attempts", o.attempts, "Attempts per mirror before trying the next one")
+        ->check(CLI::Range(1, 100))
+        ->capture_default_str();
+    cmd->add_option("--retry-wait", o.retryWait, "First wait before a retry, in seconds (doubles up to 60 s)")
+        ->check(CLI::Range(0.001, 3600.0))
+        ->capture_default_str();
+    cmd->add_option("--stall-timeout", o.stallTimeout,
+                    "Seconds without data (while the server may send) before a connection is dropped")
+        ->check(CLI::Range(0.1, 3600.0))
+        ->capture_default_str();
+    cmd->add_option(
+           "--min-rate", o.minRate,
+           "Bytes/s a connection must deliver over each stall timeout while nicer holds nothing back "
+           "(a trickle is dropped like a stall); 0 for no minimum")
+        ->capture_default_str();
+    return cmd;
+}
+
+CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
+    auto* cmd =
+        parent.add_subcommand("simulate", "Replay a CPU trace through the controller (CSV on stdout)");
+    cmd->footer(
+        "The trace holds one idle fraction of the whole machine (0..1) per line; blank lines and # comments\n"
+        "are ignored, and a CSV with an 'idle' column in its header is accepted. A CSV with 'work'\n"
+        "(or 'background') and 'outside' columns too, shares of the machine used by the work and\n"
+        "outside the user manager, can be replayed with the split signal; 'signal' (machine or outside,\n"
+        "followed by --signal auto) and 'paused' (0 or 1) columns too: `nicer history` writes such a\n"
+        "trace. '-' reads stdin.\n"
+        "Output columns: step,idle,multiplier,overload_count,quota; with the outside signal\n"
+        "step,idle,work,outside,multiplier,overload_count,quota, with signal and paused after outside when\n"
+        "the trace has them.");
+    auto& p = o.params;
+    cmd->add_option("--trace", o.tracePath, "Trace to replay")->required();
+    cmd->add_option_function<std::string>(
+           "--signal",
+           [&o](const std::string& text) {
+               const auto signal = control::parseSignal(text);
+               if (!signal) {
+                   throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
+               }
+               o.signal = *signal;
+           },
+           "What the controller answers: machine (the thesis: the whole machine's idle time), outside (only "
+           "the demand from outside the user manager; needs the trace's work and outside columns), auto "
+           "(outside when the trace has those columns)")
+        ->default_str("auto");
+    // The controller's parameters, from their table; a trace has no clock, so the period is not one.
+    for (const auto& info : control::parameterTable()) {
+        if (info.type == control::ParameterType::Duration) {
+            continue;
+        }
+        const auto set = [&p, &info](double value) {
+            if (auto done = info.set(p, value); !done) {
+                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
+            }
+        };
+        const std::string name = std::string("--") + info.key;
+        CLI::Option* option = info.type == control::ParameterType::Count
+                                  ? cmd->add_option_function<int>(
+                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
+                                  : cmd->add_option_function<double>(name, set, control::parameterHelp(info));
+        option->default_str(control::parameterAsText(info, p));
+    }
+    return cmd;
+}
+
+CLI::App* addSample(CLI::App& parent, SampleOptions& o) {
+    auto* cmd = parent.add_subcommand("sample", "Print the machine's live idle and busy CPU fractions");
+    cmd->add_option("--period", o.periodSeconds,
+                    "Seconds between samples, " + control::rangeText(periodInfo()))
+        ->check(CLI::Range(periodInfo().min, periodInfo().max))
+        ->capture_default_str();
+    cmd->add_option("--count", o.count, "Number of samples to print (0: until interrupted)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd->add_flag("--csv", o.csv, "Print CSV (elapsed_s,idle,busy,cpus) instead of a table");
+    cmd->add_option("--proc-stat", o.procStat, "Where to read the CPU counters")->capture_default_str();
+    return cmd;
+}
+
+} // namespace
+
+int runCommandLine(int argc, char** argv) {
+    CLI::App app{"nicer: donate your computer's spare CPU to volunteer computing without feeling it"};
+    app.set_version_flag("--version", NICER_VERSION);
+    app.require_subcommand(1);
+
+    // In `nicer --help`'s order: the everyday commands first, then the tools.
+    DaemonCommandOptions daemonOptions;
+    const auto daemonCmds = addDaemonCommands(app, daemonOptions);
+    BoincOptions boinc;
+    const auto boincCmds = addBoincCommands(app, boinc);
+    auto* historyCmd = addHistory(app);
+    FetchOptions fetch;
+    auto* fetchCmd = addFetch(app, fetch);
+    SimulateOptions simulate;
+    auto* simulateCmd = addSimulate(app, simulate);
+    SampleOptions sample;
+    auto* sampleCmd = addSample(app, sample);
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // Help and version exit 0; every real usage error is "bad input".
+        return app.exit(e) == 0 ? kExitOk : kExitBadInput;
+    }
+
+    const std::pair<CLI::App*, DaemonCommand> daemonCommands[] = {
+        {daemonCmds.status, DaemonCommand::Status},
+        {daemonCmds.pause, DaemonCommand::Pause},
+        {daemonCmds.resume, DaemonCommand::Resume},
+        {daemonCmds.set, DaemonCommand::Set},
+        {daemonCmds.workload, DaemonCommand::Workload}};
+    for (const auto& [cmd, command] : daemonCommands) {
+        if (*cmd) {
+            return runDaemonCommand(command, daemonOptions);
+        }
+    }
+    if (*boincCmds.boinc) {
+        boinc.action = *boincCmds.attach          ? BoincAction::Attach
+                       : *boincCmds.attachManager ? BoincAction::AttachManager
+                       : *boincCmds.detach        ? BoincAction::Detach
+                                                  : BoincAction::Show;
+        return runBoincCommand(boinc);
+    }
+    if (*historyCmd) {
+        return runHistory();
+    }
+    if (*fetchCmd) {
+        return runFetch(fetch);
+    }
+    if (*simulateCmd) {
+        return runSimulate(simulate);
+    }
+    if (*sampleCmd) {
+        return runSample(sample);
+    }
+    return kExitBadInput;
+}
+
+} // namespace nicer::cli
