@@ -30,7 +30,7 @@ packages=(
     systemd dbus-user-session dbus-daemon procps stress-ng
     nghttp2-server nghttp2-client nginx-light openssl
     xvfb xauth trayer x11-utils fonts-dejavu-core
-    python3 # tests/packaging/check-deps.py; the local BOINC project of tests/boinc/project
+    python3 # packaging/check-deps.py; the local BOINC project of tests/boinc/project
     boinc-client # the real BOINC client: tests/boinc and tests/integration/test_nicerd_boinc.cpp
     clang-tidy # tests/lint: clang-tidy over core/ and app/
     # dev.sh fuzz: the libFuzzer targets of tests/fuzz need clang; libFuzzer and the sanitizers' runtimes

@@ -507,9 +507,7 @@ void DaemonProxy::setParameters(const control::ControllerParams& params) {
 void DaemonProxy::setWorkloadPreset(const QString& id) {
     watchReply(
         m_daemon->SetWorkloadPreset(id),
-        [this](const QDBusMessage&) {
-            emit workloadPresetApplied();
-        }, // the workload comes by PropertiesChanged
+        [](const QDBusMessage&) {}, // the workload comes by PropertiesChanged
         [this](const QDBusMessage& error) {
             // Show nicerd's choice again in the GUI: nothing changed, except maybe whether the preset's
             // program is installed (WorkloadPresets, never announced).

@@ -125,7 +125,6 @@ signals:
     void historyReceived(const std::vector<nicer::api::Sample>& samples);
     void sampleReceived(const nicer::api::Sample& sample);
     void parametersApplied();
-    void workloadPresetApplied();
     /// Something failed; @p message says what and what to do.
     void errorOccurred(const QString& context, const QString& message);
 

@@ -1,11 +1,11 @@
 #include "boinc/ClientDirectory.h"
 
 #include "boinc/GlobalPrefsOverride.h"
+#include "util/Text.h"
 #include "util/TextFile.h"
 
 #include <array>
 #include <cerrno>
-#include <cstdio>
 #include <sys/random.h>
 #include <system_error>
 
@@ -27,13 +27,7 @@ Result<std::string> randomPassword() {
         return Error{std::string("cannot make a GUI RPC password: ") +
                      std::generic_category().message(errno)};
     }
-    std::string hex;
-    for (const unsigned char b : bytes) {
-        char digits[3];
-        std::snprintf(digits, sizeof digits, "%02x", b);
-        hex += digits;
-    }
-    return hex;
+    return text::lowerHex(bytes);
 }
 
 /// The file's text, or "" when it does not exist.

@@ -55,8 +55,6 @@ public:
     /// up on the connection; 10 s unless set. Applies from the next step on.
     void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
     std::chrono::milliseconds timeout() const { return m_timeout; }
-    /// The password for the next sign-in (the client may have written a new gui_rpc_auth.cfg).
-    void setPassword(std::string password) { m_password = std::move(password); }
 
     /// "127.0.0.1:31416", as the error messages name it.
     const std::string& endpoint() const { return m_endpoint; }

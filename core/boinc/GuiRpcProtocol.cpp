@@ -1,11 +1,13 @@
 #include "boinc/GuiRpcProtocol.h"
 
 #include "boinc/ReplyXml.h"
+#include "util/Text.h"
 
 #include <openssl/evp.h>
 
 #include <array>
 #include <memory>
+#include <span>
 
 namespace nicer::boinc {
 
@@ -67,14 +69,7 @@ Result<std::string> authHash(std::string_view nonce, std::string_view password) 
             "cannot compute the MD5 hash that BOINC's GUI RPC password exchange needs: OpenSSL offers "
             "no MD5 here (a FIPS-only configuration?)"};
     }
-    static constexpr char kHexDigits[] = "0123456789abcdef";
-    std::string hex;
-    hex.reserve(2 * std::size_t{size});
-    for (unsigned int i = 0; i < size; ++i) {
-        hex += kHexDigits[digest[i] >> 4];
-        hex += kHexDigits[digest[i] & 0x0f];
-    }
-    return hex;
+    return text::lowerHex(std::span(digest.data(), size));
 }
 
 Result<void> ReplyBuffer::append(std::string_view bytes) {

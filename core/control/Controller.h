@@ -38,7 +38,8 @@ std::optional<Signal> parseSignal(std::string_view text);
 double reserveKept(double reserveBand, double multiplier, bool outsideSignal = false, double quota = 0.0);
 
 /**
- * The thesis's starvation-detection controller (Figure 4) with the exact semantics of DESIGN.md.
+ * The thesis's starvation-detection controller (Figure 4), step for step as docs/controller.md gives it
+ * ("Exactly").
  *
  * Pure and deterministic: the output depends only on the parameters and the sequence of idle fractions fed
  * to step(), so any recorded idle trace can be replayed offline.

@@ -55,7 +55,6 @@ public:
     /// The BandwidthMode and BandwidthCap properties (daemon::bandwidthMode()).
     api::BandwidthMode bandwidthMode() const;
     const std::filesystem::path& dir() const { return m_settings.dir; }
-    std::size_t fileCount() const { return m_files.size(); }
     /// Every file is in place (ok or present).
     bool complete() const;
 

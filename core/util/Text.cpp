@@ -13,6 +13,17 @@ bool isBlank(char c) {
 
 } // namespace
 
+std::string lowerHex(std::span<const unsigned char> bytes) {
+    static constexpr char kHexDigits[] = "0123456789abcdef";
+    std::string hex;
+    hex.reserve(2 * bytes.size());
+    for (const unsigned char b : bytes) {
+        hex += kHexDigits[b >> 4];
+        hex += kHexDigits[b & 0x0f];
+    }
+    return hex;
+}
+
 std::string toLowerAscii(std::string_view s) {
     std::string out(s);
     for (char& c : out) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <charconv>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,9 @@ std::vector<std::string_view> split(std::string_view s, char separator);
 /// @p s with ASCII letters A-Z in lower case and every other byte as it is (no locale: protocol names,
 /// header names, hex digits, keywords).
 std::string toLowerAscii(std::string_view s);
+
+/// @p bytes as lower-case hex digits, two per byte: digests, passwords, a byte shown as "\\x1b".
+std::string lowerHex(std::span<const unsigned char> bytes);
 
 /// Parses all of @p text as a number (no sign for unsigned types, no surrounding space); false when any of it
 /// is not part of the number or it does not fit in T.

@@ -85,3 +85,9 @@ TEST_CASE("humanBytes counts in 1024s with one decimal above bytes", "[Text]") {
     CHECK(nicer::text::humanBytes(3.0 * 1024 * 1024 * 1024 * 1024 * 1024) ==
           "3072.0 TiB"); // no unit above TiB
 }
+
+TEST_CASE("lowerHex writes two lower-case digits per byte, leading zeros kept", "[Text]") {
+    const std::vector<unsigned char> bytes{0x00, 0x0f, 0xa5, 0xff, 0x10};
+    CHECK(nicer::text::lowerHex(bytes) == "000fa5ff10");
+    CHECK(nicer::text::lowerHex({}).empty());
+}

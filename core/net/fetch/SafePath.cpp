@@ -2,6 +2,7 @@
 
 #include "util/Text.h"
 
+#include <span>
 #include <string>
 
 namespace nicer::net {
@@ -17,10 +18,7 @@ Error nameError(std::string_view name, const std::string& what) {
     for (const char c : name) { // a name with control characters must not garble the message
         const auto byte = static_cast<unsigned char>(c);
         if (byte < 0x20 || byte == 0x7f) {
-            static constexpr char kHexDigits[] = "0123456789abcdef";
-            shown += "\\x";
-            shown += kHexDigits[byte >> 4];
-            shown += kHexDigits[byte & 0x0f];
+            shown += "\\x" + text::lowerHex(std::span(&byte, 1));
         } else {
             shown += c;
         }

@@ -1,24 +1,16 @@
 #include "net/fetch/Sha256.h"
 
+#include "util/Text.h"
+
 #include <openssl/evp.h>
 
 #include <array>
 #include <new>
+#include <span>
 
 namespace nicer::net {
 
 namespace {
-
-std::string toHex(const unsigned char* digest, unsigned int size) {
-    static constexpr char kHexDigits[] = "0123456789abcdef";
-    std::string hex;
-    hex.reserve(2 * std::size_t{size});
-    for (unsigned int i = 0; i < size; ++i) {
-        hex += kHexDigits[digest[i] >> 4];
-        hex += kHexDigits[digest[i] & 0x0f];
-    }
-    return hex;
-}
 
 void initialise(EVP_MD_CTX* context) {
     if (EVP_DigestInit_ex(context, EVP_sha256(), nullptr) != 1) {
@@ -32,7 +24,7 @@ std::string finish(EVP_MD_CTX* context) {
     if (EVP_DigestFinal_ex(context, digest.data(), &size) != 1) {
         throw std::bad_alloc();
     }
-    return toHex(digest.data(), size);
+    return text::lowerHex(std::span(digest.data(), size));
 }
 
 } // namespace
