@@ -50,6 +50,20 @@ Reply setParameters(sd_bus* bus, const char* key, const char* type, auto value) 
                 [&](sd_bus_message* m) { return sd_bus_message_append(m, "a{sv}", 1, key, type, value); });
 }
 
+/// Dispatches @p client's messages until @p done holds; a deadline bounds a stuck bus only.
+template <typename Condition>
+bool dispatchUntil(sd_bus* client, Condition&& done) {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!done() && std::chrono::steady_clock::now() < deadline) {
+        while (sd_bus_process(client, nullptr) > 0) {
+        }
+        if (!done()) {
+            sd_bus_wait(client, 100'000);
+        }
+    }
+    return done();
+}
+
 } // namespace
 
 TEST_CASE("the service publishes exactly the interface of resources/org.nicer.Daemon1.xml",
@@ -272,15 +286,7 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
                                "org.freedesktop.DBus.Peer", "Ping", nullptr, nullptr, "") >= 0);
     const api::Sample sent{42, 0.25, 0.5, 0.25, 0.375, 0.125, 3.0, 2, true, true};
     service.run([&](dbus::DaemonService& s) { s.onSample(sent); });
-    const auto deadline = std::chrono::steady_clock::now() + 30s; // a bound on a stuck bus only
-    while (!received && std::chrono::steady_clock::now() < deadline) {
-        while (sd_bus_process(client.get(), nullptr) > 0) {
-        }
-        if (!received) {
-            sd_bus_wait(client.get(), 100'000);
-        }
-    }
-    REQUIRE(received);
+    REQUIRE(dispatchUntil(client.get(), [&] { return received.has_value(); }));
     CHECK(received->timeUSec == 42);
     CHECK(received->foreground == 0.5);
     CHECK(received->multiplier == 3.0);
@@ -368,20 +374,6 @@ struct Announcements {
         return 0;
     }
 };
-
-/// Dispatches @p client's messages until @p done holds; a deadline bounds a stuck bus only.
-template <typename Condition>
-bool dispatchUntil(sd_bus* client, Condition&& done) {
-    const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (!done() && std::chrono::steady_clock::now() < deadline) {
-        while (sd_bus_process(client, nullptr) > 0) {
-        }
-        if (!done()) {
-            sd_bus_wait(client, 100'000);
-        }
-    }
-    return done();
-}
 
 } // namespace
 

@@ -25,6 +25,7 @@
 #include <QTextEdit>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -182,9 +183,16 @@ TEST_CASE("the BOINC tab with a volunteer's projects, tasks, transfers and notic
     const std::int64_t now = QDateTime::currentSecsSinceEpoch();
     TrayWithBoinc tray(realisticBoinc(now, true), QStringLiteral("nicer-boinc-screenshot"));
     // The fake nicerd reports a placeholder LastError and the duty-cycle actuator (whose notice is about the
-    // cpu controller); a volunteer's nicerd has neither. Once the window has read it all, it stops listening
-    // to the rest, and those two bars are hidden for the picture.
-    QTest::qWait(500);
+    // cpu controller); a volunteer's nicerd has neither. Once the window shows both (it has read nicerd's
+    // properties), it stops listening to the rest, and those two bars are hidden for the picture.
+    const auto shows = [&](const QString& name) {
+        const auto labels = tray.window.findChildren<QLabel*>();
+        return std::any_of(labels.begin(), labels.end(), [&](const QLabel* label) {
+            return label->accessibleName() == name && !label->text().isEmpty();
+        });
+    };
+    REQUIRE(QTest::qWaitFor([&] { return shows(QStringLiteral("Error")) && shows(QStringLiteral("Notice")); },
+                            kWaitMs));
     QObject::disconnect(&tray.daemon, &DaemonProxy::propertiesChanged, &tray.window, nullptr);
     QObject::disconnect(&tray.daemon, &DaemonProxy::errorOccurred, &tray.window, nullptr);
     for (QLabel* label : tray.window.findChildren<QLabel*>()) {
