@@ -3,7 +3,7 @@
 // header-only library that costs about 20 s of a core to compile and 40 s to lint per file, is compiled once.
 #include "CommandLine.h"
 
-#include "BoincCommand.h"
+#include "BoincCommands.h"
 #include "DaemonCommands.h"
 #include "ExitCode.h"
 #include "FetchCommand.h"

@@ -1,8 +1,9 @@
 #include "DaemonCommands.h"
 
-#include "BoincCommand.h"
+#include "BoincCommands.h"
 #include "ExitCode.h"
 #include "api/DownloadText.h"
+#include "api/MemoryLimit.h"
 #include "api/Placement.h"
 #include "control/Controller.h"
 #include "control/ParameterTable.h"
@@ -81,8 +82,9 @@ void printStatus(const dbus::DaemonStatus& s) {
         if (*s.memoryMaxPercent >= 100.0) {
             std::printf("  memory max   none: the work may use all the memory\n");
         } else if (s.memoryMaxBytes > 0) {
-            std::printf("  memory max   %g%% (%s; reclaimed above 90%% of it)\n", *s.memoryMaxPercent,
-                        text::humanBytes(static_cast<double>(s.memoryMaxBytes)).c_str());
+            std::printf("  memory max   %g%% (%s; reclaimed above %g%% of it)\n", *s.memoryMaxPercent,
+                        text::humanBytes(static_cast<double>(s.memoryMaxBytes)).c_str(),
+                        100.0 * api::kMemoryHighShare);
         } else {
             std::printf("  memory max   %g%%, not in force (see the note)\n", *s.memoryMaxPercent);
         }

@@ -3,6 +3,7 @@
 #include "ExitCode.h"
 #include "libsystemd/Event.h"
 #include "net/fetch/DownloadOrder.h"
+#include "net/fetch/DownloadSource.h"
 #include "net/fetch/FetchObserver.h"
 #include "net/fetch/Fetcher.h"
 #include "net/fetch/Metalink.h"
@@ -160,29 +161,6 @@ Result<Loop> makeLoop(Interrupt& interrupt) {
     return loop;
 }
 
-bool isUrl(const std::string& text) {
-    return text.starts_with("http://") || text.starts_with("https://");
-}
-
-bool looksLikeManifest(std::string_view path) {
-    const auto query = path.find('?');
-    path = path.substr(0, query);
-    return path.ends_with(".meta4") || path.ends_with(".metalink");
-}
-
-/// The file a plain URL names: the last component of its path, query left out.
-Result<std::string> fileNameOf(const net::Url& url) {
-    std::string_view path = url.path;
-    path = path.substr(0, path.find('?'));
-    const auto slash = path.rfind('/');
-    const std::string name(slash == std::string_view::npos ? path : path.substr(slash + 1));
-    if (name.empty()) {
-        return Error{"the URL " + url.toString() +
-                     " names no file (its path ends with '/'); give the URL of the file itself"};
-    }
-    return name;
-}
-
 int runLoop(sd_event* event, net::Fetcher& fetcher, Interrupt& interrupt) {
     interrupt.fetcher = &fetcher;
     const int r = sd_event_loop(event);
@@ -197,10 +175,10 @@ int runLoop(sd_event* event, net::Fetcher& fetcher, Interrupt& interrupt) {
 /// Downloads the manifest at @p url (unverified, nothing to check it against) and parses it.
 Result<std::vector<net::MetalinkFile>> fetchManifest(const net::Url& url, const net::FetcherOptions& base,
                                                      Interrupt& interrupt, bool& badInput) {
-    auto name = fileNameOf(url);
-    if (!name) {
+    auto file = net::singleFileOf(url);
+    if (!file) {
         badInput = true;
-        return name.error();
+        return file.error();
     }
     auto loop = makeLoop(interrupt);
     if (!loop) {
@@ -213,13 +191,10 @@ Result<std::vector<net::MetalinkFile>> fetchManifest(const net::Url& url, const 
                      std::string(std::strerror(errno))};
     }
     const std::filesystem::path temporary = pattern;
-    net::MetalinkFile file;
-    file.name = *name;
-    file.mirrors.push_back(net::Mirror{url.toString(), 1});
     net::FetcherOptions options = base;
     options.rateController = nullptr;
     ProgressPrinter quiet(event, false);
-    auto fetcher = net::Fetcher::create(event, {file}, temporary, options, &quiet);
+    auto fetcher = net::Fetcher::create(event, {*file}, temporary, options, &quiet);
     Result<std::vector<net::MetalinkFile>> result = Error{"the manifest download did not finish"};
     if (!fetcher) {
         result = fetcher.error();
@@ -230,7 +205,7 @@ Result<std::vector<net::MetalinkFile>> fetchManifest(const net::Url& url, const 
         if (report.files[0].state != net::FileState::Ok) {
             result = Error{"cannot download the manifest: " + report.files[0].error};
         } else {
-            result = net::readMetalink(temporary / *name);
+            result = net::readMetalink(temporary / file->name);
             badInput = !result.ok();
         }
     }
@@ -334,13 +309,13 @@ int runFetch(const FetchOptions& o) {
 
     Interrupt interrupt;
     std::vector<net::MetalinkFile> files;
-    if (isUrl(o.source)) {
+    if (net::isHttpUrl(o.source)) {
         auto url = net::parseUrl(o.source);
         if (!url) {
             std::cerr << "nicer fetch: " << url.error().message << '\n';
             return kExitBadInput;
         }
-        if (looksLikeManifest(url->path)) {
+        if (net::namesManifest(*url)) {
             bool badInput = false;
             auto manifest = fetchManifest(*url, options, interrupt, badInput);
             if (!manifest) {
@@ -349,15 +324,12 @@ int runFetch(const FetchOptions& o) {
             }
             files = std::move(*manifest);
         } else {
-            auto name = fileNameOf(*url);
-            if (!name) {
-                std::cerr << "nicer fetch: " << name.error().message << '\n';
+            auto file = net::singleFileOf(*url);
+            if (!file) {
+                std::cerr << "nicer fetch: " << file.error().message << '\n';
                 return kExitBadInput;
             }
-            net::MetalinkFile file;
-            file.name = *name;
-            file.mirrors.push_back(net::Mirror{url->toString(), 1});
-            files.push_back(std::move(file));
+            files.push_back(std::move(*file));
         }
     } else {
         auto manifest = net::readMetalink(o.source);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "net/fetch/FetcherOptions.h"
+
 #include <cstddef>
 #include <string>
 
@@ -8,7 +10,7 @@ namespace nicer::cli {
 struct FetchOptions {
     std::string source; ///< a Metalink file, or an http(s) URL (of a file, or of a .meta4/.metalink)
     std::string dir;
-    std::size_t streams = 8;
+    std::size_t streams = net::kDefaultStreams;
     std::string maxRate; ///< as typed: "10M", "500k", "250000"
     bool nice = false;
     std::string caFile;

@@ -1,5 +1,6 @@
 // nicerd: the nicer daemon. Parses options and the config file, then hands over to nicer::daemon::Daemon.
 #include "api/DownloadText.h"
+#include "api/MemoryLimit.h"
 #include "control/Controller.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
@@ -8,6 +9,7 @@
 #include "daemon/DaemonConfig.h"
 #include "daemon/ManifestSources.h"
 #include "dbus/service/DaemonService.h"
+#include "libsystemd/ExitSignals.h"
 #include "net/rate/RateLimiter.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"
@@ -16,17 +18,265 @@
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
-int run(int argc, char** argv) {
-    using namespace nicer;
+using namespace nicer;
 
+/// What the command line and the config file set: the daemon's configuration, and the values that become part
+/// of it only once they are checked (configFrom).
+struct Settings {
+    daemon::DaemonConfig config;
+    int instances = 0; ///< 0: one per CPU
+    std::string parameterFile = daemon::defaultParameterFile().string();
+    std::string workloadFile = daemon::defaultWorkloadFile().string();
+    std::string pauseFile = daemon::defaultPauseFile().string();
+    std::vector<std::string> manifests;
+    std::string downloadDir;
+    std::string maxRate;
+    std::string caFile;
+    int retrySeconds = static_cast<int>(daemon::DownloadSettings{}.retryDelay.count());
+};
+
+/// The controller's parameters, from their table (--reserve-band and so on, the period in seconds), and what
+/// it answers (--signal).
+void addControllerOptions(CLI::App& app, Settings& s) {
+    for (const auto& info : control::parameterTable()) {
+        const auto set = [&params = s.config.params, &info](double value) {
+            if (auto done = info.set(params, value); !done) {
+                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
+            }
+        };
+        const std::string name = std::string("--") + info.key;
+        CLI::Option* option = info.type == control::ParameterType::Count
+                                  ? app.add_option_function<int>(
+                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
+                                  : app.add_option_function<double>(name, set, control::parameterHelp(info));
+        option->default_str(control::parameterAsText(info, s.config.params));
+    }
+    app.add_option_function<std::string>(
+           "--signal",
+           [&s](const std::string& text) {
+               const auto signal = control::parseSignal(text);
+               if (!signal) {
+                   throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
+               }
+               s.config.signal = *signal;
+           },
+           "What the controller answers: machine (the thesis: the idle time of the whole machine), outside "
+           "(only the demand from outside the user manager: system services, containers, other users; your "
+           "programs beside the work are left to the kernel's idle weight, so they cost the work no quota), "
+           "or auto (outside where the work's slice has cpu.idle 1, else machine)")
+        ->default_str("auto");
+}
+
+/// What runs: the workload and its copies, and processes to adopt.
+void addWorkloadOptions(CLI::App& app, Settings& s) {
+    app.add_option("--instances", s.instances,
+                   "Copies of a command or of the demo to run (default: one per CPU); the BOINC and "
+                   "Folding@home clients run once and use every CPU themselves")
+        ->check(CLI::Range(1, 1024));
+    app.add_option("--workload-preset", s.config.workloadPreset,
+                   "Run a preset: demo, boinc, folding, or custom (the command after --)");
+    app.add_option("--adopt", s.config.adopt,
+                   "PIDs of running processes of yours to bring under control too");
+    app.add_option("workload", s.config.command, "The volunteer work's command and arguments, after --");
+}
+
+/// Where the work runs and how it is held: the placement, the actuator, the slice's weight, window and
+/// memory.
+void addSliceOptions(CLI::App& app, Settings& s) {
+    app.add_option(
+           "--placement", s.config.placement,
+           "Where the work runs: auto (the root idle slice, the system's nicer.slice, where nicer's .deb "
+           "installed "
+           "it and polkit lets you start your nicer-work@USER.service, else your user manager's slice), "
+           "root-slice (or fail, saying why) or user-slice. In the root idle slice the kernel makes the "
+           "work yield at once to every program on the machine; in the user slice only to what runs "
+           "inside your user manager")
+        ->check(CLI::IsMember({"auto", "root-slice", "user-slice"}))
+        ->capture_default_str();
+    app.add_option(
+           "--actuator", s.config.actuator,
+           "How the work is capped: auto (the slice's CPU quota where the cpu controller is "
+           "delegated, else a duty cycle), systemd-slice, freezer-duty-cycle (cgroup.freeze, cgroup v2) "
+           "or signal-duty-cycle (SIGSTOP/SIGCONT)")
+        ->check(CLI::IsMember({"auto", "systemd-slice", "freezer-duty-cycle", "signal-duty-cycle"}))
+        ->capture_default_str();
+    app.add_option("--slice", s.config.slice, "The systemd user slice of the work")->capture_default_str();
+    app.add_flag(
+        "--idle-weight,!--no-idle-weight", s.config.sliceOptions.idleWeight,
+        "The work's slice also gets CPUWeight=idle (cpu.idle on cgroup v2, the smallest cpu.shares on "
+        "v1), so it loses every contention with your programs (on by default; --no-idle-weight keeps "
+        "the default weight and only the quota holds the work back, as in the thesis)");
+    app.add_option_function<std::string>(
+           "--quota-period",
+           [&s](const std::string& text) {
+               if (text == "auto") {
+                   s.config.sliceOptions.quotaPeriod.reset();
+                   return;
+               }
+               double seconds = 0.0;
+               if (!text::parseNumber(text, seconds) || !(seconds >= 0.001 && seconds <= 1.0)) {
+                   throw CLI::ValidationError("--quota-period",
+                                              "must be 'auto' or between 0.001 and 1 (seconds), as the "
+                                              "kernel takes; got '" +
+                                                  text + "'");
+               }
+               s.config.sliceOptions.quotaPeriod = std::chrono::microseconds(std::llround(seconds * 1e6));
+           },
+           "The kernel's CPU bandwidth window of the work's slice, in seconds: the quota is enforced over "
+           "windows this long, and nicerd changes it at their start (the kernel refills the budget at every "
+           "change). Longer windows throttle the work less often, which delays your programs' wake-ups less. "
+           "auto: the period, or a whole fraction of it of at most 1 s")
+        ->default_str("auto");
+    app.add_option_function<std::string>(
+           "--memory-max",
+           [&s](const std::string& text) {
+               auto percent = daemon::parseMemoryMaxPercent(text);
+               if (!percent) {
+                   throw CLI::ValidationError("--memory-max", percent.error().message);
+               }
+               s.config.memoryMaxPercent = *percent;
+           },
+           "The most memory the work may use, in percent of the machine's (as BOINC's \"use at most N% of "
+           "memory\"), from 10 to 100, or none (100). The work's slice gets MemoryMax at that and MemoryHigh "
+           "at " +
+               text::shortNumber(100.0 * api::kMemoryHighShare) +
+               "% of it, so under memory pressure the work is reclaimed, and in the end OOM-killed in its "
+               "slice, rather than your programs (by the kernel or systemd-oomd)")
+        ->default_str("50");
+}
+
+/// The files nicerd keeps, and the kernel's files it reads (tests point them elsewhere).
+void addFileOptions(CLI::App& app, Settings& s) {
+    app.add_option("--parameter-file", s.parameterFile, "Where parameters set at run time are kept")
+        ->capture_default_str();
+    app.add_option("--workload-file", s.workloadFile, "Where the workload chosen at run time is kept")
+        ->capture_default_str();
+    app.add_option("--pause-file", s.pauseFile,
+                   "Present while you pause the work (nicer pause), so that the pause holds when nicerd "
+                   "restarts: after an upgrade of nicer or a reboot, nicerd starts with the work paused")
+        ->capture_default_str();
+    app.add_option("--proc-stat", s.config.procStat, "Where to read the CPU counters")->capture_default_str();
+    app.add_option("--proc-meminfo", s.config.procMeminfo,
+                   "Where to read the machine's memory size (MemTotal)")
+        ->capture_default_str();
+}
+
+/// The work units to download, and how.
+void addDownloadOptions(CLI::App& app, Settings& s) {
+    app.add_option("--manifest", s.manifests,
+                   "Work units to download: a Metalink 4 file, or the http(s) URL of a single file "
+                   "(unverified: no hash). Repeat it for several");
+    app.add_option("--download-dir", s.downloadDir,
+                   "Where downloads go (default: the workload preset's directory, e.g. "
+                   "$XDG_DATA_HOME/nicer/boinc, else $XDG_DATA_HOME/nicer/downloads)");
+    app.add_option("--max-rate", s.maxRate,
+                   "Cap on the download rate in bytes/s, e.g. 500k, 10M (1024-based)");
+    app.add_flag("--nice,!--no-nice", s.config.downloads.nice,
+                 "Downloads yield the link to your own traffic (on by default; --no-nice or nice = false "
+                 "turns it off)");
+    app.add_option("--streams", s.config.downloads.streams,
+                   "Concurrent HTTP/2 streams of the downloads, at most")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
+        ->capture_default_str();
+    app.add_option("--ca-file", s.caFile, "Extra CA certificates (PEM) to trust for https download servers")
+        ->check(CLI::ExistingFile);
+    app.add_option("--download-retry", s.retrySeconds, "Seconds before files that failed are tried again")
+        ->check(CLI::Range(1, 7 * 24 * 3600))
+        ->capture_default_str();
+}
+
+/// Parses the command line and the config file; the exit status when nicerd is to end here (--help,
+/// --version, bad input), nothing when it is to start.
+std::optional<int> parse(CLI::App& app, int argc, char** argv) {
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        if (app.exit(e) == 0) {
+            return 0;
+        }
+        if (std::filesystem::exists(app["--config"]->as<std::string>())) {
+            std::cerr << "nicerd: check " << app["--config"]->as<std::string>() << " and the command line\n";
+        }
+        return 2;
+    }
+    return std::nullopt;
+}
+
+/// The daemon's configuration from @p s: the parameters checked, the manifests read, the rate parsed. An
+/// error is bad input and says what to fix.
+Result<daemon::DaemonConfig> configFrom(Settings s) {
+    if (auto valid = control::validate(s.config.params); !valid) {
+        return valid.error();
+    }
+    if (auto checked = workload::checkExplicitWorkload(s.config.workloadPreset, !s.config.command.empty());
+        !checked) {
+        return checked.error();
+    }
+    if (!s.manifests.empty()) {
+        auto files = daemon::readDownloadSources(s.manifests);
+        if (!files) {
+            return files.error();
+        }
+        s.config.downloads.files = std::move(*files);
+    }
+    if (!s.maxRate.empty()) {
+        auto rate = net::parseByteRate(s.maxRate);
+        if (!rate) {
+            return Error{"max-rate = '" + s.maxRate + "': " + rate.error().message};
+        }
+        s.config.downloads.maxRate = *rate;
+    }
+    s.config.downloads.dir = s.downloadDir;
+    if (!s.caFile.empty()) {
+        s.config.downloads.caFile = s.caFile;
+    }
+    s.config.downloads.retryDelay = std::chrono::seconds(s.retrySeconds);
+    const int cpus = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
+    s.config.instances = s.instances > 0 ? s.instances : cpus;
+    s.config.parameterFile = s.parameterFile;
+    s.config.workloadFile = s.workloadFile;
+    s.config.pauseFile = s.pauseFile;
+    s.config.dataDir = daemon::defaultDataDir();
+    if (const char* path = std::getenv("PATH"); path && *path) {
+        s.config.pathVariable = path;
+    }
+    return std::move(s.config);
+}
+
+/// The composition root: the daemon reports to its D-Bus service, which it publishes at the right step.
+Result<std::unique_ptr<daemon::DaemonObserver>> publishService(sd_bus* bus, daemon::DaemonControl& control) {
+    auto service = dbus::DaemonService::publish(bus, control);
+    if (!service) {
+        return service.error();
+    }
+    return std::unique_ptr<daemon::DaemonObserver>(std::move(*service));
+}
+
+/// What runs, with which actuator, and what is downloaded, in nicerd's log.
+void logStart(daemon::Daemon& d) {
+    std::cerr << "nicerd: running " << (d.workload().demo ? "the demo workload" : "the workload") << " '"
+              << d.workload().preset << "' (" << d.workload().instances << " instances) with the "
+              << d.actuatorName() << " actuator\n";
+    if (const auto files = d.downloads(); !files.empty()) {
+        std::cerr << "nicerd: downloading " << files.size() << (files.size() == 1 ? " file" : " files")
+                  << " into " << d.downloadDir().string()
+                  << " (bandwidth: " << api::bandwidthModeText(d.bandwidthMode()) << ")\n";
+    }
+}
+
+int run(int argc, char** argv) {
     CLI::App app{
         "nicerd: runs volunteer work in a systemd user slice, capped to the CPU your programs leave idle"};
     app.set_version_flag("--version", NICER_VERSION);
@@ -40,222 +290,36 @@ int run(int argc, char** argv) {
         "Downloads: every --manifest (a Metalink 4 file, or the http(s) URL of one file) is fetched over\n"
         "HTTP/2 into --download-dir, verified and resumable, yielding the link to your own traffic unless\n"
         "--no-nice; files that fail are tried again after --download-retry seconds.");
-
-    const auto configPath = daemon::defaultConfigFile();
-    app.set_config("--config", configPath.string(), "Config file (read when it exists)");
+    app.set_config("--config", daemon::defaultConfigFile().string(), "Config file (read when it exists)");
     app.allow_config_extras(CLI::config_extras_mode::error);
-
-    daemon::DaemonConfig config;
-    auto& p = config.params;
-    int instances = 0;
-    std::string parameterFile = daemon::defaultParameterFile().string();
-    std::string workloadFile = daemon::defaultWorkloadFile().string();
-    std::string pauseFile = daemon::defaultPauseFile().string();
-    auto& downloads = config.downloads;
-    std::vector<std::string> manifests;
-    std::string downloadDir;
-    std::string maxRate;
-    std::string caFile;
-    int retrySeconds = static_cast<int>(downloads.retryDelay.count());
-
-    // The controller's parameters, from their table: --reserve-band and so on (period in seconds).
-    for (const auto& info : control::parameterTable()) {
-        const auto set = [&p, &info](double value) {
-            if (auto done = info.set(p, value); !done) {
-                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
-            }
-        };
-        const std::string name = std::string("--") + info.key;
-        CLI::Option* option = info.type == control::ParameterType::Count
-                                  ? app.add_option_function<int>(
-                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
-                                  : app.add_option_function<double>(name, set, control::parameterHelp(info));
-        option->default_str(control::parameterAsText(info, p));
+    Settings settings;
+    addControllerOptions(app, settings);
+    addWorkloadOptions(app, settings);
+    addSliceOptions(app, settings);
+    addFileOptions(app, settings);
+    addDownloadOptions(app, settings);
+    if (const auto status = parse(app, argc, argv)) {
+        return *status;
     }
-    app.add_option("--instances", instances,
-                   "Copies of a command or of the demo to run (default: one per CPU); the BOINC and "
-                   "Folding@home clients run once and use every CPU themselves")
-        ->check(CLI::Range(1, 1024));
-    app.add_option("--workload-preset", config.workloadPreset,
-                   "Run a preset: demo, boinc, folding, or custom (the command after --)");
-    app.add_option(
-           "--placement", config.placement,
-           "Where the work runs: auto (the root idle slice, the system's nicer.slice, where nicer's .deb "
-           "installed "
-           "it and polkit lets you start your nicer-work@USER.service, else your user manager's slice), "
-           "root-slice (or fail, saying why) or user-slice. In the root idle slice the kernel makes the "
-           "work yield at once to every program on the machine; in the user slice only to what runs "
-           "inside your user manager")
-        ->check(CLI::IsMember({"auto", "root-slice", "user-slice"}))
-        ->capture_default_str();
-    app.add_option(
-           "--actuator", config.actuator,
-           "How the work is capped: auto (the slice's CPU quota where the cpu controller is "
-           "delegated, else a duty cycle), systemd-slice, freezer-duty-cycle (cgroup.freeze, cgroup v2) "
-           "or signal-duty-cycle (SIGSTOP/SIGCONT)")
-        ->check(CLI::IsMember({"auto", "systemd-slice", "freezer-duty-cycle", "signal-duty-cycle"}))
-        ->capture_default_str();
-    app.add_option("--slice", config.slice, "The systemd user slice of the work")->capture_default_str();
-    app.add_flag(
-        "--idle-weight,!--no-idle-weight", config.sliceOptions.idleWeight,
-        "The work's slice also gets CPUWeight=idle (cpu.idle on cgroup v2, the smallest cpu.shares on "
-        "v1), so it loses every contention with your programs (on by default; --no-idle-weight keeps "
-        "the default weight and only the quota holds the work back, as in the thesis)");
-    app.add_option_function<std::string>(
-           "--signal",
-           [&config](const std::string& text) {
-               const auto signal = control::parseSignal(text);
-               if (!signal) {
-                   throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
-               }
-               config.signal = *signal;
-           },
-           "What the controller answers: machine (the thesis: the idle time of the whole machine), outside "
-           "(only the demand from outside the user manager: system services, containers, other users; your "
-           "programs beside the work are left to the kernel's idle weight, so they cost the work no quota), "
-           "or auto (outside where the work's slice has cpu.idle 1, else machine)")
-        ->default_str("auto");
-    app.add_option_function<std::string>(
-           "--quota-period",
-           [&config](const std::string& text) {
-               if (text == "auto") {
-                   config.sliceOptions.quotaPeriod.reset();
-                   return;
-               }
-               double seconds = 0.0;
-               if (!text::parseNumber(text, seconds) || !(seconds >= 0.001 && seconds <= 1.0)) {
-                   throw CLI::ValidationError("--quota-period",
-                                              "must be 'auto' or between 0.001 and 1 (seconds), as the "
-                                              "kernel takes; got '" +
-                                                  text + "'");
-               }
-               config.sliceOptions.quotaPeriod = std::chrono::microseconds(std::llround(seconds * 1e6));
-           },
-           "The kernel's CPU bandwidth window of the work's slice, in seconds: the quota is enforced over "
-           "windows this long, and nicerd changes it at their start (the kernel refills the budget at every "
-           "change). Longer windows throttle the work less often, which delays your programs' wake-ups less. "
-           "auto: the period, or a whole fraction of it of at most 1 s")
-        ->default_str("auto");
-    app.add_option_function<std::string>(
-           "--memory-max",
-           [&config](const std::string& text) {
-               auto percent = daemon::parseMemoryMaxPercent(text);
-               if (!percent) {
-                   throw CLI::ValidationError("--memory-max", percent.error().message);
-               }
-               config.memoryMaxPercent = *percent;
-           },
-           "The most memory the work may use, in percent of the machine's (as BOINC's \"use at most N% of "
-           "memory\"), from 10 to 100, or none (100). The work's slice gets MemoryMax at that and MemoryHigh "
-           "at 90% of it, so under memory pressure the work is reclaimed, and in the end OOM-killed in its "
-           "slice, rather than your programs (by the kernel or systemd-oomd)")
-        ->default_str("50");
-    app.add_option("--adopt", config.adopt, "PIDs of running processes of yours to bring under control too");
-    app.add_option("--parameter-file", parameterFile, "Where parameters set at run time are kept")
-        ->capture_default_str();
-    app.add_option("--workload-file", workloadFile, "Where the workload chosen at run time is kept")
-        ->capture_default_str();
-    app.add_option("--pause-file", pauseFile,
-                   "Present while you pause the work (nicer pause), so that the pause holds when nicerd "
-                   "restarts: after an upgrade of nicer or a reboot, nicerd starts with the work paused")
-        ->capture_default_str();
-    app.add_option("--proc-stat", config.procStat, "Where to read the CPU counters")->capture_default_str();
-    app.add_option("--proc-meminfo", config.procMeminfo, "Where to read the machine's memory size (MemTotal)")
-        ->capture_default_str();
-    app.add_option("--manifest", manifests,
-                   "Work units to download: a Metalink 4 file, or the http(s) URL of a single file "
-                   "(unverified: no hash). Repeat it for several");
-    app.add_option("--download-dir", downloadDir,
-                   "Where downloads go (default: the workload preset's directory, e.g. "
-                   "$XDG_DATA_HOME/nicer/boinc, else $XDG_DATA_HOME/nicer/downloads)");
-    app.add_option("--max-rate", maxRate, "Cap on the download rate in bytes/s, e.g. 500k, 10M (1024-based)");
-    app.add_flag("--nice,!--no-nice", downloads.nice,
-                 "Downloads yield the link to your own traffic (on by default; --no-nice or nice = false "
-                 "turns it off)");
-    app.add_option("--streams", downloads.streams, "Concurrent HTTP/2 streams of the downloads, at most")
-        ->check(CLI::Range(std::size_t{1}, std::size_t{256}))
-        ->capture_default_str();
-    app.add_option("--ca-file", caFile, "Extra CA certificates (PEM) to trust for https download servers")
-        ->check(CLI::ExistingFile);
-    app.add_option("--download-retry", retrySeconds, "Seconds before files that failed are tried again")
-        ->check(CLI::Range(1, 7 * 24 * 3600))
-        ->capture_default_str();
-    app.add_option("workload", config.command, "The volunteer work's command and arguments, after --");
-
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        if (app.exit(e) == 0) {
-            return 0;
-        }
-        if (std::filesystem::exists(app["--config"]->as<std::string>())) {
-            std::cerr << "nicerd: check " << app["--config"]->as<std::string>() << " and the command line\n";
-        }
+    auto config = configFrom(std::move(settings));
+    if (!config) {
+        std::cerr << "nicerd: " << config.error().message << '\n';
         return 2;
     }
-
-    if (auto valid = control::validate(p); !valid) {
-        std::cerr << "nicerd: " << valid.error().message << '\n';
-        return 2;
-    }
-    if (auto checked = workload::checkExplicitWorkload(config.workloadPreset, !config.command.empty());
-        !checked) {
-        std::cerr << "nicerd: " << checked.error().message << '\n';
-        return 2;
-    }
-    if (!manifests.empty()) {
-        auto files = daemon::readDownloadSources(manifests);
-        if (!files) {
-            std::cerr << "nicerd: " << files.error().message << '\n';
-            return 2;
-        }
-        downloads.files = std::move(*files);
-    }
-    if (!maxRate.empty()) {
-        auto rate = net::parseByteRate(maxRate);
-        if (!rate) {
-            std::cerr << "nicerd: max-rate = '" << maxRate << "': " << rate.error().message << '\n';
-            return 2;
-        }
-        downloads.maxRate = *rate;
-    }
-    downloads.dir = downloadDir;
-    if (!caFile.empty()) {
-        downloads.caFile = caFile;
-    }
-    downloads.retryDelay = std::chrono::seconds(retrySeconds);
-    const int cpus = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-    config.instances = instances > 0 ? instances : cpus;
-    config.parameterFile = parameterFile;
-    config.workloadFile = workloadFile;
-    config.pauseFile = pauseFile;
-    config.dataDir = daemon::defaultDataDir();
-    if (const char* path = std::getenv("PATH"); path && *path) {
-        config.pathVariable = path;
-    }
-
-    // The composition root: the daemon reports to its D-Bus service, which it publishes at the right step.
-    auto publish = [](sd_bus* bus,
-                      daemon::DaemonControl& control) -> Result<std::unique_ptr<daemon::DaemonObserver>> {
-        auto service = dbus::DaemonService::publish(bus, control);
-        if (!service) {
-            return service.error();
-        }
-        return std::unique_ptr<daemon::DaemonObserver>(std::move(*service));
-    };
-    auto daemon = daemon::Daemon::create(std::move(config), publish);
+    // systemd stops nicerd with SIGTERM, a terminal with SIGINT: blocked before the work starts, so that one
+    // that comes meanwhile waits for the loop, which then ends and stops the work in order.
+    libsystemd::blockSignals({SIGTERM, SIGINT});
+    auto daemon = daemon::Daemon::create(std::move(*config), publishService);
     if (!daemon) {
         std::cerr << "nicerd: " << daemon.error().message << '\n';
         return 1;
     }
-    std::cerr << "nicerd: running " << ((*daemon)->workload().demo ? "the demo workload" : "the workload")
-              << " '" << (*daemon)->workload().preset << "' (" << (*daemon)->workload().instances
-              << " instances) with the " << (*daemon)->actuatorName() << " actuator\n";
-    if (const auto files = (*daemon)->downloads(); !files.empty()) {
-        std::cerr << "nicerd: downloading " << files.size() << (files.size() == 1 ? " file" : " files")
-                  << " into " << (*daemon)->downloadDir().string()
-                  << " (bandwidth: " << nicer::api::bandwidthModeText((*daemon)->bandwidthMode()) << ")\n";
+    auto stopSignals = libsystemd::exitOnSignals((*daemon)->event(), {SIGTERM, SIGINT});
+    if (!stopSignals) {
+        std::cerr << "nicerd: " << stopSignals.error().message << '\n';
+        return 1;
     }
+    logStart(**daemon);
     return (*daemon)->run();
 }
 

@@ -34,6 +34,10 @@ public:
     /// all is well.
     virtual std::string note() const { return {}; }
 
+    /// Whether the quota is a cgroup's CPU bandwidth limit (cpu.max), which the kernel's fair scheduler
+    /// enforces and a sched_ext scheduler may ignore: the daemon then checks every period that it holds.
+    virtual bool capsByCpuBandwidth() const { return false; }
+
     /// The kernel's CPU bandwidth window over which the quota is enforced, where this actuator uses one (see
     /// BandwidthWindows.h: a quota changed inside a window lets the work exceed it).
     virtual std::optional<std::chrono::microseconds> bandwidthWindow() const { return std::nullopt; }

@@ -1,6 +1,7 @@
 #include "actuator/SliceMemoryLimit.h"
 
 #include "actuator/ActuatorNote.h"
+#include "api/MemoryLimit.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +16,8 @@ MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent) {
     limit.percent = std::max(percent, 0.0);
     limit.max =
         static_cast<std::uint64_t>(std::llround(static_cast<double>(totalBytes) * limit.percent / 100.0));
-    limit.high = static_cast<std::uint64_t>(std::llround(static_cast<double>(limit.max) * kMemoryHighShare));
+    limit.high =
+        static_cast<std::uint64_t>(std::llround(static_cast<double>(limit.max) * api::kMemoryHighShare));
     return limit;
 }
 

@@ -10,9 +10,6 @@ namespace nicer::actuator {
 
 /// systemd's "infinity" for MemoryHigh and MemoryMax: no limit.
 inline constexpr std::uint64_t kNoMemoryLimit = UINT64_MAX;
-/// MemoryHigh, where the kernel starts reclaiming the work's memory, as a share of MemoryMax: the work is
-/// squeezed before it is OOM-killed inside its slice.
-inline constexpr double kMemoryHighShare = 0.9;
 
 /**
  * The memory limit of the work's slice, as a share of the machine's RAM (BOINC's "use at most N% of memory
@@ -29,7 +26,8 @@ struct MemoryLimit {
     bool operator==(const MemoryLimit&) const = default;
 };
 
-/// @p percent (0 to 100; 100 or more: none) of @p totalBytes as MemoryMax, and 90% of it as MemoryHigh.
+/// @p percent (0 to 100; 100 or more: none) of @p totalBytes as MemoryMax, and api::kMemoryHighShare of it as
+/// MemoryHigh.
 MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent);
 
 /// What applyMemoryLimit() achieved.

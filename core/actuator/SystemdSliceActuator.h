@@ -50,6 +50,7 @@ public:
                                                                 const SliceOptions& options = {});
 
     std::string name() const override { return "systemd-slice"; }
+    bool capsByCpuBandwidth() const override { return true; }
     Result<void> apply(double quota, int cpuCount) override;
     Result<std::uint64_t> workCpuNSec() override;
     std::optional<std::chrono::microseconds> bandwidthWindow() const override { return m_window; }

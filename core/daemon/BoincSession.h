@@ -3,7 +3,7 @@
 #include "api/Boinc.h"
 #include "boinc/BoincRpc.h"
 #include "boinc/GuiRpcClient.h"
-#include "daemon/BoincRates.h"
+#include "daemon/BoincRateGovernor.h"
 #include "daemon/DaemonControl.h"
 #include "libsystemd/Timer.h"
 #include "workload/BoincCommand.h"

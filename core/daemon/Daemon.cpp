@@ -17,7 +17,6 @@
 #include <systemd/sd-login.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -144,16 +143,6 @@ Result<void> Daemon::start() {
                   << c.pauseFile.string() << "; nicer resume ends the pause)\n";
     }
 
-    sigset_t mask;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGINT);
-    sigprocmask(SIG_BLOCK, &mask, nullptr);
-    sd_event_source* source = nullptr;
-    sd_event_add_signal(event, &source, SIGTERM, &Daemon::onSignal, this);
-    m_sigterm.reset(source);
-    sd_event_add_signal(event, &source, SIGINT, &Daemon::onSignal, this);
-    m_sigint.reset(source);
     auto timer = libsystemd::Timer::create(event, [this] { onTimer(); });
     if (!timer) {
         return Error{"cannot start the period timer: " + timer.error().message};
@@ -166,9 +155,8 @@ Result<void> Daemon::start() {
         return alignment.error();
     }
     m_alignment = std::move(*alignment);
-    if (m_actuator->name() == "systemd-slice") {
-        // systemd takes a quota that the kernel may not enforce (a sched_ext scheduler): checked every
-        // period.
+    if (m_actuator->capsByCpuBandwidth()) {
+        // The kernel may take a quota it does not enforce (a sched_ext scheduler): checked every period.
         m_enforcement = std::make_unique<EnforcementWatch>(
             c.schedExtDir, [this]() -> Result<std::unique_ptr<actuator::QuotaActuator>> {
                 auto cgroup = m_units->controlGroup(m_config.slice);
@@ -588,11 +576,6 @@ void Daemon::onTick() {
     if (++m_ticks % 30 == 0) {
         checkSystemService();
     }
-}
-
-int Daemon::onSignal(sd_event_source* source, const struct signalfd_siginfo*, void*) noexcept {
-    sd_event_exit(sd_event_source_get_event(source), 0);
-    return 0;
 }
 
 Result<void> Daemon::setParams(const control::ControllerParams& params) {

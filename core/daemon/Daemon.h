@@ -42,8 +42,11 @@ public:
     static Result<std::unique_ptr<Daemon>> create(DaemonConfig config, PublishDaemon publish);
     ~Daemon() override;
 
-    /// Runs the event loop until SIGTERM or SIGINT; returns the exit status.
+    /// Runs the event loop until it is told to exit (nicerd: on SIGTERM or SIGINT, libsystemd/ExitSignals.h),
+    /// then stops the work; returns the exit status.
     int run();
+    /// The loop everything of the daemon runs on, for the program's own sources (its stop signals).
+    sd_event* event() const { return m_event.get(); }
 
     // DaemonControl
     const control::ControllerParams& params() const override { return m_loop->params(); }
@@ -119,8 +122,6 @@ private:
     void switchActuator(EnforcementWatch::Fallback fallback);
     /// Moves the tick schedule onto the kernel's bandwidth windows, one of which started at @p windowStart.
     void alignTicks(libsystemd::Timer::Time windowStart);
-    static int onSignal(sd_event_source* source, const struct signalfd_siginfo* info,
-                        void* userdata) noexcept;
 
     DaemonConfig m_config;
     PublishDaemon m_publish;
@@ -146,8 +147,6 @@ private:
     libsystemd::Timer m_timer;
     std::unique_ptr<WindowAlignment> m_alignment;
     std::unique_ptr<EnforcementWatch> m_enforcement; ///< while the slice's quota caps the work
-    libsystemd::EventSourcePtr m_sigterm;
-    libsystemd::EventSourcePtr m_sigint;
     std::string m_ownScope; ///< the scope this daemon created for itself, if any
     std::string m_lastError;
     std::string m_actuatorNote;         ///< why nicerd chose a duty cycle, when it fell back to one

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "net/fetch/FetcherOptions.h"
 #include "net/fetch/Metalink.h"
 
 #include <chrono>
@@ -22,7 +23,7 @@ struct DownloadSettings {
     /// Hard cap on the receive rate, bytes per second; nullopt for none.
     std::optional<double> maxRate;
     /// Concurrent HTTP/2 streams at most.
-    std::size_t streams = 8;
+    std::size_t streams = net::kDefaultStreams;
     /// Extra CA certificates (PEM) for https mirrors a private CA signed.
     std::optional<std::filesystem::path> caFile;
     /// How long after a round with failed files those files are tried again.

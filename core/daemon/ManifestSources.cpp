@@ -1,32 +1,21 @@
 #include "daemon/ManifestSources.h"
 
+#include "net/fetch/DownloadSource.h"
 #include "net/fetch/SafePath.h"
 #include "net/fetch/Url.h"
 
 #include <map>
-#include <string_view>
 
 namespace nicer::daemon {
 
 namespace {
-
-bool isUrl(std::string_view text) {
-    return text.starts_with("http://") || text.starts_with("https://");
-}
 
 Result<net::MetalinkFile> singleFile(const std::string& source) {
     auto url = net::parseUrl(source);
     if (!url) {
         return Error{"manifest " + source + ": " + url.error().message};
     }
-    std::string_view path = url->path;
-    path = path.substr(0, path.find('?'));
-    const std::string name(path.substr(path.rfind('/') + 1));
-    if (name.empty()) {
-        return Error{"manifest " + source +
-                     ": the URL names no file (its path ends with '/'); give the URL of the file itself"};
-    }
-    if (name.ends_with(".meta4") || name.ends_with(".metalink")) {
+    if (net::namesManifest(*url)) {
         // Downloading the manifest as a work unit would be a silent surprise; fetching it at every start
         // would make the daemon's start depend on the network.
         return Error{"manifest " + source +
@@ -34,9 +23,10 @@ Result<net::MetalinkFile> singleFile(const std::string& source) {
                      "fetch " +
                      source + " --dir DIR`, or curl) and give its path"};
     }
-    net::MetalinkFile file;
-    file.name = name;
-    file.mirrors.push_back(net::Mirror{url->toString(), 1});
+    auto file = net::singleFileOf(*url);
+    if (!file) {
+        return Error{"manifest " + source + ": " + file.error().message};
+    }
     return file;
 }
 
@@ -47,7 +37,7 @@ Result<std::vector<net::MetalinkFile>> readDownloadSources(const std::vector<std
     std::map<std::string, std::string> listedBy; // file name -> the source that lists it
     for (const auto& source : sources) {
         std::vector<net::MetalinkFile> found;
-        if (isUrl(source)) {
+        if (net::isHttpUrl(source)) {
             auto file = singleFile(source);
             if (!file) {
                 return file.error();

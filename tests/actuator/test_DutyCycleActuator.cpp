@@ -72,6 +72,7 @@ TEST_CASE("the signal duty cycle stops the work for the share of each slot the q
     REQUIRE(actuator);
     auto& duty = **actuator;
     CHECK(duty.name() == "signal-duty-cycle");
+    CHECK_FALSE(duty.capsByCpuBandwidth()); // no cpu.max: nothing for a sched_ext scheduler to ignore
 
     // Until a quota is applied, the work is stopped (the daemon starts it frozen).
     CHECK(test::runLoopUntil(loop.get(), [&] { return child.state() == 'T'; }));

@@ -115,6 +115,7 @@ TEST_CASE("create() starts the slice with CPU accounting and the idle weight", "
     CHECK_FALSE(nicer::test::hasProperty(starts[0].props, "CPUQuotaPeriodUSec"));
     CHECK(actuator->cgroup() == "/nicer.slice");
     CHECK(actuator->name() == "systemd-slice");
+    CHECK(actuator->capsByCpuBandwidth()); // the daemon checks that the kernel enforces its cpu.max
     CHECK_FALSE(actuator->frozen());
     CHECK(units.callsTo("stopUnit").empty());
 }

@@ -4,6 +4,7 @@
 // tests/integration/test_nicerd.cpp.
 #include "Poll.h"
 #include "daemon/Daemon.h"
+#include "libsystemd/ExitSignals.h"
 #include "kernel/CgroupLayout.h"
 #include "usermanager/SystemdUnitManager.h"
 
@@ -124,6 +125,9 @@ TEST_CASE("the daemon reports a sample each period to its observer and stops the
     auto config = testConfig("runs");
     const auto slice = config.slice;
     Recorded recorded;
+    // As nicerd does: SIGTERM blocked before the daemon starts (the loop's thread inherits the mask), so the
+    // signal, sent to the process, waits for the loop's signalfd, where it ends the loop.
+    libsystemd::blockSignals({SIGTERM});
     auto created = daemon::Daemon::create(std::move(config), recordingPublisher(recorded));
     INFO((created.ok() ? std::string() : created.error().message));
     REQUIRE(created.ok());
@@ -132,9 +136,9 @@ TEST_CASE("the daemon reports a sample each period to its observer and stops the
     CHECK(recorded.control == daemon.get());
     CHECK(daemon->workload().instances == 2);
     CHECK(slicePids(slice).size() == 2);
+    auto stopSignals = libsystemd::exitOnSignals(daemon->event(), {SIGTERM});
+    REQUIRE(stopSignals.ok());
 
-    // create() blocked SIGTERM in this thread, so the loop's thread inherits the mask and the signal, sent
-    // to the process, waits for the loop's signalfd.
     std::atomic<int> exitStatus{-1};
     std::thread loop([&] { exitStatus = daemon->run(); });
     const bool sampled = test::pollUntil([&] { return recorded.count() >= 5; }, 20s);

@@ -14,10 +14,14 @@ namespace nicer::net {
 
 class RateController;
 
+/// The streams at once a download uses unless told otherwise: the default of `nicer fetch --streams`, of
+/// nicerd's --streams and of FetcherOptions, written once.
+inline constexpr std::size_t kDefaultStreams = 8;
+
 /// How a Fetcher downloads. The defaults are what `nicer fetch` uses.
 struct FetcherOptions {
     /// At most this many streams at once over all connections (and never more than a server allows).
-    std::size_t streams = 8;
+    std::size_t streams = kDefaultStreams;
     /// Which waiting file gets a free stream first.
     DownloadOrder order = DownloadOrder::Srpt;
     /// Hard cap on the receive rate, in body bytes per second; nullopt for none.

@@ -1,4 +1,4 @@
-#include "daemon/BoincRates.h"
+#include "daemon/BoincRateGovernor.h"
 
 #include "kernel/InterfaceTraffic.h"
 

@@ -1,4 +1,4 @@
-#include "daemon/BoincRates.h"
+#include "daemon/BoincRateGovernor.h"
 #include "kernel/TcpSockets.h"
 
 #include <catch2/catch.hpp>
@@ -20,7 +20,7 @@ api::BoincTransfer transfer(const std::string& name, bool upload, double done) {
 } // namespace
 
 TEST_CASE("BOINC's transfers add up to monotonic counters, each from where it was first seen",
-          "[BoincRates]") {
+          "[BoincRateGovernor]") {
     TransferCounter counter;
     counter.update({transfer("a.in", false, 5000)}); // moved before it was first seen: not counted
     CHECK(counter.downloaded() == 0);
@@ -45,7 +45,7 @@ TEST_CASE("BOINC's transfers add up to monotonic counters, each from where it wa
 }
 
 TEST_CASE("the governor pushes after the controllers' first step, then only changes beyond the hysteresis",
-          "[BoincRates]") {
+          "[BoincRateGovernor]") {
     const daemon::BoincRateOptions options;
     BoincRateGovernor governor(options);
     const auto t0 = std::chrono::steady_clock::time_point{} + 1h;
@@ -75,7 +75,7 @@ TEST_CASE("the governor pushes after the controllers' first step, then only chan
 }
 
 TEST_CASE("the user's traffic cuts BOINC's download limit within seconds, and it grows back after",
-          "[BoincRates]") {
+          "[BoincRateGovernor]") {
     // A 10 MB/s link. BOINC downloads as fast as its limit allows in what the user leaves; the user's
     // stream, when on, takes 60% of the link. Sampled every second, as nicerd polls.
     constexpr double kLink = 10e6;
@@ -125,7 +125,7 @@ kernel::TcpSocketInfo boincSocket(double received, double acked = 0,
 
 } // namespace
 
-TEST_CASE("what fills BOINC's receive buffers is BOINC's traffic, not the user's", "[BoincRates]") {
+TEST_CASE("what fills BOINC's receive buffers is BOINC's traffic, not the user's", "[BoincRateGovernor]") {
     // BOINC's libcurl reads no faster than its limit, but the kernel fills the socket's receive buffer (here
     // up to 16 MB, as TCP's autotuning grows it) at the link's speed. By BOINC's own count those bytes have
     // not arrived yet; on the interface and in the socket's counters they have. Counted as the user's, they
@@ -171,7 +171,7 @@ TEST_CASE("what fills BOINC's receive buffers is BOINC's traffic, not the user's
 }
 
 TEST_CASE("a queue on the link cuts BOINC's limit even while the user's traffic cannot get through",
-          "[BoincRates]") {
+          "[BoincRateGovernor]") {
     // BOINC's connections fill the bottleneck's queue; a download the user starts gets almost nothing (2% of
     // the link, below what counts as traffic) and shows only as a longer round trip on BOINC's sockets.
     constexpr double kLink = 10e6;
@@ -200,7 +200,7 @@ TEST_CASE("a queue on the link cuts BOINC's limit even while the user's traffic 
     CHECK(governor.downController().status().queueingDelay.value() > 50ms);
 }
 
-TEST_CASE("an upload counts when the peer acknowledges it, not when BOINC writes it", "[BoincRates]") {
+TEST_CASE("an upload counts when the peer acknowledges it, not when BOINC writes it", "[BoincRateGovernor]") {
     BoincRateGovernor governor;
     const auto t0 = std::chrono::steady_clock::time_point{} + 1h;
     // BOINC wrote 4 MB at once into a send buffer the link drains at 1 MB/s: the up controller sees 1 MB/s of
@@ -221,7 +221,7 @@ TEST_CASE("an upload counts when the peer acknowledges it, not when BOINC writes
 }
 
 TEST_CASE("while BOINC's receive buffers grow, it may read only what the controller allows less the growth",
-          "[BoincRates]") {
+          "[BoincRateGovernor]") {
     // The link is BOINC's alone at 10 MB/s, and 4 MB/s of it goes into a growing receive buffer: reading at
     // the controller's rate would let BOINC's sender keep the link full. The limit pushed is the
     // controller's rate less the growth, so the buffer fills and the link then carries what BOINC reads.

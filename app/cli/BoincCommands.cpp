@@ -1,4 +1,4 @@
-#include "BoincCommand.h"
+#include "BoincCommands.h"
 
 #include "ExitCode.h"
 #include "util/Text.h"
