@@ -147,7 +147,7 @@ private:
     libsystemd::Timer m_timer;
     std::unique_ptr<WindowAlignment> m_alignment;
     std::unique_ptr<EnforcementWatch> m_enforcement; ///< while the slice's quota caps the work
-    std::string m_ownScope; ///< the scope this daemon created for itself, if any
+    std::string m_ownScope;                          ///< the scope this daemon created for itself, if any
     std::string m_lastError;
     std::string m_actuatorNote;         ///< why nicerd chose a duty cycle, when it fell back to one
     std::string m_memoryNote;           ///< why the memory limit asked for is not in force

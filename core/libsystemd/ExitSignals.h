@@ -1,7 +1,7 @@
 #pragma once
 
-// A process's stop signals on an sd-event loop: blocked, then read from the loop's signalfd, where they end the
-// loop, so that whatever runs on it shuts down in order instead of dying in the middle of a step.
+// A process's stop signals on an sd-event loop: blocked, then read from the loop's signalfd, where they end
+// the loop, so that whatever runs on it shuts down in order instead of dying in the middle of a step.
 
 #include "libsystemd/Event.h"
 #include "util/Result.h"
