@@ -4,8 +4,8 @@
 // tests/integration/test_nicerd.cpp.
 #include "Poll.h"
 #include "daemon/Daemon.h"
-#include "libsystemd/ExitSignals.h"
 #include "kernel/CgroupLayout.h"
+#include "libsystemd/ExitSignals.h"
 #include "usermanager/SystemdUnitManager.h"
 
 #include <catch2/catch.hpp>
