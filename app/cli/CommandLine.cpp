@@ -17,8 +17,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
-#include <utility>
 
 namespace nicer::cli {
 
@@ -29,56 +29,51 @@ const control::ParameterInfo& periodInfo() {
     return *control::findParameter("period");
 }
 
-struct DaemonCommands {
-    CLI::App* status = nullptr;
-    CLI::App* pause = nullptr;
-    CLI::App* resume = nullptr;
-    CLI::App* set = nullptr;
-    CLI::App* workload = nullptr;
-};
-
-DaemonCommands addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o) {
-    DaemonCommands c;
-    c.status = parent.add_subcommand("status", "Show what nicerd is doing");
-    c.status->add_flag("--json", o.json, "Print JSON");
-    c.pause = parent.add_subcommand(
-        "pause", "Freeze the volunteer work until `nicer resume` (kept across restarts of nicerd)");
-    c.resume = parent.add_subcommand("resume", "Let the controller run the volunteer work again");
-    c.set = parent.add_subcommand("set", "Change controller parameters (kept across restarts)");
-    c.set
+/// `nicer status`, `pause`, `resume`, `set` and `workload`; @p given becomes the one on the command line.
+void addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o, std::optional<DaemonCommand>& given) {
+    const auto command = [&](const char* name, const std::string& help, DaemonCommand which) {
+        auto* cmd = parent.add_subcommand(name, help);
+        cmd->callback([&given, which] { given = which; });
+        return cmd;
+    };
+    command("status", "Show what nicerd is doing", DaemonCommand::Status)
+        ->add_flag("--json", o.json, "Print JSON");
+    command("pause", "Freeze the volunteer work until `nicer resume` (kept across restarts of nicerd)",
+            DaemonCommand::Pause);
+    command("resume", "Let the controller run the volunteer work again", DaemonCommand::Resume);
+    command("set", "Change controller parameters (kept across restarts)", DaemonCommand::Set)
         ->add_option("assignments", o.assignments,
                      "KEY=VALUE: " + control::parameterNameList() + " (period in seconds)")
         ->required();
-    c.workload = parent.add_subcommand(
-        "workload", "List the workloads nicerd can run, or switch to one (kept across restarts)");
-    c.workload->add_option("preset", o.workloadPreset,
-                           "demo, boinc (BOINC client), folding (Folding@home) or custom (nicerd's command)");
-    return c;
+    command("workload", "List the workloads nicerd can run, or switch to one (kept across restarts)",
+            DaemonCommand::Workload)
+        ->add_option("preset", o.workloadPreset,
+                     "demo, boinc (BOINC client), folding (Folding@home) or custom (nicerd's command)");
 }
 
-struct BoincCommands {
-    CLI::App* boinc = nullptr;
-    CLI::App* attach = nullptr;
-    CLI::App* attachManager = nullptr;
-    CLI::App* detach = nullptr;
-};
-
-BoincCommands addBoincCommands(CLI::App& parent, BoincOptions& o) {
-    BoincCommands c;
-    c.boinc =
+/// `nicer boinc` and its subcommands, which set @p o's action.
+CLI::App* addBoinc(CLI::App& parent, BoincOptions& o) {
+    auto* boinc =
         parent.add_subcommand("boinc", "Show nicerd's BOINC client: projects, tasks, transfers, notices");
-    c.boinc->add_flag("--json", o.json, "Print JSON");
-    c.attach = c.boinc->add_subcommand("attach", "Attach the BOINC client to a project");
-    c.attach->add_option("url", o.url, "The project's master URL (its web address)")->required();
-    c.attach->add_option("account-key", o.accountKey, "Your account key, from the project's web site")
+    boinc->add_flag("--json", o.json, "Print JSON");
+    const auto action = [&](const char* name, const char* help, BoincAction which) {
+        auto* cmd = boinc->add_subcommand(name, help);
+        cmd->callback([&o, which] { o.action = which; });
+        return cmd;
+    };
+    auto* attach = action("attach", "Attach the BOINC client to a project", BoincAction::Attach);
+    attach->add_option("url", o.url, "The project's master URL (its web address)")->required();
+    attach->add_option("account-key", o.accountKey, "Your account key, from the project's web site")
         ->required();
-    c.attachManager = c.boinc->add_subcommand(
-        "attach-manager", "Attach the BOINC client to an account manager; the password is read from stdin");
-    c.attachManager->add_option("url", o.url, "The account manager's URL")->required();
-    c.attachManager->add_option("name", o.managerName, "Your name (or email) there")->required();
-    c.detach = c.boinc->add_subcommand("detach", "Detach the BOINC client from a project (drops its tasks)");
-    c.detach->add_option("url", o.url, "The project's master URL, as `nicer boinc` lists it")->required();
-    return c;
+    auto* manager = action("attach-manager",
+                           "Attach the BOINC client to an account manager; the password is read from stdin",
+                           BoincAction::AttachManager);
+    manager->add_option("url", o.url, "The account manager's URL")->required();
+    manager->add_option("name", o.managerName, "Your name (or email) there")->required();
+    action("detach", "Detach the BOINC client from a project (drops its tasks)", BoincAction::Detach)
+        ->add_option("url", o.url, "The project's master URL, as `nicer boinc` lists it")
+        ->required();
+    return boinc;
 }
 
 CLI::App* addHistory(CLI::App& parent) {
@@ -212,9 +207,10 @@ int runCommandLine(int argc, char** argv) {
 
     // In `nicer --help`'s order: the everyday commands first, then the tools.
     DaemonCommandOptions daemonOptions;
-    const auto daemonCmds = addDaemonCommands(app, daemonOptions);
+    std::optional<DaemonCommand> daemonCommand;
+    addDaemonCommands(app, daemonOptions, daemonCommand);
     BoincOptions boinc;
-    const auto boincCmds = addBoincCommands(app, boinc);
+    auto* boincCmd = addBoinc(app, boinc);
     auto* historyCmd = addHistory(app);
     FetchOptions fetch;
     auto* fetchCmd = addFetch(app, fetch);
@@ -230,22 +226,10 @@ int runCommandLine(int argc, char** argv) {
         return app.exit(e) == 0 ? kExitOk : kExitBadInput;
     }
 
-    const std::pair<CLI::App*, DaemonCommand> daemonCommands[] = {
-        {daemonCmds.status, DaemonCommand::Status},
-        {daemonCmds.pause, DaemonCommand::Pause},
-        {daemonCmds.resume, DaemonCommand::Resume},
-        {daemonCmds.set, DaemonCommand::Set},
-        {daemonCmds.workload, DaemonCommand::Workload}};
-    for (const auto& [cmd, command] : daemonCommands) {
-        if (*cmd) {
-            return runDaemonCommand(command, daemonOptions);
-        }
+    if (daemonCommand) {
+        return runDaemonCommand(*daemonCommand, daemonOptions);
     }
-    if (*boincCmds.boinc) {
-        boinc.action = *boincCmds.attach          ? BoincAction::Attach
-                       : *boincCmds.attachManager ? BoincAction::AttachManager
-                       : *boincCmds.detach        ? BoincAction::Detach
-                                                  : BoincAction::Show;
+    if (*boincCmd) {
         return runBoincCommand(boinc);
     }
     if (*historyCmd) {

@@ -308,15 +308,16 @@ int run(int argc, char** argv) {
     }
     // systemd stops nicerd with SIGTERM, a terminal with SIGINT: blocked before the work starts, so that one
     // that comes meanwhile waits for the loop, which then ends and stops the work in order.
-    libsystemd::blockSignals({SIGTERM, SIGINT});
+    const auto stopSignals = {SIGTERM, SIGINT};
+    libsystemd::blockSignals(stopSignals);
     auto daemon = daemon::Daemon::create(std::move(*config), publishService);
     if (!daemon) {
         std::cerr << "nicerd: " << daemon.error().message << '\n';
         return 1;
     }
-    auto stopSignals = libsystemd::exitOnSignals((*daemon)->event(), {SIGTERM, SIGINT});
-    if (!stopSignals) {
-        std::cerr << "nicerd: " << stopSignals.error().message << '\n';
+    auto watched = libsystemd::exitOnSignals((*daemon)->event(), stopSignals);
+    if (!watched) {
+        std::cerr << "nicerd: " << watched.error().message << '\n';
         return 1;
     }
     logStart(**daemon);

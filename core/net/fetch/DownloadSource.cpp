@@ -21,23 +21,14 @@ bool namesManifest(const Url& url) {
     return path.ends_with(".meta4") || path.ends_with(".metalink");
 }
 
-Result<std::string> fileNameOf(const Url& url) {
+Result<MetalinkFile> singleFileOf(const Url& url) {
     const auto path = pathOf(url);
-    const std::string name(path.substr(path.rfind('/') + 1));
-    if (name.empty()) {
+    MetalinkFile file;
+    file.name = path.substr(path.rfind('/') + 1);
+    if (file.name.empty()) {
         return Error{"the URL " + url.toString() +
                      " names no file (its path ends with '/'); give the URL of the file itself"};
     }
-    return name;
-}
-
-Result<MetalinkFile> singleFileOf(const Url& url) {
-    auto name = fileNameOf(url);
-    if (!name) {
-        return name.error();
-    }
-    MetalinkFile file;
-    file.name = std::move(*name);
     file.mirrors.push_back(Mirror{url.toString(), 1});
     return file;
 }

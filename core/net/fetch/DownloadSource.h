@@ -18,11 +18,9 @@ bool isHttpUrl(std::string_view source);
 /// than a file to download.
 bool namesManifest(const Url& url);
 
-/// The file @p url names: the last component of its path, query left out. An error when the path ends with
-/// '/', saying to give the URL of the file itself.
-Result<std::string> fileNameOf(const Url& url);
-
-/// The single file @p url names, to download from there: no hash (nothing to verify it against), no size.
+/// The single file @p url names, to download from there: named after the last component of its path (query
+/// left out), no hash (nothing to verify it against), no size. An error when the path ends with '/', saying
+/// to give the URL of the file itself.
 Result<MetalinkFile> singleFileOf(const Url& url);
 
 } // namespace nicer::net

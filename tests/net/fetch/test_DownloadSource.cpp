@@ -43,5 +43,5 @@ TEST_CASE("a single file is named after the last component of the URL's path", "
     CHECK_THAT(directory.error().message, Catch::Contains("http://example.org/units/") &&
                                               Catch::Contains("names no file") &&
                                               Catch::Contains("give the URL of the file itself"));
-    CHECK_FALSE(fileNameOf(url("http://example.org/")).ok());
+    CHECK_FALSE(singleFileOf(url("http://example.org/")).ok());
 }
