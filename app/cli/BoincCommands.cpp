@@ -234,11 +234,6 @@ int runBoincCommand(const BoincOptions& o) {
         std::cerr << "nicer boinc: " << status.error().message << '\n';
         return kExitFailure;
     }
-    if (status->apiVersion < 3) {
-        std::cerr << "nicer boinc: this nicerd (API version " << status->apiVersion
-                  << ") does not know BOINC yet: update nicer and restart nicerd\n";
-        return kExitFailure;
-    }
     if (o.json) {
         std::cout << boincJson(status->boinc).dump(2) << '\n';
     } else {

@@ -23,7 +23,7 @@ namespace nicer::cli {
 namespace {
 
 /// One line over all downloads, then the files that need attention (at most a few: it is a summary).
-void printDownloads(const dbus::DaemonStatus& s) {
+void printDownloads(const api::DaemonState& s) {
     std::size_t inPlace = 0, active = 0;
     std::uint64_t done = 0, total = 0;
     bool totalKnown = true;
@@ -41,7 +41,8 @@ void printDownloads(const dbus::DaemonStatus& s) {
     std::printf("  downloads    %zu of %zu files in place, %s of %s%s, %s/s now (bandwidth: %s)\n", inPlace,
                 s.downloads.size(), text::humanBytes(double(done)).c_str(),
                 text::humanBytes(double(total)).c_str(), totalKnown ? "" : " known",
-                text::humanBytes(s.downloadRate).c_str(), api::bandwidthModeText(s.bandwidth).c_str());
+                text::humanBytes(s.downloadRate).c_str(),
+                api::bandwidthModeText(api::bandwidthOf(s)).c_str());
     if (active > 0) {
         std::printf("               %zu downloading or waiting for a stream\n", active);
     }
@@ -56,7 +57,7 @@ void printDownloads(const dbus::DaemonStatus& s) {
     }
 }
 
-void printStatus(const dbus::DaemonStatus& s) {
+void printStatus(const api::DaemonState& s) {
     const auto pct = [](double v) { return 100.0 * v; };
     std::printf("nicerd: %s, %s\n",
                 s.paused ? "paused" : (s.quota > 0 ? "running" : "work stopped (no spare CPU)"),
@@ -65,8 +66,9 @@ void printStatus(const dbus::DaemonStatus& s) {
     for (const auto& arg : s.workload) {
         command += (command.empty() ? "" : " ") + arg;
     }
-    std::printf("  workload     %s: %s%s, %u instance%s\n", s.preset.c_str(), command.c_str(),
-                s.demo ? " (burns CPU, does no science)" : "", s.instances, s.instances == 1 ? "" : "s");
+    std::printf("  workload     %s: %s%s, %u instance%s\n", s.workloadPreset.c_str(), command.c_str(),
+                s.demoWorkload ? " (burns CPU, does no science)" : "", s.instances,
+                s.instances == 1 ? "" : "s");
     if (const auto placement = api::parsePlacement(s.placement)) {
         std::printf("  placement    %s: %s\n", s.placement.c_str(),
                     std::string(api::placementSummary(*placement)).c_str());
@@ -78,16 +80,14 @@ void printStatus(const dbus::DaemonStatus& s) {
     if (!s.actuatorNote.empty()) {
         std::printf("  note         %s\n", s.actuatorNote.c_str());
     }
-    if (s.memoryMaxPercent) {
-        if (*s.memoryMaxPercent >= 100.0) {
-            std::printf("  memory max   none: the work may use all the memory\n");
-        } else if (s.memoryMaxBytes > 0) {
-            std::printf("  memory max   %g%% (%s; reclaimed above %g%% of it)\n", *s.memoryMaxPercent,
-                        text::humanBytes(static_cast<double>(s.memoryMaxBytes)).c_str(),
-                        100.0 * api::kMemoryHighShare);
-        } else {
-            std::printf("  memory max   %g%%, not in force (see the note)\n", *s.memoryMaxPercent);
-        }
+    if (s.memoryMaxPercent >= 100.0) {
+        std::printf("  memory max   none: the work may use all the memory\n");
+    } else if (s.memoryMax > 0) {
+        std::printf("  memory max   %g%% (%s; reclaimed above %g%% of it)\n", s.memoryMaxPercent,
+                    text::humanBytes(static_cast<double>(s.memoryMax)).c_str(),
+                    100.0 * api::kMemoryHighShare);
+    } else {
+        std::printf("  memory max   %g%%, not in force (see the note)\n", s.memoryMaxPercent);
     }
     if (s.outside >= 0.0) {
         std::printf("  machine      %u CPUs: %.1f%% your programs, %.1f%% other users and services, %.1f%% "
@@ -98,16 +98,14 @@ void printStatus(const dbus::DaemonStatus& s) {
         std::printf("  machine      %u CPUs: %.1f%% yours, %.1f%% volunteer work, %.1f%% idle\n", s.cpuCount,
                     pct(s.foreground), pct(s.background), pct(s.idle));
     }
-    if (!s.signal.empty()) {
-        const char* answered =
-            s.signal != "outside" ? "machine: the quota answers the idle time of the whole machine"
-            : s.placement == "root-slice"
-                ? "outside: cpu.idle at the root keeps the work behind every program, so the quota answers "
-                  "no demand and stays whole"
-                : "outside: the quota answers other users and services; cpu.idle keeps the work behind your "
-                  "programs";
-        std::printf("  signal       %s (setting %s)\n", answered, s.signalSetting.c_str());
-    }
+    const char* answered =
+        s.signal != "outside" ? "machine: the quota answers the idle time of the whole machine"
+        : s.placement == "root-slice"
+            ? "outside: cpu.idle at the root keeps the work behind every program, so the quota answers "
+              "no demand and stays whole"
+            : "outside: the quota answers other users and services; cpu.idle keeps the work behind your "
+              "programs";
+    std::printf("  signal       %s (setting %s)\n", answered, s.signalSetting.c_str());
     std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
     std::printf("  reserve      %.1f%% idle kept (band %.3g x multiplier %g), overload count %u\n",
                 pct(control::reserveKept(s.params.reserveBand, s.multiplier, s.signal == "outside", s.quota)),
@@ -123,7 +121,7 @@ void printStatus(const dbus::DaemonStatus& s) {
     printBoincSummary(s.boinc);
 }
 
-nlohmann::json statusJson(const dbus::DaemonStatus& s) {
+nlohmann::json statusJson(const api::DaemonState& s) {
     nlohmann::json params;
     for (const auto& info : control::parameterTable()) {
         // JSON keys in snake case, the period with its unit: reserve_band, ..., period_s.
@@ -152,11 +150,11 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
             {"actuator_note", s.actuatorNote},
             {"placement", s.placement},
             {"placement_note", s.placementNote},
-            {"memory_max_percent", s.memoryMaxPercent ? nlohmann::json(*s.memoryMaxPercent) : nullptr},
-            {"memory_max_bytes", s.memoryMaxBytes > 0 ? nlohmann::json(s.memoryMaxBytes) : nullptr},
+            {"memory_max_percent", s.memoryMaxPercent},
+            {"memory_max_bytes", s.memoryMax > 0 ? nlohmann::json(s.memoryMax) : nullptr},
             {"workload", s.workload},
-            {"demo", s.demo},
-            {"preset", s.preset},
+            {"demo", s.demoWorkload},
+            {"preset", s.workloadPreset},
             {"instances", s.instances},
             {"cpus", s.cpuCount},
             {"idle", s.idle},
@@ -172,9 +170,8 @@ nlohmann::json statusJson(const dbus::DaemonStatus& s) {
             {"parameters", params},
             {"downloads", downloads},
             {"download_rate", s.downloadRate},
-            {"bandwidth_mode", api::bandwidthKindKeyword(s.bandwidth.kind)},
-            {"bandwidth_cap",
-             s.bandwidth.capBytesPerSecond ? nlohmann::json(*s.bandwidth.capBytesPerSecond) : nullptr},
+            {"bandwidth_mode", s.bandwidthMode},
+            {"bandwidth_cap", s.bandwidthCap > 0 ? nlohmann::json(s.bandwidthCap) : nullptr},
             {"boinc", boincJson(s.boinc)},
             {"api_version", s.apiVersion}};
 }
@@ -190,10 +187,10 @@ std::string unavailableReason(const std::string& id) {
     return "not available in nicerd";
 }
 
-void printPresets(const dbus::DaemonStatus& s) {
+void printPresets(const api::DaemonState& s) {
     std::printf("Workloads (* = running; choose one with `nicer workload ID`):\n");
-    for (const auto& preset : s.presets) {
-        std::printf("%c %-9s %s%s\n", preset.id == s.preset ? '*' : ' ', preset.id.c_str(),
+    for (const auto& preset : s.workloadPresets) {
+        std::printf("%c %-9s %s%s\n", preset.id == s.workloadPreset ? '*' : ' ', preset.id.c_str(),
                     preset.name.c_str(),
                     preset.available ? "" : (" -- " + unavailableReason(preset.id)).c_str());
         std::printf("            %s\n", preset.description.c_str());

@@ -5,6 +5,7 @@
 #include "actuator/DutyCycleActuator.h"
 #include "actuator/SliceMemoryLimit.h"
 #include "actuator/SystemdSliceActuator.h"
+#include "api/Placement.h"
 #include "boinc/ClientDirectory.h"
 #include "boinc/SystemService.h"
 #include "control/ParameterText.h"
@@ -422,7 +423,7 @@ void Daemon::applyMemoryLimit() {
 }
 
 std::string Daemon::actuatorNote() const {
-    std::string note = m_actuatorNote.empty() ? m_actuator->note() : m_actuatorNote;
+    std::string note = m_actuatorNote.empty() && m_actuator ? m_actuator->note() : m_actuatorNote;
     if (!m_memoryNote.empty()) {
         note += (note.empty() ? "" : " ") + m_memoryNote;
     }
@@ -521,7 +522,7 @@ void Daemon::switchActuator(EnforcementWatch::Fallback fallback) {
     m_alignment = alignment ? std::move(*alignment) : nullptr;
     (void)old->release(); // the duty cycle holds the work from its first slot
     if (m_observer) {
-        m_observer->onActuatorChanged();
+        m_observer->onStateChanged();
     }
 }
 
@@ -659,16 +660,53 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
     return {};
 }
 
-std::vector<api::DownloadEntry> Daemon::downloads() const {
-    return m_downloads ? m_downloads->entries() : std::vector<api::DownloadEntry>{};
-}
-
-double Daemon::downloadRate() const {
-    return m_downloads ? m_downloads->rate() : 0.0;
-}
-
-api::BandwidthMode Daemon::bandwidthMode() const {
-    return m_downloads ? m_downloads->bandwidthMode() : api::BandwidthMode{};
+api::DaemonState Daemon::state() const {
+    api::DaemonState s;
+    s.signalSetting = control::signalName(m_config.signal);
+    if (m_loop) {
+        s.params = m_loop->params();
+        s.paused = m_loop->paused();
+        s.multiplier = m_loop->state().multiplier;
+        s.overloadCount = static_cast<std::uint32_t>(m_loop->state().overloadCount);
+        s.cpuCount = static_cast<std::uint32_t>(m_loop->cpuCount());
+        if (const auto& last = m_loop->last()) {
+            s.quota = last->quota;
+            s.idle = last->idle;
+            s.foreground = last->foreground;
+            s.background = last->background;
+            s.outside = last->outside;
+            s.signal = control::signalName(last->outsideSignal ? control::Signal::Outside
+                                                               : control::Signal::Machine);
+        }
+    } else {
+        s.params = m_config.params;
+    }
+    s.lastError = m_lastError;
+    s.actuator = m_actuator ? m_actuator->name() : std::string();
+    s.actuatorNote = actuatorNote();
+    s.placement = api::placementName(m_rootUnits ? api::Placement::RootSlice : api::Placement::UserSlice);
+    s.placementNote = m_placementNote;
+    s.memoryMaxPercent = m_config.memoryMaxPercent;
+    s.memoryMax = m_memoryMaxBytes;
+    if (m_supervisor) {
+        const auto& spec = m_supervisor->spec();
+        s.workload = spec.argv;
+        s.demoWorkload = spec.demo;
+        s.instances = static_cast<std::uint32_t>(spec.instances);
+        s.workloadPreset = spec.preset;
+    }
+    if (m_chooser) {
+        s.workloadPresets = m_chooser->choices();
+    }
+    if (m_downloads) {
+        s.downloads = m_downloads->entries();
+        s.downloadRate = m_downloads->rate();
+        const auto mode = m_downloads->bandwidthMode();
+        s.bandwidthMode = api::bandwidthKindKeyword(mode.kind);
+        s.bandwidthCap = mode.capBytesPerSecond.value_or(0);
+    }
+    s.boinc = boincStatus();
+    return s;
 }
 
 std::filesystem::path Daemon::downloadDir() const {
@@ -717,7 +755,7 @@ void Daemon::startBoinc() {
         }
         auto session = BoincSession::start(m_event.get(), std::move(options), [this] {
             if (m_observer) {
-                m_observer->onBoincStateChanged();
+                m_observer->onStateChanged();
             }
         });
         if (session) {
@@ -727,7 +765,7 @@ void Daemon::startBoinc() {
         }
     }
     if (m_observer) {
-        m_observer->onBoincStateChanged();
+        m_observer->onStateChanged();
     }
 }
 
@@ -746,7 +784,7 @@ void Daemon::checkSystemService() {
     if (advice != m_systemService) {
         m_systemService = std::move(advice);
         if (m_observer) {
-            m_observer->onBoincStateChanged();
+            m_observer->onStateChanged();
         }
     }
 }

@@ -49,32 +49,12 @@ public:
     sd_event* event() const { return m_event.get(); }
 
     // DaemonControl
-    const control::ControllerParams& params() const override { return m_loop->params(); }
+    api::DaemonState state() const override;
+    const std::deque<api::Sample>& history() const override { return m_loop->history(); }
     Result<void> setParams(const control::ControllerParams& params) override;
     Result<void> pause() override;
     Result<void> resume() override;
-    bool paused() const override { return m_loop->paused(); }
-    std::string actuatorName() const override { return m_actuator->name(); }
-    std::string actuatorNote() const override;
-    api::Placement placement() const override {
-        return m_rootUnits ? api::Placement::RootSlice : api::Placement::UserSlice;
-    }
-    std::string placementNote() const override { return m_placementNote; }
-    control::Signal signalSetting() const override { return m_config.signal; }
-    double memoryMaxPercent() const override { return m_config.memoryMaxPercent; }
-    std::uint64_t memoryMaxBytes() const override { return m_memoryMaxBytes; }
-    const workload::WorkloadSpec& workload() const override { return m_supervisor->spec(); }
-    std::vector<workload::PresetInfo> presets() const override { return m_chooser->choices(); }
     Result<void> setWorkloadPreset(const std::string& id) override;
-    int cpuCount() const override { return m_loop->cpuCount(); }
-    const control::ControllerState& controllerState() const override { return m_loop->state(); }
-    const std::optional<api::Sample>& lastSample() const override { return m_loop->last(); }
-    const std::deque<api::Sample>& history() const override { return m_loop->history(); }
-    const std::string& lastError() const override { return m_lastError; }
-    std::vector<api::DownloadEntry> downloads() const override;
-    double downloadRate() const override;
-    api::BandwidthMode bandwidthMode() const override;
-    api::BoincStatus boincStatus() const override;
     void boincAttach(const std::string& url, const std::string& key, BoincDone done) override;
     void boincAttachAccountManager(const std::string& url, const std::string& name,
                                    const std::string& password, BoincDone done) override;
@@ -115,6 +95,10 @@ private:
     /// @p running now uses the same BOINC directory.
     void restoreBoinc(const workload::WorkloadSpec& stopped, const workload::WorkloadSpec* running = nullptr);
     void checkSystemService();
+    /// Why the actuator caps the work less well than it could (and the memory limit's note); empty when all
+    /// is well.
+    std::string actuatorNote() const;
+    api::BoincStatus boincStatus() const;
     void shutdown();
     void onTick();
     void onTimer();

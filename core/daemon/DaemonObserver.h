@@ -15,15 +15,12 @@ namespace nicer::daemon {
 class DaemonObserver {
 public:
     virtual ~DaemonObserver() = default;
-    /// One period's sample, or the last good one again when this period's failed (Daemon::lastError says
-    /// why).
+    /// One period's sample, or the last good one again when this period's failed (the state's lastError says
+    /// why); the observer announces the state's changes with it.
     virtual void onSample(const api::Sample& sample) = 0;
-    /// The BOINC client's state, detail, system-service advice or override changed
-    /// (DaemonControl::boincStatus).
-    virtual void onBoincStateChanged() = 0;
-    /// The actuator or its note changed (DaemonControl::actuatorName, actuatorNote): nicerd fell back to a
-    /// duty cycle because the kernel did not enforce the slice's quota.
-    virtual void onActuatorChanged() = 0;
+    /// Something of DaemonControl::state() changed between periods (the BOINC client, the actuator after a
+    /// fallback): the observer announces what differs.
+    virtual void onStateChanged() = 0;
 };
 
 /**

@@ -23,8 +23,8 @@ WorkloadChooser::WorkloadChooser(std::vector<std::string> command, int instances
     , m_dataDir(std::move(dataDir))
     , m_pathVariable(std::move(pathVariable)) {}
 
-std::vector<PresetInfo> WorkloadChooser::choices() const {
-    std::vector<PresetInfo> choices;
+std::vector<api::PresetInfo> WorkloadChooser::choices() const {
+    std::vector<api::PresetInfo> choices;
     for (const auto& preset : workloadPresets()) {
         choices.push_back({preset.id, preset.name, preset.description,
                            resolveExecutable(preset.argv.front(), m_pathVariable).ok()});

@@ -26,7 +26,7 @@ public:
                     std::string pathVariable);
 
     /// Every preset, then "custom", each with whether it can run now.
-    std::vector<PresetInfo> choices() const;
+    std::vector<api::PresetInfo> choices() const;
     /// True for a preset's id and for "custom", whether or not it can run now.
     static bool known(std::string_view id);
     /// The workload for @p id, with its directory created. The error says what is wrong and what to do: an

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/PresetInfo.h"
 #include "util/Result.h"
 #include "workload/WorkloadSpec.h"
 
@@ -25,14 +26,6 @@ struct WorkloadPreset {
     std::string package;           ///< the Debian package that provides argv[0]; empty when Debian has none
     std::string whereToGet;        ///< where to get argv[0] when Debian has no package
     std::string directory;         ///< its working directory under the data directory; empty for none
-};
-
-/// What a client is shown of one choice, a preset or "custom", e.g. in the tray's combo box.
-struct PresetInfo {
-    std::string id;
-    std::string name;
-    std::string description;
-    bool available = false; ///< its program is installed (custom: nicerd was given a command)
 };
 
 /// The presets, the demo first.

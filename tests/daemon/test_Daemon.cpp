@@ -43,8 +43,7 @@ public:
         const std::lock_guard lock(m_recorded.mutex);
         m_recorded.samples.push_back(sample);
     }
-    void onBoincStateChanged() override {}
-    void onActuatorChanged() override {}
+    void onStateChanged() override {}
 
 private:
     Recorded& m_recorded;
@@ -134,7 +133,7 @@ TEST_CASE("the daemon reports a sample each period to its observer and stops the
     auto daemon = std::move(*created);
     CHECK(recorded.bus != nullptr);
     CHECK(recorded.control == daemon.get());
-    CHECK(daemon->workload().instances == 2);
+    CHECK(daemon->state().instances == 2);
     CHECK(slicePids(slice).size() == 2);
     auto stopSignals = libsystemd::exitOnSignals(daemon->event(), {SIGTERM});
     REQUIRE(stopSignals.ok());

@@ -106,44 +106,56 @@ private:
     std::optional<std::string> m_oldAddress;
 };
 
-/// nicerd as the service sees it, with values a test sets and records of what the service asked.
+/// nicerd as the service sees it: a state a test sets (state_, under the lock), and records of what the
+/// service asked.
 class FakeDaemon final : public daemon::DaemonControl {
 public:
     FakeDaemon() {
-        m_workload.argv = {"md5sum", "/dev/zero"};
-        m_workload.instances = 3;
-        m_workload.demo = true;
-        m_workload.preset = "demo";
-        m_presets = {{"demo", "Demo", "Burns CPU", true}, {"boinc", "BOINC", "Science", false}};
-        m_state.multiplier = 2.5;
-        m_state.overloadCount = 1;
-        m_state.quota = 0.4;
-        m_last = api::Sample{1'700'000'000'000'000, 0.3, 0.2, 0.5, 0.15, 0.4, 2.5, 1, false, true};
+        auto& s = state_;
+        s.workload = {"md5sum", "/dev/zero"};
+        s.instances = 3;
+        s.demoWorkload = true;
+        s.workloadPreset = "demo";
+        s.workloadPresets = {{"demo", "Demo", "Burns CPU", true}, {"boinc", "BOINC", "Science", false}};
+        s.cpuCount = 4;
+        s.actuator = "signal-duty-cycle";
+        s.actuatorNote = "no cpu controller: a duty cycle holds the work";
+        s.placement = "root-slice";
+        s.placementNote = "in nicer.slice (nicer-work@alice.service), directly under the root cgroup";
+        s.memoryMaxPercent = 50;
+        s.memoryMax = 4'294'967'296; // 4 GiB, 50% of 8 GiB
+        s.signalSetting = "auto";
+        s.lastError = "the last error";
+        s.downloadRate = 1234.5;
+        // The last period: as Sample{..., 0.3, 0.2, 0.5, 0.15, 0.4, 2.5, 1, false, true}.
+        s.idle = 0.3;
+        s.foreground = 0.2;
+        s.background = 0.5;
+        s.outside = 0.15;
+        s.quota = 0.4;
+        s.multiplier = 2.5;
+        s.overloadCount = 1;
+        s.signal = "outside";
         m_history = {api::Sample{1, 0.9, 0.1, 0.0, -1.0, 0.0, 1.0, 0, false, false},
                      api::Sample{2, 0.1, 0.6, 0.3, 0.25, 0.3, 4.0, 2, true, true}};
     }
 
-    // What the service asked of it; read under the lock (the service runs in its own thread).
+    // The state, and what the service asked of it; under the lock (the service runs in its own thread).
     mutable std::mutex mutex;
-    control::ControllerParams params_;
-    bool paused_ = false;
+    api::DaemonState state_;
     std::string lastPreset;
-    std::string refusal; ///< when set, pause() and setWorkloadPreset() fail with it
-    std::vector<api::DownloadEntry> downloads_;
-    api::BandwidthMode bandwidth_;
-    api::BoincStatus boinc_;
+    std::string refusal;                    ///< when set, pause() and setWorkloadPreset() fail with it
     std::vector<std::string> boincRequests; ///< "attach URL KEY", "manager URL NAME PASSWORD", "detach URL"
     std::string boincRefusal;               ///< when set, the BOINC requests fail with it
-    std::string actuatorNote_ = "no cpu controller: a duty cycle holds the work";
-    nicer::api::Placement placement_ = nicer::api::Placement::RootSlice;
-    std::string placementNote_ = "in nicer.slice (nicer-work@alice.service), directly under the root cgroup";
-    double memoryMaxPercent_ = 50;
-    std::uint64_t memoryMaxBytes_ = 4'294'967'296; // 4 GiB, 50% of 8 GiB
 
-    const control::ControllerParams& params() const override { return params_; }
+    api::DaemonState state() const override {
+        std::lock_guard lock(mutex);
+        return state_;
+    }
+    const std::deque<api::Sample>& history() const override { return m_history; }
     Result<void> setParams(const control::ControllerParams& p) override {
         std::lock_guard lock(mutex);
-        params_ = p;
+        state_.params = p;
         return {};
     }
     Result<void> pause() override {
@@ -151,24 +163,14 @@ public:
         if (!refusal.empty()) {
             return Error{refusal};
         }
-        paused_ = true;
+        state_.paused = true;
         return {};
     }
     Result<void> resume() override {
         std::lock_guard lock(mutex);
-        paused_ = false;
+        state_.paused = false;
         return {};
     }
-    bool paused() const override { return paused_; }
-    nicer::control::Signal signalSetting() const override { return nicer::control::Signal::Auto; }
-    std::string actuatorName() const override { return "signal-duty-cycle"; }
-    std::string actuatorNote() const override { return actuatorNote_; }
-    nicer::api::Placement placement() const override { return placement_; }
-    std::string placementNote() const override { return placementNote_; }
-    double memoryMaxPercent() const override { return memoryMaxPercent_; }
-    std::uint64_t memoryMaxBytes() const override { return memoryMaxBytes_; }
-    const workload::WorkloadSpec& workload() const override { return m_workload; }
-    std::vector<workload::PresetInfo> presets() const override { return m_presets; }
     Result<void> setWorkloadPreset(const std::string& id) override {
         std::lock_guard lock(mutex);
         lastPreset = id;
@@ -176,21 +178,6 @@ public:
             return Error{refusal};
         }
         return {};
-    }
-    int cpuCount() const override { return 4; }
-    const control::ControllerState& controllerState() const override { return m_state; }
-    const std::optional<api::Sample>& lastSample() const override { return m_last; }
-    const std::deque<api::Sample>& history() const override { return m_history; }
-    const std::string& lastError() const override { return m_lastError; }
-    std::vector<api::DownloadEntry> downloads() const override {
-        std::lock_guard lock(mutex);
-        return downloads_;
-    }
-    double downloadRate() const override { return 1234.5; }
-    api::BandwidthMode bandwidthMode() const override { return bandwidth_; }
-    api::BoincStatus boincStatus() const override {
-        std::lock_guard lock(mutex);
-        return boinc_;
     }
     void boincAttach(const std::string& url, const std::string& key, BoincDone done) override {
         answerBoinc("attach " + url + " " + key, std::move(done));
@@ -214,12 +201,7 @@ private:
         done(refused.empty() ? Result<void>{} : Result<void>{Error{refused}});
     }
 
-    workload::WorkloadSpec m_workload;
-    std::vector<workload::PresetInfo> m_presets;
-    control::ControllerState m_state;
-    std::optional<api::Sample> m_last;
     std::deque<api::Sample> m_history;
-    std::string m_lastError = "the last error";
 };
 
 /// DaemonService published for @p daemon on its own connection to @p bus, served by a thread until

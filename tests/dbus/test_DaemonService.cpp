@@ -2,8 +2,8 @@
 #include "DbusTestSupport.h"
 #include "api/BusNames.h"
 #include "control/ParameterTable.h"
-#include "dbus/client/Codec.h"
 #include "dbus/service/DaemonService.h"
+#include "dbus/wire/Codec.h"
 
 #include <catch2/catch.hpp>
 
@@ -92,8 +92,8 @@ TEST_CASE("the service publishes exactly the interface of resources/org.nicer.Da
 TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", "[dbus][DaemonService]") {
     PrivateBus bus;
     FakeDaemon daemon;
-    daemon.params_.period = 250ms;
-    daemon.params_.overloadThreshold = 6;
+    daemon.state_.params.period = 250ms;
+    daemon.state_.params.overloadThreshold = 6;
     ServedService service(bus, daemon);
     auto client = bus.connect();
     for (const auto& info : control::parameterTable()) {
@@ -115,7 +115,7 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
         } else {
             REQUIRE(sd_bus_message_read(reply, "d", &value) >= 0);
         }
-        CHECK(value == info.get(daemon.params_) * info.busScale);
+        CHECK(value == info.get(daemon.state_.params) * info.busScale);
     }
     std::uint32_t version = 0;
     libsystemd::BusError error;
@@ -128,8 +128,8 @@ TEST_CASE("the memory limit is published: the percentage set and the bytes in fo
           "[dbus][DaemonService]") {
     PrivateBus bus;
     FakeDaemon daemon;
-    daemon.memoryMaxPercent_ = 25;
-    daemon.memoryMaxBytes_ = 0; // not in force
+    daemon.state_.memoryMaxPercent = 25;
+    daemon.state_.memoryMax = 0; // not in force
     ServedService service(bus, daemon);
     auto client = bus.connect();
     double percent = 0;
@@ -146,7 +146,7 @@ TEST_CASE("the memory limit is published: the percentage set and the bytes in fo
 TEST_CASE("the actuator's note is published", "[dbus][DaemonService]") {
     PrivateBus bus;
     FakeDaemon daemon;
-    daemon.actuatorNote_ = "the kernel runs the sched_ext scheduler lavd";
+    daemon.state_.actuatorNote = "the kernel runs the sched_ext scheduler lavd";
     ServedService service(bus, daemon);
     auto client = bus.connect();
     char* note = nullptr;
@@ -170,8 +170,9 @@ TEST_CASE("download states and the bandwidth mode are separate fields on the bus
     ok.name = "done.bin";
     ok.bytesDone = ok.bytesTotal = 65536;
     ok.state = api::DownloadState::Ok;
-    daemon.downloads_ = {failed, ok};
-    daemon.bandwidth_ = {api::BandwidthMode::Kind::Capped, std::uint64_t{1048576}};
+    daemon.state_.downloads = {failed, ok};
+    daemon.state_.bandwidthMode = "capped";
+    daemon.state_.bandwidthCap = 1048576;
     ServedService service(bus, daemon);
     auto client = bus.connect();
 
@@ -219,7 +220,7 @@ TEST_CASE("SetParameters takes the table's names and types, all or nothing", "[d
     const control::ControllerParams before;
     const auto unchanged = [&] {
         std::lock_guard lock(daemon.mutex);
-        return daemon.params_ == before;
+        return daemon.state_.params == before;
     };
 
     SECTION("one value changes only its parameter") {
@@ -228,7 +229,7 @@ TEST_CASE("SetParameters takes the table's names and types, all or nothing", "[d
         control::ControllerParams expected;
         expected.period = 500ms;
         std::lock_guard lock(daemon.mutex);
-        CHECK(daemon.params_ == expected);
+        CHECK(daemon.state_.params == expected);
     }
     SECTION("an unknown name is refused, listing the known ones") {
         const auto r = setParameters(client.get(), "reserve-band", "d", 0.1);
@@ -385,7 +386,7 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
     unit.name = "unit.bin";
     unit.bytesTotal = 65536;
     unit.state = api::DownloadState::Downloading;
-    daemon.downloads_ = {unit};
+    daemon.state_.downloads = {unit};
     ServedService service(bus, daemon);
     auto client = bus.connect();
     Announcements seen;
@@ -409,7 +410,7 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
     // so had the first period announced anything, it would be here before the second Sample.
     {
         std::lock_guard lock(daemon.mutex);
-        daemon.downloads_[0].bytesDone = 32768;
+        daemon.state_.downloads[0].bytesDone = 32768;
     }
     service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
     REQUIRE(dispatchUntil(client.get(), [&] { return !seen.changes.empty(); }));
@@ -424,9 +425,9 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
     service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
     {
         std::lock_guard lock(daemon.mutex);
-        daemon.boinc_.state = "running";
-        daemon.boinc_.tasks.push_back(api::BoincTask{});
-        daemon.boinc_.tasks.back().name = "h1_0685.45";
+        daemon.state_.boinc.state = "running";
+        daemon.state_.boinc.tasks.push_back(api::BoincTask{});
+        daemon.state_.boinc.tasks.back().name = "h1_0685.45";
     }
     service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
     REQUIRE(dispatchUntil(client.get(), [&] { return seen.changes.size() > 1; }));
@@ -439,5 +440,5 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
 TEST_CASE("the codec's signatures are api/BusNames.h's", "[dbus][Codec]") {
     CHECK(dbus::codec::arraySignature<api::DownloadEntry>() == "a(sttdsbsx)");
     CHECK(dbus::codec::arraySignature<api::Sample>() == "a(tddddddubb)");
-    CHECK(dbus::codec::arraySignature<workload::PresetInfo>() == "a(sssb)");
+    CHECK(dbus::codec::arraySignature<api::PresetInfo>() == "a(sssb)");
 }

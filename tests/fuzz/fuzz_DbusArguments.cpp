@@ -1,5 +1,5 @@
 // What nicerd's D-Bus methods take from any client on the session bus, checked without sd-bus:
-//   - SetParameters' a{sv} (dbus/client/ParameterArguments): entries of known and unknown names, of the
+//   - SetParameters' a{sv} (dbus/wire/ParameterArguments): entries of known and unknown names, of the
 //     right and wrong types, in order. What is accepted validates and holds each parameter at the last value
 //     sent for it; every valid ControllerParams, sent as the service publishes it, comes back unchanged.
 //   - BoincAttach, BoincAttachAccountManager and BoincDetach (daemon/BoincArguments): arguments that pass
@@ -12,7 +12,7 @@
 #include "boinc/GuiRpcProtocol.h"
 #include "control/ParameterTable.h"
 #include "daemon/BoincArguments.h"
-#include "dbus/client/ParameterArguments.h"
+#include "dbus/wire/ParameterArguments.h"
 #include "workload/PresetFile.h"
 #include "workload/WorkloadChooser.h"
 

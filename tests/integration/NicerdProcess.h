@@ -130,13 +130,13 @@ inline std::filesystem::path freshStateDir(const std::string& name) {
 }
 
 /// nicerd's status over D-Bus, or nothing while it does not answer.
-inline std::optional<dbus::DaemonStatus> tryDaemonStatus() {
+inline std::optional<api::DaemonState> tryDaemonStatus() {
     auto client = dbus::DaemonClient::connect();
     if (!client) {
         return std::nullopt;
     }
     auto s = client->status();
-    return s ? std::optional<dbus::DaemonStatus>(std::move(*s)) : std::nullopt;
+    return s ? std::optional<api::DaemonState>(std::move(*s)) : std::nullopt;
 }
 
 } // namespace nicer::test

@@ -53,7 +53,7 @@ double workShare(std::chrono::milliseconds window) {
     return test::machineShare(workPids, window);
 }
 
-dbus::DaemonStatus status() {
+api::DaemonState status() {
     auto client = dbus::DaemonClient::connect();
     REQUIRE(client.ok());
     auto s = client->status();
@@ -234,7 +234,7 @@ TEST_CASE("the quota reaches the kernel and pause freezes the work until resume"
     CHECK(kernelWindowUSec(*layout, *cgroup) == 250'000);
     REQUIRE(test::runCommand(nicerCli("set period=10")).exitCode == 0);
     CHECK(test::pollUntil([&] { return kernelWindowUSec(*layout, *cgroup) == 1'000'000; }, 10s));
-    dbus::DaemonStatus s;
+    api::DaemonState s;
     std::uint64_t kernel = 0;
     const auto expected = [&] { return std::max(10000.0, std::round(s.quota * s.cpuCount * 1e6)); };
     const bool agree = test::pollUntil(
@@ -753,8 +753,8 @@ std::pair<std::string, std::string> callSetWorkloadPreset(const std::string& id)
     return {std::string(error.name()), std::string(error.message())};
 }
 
-std::optional<workload::PresetInfo> presetInStatus(const dbus::DaemonStatus& s, const std::string& id) {
-    for (const auto& p : s.presets) {
+std::optional<api::PresetInfo> presetInStatus(const api::DaemonState& s, const std::string& id) {
+    for (const auto& p : s.workloadPresets) {
         if (p.id == id) {
             return p;
         }
@@ -780,7 +780,7 @@ TEST_CASE("switching to a preset that is not installed fails with the plain mess
     const auto before = waitForWork(runningExactly(2, demo));
     REQUIRE(runningExactly(2, demo)(before));
     auto s = status();
-    CHECK(s.preset == "demo");
+    CHECK(s.workloadPreset == "demo");
     REQUIRE(presetInStatus(s, "folding"));
     CHECK_FALSE(presetInStatus(s, "folding")->available);
     REQUIRE(presetInStatus(s, "demo"));
@@ -813,8 +813,8 @@ TEST_CASE("switching to a preset that is not installed fails with the plain mess
     std::sort(expected.begin(), expected.end());
     CHECK(after == expected);
     s = status();
-    CHECK(s.preset == "demo");
-    CHECK(s.demo);
+    CHECK(s.workloadPreset == "demo");
+    CHECK(s.demoWorkload);
     CHECK(s.workload == demo);
     CHECK(s.instances == 2);
     CHECK_FALSE(std::filesystem::exists(dir / "nicer" / "workload.conf"));
@@ -879,14 +879,14 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         CHECK(switched.exitCode == 0);
         CHECK(switched.err.empty());
         const auto s = status();
-        CHECK(s.preset == "boinc");
+        CHECK(s.workloadPreset == "boinc");
         // nicer's client gets its own GUI RPC port (31418, or a free one), not the system client's 31416.
         REQUIRE(s.workload.size() == 5);
         CHECK(std::vector(s.workload.begin(), s.workload.begin() + 4) ==
               std::vector<std::string>{"boinc", "--dir", boincDir.string(), "--gui_rpc_port"});
         const std::string port = s.workload[4];
         CHECK(s.instances == 1);
-        CHECK_FALSE(s.demo);
+        CHECK_FALSE(s.demoWorkload);
         CHECK(std::filesystem::is_directory(boincDir));
 
         // One unit, running the fake client with its directory; the demo's processes are gone.
@@ -926,13 +926,13 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         NicerdProcess daemon(args, dir, env);
         REQUIRE(daemon.waitReady());
         INFO(daemon.log());
-        CHECK(status().preset == "boinc");
+        CHECK(status().workloadPreset == "boinc");
         CHECK(runningExactly(1, client)(waitForWork(runningExactly(1, client))));
 
         REQUIRE(test::runCommand(nicerCli("workload demo")).exitCode == 0);
         const auto s = status();
-        CHECK(s.preset == "demo");
-        CHECK(s.demo);
+        CHECK(s.workloadPreset == "demo");
+        CHECK(s.demoWorkload);
         CHECK(s.instances == 2);
         CHECK(runningExactly(2, demo)(waitForWork(runningExactly(2, demo))));
         CHECK(units().activeState("nicer-work-2.service").value() == "active");
@@ -948,7 +948,7 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         explicitArgs.insert(explicitArgs.end(), {"--workload-preset", "demo"});
         NicerdProcess daemon(explicitArgs, dir, env);
         REQUIRE(daemon.waitReady());
-        CHECK(status().preset == "demo");
+        CHECK(status().workloadPreset == "demo");
         CHECK(daemon.stop() == 0);
         CHECK_THAT(test::readFile((dir / "nicer" / "workload.conf").string()),
                    Catch::Contains("preset = boinc"));
@@ -970,7 +970,7 @@ TEST_CASE("a switch while paused leaves the new work held", "[nicerd][workload]"
     REQUIRE(test::runCommand(nicerCli("workload boinc")).exitCode == 0);
     const auto s = status();
     CHECK(s.paused);
-    CHECK(s.preset == "boinc");
+    CHECK(s.workloadPreset == "boinc");
     const auto pids =
         waitForWork([&](const std::vector<pid_t>& p) { return p.size() == 1 && p != demoPids; });
     REQUIRE(pids.size() == 1);

@@ -83,7 +83,7 @@ std::string readFile(const fs::path& path) {
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-dbus::DaemonStatus status() {
+api::DaemonState status() {
     auto client = dbus::DaemonClient::connect();
     REQUIRE(client.ok());
     auto s = client->status();

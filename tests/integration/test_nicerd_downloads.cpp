@@ -48,9 +48,9 @@ std::string describe(const std::vector<api::DownloadEntry>& downloads) {
 
 /// Polls nicerd's status until @p done holds for it (returned) or kWait passes (the last status, which
 /// the caller's checks then show).
-dbus::DaemonStatus waitForDownloads(NicerdProcess& daemon,
-                                    const std::function<bool(const dbus::DaemonStatus&)>& done) {
-    dbus::DaemonStatus last;
+api::DaemonState waitForDownloads(NicerdProcess& daemon,
+                                    const std::function<bool(const api::DaemonState&)>& done) {
+    api::DaemonState last;
     bool there = false;
     test::pollUntil(
         [&] {
@@ -70,7 +70,7 @@ dbus::DaemonStatus waitForDownloads(NicerdProcess& daemon,
     return last;
 }
 
-const api::DownloadEntry& entry(const dbus::DaemonStatus& s, const std::string& name) {
+const api::DownloadEntry& entry(const api::DaemonState& s, const std::string& name) {
     for (const auto& e : s.downloads) {
         if (e.name == name) {
             return e;
@@ -80,7 +80,7 @@ const api::DownloadEntry& entry(const dbus::DaemonStatus& s, const std::string& 
     throw std::logic_error("unreachable");
 }
 
-bool allInPlace(const dbus::DaemonStatus& s) {
+bool allInPlace(const api::DaemonState& s) {
     return !s.downloads.empty() && std::all_of(s.downloads.begin(), s.downloads.end(), [](const auto& e) {
         return stateText(e).starts_with("ok") || stateText(e).starts_with("present");
     });
@@ -136,7 +136,7 @@ TEST_CASE("nicerd downloads its manifests into the download directory, verified,
     // A plain URL has no hash to check: it is in place, and says it is unverified.
     CHECK(stateText(entry(s, "hello.txt")) == "ok, unverified");
     CHECK(sha256Of(downloads / "hello.txt") == test::readSha256Sums(servers.www).at("hello.txt"));
-    CHECK(api::bandwidthModeText(s.bandwidth) == "nice"); // the daemon yields the link by default
+    CHECK(api::bandwidthModeText(api::bandwidthOf(s)) == "nice"); // the daemon yields the link by default
     CHECK(s.downloadRate == 0.0);
     CHECK(s.lastError.empty());
     CHECK_FALSE(std::filesystem::exists(downloads / "1m.bin.part"));
@@ -166,12 +166,12 @@ TEST_CASE("a capped download shows its rate, and after a stop the next start fin
                              dir);
         REQUIRE(daemon.waitReady());
         // Two seconds into the download, the per-file rate and the total are both measured.
-        const auto s = waitForDownloads(daemon, [](const dbus::DaemonStatus& st) {
+        const auto s = waitForDownloads(daemon, [](const api::DaemonState& st) {
             return !st.downloads.empty() && stateText(st.downloads[0]) == "downloading" &&
                    st.downloads[0].bytesDone > 1024 * 1024 && st.downloads[0].rate > 0;
         });
         INFO(describe(s.downloads));
-        CHECK(api::bandwidthModeText(s.bandwidth) == "capped 524288 B/s");
+        CHECK(api::bandwidthModeText(api::bandwidthOf(s)) == "capped 524288 B/s");
         CHECK(s.downloads[0].bytesTotal == big.size);
         // Loose bounds: a cap must hold it far under loopback speed, and a measured rate is never zero.
         CHECK(s.downloads[0].rate < 2 * 524288.0);
@@ -188,7 +188,7 @@ TEST_CASE("a capped download shows its rate, and after a stop the next start fin
                         dir);
     REQUIRE(again.waitReady());
     const auto s = waitForDownloads(again, allInPlace);
-    CHECK(api::bandwidthModeText(s.bandwidth) == "full");
+    CHECK(api::bandwidthModeText(api::bandwidthOf(s)) == "full");
     CHECK(stateText(s.downloads[0]) == "ok");
     CHECK(sha256Of(downloads / "16m.bin") == big.sha256);
     CHECK(again.stop() == 0);
@@ -216,7 +216,7 @@ TEST_CASE("files that fail are tried again after the retry delay, and only they"
     REQUIRE(daemon.waitReady());
     // The retry is armed once the round is over, that is once 64k.bin is in place too (in nice mode, the
     // default, that can take a second or two: the download starts at the nice mode's floor rate).
-    const auto failed = waitForDownloads(daemon, [&](const dbus::DaemonStatus& s) {
+    const auto failed = waitForDownloads(daemon, [&](const api::DaemonState& s) {
         return s.downloads.size() == 2 && stateText(entry(s, lateName)).starts_with("failed: ") &&
                stateText(entry(s, lateName)).find("nicerd tries again in") != std::string::npos;
     });

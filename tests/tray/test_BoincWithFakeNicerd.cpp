@@ -43,12 +43,12 @@ constexpr int kWaitMs = nicer::tray::test::kFakeNicerdWaitMs;
 /// The window on a fake nicerd whose BOINC client reports @p boinc.
 struct TrayWithBoinc : nicer::tray::test::TrayOnFakeNicerd {
     TrayWithBoinc(const nicer::api::BoincStatus& boinc, const QString& name)
-        : TrayOnFakeNicerd(name, [&](FakeDaemon& f) { f.boinc_ = boinc; }) {}
+        : TrayOnFakeNicerd(name, [&](FakeDaemon& f) { f.state_.boinc = boinc; }) {}
 
     BoincPanel* panel() const { return window.boinc(); }
     template <typename F>
     void changeBoinc(F&& f) {
-        change([&](FakeDaemon& nicerd) { f(nicerd.boinc_); });
+        change([&](FakeDaemon& nicerd) { f(nicerd.state_.boinc); });
     }
     std::vector<std::string> requests() {
         std::lock_guard lock(fake.mutex);
@@ -94,7 +94,7 @@ TEST_CASE("the BOINC tab shows nicerd's client, follows what nicerd announces, a
         b.state = "suspended";
         b.detail = "the computer is on batteries";
     });
-    tray.service->run([](auto& service) { service.onBoincStateChanged(); });
+    tray.service->run([](auto& service) { service.onStateChanged(); });
     REQUIRE(QTest::qWaitFor([&] { return panel->stateText() == "Suspended: the computer is on batteries"; },
                             kWaitMs));
 
@@ -159,7 +159,7 @@ TEST_CASE("the BOINC tab shows nicerd's client, follows what nicerd announces, a
 
     // BOINC off: the tab says how to start it.
     tray.changeBoinc([](auto& b) { b = nicer::api::BoincStatus{}; });
-    tray.service->run([](auto& service) { service.onBoincStateChanged(); });
+    tray.service->run([](auto& service) { service.onStateChanged(); });
     REQUIRE(QTest::qWaitFor([&] { return !panel->showsClient(); }, kWaitMs));
     CHECK(panel->offText().contains("choose the BOINC workload"));
     // Everything after the first read came by PropertiesChanged, the requests' outcomes too.

@@ -41,8 +41,8 @@ void period(TrayOnFakeNicerd& tray) {
 TEST_CASE("the downloads panel follows nicerd's PropertiesChanged, with one GetAll per appearance",
           "[tray][downloads]") {
     TrayOnFakeNicerd tray(QStringLiteral("nicer-downloads-tray"), [](FakeDaemon& fake) {
-        fake.downloads_ = {entry("units/a.bin", DownloadState::Downloading, 0)};
-        fake.bandwidth_ = {nicer::api::BandwidthMode::Kind::Nice, std::nullopt};
+        fake.state_.downloads = {entry("units/a.bin", DownloadState::Downloading, 0)};
+        fake.state_.bandwidthMode = "nice";
     });
     QTableWidget* table = tray.window.downloads()->table();
     REQUIRE(tray.window.downloads()->isVisible());
@@ -52,8 +52,8 @@ TEST_CASE("the downloads panel follows nicerd's PropertiesChanged, with one GetA
 
     // The file moves and a second one is queued: the panel shows it from the signal.
     tray.change([](FakeDaemon& fake) {
-        fake.downloads_[0].bytesDone = 524288;
-        fake.downloads_.push_back(entry("units/b.bin", DownloadState::Queued, 0));
+        fake.state_.downloads[0].bytesDone = 524288;
+        fake.state_.downloads.push_back(entry("units/b.bin", DownloadState::Queued, 0));
     });
     period(tray);
     REQUIRE(QTest::qWaitFor([&] { return table->rowCount() == 2 && progress(table, 0) == 500; },
@@ -65,9 +65,9 @@ TEST_CASE("the downloads panel follows nicerd's PropertiesChanged, with one GetA
     period(tray);
     period(tray);
     tray.change([](FakeDaemon& fake) {
-        fake.downloads_[0].bytesDone = 1048576;
-        fake.downloads_[0].state = DownloadState::Ok;
-        fake.downloads_[0].verified = true;
+        fake.state_.downloads[0].bytesDone = 1048576;
+        fake.state_.downloads[0].state = DownloadState::Ok;
+        fake.state_.downloads[0].verified = true;
     });
     period(tray);
     REQUIRE(
@@ -83,7 +83,7 @@ TEST_CASE("the downloads panel follows nicerd's PropertiesChanged, with one GetA
     tray.service.emplace(tray.bus, tray.fake);
     REQUIRE(QTest::qWaitFor([&] { return tray.daemon.isConnected() && table->rowCount() == 2; },
                             kFakeNicerdWaitMs));
-    tray.change([](FakeDaemon& fake) { fake.downloads_[1].state = DownloadState::Downloading; });
+    tray.change([](FakeDaemon& fake) { fake.state_.downloads[1].state = DownloadState::Downloading; });
     period(tray);
     REQUIRE(QTest::qWaitFor([&] { return table->item(1, 4)->text() == "downloading"; }, kFakeNicerdWaitMs));
     CHECK(tray.service->getAllCalls() == 1);

@@ -91,7 +91,7 @@ struct TrayOnNicerd {
     MainWindow window;
 };
 
-nicer::dbus::DaemonStatus statusOfNicerd() {
+nicer::api::DaemonState statusOfNicerd() {
     auto client = nicer::dbus::DaemonClient::connect();
     REQUIRE(client);
     auto status = client->status();
@@ -205,7 +205,7 @@ TEST_CASE("the workload presets come from nicerd, and a missing program is expla
     emit presets->activated(boinc);
     REQUIRE(QTest::qWaitFor([&] { return errors.count() >= 1; }, kWaitMs));
     CHECK(window.errorText().contains("boinc-client"));
-    CHECK(statusOfNicerd().preset == "demo");
+    CHECK(statusOfNicerd().workloadPreset == "demo");
     REQUIRE(QTest::qWaitFor([&] { return presets->currentData().toString() == "demo"; }, kWaitMs));
 }
 

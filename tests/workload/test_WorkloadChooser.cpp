@@ -10,7 +10,7 @@
 
 using nicer::test::FakeBinDir;
 using nicer::workload::checkExplicitWorkload;
-using nicer::workload::PresetInfo;
+using nicer::api::PresetInfo;
 using nicer::workload::startupPreset;
 using nicer::workload::WorkloadChooser;
 namespace fs = std::filesystem;

@@ -1,11 +1,10 @@
 #include "dbus/client/DaemonClient.h"
 
 #include "api/BusNames.h"
-#include "control/ParameterTable.h"
-#include "dbus/client/Codec.h"
+#include "api/DaemonProperties.h"
+#include "dbus/wire/Codec.h"
 
 #include <cstring>
-#include <string_view>
 
 namespace nicer::dbus {
 
@@ -57,7 +56,7 @@ Result<void> DaemonClient::resume() {
     return callNoArgs("Resume");
 }
 
-Result<DaemonStatus> DaemonClient::status() {
+Result<api::DaemonState> DaemonClient::status() {
     libsystemd::BusError error;
     sd_bus_message* reply = nullptr;
     int r =
@@ -67,128 +66,17 @@ Result<DaemonStatus> DaemonClient::status() {
     if (r < 0) {
         return callError("GetAll", r, error);
     }
-    DaemonStatus s;
+    api::DaemonState state;
     r = sd_bus_message_enter_container(reply, 'a', "{sv}");
     while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
         const char* name = nullptr;
         if ((r = sd_bus_message_read(reply, "s", &name)) < 0) {
             break;
         }
-        const std::string_view key = name;
-        const auto readDouble = [&](double& out) { return sd_bus_message_read(reply, "v", "d", &out); };
-        const auto readU32 = [&](std::uint32_t& out) { return sd_bus_message_read(reply, "v", "u", &out); };
-        const auto readBool = [&](bool& out) {
-            int b = 0;
-            const int rr = sd_bus_message_read(reply, "v", "b", &b);
-            out = b != 0;
-            return rr;
-        };
-        if (const auto* info = control::findBusParameter(key)) {
-            std::string problem;
-            r = codec::readParameterVariant(reply, *info, s.params, problem);
-        } else if (key == "ApiVersion") {
-            r = readU32(s.apiVersion);
-        } else if (key == "MemoryMaxPercent") {
-            double percent = 0;
-            r = sd_bus_message_read(reply, "v", "d", &percent);
-            s.memoryMaxPercent = percent;
-        } else if (key == "MemoryMax") {
-            r = sd_bus_message_read(reply, "v", "t", &s.memoryMaxBytes);
-        } else if (key == "BandwidthCap") {
-            std::uint64_t cap = 0;
-            r = sd_bus_message_read(reply, "v", "t", &cap);
-            s.bandwidth.capBytesPerSecond = cap > 0 ? std::optional<std::uint64_t>(cap) : std::nullopt;
-        } else if (key == "Paused") {
-            r = readBool(s.paused);
-        } else if (key == "DemoWorkload") {
-            r = readBool(s.demo);
-        } else if (key == "Instances") {
-            r = readU32(s.instances);
-        } else if (key == "CpuCount") {
-            r = readU32(s.cpuCount);
-        } else if (key == "OverloadCount") {
-            r = readU32(s.overloadCount);
-        } else if (key == "Quota") {
-            r = readDouble(s.quota);
-        } else if (key == "Multiplier") {
-            r = readDouble(s.multiplier);
-        } else if (key == "Idle") {
-            r = readDouble(s.idle);
-        } else if (key == "Foreground") {
-            r = readDouble(s.foreground);
-        } else if (key == "Background") {
-            r = readDouble(s.background);
-        } else if (key == "Outside") {
-            r = readDouble(s.outside);
-        } else if (key == "DownloadRate") {
-            r = readDouble(s.downloadRate);
-        } else if (key == "BandwidthMode") {
-            const char* text = nullptr;
-            r = sd_bus_message_read(reply, "v", "s", &text);
-            s.bandwidth.kind =
-                api::bandwidthKindFromKeyword(text ? text : "").value_or(api::BandwidthMode::Kind::None);
-        } else if (key == "BoincState" || key == "BoincDetail" || key == "BoincSystemService") {
-            const char* text = nullptr;
-            r = sd_bus_message_read(reply, "v", "s", &text);
-            (key == "BoincState"    ? s.boinc.state
-             : key == "BoincDetail" ? s.boinc.detail
-                                    : s.boinc.systemService) = text ? text : "";
-        } else if (key == "BoincOverrideApplied") {
-            int applied = 0;
-            r = sd_bus_message_read(reply, "v", "b", &applied);
-            s.boinc.overrideApplied = applied != 0;
-        } else if (key == "BoincMaxDownRate") {
-            r = readDouble(s.boinc.maxDownRate);
-        } else if (key == "BoincMaxUpRate") {
-            r = readDouble(s.boinc.maxUpRate);
-        } else if (key == "BoincProjects") {
-            r = codec::readArrayVariant(reply, s.boinc.projects);
-        } else if (key == "BoincTasks") {
-            r = codec::readArrayVariant(reply, s.boinc.tasks);
-        } else if (key == "BoincTransfers") {
-            r = codec::readArrayVariant(reply, s.boinc.transfers);
-        } else if (key == "BoincNotices") {
-            r = codec::readArrayVariant(reply, s.boinc.notices);
-        } else if (key == "Actuator" || key == "ActuatorNote" || key == "LastError" ||
-                   key == "WorkloadPreset" || key == "Signal" || key == "SignalSetting" ||
-                   key == "Placement" || key == "PlacementNote") {
-            const char* text = nullptr;
-            r = sd_bus_message_read(reply, "v", "s", &text);
-            (key == "Actuator"        ? s.actuator
-             : key == "ActuatorNote"  ? s.actuatorNote
-             : key == "Placement"     ? s.placement
-             : key == "PlacementNote" ? s.placementNote
-             : key == "LastError"     ? s.lastError
-             : key == "Signal"        ? s.signal
-             : key == "SignalSetting" ? s.signalSetting
-                                      : s.preset) = text ? text : "";
-        } else if (key == "Downloads") {
-            // An older nicerd's (ApiVersion 1: a(sttds)) cannot be read as fields: shown as none.
-            const char* contents = nullptr;
-            r = sd_bus_message_peek_type(reply, nullptr, &contents);
-            if (r >= 0 && contents && codec::arraySignature<api::DownloadEntry>() == contents) {
-                r = codec::readArrayVariant(reply, s.downloads);
-            } else if (r >= 0) {
-                r = sd_bus_message_skip(reply, "v");
-            }
-        } else if (key == "WorkloadPresets") {
-            r = codec::readArrayVariant(reply, s.presets);
-        } else if (key == "Workload") {
-            char** strv = nullptr;
-            r = sd_bus_message_enter_container(reply, 'v', "as");
-            if (r >= 0) {
-                r = sd_bus_message_read_strv(reply, &strv);
-            }
-            for (char** p = strv; p && *p; ++p) {
-                s.workload.emplace_back(*p);
-                std::free(*p);
-            }
-            std::free(strv);
-            if (r >= 0) {
-                r = sd_bus_message_exit_container(reply);
-            }
+        if (const auto* property = api::findProperty(name)) {
+            r = codec::readPropertyVariant(reply, *property, state);
         } else {
-            r = sd_bus_message_skip(reply, "v"); // a newer daemon's property: ignore
+            r = sd_bus_message_skip(reply, "v"); // a newer nicerd's property
         }
         if (r >= 0) {
             r = sd_bus_message_exit_container(reply);
@@ -197,7 +85,7 @@ Result<DaemonStatus> DaemonClient::status() {
     if (r < 0) {
         return libsystemd::busError("cannot read nicerd's status", r);
     }
-    return s;
+    return state;
 }
 
 Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {

@@ -1,41 +1,16 @@
-#include "dbus/client/Codec.h"
+#include "dbus/wire/Codec.h"
 
 #include "api/BusNames.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
 
 namespace nicer::dbus::codec {
-
-template <>
-std::string structSignature<api::Sample>() {
-    return std::string("(") + api::kSampleSignature + ")";
-}
-template <>
-std::string structSignature<api::DownloadEntry>() {
-    return std::string("(") + api::kDownloadSignature + ")";
-}
-template <>
-std::string structSignature<workload::PresetInfo>() {
-    return std::string("(") + api::kPresetSignature + ")";
-}
-template <>
-std::string structSignature<api::BoincProject>() {
-    return std::string("(") + api::kBoincProjectSignature + ")";
-}
-template <>
-std::string structSignature<api::BoincTask>() {
-    return std::string("(") + api::kBoincTaskSignature + ")";
-}
-template <>
-std::string structSignature<api::BoincTransfer>() {
-    return std::string("(") + api::kBoincTransferSignature + ")";
-}
-template <>
-std::string structSignature<api::BoincNotice>() {
-    return std::string("(") + api::kBoincNoticeSignature + ")";
-}
 
 namespace {
 
@@ -110,14 +85,14 @@ int read(sd_bus_message* m, api::DownloadEntry& e) {
     });
 }
 
-int append(sd_bus_message* m, const workload::PresetInfo& p) {
+int append(sd_bus_message* m, const api::PresetInfo& p) {
     return inStruct(m, false, api::kPresetSignature, [&] {
         return sd_bus_message_append(m, api::kPresetSignature, p.id.c_str(), p.name.c_str(),
                                      p.description.c_str(), static_cast<int>(p.available));
     });
 }
 
-int read(sd_bus_message* m, workload::PresetInfo& p) {
+int read(sd_bus_message* m, api::PresetInfo& p) {
     return inStruct(m, true, api::kPresetSignature, [&] {
         const char *id = nullptr, *name = nullptr, *description = nullptr;
         int available = 0;
@@ -338,6 +313,117 @@ int appendParameters(sd_bus_message* m, const control::ControllerParams& p) {
         }
     }
     return r < 0 ? r : sd_bus_message_close_container(m);
+}
+
+namespace {
+
+int appendValue(sd_bus_message* m, bool value) {
+    return sd_bus_message_append(m, "b", static_cast<int>(value));
+}
+int appendValue(sd_bus_message* m, std::uint32_t value) {
+    return sd_bus_message_append(m, "u", value);
+}
+int appendValue(sd_bus_message* m, std::uint64_t value) {
+    return sd_bus_message_append(m, "t", value);
+}
+int appendValue(sd_bus_message* m, double value) {
+    return sd_bus_message_append(m, "d", value);
+}
+int appendValue(sd_bus_message* m, const std::string& value) {
+    return sd_bus_message_append(m, "s", value.c_str());
+}
+int appendValue(sd_bus_message* m, const std::vector<std::string>& values) {
+    int r = sd_bus_message_open_container(m, 'a', "s");
+    for (const auto& value : values) {
+        if (r >= 0) {
+            r = sd_bus_message_append(m, "s", value.c_str());
+        }
+    }
+    return r < 0 ? r : sd_bus_message_close_container(m);
+}
+template <typename Struct>
+int appendValue(sd_bus_message* m, const std::vector<Struct>& values) {
+    return appendArray(m, values);
+}
+
+int readValue(sd_bus_message* m, bool& value) {
+    int b = 0;
+    const int r = sd_bus_message_read_basic(m, 'b', &b);
+    value = b != 0;
+    return r;
+}
+int readValue(sd_bus_message* m, std::uint32_t& value) {
+    return sd_bus_message_read_basic(m, 'u', &value);
+}
+int readValue(sd_bus_message* m, std::uint64_t& value) {
+    return sd_bus_message_read_basic(m, 't', &value);
+}
+int readValue(sd_bus_message* m, double& value) {
+    return sd_bus_message_read_basic(m, 'd', &value);
+}
+int readValue(sd_bus_message* m, std::string& value) {
+    const char* text = nullptr;
+    const int r = sd_bus_message_read_basic(m, 's', &text);
+    value = text != nullptr ? text : "";
+    return r;
+}
+int readValue(sd_bus_message* m, std::vector<std::string>& values) {
+    values.clear();
+    int r = sd_bus_message_enter_container(m, 'a', "s");
+    while (r > 0) {
+        std::string value;
+        if ((r = readValue(m, value)) > 0) {
+            values.push_back(std::move(value));
+        }
+    }
+    return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+template <typename Struct>
+int readValue(sd_bus_message* m, std::vector<Struct>& values) {
+    values.clear();
+    return readArray(m, values);
+}
+
+} // namespace
+
+int appendProperty(sd_bus_message* m, const api::PropertyInfo& property, const api::DaemonState& state) {
+    return std::visit(
+        [&](const auto& field) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(field)>, const control::ParameterInfo*>) {
+                return appendParameter(m, *field, state.params);
+            } else {
+                return appendValue(m, api::valueOf(field, state));
+            }
+        },
+        property.field);
+}
+
+int readPropertyVariant(sd_bus_message* m, const api::PropertyInfo& property, api::DaemonState& state) {
+    if (const auto* const* parameter = std::get_if<const control::ParameterInfo*>(&property.field)) {
+        std::string problem; // a value that cannot be stored fails the read
+        return readParameterVariant(m, **parameter, state.params, problem);
+    }
+    const std::string signature = api::signatureOf(property);
+    const char* contents = nullptr;
+    if (int r = sd_bus_message_peek_type(m, nullptr, &contents); r < 0) {
+        return r;
+    }
+    if (contents == nullptr || signature != contents) {
+        return sd_bus_message_skip(m, "v");
+    }
+    int r = sd_bus_message_enter_container(m, 'v', signature.c_str());
+    if (r >= 0) {
+        r = std::visit(
+            [&](const auto& field) {
+                if constexpr (std::is_same_v<std::decay_t<decltype(field)>, const control::ParameterInfo*>) {
+                    return -EINVAL; // read above
+                } else {
+                    return readValue(m, field(state));
+                }
+            },
+            property.field);
+    }
+    return r < 0 ? r : sd_bus_message_exit_container(m);
 }
 
 } // namespace nicer::dbus::codec

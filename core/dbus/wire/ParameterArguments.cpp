@@ -1,4 +1,4 @@
-#include "dbus/client/ParameterArguments.h"
+#include "dbus/wire/ParameterArguments.h"
 
 #include <climits>
 

@@ -1,13 +1,15 @@
 #pragma once
 
 #include "api/Boinc.h"
+#include "api/DaemonProperties.h"
+#include "api/DaemonState.h"
 #include "api/DownloadEntry.h"
+#include "api/PresetInfo.h"
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
-#include "dbus/client/ParameterArguments.h"
+#include "dbus/wire/ParameterArguments.h"
 #include "libsystemd/Bus.h"
-#include "workload/WorkloadPresets.h"
 
 #include <string>
 #include <vector>
@@ -23,10 +25,10 @@ int appendSampleFields(sd_bus_message* m, const api::Sample& sample);
 /// One struct of each type.
 int append(sd_bus_message* m, const api::Sample& sample);
 int append(sd_bus_message* m, const api::DownloadEntry& entry);
-int append(sd_bus_message* m, const workload::PresetInfo& preset);
+int append(sd_bus_message* m, const api::PresetInfo& preset);
 int read(sd_bus_message* m, api::Sample& sample);
 int read(sd_bus_message* m, api::DownloadEntry& entry);
-int read(sd_bus_message* m, workload::PresetInfo& preset);
+int read(sd_bus_message* m, api::PresetInfo& preset);
 int append(sd_bus_message* m, const api::BoincProject& project);
 int append(sd_bus_message* m, const api::BoincTask& task);
 int append(sd_bus_message* m, const api::BoincTransfer& transfer);
@@ -36,23 +38,11 @@ int read(sd_bus_message* m, api::BoincTask& task);
 int read(sd_bus_message* m, api::BoincTransfer& transfer);
 int read(sd_bus_message* m, api::BoincNotice& notice);
 
-/// "(tddddddubb)" and so on: the struct's signature, and "a(...)" for an array of them.
+/// "(tddddddubb)" and so on: the struct's signature (api::structSignature), and "a(...)" for an array.
 template <typename T>
-std::string structSignature();
-template <>
-std::string structSignature<api::Sample>();
-template <>
-std::string structSignature<api::DownloadEntry>();
-template <>
-std::string structSignature<workload::PresetInfo>();
-template <>
-std::string structSignature<api::BoincProject>();
-template <>
-std::string structSignature<api::BoincTask>();
-template <>
-std::string structSignature<api::BoincTransfer>();
-template <>
-std::string structSignature<api::BoincNotice>();
+std::string structSignature() {
+    return std::string("(") + api::structSignature<T>() + ")";
+}
 template <typename T>
 std::string arraySignature() {
     return "a" + structSignature<T>();
@@ -92,6 +82,12 @@ int readArrayVariant(sd_bus_message* m, std::vector<T>& items) {
     }
     return r < 0 ? r : sd_bus_message_exit_container(m);
 }
+
+/// One property's value in @p state, not in a variant (a property getter's reply), by its signature.
+int appendProperty(sd_bus_message* m, const api::PropertyInfo& property, const api::DaemonState& state);
+/// A variant holding one property's value (an entry of GetAll's reply), read into @p state. A variant of
+/// another signature than the table's (a nicerd of another version) is skipped: the field keeps its value.
+int readPropertyVariant(sd_bus_message* m, const api::PropertyInfo& property, api::DaemonState& state);
 
 /// One parameter's value in its D-Bus type (info.busSignature, scaled by info.busScale), not in a variant.
 int appendParameter(sd_bus_message* m, const control::ParameterInfo& info,

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "api/Boinc.h"
+#include "api/BusNames.h"
+#include "api/DownloadEntry.h"
+#include "api/PresetInfo.h"
+#include "control/ControllerParams.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nicer::api {
+
+/**
+ * Everything nicerd shows of itself on the bus, as one value: the daemon builds it (DaemonControl::state),
+ * its D-Bus service serves it, `nicer status` and the tray read it back. Each field is one property of
+ * org.nicer.Daemon1, named alike (apiVersion is ApiVersion); the table in api/DaemonProperties.h says which
+ * and how it is announced.
+ *
+ * The words: "foreground" is everything on the machine but the work (your programs, and other users and
+ * services: the "outside" part); "background" is the work. The bus keeps the thesis's words, the
+ * people-facing text says "your programs", "other users and services" and "the work".
+ */
+struct DaemonState {
+    std::uint32_t apiVersion = kApiVersion;
+
+    // The controller: its parameters, whether the work is paused, what it set in the last period.
+    control::ControllerParams params;
+    bool paused = false;
+    double quota = 0.0;      ///< the work's cap in the last period, a share of the machine
+    double multiplier = 1.0; ///< the reserve band's multiplier now
+    std::uint32_t overloadCount = 0;
+    double idle = 0.0;              ///< shares of the whole machine in the last period
+    double foreground = 0.0;        ///< everything but the work
+    double background = 0.0;        ///< the work
+    double outside = -1.0;          ///< the part of foreground outside the user manager; -1: not known
+    std::string signal = "machine"; ///< what the controller answered last: "machine" or "outside"
+    std::string signalSetting;      ///< nicerd's --signal: auto, machine or outside
+    std::uint32_t cpuCount = 0;
+    std::string lastError; ///< the loop's last error in plain words; empty when all is well
+
+    // Where the work runs and how it is capped.
+    std::string actuator;
+    std::string actuatorNote;             ///< why the actuator caps less well than it could, and what to do
+    std::string placement = "user-slice"; ///< api::placementName: "root-slice" or "user-slice"
+    std::string placementNote;            ///< why it runs there, and what would protect everything
+    double memoryMaxPercent = 100.0;      ///< the memory limit as set, percent of the machine; 100: none
+    std::uint64_t memoryMax = 0;          ///< the limit the kernel enforces, bytes; 0: none
+
+    // The work.
+    std::vector<std::string> workload; ///< its command
+    bool demoWorkload = false;
+    std::uint32_t instances = 0;
+    std::string workloadPreset; ///< the running preset's id, or "custom"
+    std::vector<PresetInfo> workloadPresets;
+
+    // The downloads.
+    std::vector<DownloadEntry> downloads; ///< in manifest order; empty without a manifest
+    double downloadRate = 0.0;            ///< body bytes per second received now
+    std::string bandwidthMode = "none";   ///< api::bandwidthKindKeyword
+    std::uint64_t bandwidthCap = 0;       ///< bytes per second; 0: none
+
+    BoincStatus boinc; ///< nicerd's BOINC client ("off" without one)
+
+    bool operator==(const DaemonState&) const = default;
+};
+
+/// The bandwidth mode and cap as one value (how `nicer status` and the log say them).
+BandwidthMode bandwidthOf(const DaemonState& state);
+
+} // namespace nicer::api
