@@ -1,7 +1,10 @@
 #include "boinc/SystemService.h"
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -21,47 +24,40 @@ bool systemServiceEnabled(const fs::path& root) {
     return false;
 }
 
-namespace {
-
-Result<std::string> unitProperty(sd_bus* bus, const char* path, const char* property) {
-    libsystemd::BusError error;
-    char* raw = nullptr;
-    const int r = sd_bus_get_property_string(bus, "org.freedesktop.systemd1", path,
-                                             "org.freedesktop.systemd1.Unit", property, error.get(), &raw);
-    const std::unique_ptr<char, decltype(&std::free)> value(raw, &std::free);
+Result<SystemServiceState> readSystemServiceState(sd_bus_message* reply) {
+    std::string load;
+    SystemServiceState state;
+    int r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+    while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+        const char* name = nullptr;
+        if ((r = sd_bus_message_read(reply, "s", &name)) < 0) {
+            break;
+        }
+        const std::string_view key = name;
+        std::string* field = key == "LoadState"       ? &load
+                             : key == "ActiveState"   ? &state.activeState
+                             : key == "UnitFileState" ? &state.unitFileState
+                                                      : nullptr;
+        if (field != nullptr) {
+            const char* value = nullptr;
+            r = sd_bus_message_read(reply, "v", "s", &value);
+            *field = value != nullptr ? value : "";
+        } else {
+            r = sd_bus_message_skip(reply, "v");
+        }
+        if (r >= 0) {
+            r = sd_bus_message_exit_container(reply);
+        }
+    }
     if (r < 0) {
-        return libsystemd::busError(
-            std::string("the system manager's ") + property + " of " + kSystemServiceUnit, r, error);
+        return libsystemd::busError(std::string("the system manager's answer about ") + kSystemServiceUnit,
+                                    r);
     }
-    return std::string(raw ? raw : "");
-}
-
-} // namespace
-
-Result<SystemServiceState> querySystemService(sd_bus* systemBus) {
-    char* rawPath = nullptr;
-    if (const int r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", kSystemServiceUnit, &rawPath);
-        r < 0) {
-        return libsystemd::busError("the object path of " + std::string(kSystemServiceUnit), r);
-    }
-    const std::unique_ptr<char, decltype(&std::free)> path(rawPath, &std::free);
-    // Asking for the unit's path loads it where systemd knows its file; a unit without one reads "not-found".
-    auto load = unitProperty(systemBus, path.get(), "LoadState");
-    if (!load) {
-        return load.error();
-    }
-    if (*load == "not-found") {
+    // Asking for the unit's object loads it where systemd knows its file; a unit without one is "not-found".
+    if (load == "not-found") {
         return SystemServiceState{};
     }
-    auto active = unitProperty(systemBus, path.get(), "ActiveState");
-    if (!active) {
-        return active.error();
-    }
-    auto file = unitProperty(systemBus, path.get(), "UnitFileState");
-    if (!file) {
-        return file.error();
-    }
-    return SystemServiceState{std::move(*active), std::move(*file)};
+    return state;
 }
 
 std::string systemServiceAdvice(bool enabled, bool running) {
@@ -80,34 +76,89 @@ std::string systemServiceAdvice(bool enabled, bool running) {
            " (then attach your projects with `nicer boinc attach`)";
 }
 
-SystemServiceProbe::SystemServiceProbe(fs::path root)
-    : m_root(std::move(root)) {}
+namespace {
 
-std::string SystemServiceProbe::advice() {
+/// How long the system manager has to answer a look; past it, the file check answers.
+constexpr std::uint64_t kLookTimeoutUsec = 1'000'000;
+
+} // namespace
+
+SystemServiceProbe::SystemServiceProbe(sd_event* event, fs::path root)
+    : m_event(event)
+    , m_root(std::move(root)) {}
+
+SystemServiceProbe::~SystemServiceProbe() = default;
+
+void SystemServiceProbe::look(Done done) {
+    if (m_call) {
+        return; // the last look has not been answered yet
+    }
+    m_done = std::move(done);
     if (m_bus && sd_bus_is_open(m_bus.get()) <= 0) {
         m_bus.reset(); // the system bus restarted: connect again
     }
     if (!m_bus) {
         sd_bus* raw = nullptr;
-        if (sd_bus_open_system(&raw) >= 0) {
+        if (sd_bus_open_system(&raw) >= 0 &&
+            sd_bus_attach_event(raw, m_event, SD_EVENT_PRIORITY_NORMAL) >= 0) {
             m_bus.reset(raw);
-            sd_bus_set_method_call_timeout(m_bus.get(), 1'000'000);
         } else {
             sd_bus_unref(raw);
         }
     }
-    const bool linked = systemServiceEnabled(m_root);
-    if (m_bus) {
-        if (auto state = querySystemService(m_bus.get())) {
-            m_usedBus = true;
-            const bool enabled = linked || state->unitFileState == "enabled";
-            const bool running = state->activeState == "active" || state->activeState == "activating" ||
-                                 state->activeState == "reloading";
-            return systemServiceAdvice(enabled, running);
-        }
+    char* rawPath = nullptr;
+    int r = m_bus ? sd_bus_path_encode("/org/freedesktop/systemd1/unit", kSystemServiceUnit, &rawPath)
+                  : -ENOTCONN;
+    const std::unique_ptr<char, decltype(&std::free)> path(rawPath, &std::free);
+    sd_bus_message* raw = nullptr;
+    if (r >= 0) {
+        r = sd_bus_message_new_method_call(m_bus.get(), &raw, "org.freedesktop.systemd1", path.get(),
+                                           "org.freedesktop.DBus.Properties", "GetAll");
     }
-    m_usedBus = false;
-    return systemServiceAdvice(linked, false);
+    const libsystemd::BusMessagePtr call(raw);
+    if (r >= 0) {
+        r = sd_bus_message_append(call.get(), "s", "org.freedesktop.systemd1.Unit");
+    }
+    sd_bus_slot* slot = nullptr;
+    if (r >= 0) {
+        r = sd_bus_call_async(m_bus.get(), &slot, call.get(), &SystemServiceProbe::onReply, this,
+                              kLookTimeoutUsec);
+    }
+    if (r < 0) {
+        finish(libsystemd::busError("cannot ask the system manager", r));
+        return;
+    }
+    m_call.reset(slot);
+}
+
+int SystemServiceProbe::onReply(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
+    auto* self = static_cast<SystemServiceProbe*>(userdata);
+    try {
+        const sd_bus_error* error = sd_bus_message_get_error(reply);
+        self->m_call.reset();
+        self->finish(error != nullptr
+                         ? Result<SystemServiceState>(libsystemd::busError(
+                               "the system manager did not answer", -sd_bus_error_get_errno(error)))
+                         : readSystemServiceState(reply));
+    } catch (...) {
+        // Nothing to tell: the next look tries again.
+    }
+    return 0;
+}
+
+void SystemServiceProbe::finish(const Result<SystemServiceState>& state) {
+    const bool linked = systemServiceEnabled(m_root);
+    m_usedBus = state.ok();
+    std::string advice = systemServiceAdvice(linked, false);
+    if (state) {
+        const bool enabled = linked || state->unitFileState == "enabled";
+        const bool running = state->activeState == "active" || state->activeState == "activating" ||
+                             state->activeState == "reloading";
+        advice = systemServiceAdvice(enabled, running);
+    }
+    if (auto done = std::move(m_done)) {
+        done(std::move(advice));
+    }
 }
 
 } // namespace nicer::boinc

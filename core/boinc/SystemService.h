@@ -1,9 +1,11 @@
 #pragma once
 
 #include "libsystemd/Bus.h"
+#include "libsystemd/Event.h"
 #include "util/Result.h"
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 namespace nicer::boinc {
@@ -25,9 +27,9 @@ struct SystemServiceState {
     std::string unitFileState; ///< "enabled", "disabled", "masked", ...
 };
 
-/// Asks the system manager on @p systemBus for boinc-client.service's state: read-only properties, which
-/// any user may read. An error when the system manager does not answer.
-Result<SystemServiceState> querySystemService(sd_bus* systemBus);
+/// boinc-client.service's state from the reply to Properties.GetAll of org.freedesktop.systemd1.Unit on its
+/// object (read-only properties, which any user may read); both fields empty where systemd has no such unit.
+Result<SystemServiceState> readSystemServiceState(sd_bus_message* getAllReply);
 
 /// What a system-wide client that is enabled (@p enabled) or running (@p running) means for nicer, and the
 /// one command that hands BOINC to nicer; empty when it is neither.
@@ -35,20 +37,38 @@ std::string systemServiceAdvice(bool enabled, bool running);
 
 /**
  * Looks for the system-wide client through the real system bus (a client started by hand is found too, and
- * a link in /lib rather than /etc), and through the .wants link where there is no system bus. The bus is
- * opened at the first look and again after it closed; each look is two property reads (1 s at most).
+ * a link in /lib rather than /etc), and through the .wants link where there is no system bus. Never blocks
+ * the loop it runs on: the system manager is asked asynchronously (one GetAll, answered within a second or
+ * given up), so a hung system bus delays nothing. The bus is opened at the first look and again after it
+ * closed.
  */
 class SystemServiceProbe {
 public:
-    explicit SystemServiceProbe(std::filesystem::path root = "/");
-    /// The advice to show now (systemServiceAdvice), from the system bus or else the file check.
-    std::string advice();
+    /// The advice to show now (systemServiceAdvice); empty when there is none.
+    using Done = std::function<void(std::string advice)>;
+
+    /// On @p event, nicerd's loop; @p root is for tests (the .wants links are read under it).
+    explicit SystemServiceProbe(sd_event* event, std::filesystem::path root = "/");
+    ~SystemServiceProbe();
+    SystemServiceProbe(const SystemServiceProbe&) = delete;
+    SystemServiceProbe& operator=(const SystemServiceProbe&) = delete;
+
+    /// Looks again; @p done is called from the loop once the system manager answered or failed to, or at
+    /// once from the file check where there is no system bus. A look still under way is left to finish:
+    /// this one is dropped, and @p done not called.
+    void look(Done done);
     /// Whether the last look reached the system manager (else it read the .wants links alone).
     bool usedSystemBus() const { return m_usedBus; }
 
 private:
+    static int onReply(sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
+    void finish(const Result<SystemServiceState>& state);
+
+    sd_event* m_event;
     std::filesystem::path m_root;
     libsystemd::BusPtr m_bus;
+    libsystemd::BusSlotPtr m_call; ///< the look under way
+    Done m_done;
     bool m_usedBus = false;
 };
 

@@ -1,0 +1,229 @@
+#include "daemon/WorkSlice.h"
+
+#include "actuator/ActuatorNote.h"
+#include "actuator/BandwidthWindows.h"
+#include "actuator/SliceMemoryLimit.h"
+#include "actuator/SystemdSliceActuator.h"
+#include "kernel/MemInfo.h"
+#include "workload/WorkloadSupervisor.h"
+
+#include <chrono>
+#include <iostream>
+
+namespace nicer::daemon {
+
+Result<std::unique_ptr<WorkSlice>> WorkSlice::create(const DaemonConfig& config, sd_event* event) {
+    auto units = usermanager::SystemdUnitManager::connectUser();
+    if (!units) {
+        return units.error();
+    }
+    auto layout = kernel::CgroupLayout::detect();
+    if (!layout) {
+        return layout.error();
+    }
+    auto slice = std::unique_ptr<WorkSlice>(new WorkSlice(config, event, std::move(*layout)));
+    slice->m_userUnits = std::move(*units);
+    slice->m_units = slice->m_userUnits.get();
+    if (auto placed = slice->choosePlacement(); !placed) {
+        return placed.error();
+    }
+    if (auto selected = slice->selectActuator(); !selected) {
+        return selected.error();
+    }
+    slice->applyMemoryLimit();
+    return slice;
+}
+
+WorkSlice::~WorkSlice() {
+    release();
+    m_actuator.reset();
+    if (m_sliceStarted && m_units) {
+        (void)m_units->stopUnit(m_config.slice, true);
+    }
+    // In the root idle slice: the link closes, and the work host ends with its unit.
+    m_units = m_userUnits.get();
+    m_rootUnits.reset();
+}
+
+void WorkSlice::release() {
+    if (m_actuator) {
+        (void)m_actuator->release();
+    }
+}
+
+Result<void> WorkSlice::choosePlacement() {
+    const auto& want = m_config.placement;
+    if (want == "user-slice") {
+        m_placementNote = "in your user manager's slice, as asked (--placement user-slice)";
+        return {};
+    }
+    std::string why;
+    if (!m_config.adopt.empty()) {
+        why = "the processes given to --adopt run in the user manager, and none can move to the root idle "
+              "slice";
+    } else if (!m_layout.cpuOnUnified()) {
+        why = "the cpu controller is on a cgroup v1 hierarchy here, and the root idle slice needs cgroup v2";
+    } else if (auto system = usermanager::SystemdUnitManager::connectSystem(); !system) {
+        why = system.error().message;
+    } else {
+        auto root = workhost::WorkHostUnits::connect(*m_userUnits, std::move(*system),
+                                                     {m_config.slice, workload::kWorkUnitPrefix},
+                                                     std::chrono::seconds(10));
+        if (root) {
+            m_rootUnits = std::move(*root);
+            m_units = m_rootUnits.get();
+            m_placementNote = "in " + std::string(workhost::kIdleSlice) + " (" + m_rootUnits->systemUnit() +
+                              "), directly under the root cgroup";
+            std::cerr << "nicerd: the work runs " << m_placementNote << '\n';
+            return {};
+        }
+        why = root.error().message;
+    }
+    if (want == "root-slice") {
+        return Error{"the work cannot run in the root idle slice (--placement root-slice): " + why};
+    }
+    m_placementNote =
+        "in your user manager's slice: " + why +
+        ". Your desktop is protected at once only where it runs as units of your user manager "
+        "(GNOME, Plasma); a session kept outside it (Cinnamon, XFCE, MATE, LXQt), system services "
+        "and other users are protected by nicer's quota alone. Installing nicer's .deb protects "
+        "them all.";
+    std::cerr << "nicerd: the work runs " << m_placementNote << '\n';
+    return {};
+}
+
+Result<void> WorkSlice::selectActuator() {
+    const auto& choice = m_config.actuator;
+    std::string whySliceFailed;
+    if (choice == "auto" || choice == "systemd-slice") {
+        // Unless set, the bandwidth window follows the period, so that every tick can start a window.
+        auto options = m_config.sliceOptions;
+        if (!options.quotaPeriod) {
+            options.quotaPeriod = actuator::windowForPeriod(m_config.params.period);
+        }
+        auto slice = actuator::SystemdSliceActuator::create(*m_units, m_layout, m_config.slice, options);
+        if (slice) {
+            m_actuator = std::move(*slice);
+            m_sliceStarted = true;
+            return {};
+        }
+        if (choice == "systemd-slice") {
+            return slice.error();
+        }
+        whySliceFailed = slice.error().message;
+    }
+    if (choice != "auto" && choice != "freezer-duty-cycle" && choice != "signal-duty-cycle") {
+        return Error{"actuator = '" + choice +
+                     "' is unknown: use auto, systemd-slice, freezer-duty-cycle or signal-duty-cycle"};
+    }
+    // The duty cycle still groups the work in the slice, for its process list and CPU time.
+    if (auto state = m_units->activeState(m_config.slice); !state || *state != "active") {
+        auto started = m_units->startTransientUnit(
+            m_config.slice, {{"Description", std::string("nicer: volunteer work")}, {"CPUAccounting", true}},
+            true);
+        if (!started) {
+            return started;
+        }
+    }
+    m_sliceStarted = true;
+    auto cgroup = m_units->controlGroup(m_config.slice);
+    if (!cgroup) {
+        return cgroup.error();
+    }
+    std::optional<actuator::DutyCycleMethod> method;
+    if (choice == "freezer-duty-cycle") {
+        method = actuator::DutyCycleMethod::Freezer;
+    } else if (choice == "signal-duty-cycle") {
+        method = actuator::DutyCycleMethod::Signal;
+    }
+    auto duty = createDutyCycle(*cgroup, method);
+    if (!duty) {
+        return Error{duty.error().message + (whySliceFailed.empty() ? "" : " (and " + whySliceFailed + ")")};
+    }
+    m_actuator = std::move(*duty);
+    m_actuatorNote =
+        whySliceFailed.empty()
+            ? actuator::dutyCycleChosenNote(m_actuator->name())
+            : actuator::dutyCycleFallbackNote(m_layout, *cgroup, m_actuator->name(), whySliceFailed);
+    std::cerr << "nicerd: " << m_actuatorNote << '\n';
+    return {};
+}
+
+void WorkSlice::applyMemoryLimit() {
+    const auto& c = m_config;
+    actuator::MemoryLimit limit; // none
+    if (c.memoryMaxPercent < 100.0) {
+        auto total = kernel::machineMemoryBytes(c.procMeminfo);
+        if (!total) {
+            m_memoryNote = "nicer cannot tell the machine's memory size (" + total.error().message +
+                           "), so the work runs without a memory limit.";
+            std::cerr << "nicerd: " << m_memoryNote << '\n';
+            return;
+        }
+        limit = actuator::memoryLimitFor(*total, c.memoryMaxPercent);
+    }
+    auto cgroup = m_units->controlGroup(c.slice);
+    const auto outcome =
+        actuator::applyMemoryLimit(*m_units, m_layout, c.slice, cgroup ? *cgroup : std::string(), limit);
+    m_memoryMaxBytes = outcome.maxInForce == actuator::kNoMemoryLimit ? 0 : outcome.maxInForce;
+    m_memoryNote = outcome.note;
+    if (!m_memoryNote.empty()) {
+        std::cerr << "nicerd: " << m_memoryNote << '\n';
+    }
+}
+
+std::string WorkSlice::actuatorNote() const {
+    std::string note = m_actuatorNote.empty() && m_actuator ? m_actuator->note() : m_actuatorNote;
+    if (!m_memoryNote.empty()) {
+        note += (note.empty() ? "" : " ") + m_memoryNote;
+    }
+    return note;
+}
+
+std::function<std::vector<pid_t>()> WorkSlice::workPids() const {
+    auto cgroup = m_units->controlGroup(m_config.slice);
+    if (!cgroup || cgroup->empty()) {
+        return nullptr;
+    }
+    return [layout = m_layout, cgroup = *cgroup] {
+        auto pids = layout.readPids(cgroup);
+        return pids ? *pids : std::vector<pid_t>{};
+    };
+}
+
+Result<std::unique_ptr<actuator::QuotaActuator>> WorkSlice::dutyCycleFallback() {
+    auto cgroup = m_units->controlGroup(m_config.slice);
+    if (!cgroup) {
+        return cgroup.error();
+    }
+    return createDutyCycle(*cgroup, std::nullopt);
+}
+
+std::unique_ptr<actuator::QuotaActuator>
+WorkSlice::replaceActuator(std::unique_ptr<actuator::QuotaActuator> fallback, std::string note) {
+    auto old = std::move(m_actuator);
+    m_actuator = std::move(fallback);
+    m_actuatorNote = std::move(note);
+    return old;
+}
+
+Result<std::unique_ptr<actuator::QuotaActuator>>
+WorkSlice::createDutyCycle(const std::string& cgroup, std::optional<actuator::DutyCycleMethod> method) {
+    // systemd keeps the quota a systemd-slice run set (a runtime drop-in that outlives the slice) and applies
+    // it to this slice too: lifted here, or the duty cycle would run under an old, possibly tiny, cap.
+    if (auto lifted =
+            m_units->setUnitProperties(m_config.slice, {{"CPUQuotaPerSecUSec", actuator::kNoCpuQuota}});
+        !lifted) {
+        return Error{"cannot lift the CPU quota an earlier run left on " + m_config.slice + ": " +
+                     lifted.error().message};
+    }
+    auto duty = actuator::DutyCycleActuator::create(
+        m_event, m_layout, cgroup, method.value_or(actuator::dutyCycleMethodFor(m_layout, cgroup)),
+        std::chrono::milliseconds(100));
+    if (!duty) {
+        return duty.error();
+    }
+    return std::unique_ptr<actuator::QuotaActuator>(std::move(*duty));
+}
+
+} // namespace nicer::daemon

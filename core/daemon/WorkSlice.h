@@ -1,0 +1,100 @@
+#pragma once
+
+#include "actuator/DutyCycleActuator.h"
+#include "actuator/QuotaActuator.h"
+#include "api/Placement.h"
+#include "daemon/DaemonConfig.h"
+#include "kernel/CgroupLayout.h"
+#include "usermanager/SystemdUnitManager.h"
+#include "util/Result.h"
+#include "workhost/WorkHostUnits.h"
+
+#include <systemd/sd-event.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace nicer::daemon {
+
+/**
+ * Where the work runs and what caps it: the slice, placed in the root idle slice where the system part
+ * allows it or else in the user manager (DaemonConfig::placement), its actuator (the slice's CPU quota, or
+ * a duty cycle where that cannot be had: DaemonConfig::actuator) and its memory limit. Each choice that is
+ * less than asked for keeps a note of why, in plain words, for the state and the log.
+ *
+ * Destroyed, it thaws the work (release()) if that was not done, and stops the slice.
+ */
+class WorkSlice {
+public:
+    /// Connects to the user manager, reads the cgroup layout, places the slice and selects its actuator on
+    /// @p event, then gives the slice its memory limit (a limit that cannot be had is a note, not an error).
+    static Result<std::unique_ptr<WorkSlice>> create(const DaemonConfig& config, sd_event* event);
+    ~WorkSlice();
+    WorkSlice(const WorkSlice&) = delete;
+    WorkSlice& operator=(const WorkSlice&) = delete;
+
+    /// Where the work's units run: the user manager, or the root idle slice's work host.
+    usermanager::UnitManager& units() { return *m_units; }
+    const kernel::CgroupLayout& layout() const { return m_layout; }
+    actuator::QuotaActuator& actuator() { return *m_actuator; }
+    const actuator::QuotaActuator& actuator() const { return *m_actuator; }
+
+    api::Placement placement() const {
+        return m_rootUnits ? api::Placement::RootSlice : api::Placement::UserSlice;
+    }
+    /// Why the work runs where it runs, and what would protect everything.
+    const std::string& placementNote() const { return m_placementNote; }
+    /// Why the actuator caps the work less well than it could, and the memory limit's note; empty when all
+    /// is well.
+    std::string actuatorNote() const;
+    /// The memory limit the kernel enforces on the work, in bytes; 0 when none.
+    std::uint64_t memoryMaxBytes() const { return m_memoryMaxBytes; }
+
+    /// A reader of the work's processes (its slice's cgroup, found now, read at each call); null when the
+    /// slice has no cgroup.
+    std::function<std::vector<pid_t>()> workPids() const;
+    /// A duty cycle on the slice, to replace a slice quota the kernel does not enforce.
+    Result<std::unique_ptr<actuator::QuotaActuator>> dutyCycleFallback();
+    /// Puts @p fallback in the place of the slice's actuator, with the note why; returns the old one, to be
+    /// released once nothing uses it.
+    std::unique_ptr<actuator::QuotaActuator>
+    replaceActuator(std::unique_ptr<actuator::QuotaActuator> fallback, std::string note);
+
+    /// Lets the work run freely (thawed: a frozen process cannot act on a stop signal).
+    void release();
+
+private:
+    WorkSlice(const DaemonConfig& config, sd_event* event, kernel::CgroupLayout layout)
+        : m_config(config)
+        , m_event(event)
+        , m_layout(std::move(layout)) {}
+    /// Puts the work in the root idle slice where the system part allows it, else leaves it in the user
+    /// manager's slice; either way m_placementNote says why.
+    Result<void> choosePlacement();
+    Result<void> selectActuator();
+    /// Gives the slice its memory limit (either actuator's); one that cannot be had is said in m_memoryNote.
+    void applyMemoryLimit();
+    /// A duty cycle on the slice's @p cgroup, by @p method or else the freezer where the cgroup has one.
+    Result<std::unique_ptr<actuator::QuotaActuator>>
+    createDutyCycle(const std::string& cgroup, std::optional<actuator::DutyCycleMethod> method);
+
+    const DaemonConfig& m_config;
+    sd_event* m_event;
+    kernel::CgroupLayout m_layout;
+    std::unique_ptr<usermanager::SystemdUnitManager> m_userUnits; ///< the user manager
+    std::unique_ptr<workhost::WorkHostUnits> m_rootUnits; ///< the root idle slice, when the work runs there
+    usermanager::UnitManager* m_units = nullptr;          ///< where the work runs: one of the two
+    std::string m_placementNote;
+    std::unique_ptr<actuator::QuotaActuator> m_actuator;
+    std::string m_actuatorNote;         ///< why nicerd chose a duty cycle, when it did
+    std::string m_memoryNote;           ///< why the memory limit asked for is not in force
+    std::uint64_t m_memoryMaxBytes = 0; ///< the memory limit in force, 0 when none
+    bool m_sliceStarted = false;
+};
+
+} // namespace nicer::daemon
