@@ -149,4 +149,21 @@ Result<void> ControlLoop::restart() {
     return m_actuator->apply(0.0, m_cpuCount);
 }
 
+void ControlLoop::describe(api::DaemonState& s) const {
+    s.params = params();
+    s.paused = m_paused;
+    s.multiplier = state().multiplier;
+    s.overloadCount = static_cast<std::uint32_t>(state().overloadCount);
+    s.cpuCount = static_cast<std::uint32_t>(cpuCount());
+    if (const auto& sample = last()) {
+        s.quota = sample->quota;
+        s.idle = sample->idle;
+        s.foreground = sample->foreground;
+        s.background = sample->background;
+        s.outside = sample->outside;
+        s.signal =
+            control::signalName(sample->outsideSignal ? control::Signal::Outside : control::Signal::Machine);
+    }
+}
+
 } // namespace nicer::daemon

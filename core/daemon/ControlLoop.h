@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actuator/QuotaActuator.h"
+#include "api/DaemonState.h"
 #include "api/Sample.h"
 #include "control/Controller.h"
 #include "cpu/CpuSampler.h"
@@ -40,6 +41,8 @@ public:
     /// Lets the controller take over again from its initial state.
     void resume();
     bool paused() const { return m_paused; }
+    /// Its part of the daemon's state: the parameters, the pause, the controller's state and the last period.
+    void describe(api::DaemonState& state) const;
     /// Starts over for new work: the controller from its initial state, and the work frozen until the next
     /// period has measured the machine with it. A pause stays in force.
     Result<void> restart();

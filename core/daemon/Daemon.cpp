@@ -1,17 +1,15 @@
 #include "daemon/Daemon.h"
 
-#include "api/Placement.h"
 #include "control/ParameterText.h"
+#include "daemon/OwnUnit.h"
 #include "util/TextFile.h"
 #include "workload/PresetFile.h"
 
 #include <systemd/sd-daemon.h>
-#include <systemd/sd-login.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
-#include <unistd.h>
 
 namespace nicer::daemon {
 
@@ -65,12 +63,13 @@ Result<void> Daemon::openLoop() {
     }
     m_event.reset(event);
     m_boinc = std::make_unique<BoincSupervisor>(event, [this] {
-        if (m_observer) {
-            m_observer->onStateChanged();
+        if (auto* observer = m_bus->observer()) {
+            observer->onStateChanged();
         }
     });
     // The name first: a second daemon stops here, before it touches any unit.
-    return connectBus();
+    m_bus = std::make_unique<SessionBusLink>(event, std::move(m_publish), *this);
+    return m_bus->connect();
 }
 
 Result<void> Daemon::planDownloads(const workload::WorkloadSpec& spec) {
@@ -90,7 +89,7 @@ Result<void> Daemon::planDownloads(const workload::WorkloadSpec& spec) {
 }
 
 Result<void> Daemon::startWork(workload::WorkloadSpec spec) {
-    auto bindTo = ownUnit();
+    auto bindTo = ownUnit(m_slice->units());
     if (!bindTo) {
         return bindTo.error();
     }
@@ -118,7 +117,7 @@ Result<void> Daemon::startLoop() {
         1, std::chrono::duration_cast<std::chrono::milliseconds>(c.historySpan).count() /
                c.params.period.count()));
     auto& actuator = m_slice->actuator();
-    m_boundary = findBoundary();
+    m_boundary = m_slice->userManagerBoundary(c.signal);
     m_loop = std::make_unique<ControlLoop>(cpu::CpuSampler(c.procStat), c.params, actuator, capacity,
                                            c.signal, m_boundary.get());
     if (auto primed = m_loop->prime(); !primed) {
@@ -149,45 +148,6 @@ Result<void> Daemon::startLoop() {
     return {};
 }
 
-Result<void> Daemon::connectBus() {
-    sd_bus* bus = nullptr;
-    if (int r = sd_bus_open_user(&bus); r < 0) {
-        return libsystemd::busError("cannot connect to the session bus (is a systemd user session running?)",
-                                    r);
-    }
-    libsystemd::BusPtr owned(bus);
-    if (int r = sd_bus_attach_event(bus, m_event.get(), SD_EVENT_PRIORITY_NORMAL); r < 0) {
-        return libsystemd::busError("cannot attach the session bus to the event loop", r);
-    }
-    auto observer = m_publish(bus, *this);
-    if (!observer) {
-        return observer.error();
-    }
-    m_bus = std::move(owned);
-    m_observer = std::move(*observer);
-    return {};
-}
-
-void Daemon::checkBus() {
-    if (m_observer && sd_bus_is_open(m_bus.get()) > 0) {
-        return;
-    }
-    if (m_observer) {
-        std::cerr << "nicerd: the session bus closed; the work stays under control, connecting again\n";
-        m_observer.reset(); // its object and name went with the old connection
-        m_bus.reset();
-    }
-    if (auto connected = connectBus(); !connected) {
-        if (m_busError != connected.error().message) {
-            m_busError = connected.error().message;
-            std::cerr << "nicerd: not on the session bus yet: " << m_busError << '\n';
-        }
-        return;
-    }
-    m_busError.clear();
-    std::cerr << "nicerd: back on the session bus\n";
-}
-
 Result<workload::WorkloadSpec> Daemon::startupWorkload() {
     const auto& c = m_config;
     if (auto valid = control::validate(c.params); !valid) {
@@ -196,57 +156,6 @@ Result<workload::WorkloadSpec> Daemon::startupWorkload() {
     m_chooser =
         std::make_unique<workload::WorkloadChooser>(c.command, c.instances, c.dataDir, c.pathVariable);
     return m_chooser->resolve(workload::startupPreset(c.workloadPreset, !c.command.empty(), std::nullopt));
-}
-
-Result<std::string> Daemon::ownUnit() {
-    // Under its own service (nicerd.service), the work is bound to that service.
-    char* unit = nullptr;
-    if (sd_pid_get_user_unit(0, &unit) >= 0 && unit) {
-        const std::string name = unit;
-        std::free(unit);
-        if (name.ends_with(".service")) {
-            if (auto pid = m_slice->units().mainPid(name);
-                pid && *pid == static_cast<std::uint32_t>(::getpid())) {
-                return name;
-            }
-        }
-    }
-    // Otherwise (a terminal, a test) the daemon moves into a scope of its own: the scope ends when the
-    // daemon's process does, however it ends, and systemd then stops the work bound to it.
-    m_ownScope = "nicerd-" + std::to_string(::getpid()) + ".scope";
-    auto started = m_slice->units().startTransientUnit(
-        m_ownScope,
-        {{"Description", std::string("nicer daemon (started outside its service)")},
-         {"PIDs", std::vector<std::uint32_t>{static_cast<std::uint32_t>(::getpid())}},
-         {"CollectMode", std::string("inactive-or-failed")}},
-        true);
-    if (!started) {
-        return Error{"cannot give nicerd a scope of its own, which keeps the work from outliving it: " +
-                     started.error().message + ". Start nicerd as the nicerd.service user unit instead."};
-    }
-    return m_ownScope;
-}
-
-std::unique_ptr<UserManagerBoundary> Daemon::findBoundary() {
-    auto manager = m_slice->units().managerControlGroup();
-    auto slice = m_slice->units().controlGroup(m_config.slice);
-    std::string why;
-    if (!manager || manager->empty()) {
-        why = manager ? "the user manager names no cgroup of its own" : manager.error().message;
-    } else if (!slice || slice->empty()) {
-        why = slice ? "the work's slice has no cgroup" : slice.error().message;
-    } else if (auto usage = m_slice->layout().readCpuUsageNSec(*manager); !usage) {
-        why = usage.error().message;
-    } else {
-        return std::make_unique<CgroupBoundary>(m_slice->layout(), *manager, *slice);
-    }
-    if (m_config.signal != control::Signal::Machine) {
-        std::cerr
-            << "nicerd: the controller answers the whole machine's idle time: cannot tell your programs "
-               "from other users and services ("
-            << why << ")\n";
-    }
-    return nullptr;
 }
 
 int Daemon::run() {
@@ -279,10 +188,7 @@ void Daemon::shutdown() {
         restoreBoinc(m_supervisor->spec());
     }
     m_slice.reset(); // the slice stops; in the root idle slice, the link closes and the work host ends
-    m_observer.reset();
-    if (m_bus) {
-        sd_bus_flush(m_bus.get());
-    }
+    m_bus.reset();
 }
 
 void Daemon::onTick() {
@@ -293,7 +199,7 @@ void Daemon::onTick() {
     if (m_loop->last()) {
         m_boinc->onPeriod(*m_loop->last());
     }
-    checkBus();
+    m_bus->check();
     if (sample && m_enforcement) {
         if (auto fallback = m_enforcement->afterTick(*sample)) {
             if (*fallback) {
@@ -304,8 +210,8 @@ void Daemon::onTick() {
         }
     }
     m_lastError = sample ? std::string() : sample.error().message;
-    if (m_observer && m_loop->last()) {
-        m_observer->onSample(*m_loop->last());
+    if (auto* observer = m_bus->observer(); observer && m_loop->last()) {
+        observer->onSample(*m_loop->last());
     }
     if (auto polled = m_supervisor->poll(std::chrono::steady_clock::now()); !polled) {
         m_lastError = "workload: " + polled.error().message;
@@ -321,8 +227,8 @@ void Daemon::switchActuator(EnforcementWatch::Fallback fallback) {
     }
     m_timer->setActuator(m_slice->actuator()); // the duty cycle has no windows to follow
     (void)old->release();                      // the duty cycle holds the work from its first slot
-    if (m_observer) {
-        m_observer->onStateChanged();
+    if (auto* observer = m_bus->observer()) {
+        observer->onStateChanged();
     }
 }
 
@@ -413,33 +319,16 @@ void Daemon::restoreBoinc(const workload::WorkloadSpec& stopped, const workload:
 
 api::DaemonState Daemon::state() const {
     api::DaemonState s;
+    s.params = m_config.params;
     s.signalSetting = control::signalName(m_config.signal);
-    if (m_loop) {
-        s.params = m_loop->params();
-        s.paused = m_loop->paused();
-        s.multiplier = m_loop->state().multiplier;
-        s.overloadCount = static_cast<std::uint32_t>(m_loop->state().overloadCount);
-        s.cpuCount = static_cast<std::uint32_t>(m_loop->cpuCount());
-        if (const auto& last = m_loop->last()) {
-            s.quota = last->quota;
-            s.idle = last->idle;
-            s.foreground = last->foreground;
-            s.background = last->background;
-            s.outside = last->outside;
-            s.signal = control::signalName(last->outsideSignal ? control::Signal::Outside
-                                                               : control::Signal::Machine);
-        }
-    } else {
-        s.params = m_config.params;
-    }
-    s.lastError = m_lastError;
     s.memoryMaxPercent = m_config.memoryMaxPercent;
+    s.lastError = m_lastError;
+    // Each part from its owner, once it is there (the service reads the state while nicerd starts).
+    if (m_loop) {
+        m_loop->describe(s);
+    }
     if (m_slice) {
-        s.actuator = m_slice->actuator().name();
-        s.actuatorNote = m_slice->actuatorNote();
-        s.placement = api::placementName(m_slice->placement());
-        s.placementNote = m_slice->placementNote();
-        s.memoryMax = m_slice->memoryMaxBytes();
+        m_slice->describe(s);
     }
     if (m_supervisor) {
         const auto& spec = m_supervisor->spec();
@@ -447,16 +336,10 @@ api::DaemonState Daemon::state() const {
         s.demoWorkload = spec.demo;
         s.instances = static_cast<std::uint32_t>(spec.instances);
         s.workloadPreset = spec.preset;
-    }
-    if (m_chooser) {
         s.workloadPresets = m_chooser->choices();
     }
     if (m_downloads) {
-        s.downloads = m_downloads->entries();
-        s.downloadRate = m_downloads->rate();
-        const auto mode = m_downloads->bandwidthMode();
-        s.bandwidthMode = api::bandwidthKindKeyword(mode.kind);
-        s.bandwidthCap = mode.capBytesPerSecond.value_or(0);
+        m_downloads->describe(s);
     }
     if (m_boinc) {
         s.boinc = m_boinc->status();

@@ -8,9 +8,9 @@
 #include "daemon/DaemonObserver.h"
 #include "daemon/PeriodTimer.h"
 #include "daemon/QuotaEnforcement.h"
+#include "daemon/SessionBusLink.h"
 #include "daemon/UserManagerBoundary.h"
 #include "daemon/WorkSlice.h"
-#include "libsystemd/Bus.h"
 #include "libsystemd/Event.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadSupervisor.h"
@@ -67,24 +67,14 @@ private:
     /// The workload to start with (DaemonConfig: the command line, nicerd.conf and what was chosen at run
     /// time, by the rule of daemon/SettingPrecedence.h), checked with the parameters before anything starts.
     Result<workload::WorkloadSpec> startupWorkload();
-    /// Creates the event loop and goes on the session bus.
+    /// Creates the event loop and goes on the session bus (SessionBusLink).
     Result<void> openLoop();
-    /// Connects to the session bus and publishes nicerd's service on it (the name first, so that a second
-    /// daemon stops here).
-    Result<void> connectBus();
-    /// When the session bus has closed (it restarted), connects again; until then the loop runs on and
-    /// nicerd's state is simply not on the bus.
-    void checkBus();
     /// The downloads of the manifests, checked but not started yet; none without manifests.
     Result<void> planDownloads(const workload::WorkloadSpec& spec);
-    /// nicerd's own unit, which the work is bound to: its service, or else a scope of its own.
-    Result<std::string> ownUnit();
     /// Starts @p spec in the slice, bound to nicerd's own unit, and follows its BOINC client.
     Result<void> startWork(workload::WorkloadSpec spec);
     /// The controller's loop on the slice's actuator, the work frozen until the first period, and its clock.
     Result<void> startLoop();
-    /// The user manager's boundary for the split signal, or null (told on stderr) when it cannot be read.
-    std::unique_ptr<UserManagerBoundary> findBoundary();
     void onTick();
     /// Puts @p fallback in the place of the slice's actuator, whose quota the kernel does not enforce.
     void switchActuator(EnforcementWatch::Fallback fallback);
@@ -96,9 +86,7 @@ private:
     DaemonConfig m_config;
     PublishDaemon m_publish;
     libsystemd::EventPtr m_event;
-    libsystemd::BusPtr m_bus;
-    std::unique_ptr<DaemonObserver> m_observer; ///< the D-Bus service; null while the bus is gone
-    std::string m_busError; ///< why the last attempt to get back on the session bus failed
+    std::unique_ptr<SessionBusLink> m_bus; ///< the session bus and nicerd's service on it
     std::unique_ptr<WorkSlice> m_slice;
     std::unique_ptr<workload::WorkloadChooser> m_chooser;
     std::unique_ptr<workload::WorkloadSupervisor> m_supervisor;
@@ -108,7 +96,6 @@ private:
     std::unique_ptr<PeriodTimer> m_timer;
     std::unique_ptr<EnforcementWatch> m_enforcement; ///< while the slice's quota caps the work
     std::unique_ptr<DaemonDownloads> m_downloads;
-    std::string m_ownScope; ///< the scope this daemon created for itself, if any
     std::string m_lastError;
     bool m_shutDown = false;
 };

@@ -234,6 +234,14 @@ std::vector<api::DownloadEntry> DaemonDownloads::entries() const {
     return entries;
 }
 
+void DaemonDownloads::describe(api::DaemonState& state) const {
+    state.downloads = entries();
+    state.downloadRate = rate();
+    const auto mode = bandwidthMode();
+    state.bandwidthMode = api::bandwidthKindKeyword(mode.kind);
+    state.bandwidthCap = mode.capBytesPerSecond.value_or(0);
+}
+
 double DaemonDownloads::rate() const {
     if (m_fetcher && m_fetcherStarted && !m_fetcher->finished()) {
         return m_fetcher->report().totals.currentRate;

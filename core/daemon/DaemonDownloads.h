@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/DaemonState.h"
 #include "daemon/DownloadRates.h"
 #include "daemon/DownloadSettings.h"
 #include "daemon/DownloadStatus.h"
@@ -54,6 +55,8 @@ public:
     double rate() const;
     /// The BandwidthMode and BandwidthCap properties (daemon::bandwidthMode()).
     api::BandwidthMode bandwidthMode() const;
+    /// Its part of the daemon's state: the files, the rate and the bandwidth mode.
+    void describe(api::DaemonState& state) const;
     const std::filesystem::path& dir() const { return m_settings.dir; }
     /// Every file is in place (ok or present).
     bool complete() const;

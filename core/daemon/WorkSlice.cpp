@@ -180,6 +180,37 @@ std::string WorkSlice::actuatorNote() const {
     return note;
 }
 
+void WorkSlice::describe(api::DaemonState& state) const {
+    state.actuator = m_actuator->name();
+    state.actuatorNote = actuatorNote();
+    state.placement = api::placementName(placement());
+    state.placementNote = m_placementNote;
+    state.memoryMaxPercent = m_config.memoryMaxPercent;
+    state.memoryMax = m_memoryMaxBytes;
+}
+
+std::unique_ptr<UserManagerBoundary> WorkSlice::userManagerBoundary(control::Signal signal) const {
+    auto manager = m_units->managerControlGroup();
+    auto slice = m_units->controlGroup(m_config.slice);
+    std::string why;
+    if (!manager || manager->empty()) {
+        why = manager ? "the user manager names no cgroup of its own" : manager.error().message;
+    } else if (!slice || slice->empty()) {
+        why = slice ? "the work's slice has no cgroup" : slice.error().message;
+    } else if (auto usage = m_layout.readCpuUsageNSec(*manager); !usage) {
+        why = usage.error().message;
+    } else {
+        return std::make_unique<CgroupBoundary>(m_layout, *manager, *slice);
+    }
+    if (signal != control::Signal::Machine) {
+        std::cerr
+            << "nicerd: the controller answers the whole machine's idle time: cannot tell your programs "
+               "from other users and services ("
+            << why << ")\n";
+    }
+    return nullptr;
+}
+
 std::function<std::vector<pid_t>()> WorkSlice::workPids() const {
     auto cgroup = m_units->controlGroup(m_config.slice);
     if (!cgroup || cgroup->empty()) {

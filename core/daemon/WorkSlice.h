@@ -2,8 +2,10 @@
 
 #include "actuator/DutyCycleActuator.h"
 #include "actuator/QuotaActuator.h"
+#include "api/DaemonState.h"
 #include "api/Placement.h"
 #include "daemon/DaemonConfig.h"
+#include "daemon/UserManagerBoundary.h"
 #include "kernel/CgroupLayout.h"
 #include "usermanager/SystemdUnitManager.h"
 #include "util/Result.h"
@@ -54,7 +56,12 @@ public:
     std::string actuatorNote() const;
     /// The memory limit the kernel enforces on the work, in bytes; 0 when none.
     std::uint64_t memoryMaxBytes() const { return m_memoryMaxBytes; }
+    /// Its part of the daemon's state: the actuator, the placement and the memory limit, with their notes.
+    void describe(api::DaemonState& state) const;
 
+    /// The user manager's boundary around the slice, for the split signal (@p signal: nicerd's --signal), or
+    /// null (told on stderr unless the signal is the machine's) when it cannot be read.
+    std::unique_ptr<UserManagerBoundary> userManagerBoundary(control::Signal signal) const;
     /// A reader of the work's processes (its slice's cgroup, found now, read at each call); null when the
     /// slice has no cgroup.
     std::function<std::vector<pid_t>()> workPids() const;
