@@ -8,15 +8,8 @@ namespace nicer::api {
 inline constexpr const char* kBusName = "org.nicer.Daemon";
 inline constexpr const char* kObjectPath = "/org/nicer/Daemon";
 inline constexpr const char* kInterface = "org.nicer.Daemon1";
-/// The version of the interface's signatures (its ApiVersion property). 2: the states of Downloads and the
-/// bandwidth mode travel as separate fields (BandwidthCap) instead of sentences. 3: the BOINC client's
-/// properties and methods (Boinc*). 4: the controller's MultiplierDecay. 5: ActuatorNote, and Actuator
-/// announces its changes. 6: MemoryMaxPercent and MemoryMax, the work's memory limit. 7: LastError,
-/// Downloads, DownloadRate and the Boinc* rates and lists announce their changes (PropertiesChanged with the
-/// values, at most once a period), so that clients need not poll them. 8: a Sample carries the share used
-/// outside the user manager and whether the controller answered only that part (Signal). 9: Placement and
-/// PlacementNote, where the work runs (api/Placement.h). A property that
-/// was not there in version 1 reads as 1.
+/// The version of the interface's signatures (its ApiVersion property; resources/org.nicer.Daemon1.xml has
+/// what each version added). It changes whenever a signature does or a member is added.
 inline constexpr std::uint32_t kApiVersion = 9;
 /// The error of SetWorkloadPreset when the preset's program is not installed (or custom has no command).
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
