@@ -265,9 +265,14 @@ void printSummary(const net::FetchReport& report) {
     std::cerr << line << '\n';
 }
 
-} // namespace
+/// Says what failed, after the command's name, and gives the exit code.
+int fail(const std::string& message, int exitCode) {
+    std::cerr << "nicer fetch: " << message << '\n';
+    return exitCode;
+}
 
-int runFetch(const FetchOptions& o) {
+/// The fetcher's options from the command line's; a failure names the option it is about.
+Result<net::FetcherOptions> fetcherOptions(const FetchOptions& o) {
     net::FetcherOptions options;
     options.streams = o.streams;
     options.attemptsPerMirror = o.attempts;
@@ -279,98 +284,117 @@ int runFetch(const FetchOptions& o) {
     } else {
         const auto minRate = net::parseByteRate(o.minRate);
         if (!minRate) {
-            std::cerr << "nicer fetch: --min-rate: " << minRate.error().message << '\n';
-            return kExitBadInput;
+            return Error{"--min-rate: " + minRate.error().message};
         }
         options.minRate = *minRate;
     }
     const auto order = net::parseDownloadOrder(o.order);
     if (!order) {
-        std::cerr << "nicer fetch: --order: " << order.error().message << '\n';
-        return kExitBadInput;
+        return Error{"--order: " + order.error().message};
     }
     options.order = *order;
     if (!o.maxRate.empty()) {
         const auto rate = net::parseByteRate(o.maxRate);
         if (!rate) {
-            std::cerr << "nicer fetch: --max-rate: " << rate.error().message << '\n';
-            return kExitBadInput;
+            return Error{"--max-rate: " + rate.error().message};
         }
         options.maxRate = *rate;
     }
     if (!o.caFile.empty()) {
         options.tls.caFile = o.caFile;
     }
-    std::unique_ptr<net::RateController> nice;
-    if (o.nice) {
-        nice = net::makeNiceRateController();
-        options.rateController = nice.get();
-    }
+    return options;
+}
 
-    Interrupt interrupt;
+/// The files that @p url names: those of the manifest it points to (downloaded first), or the one file.
+Result<std::vector<net::MetalinkFile>> filesOfUrl(const net::Url& url, const net::FetcherOptions& options,
+                                                  Interrupt& interrupt, bool& badInput) {
+    if (net::namesManifest(url)) {
+        return fetchManifest(url, options, interrupt, badInput);
+    }
+    auto file = net::singleFileOf(url);
+    if (!file) {
+        badInput = true;
+        return file.error();
+    }
     std::vector<net::MetalinkFile> files;
-    if (net::isHttpUrl(o.source)) {
-        auto url = net::parseUrl(o.source);
-        if (!url) {
-            std::cerr << "nicer fetch: " << url.error().message << '\n';
-            return kExitBadInput;
-        }
-        if (net::namesManifest(*url)) {
-            bool badInput = false;
-            auto manifest = fetchManifest(*url, options, interrupt, badInput);
-            if (!manifest) {
-                std::cerr << "nicer fetch: " << manifest.error().message << '\n';
-                return badInput ? kExitBadInput : kExitFailure;
-            }
-            files = std::move(*manifest);
-        } else {
-            auto file = net::singleFileOf(*url);
-            if (!file) {
-                std::cerr << "nicer fetch: " << file.error().message << '\n';
-                return kExitBadInput;
-            }
-            files.push_back(std::move(*file));
-        }
-    } else {
-        auto manifest = net::readMetalink(o.source);
-        if (!manifest) {
-            std::cerr << "nicer fetch: " << manifest.error().message << '\n';
-            return kExitBadInput;
-        }
-        files = std::move(*manifest);
-    }
-    if (interrupt.interrupted) {
-        return kExitFailure;
-    }
+    files.push_back(std::move(*file));
+    return files;
+}
 
-    auto loop = makeLoop(interrupt);
-    if (!loop) {
-        std::cerr << "nicer fetch: " << loop.error().message << '\n';
-        return kExitFailure;
+/// The files that @p source names: a manifest file, a manifest's URL or a file's URL. @p badInput says
+/// whether a failure is the source's fault.
+Result<std::vector<net::MetalinkFile>> filesOf(const std::string& source, const net::FetcherOptions& options,
+                                               Interrupt& interrupt, bool& badInput) {
+    if (!net::isHttpUrl(source)) {
+        auto manifest = net::readMetalink(source);
+        badInput = !manifest.ok();
+        return manifest;
     }
-    sd_event* event = loop->event.get();
-    ProgressPrinter printer(event, ::isatty(STDERR_FILENO) == 1);
-    auto fetcher = net::Fetcher::create(event, std::move(files), o.dir, options, &printer);
-    if (!fetcher) {
-        std::cerr << "nicer fetch: " << fetcher.error().message << '\n';
-        return kExitBadInput;
+    auto url = net::parseUrl(source);
+    if (!url) {
+        badInput = true;
+        return url.error();
     }
-    if (auto started = (*fetcher)->start(); !started) {
-        std::cerr << "nicer fetch: " << started.error().message << '\n';
-        return kExitFailure;
-    }
-    if (const int status = runLoop(event, **fetcher, interrupt); status != kExitOk) {
-        return status;
-    }
-    const auto& report = (*fetcher)->report();
+    return filesOfUrl(*url, options, interrupt, badInput);
+}
+
+/// Prints what the fetch did (and its JSON when asked) and gives the exit code.
+int reportFetch(const net::FetchReport& report, bool json) {
     printSummary(report);
     if (report.cancelled) {
         std::cerr << "nicer fetch: interrupted; part files are kept: run the same command again to resume\n";
     }
-    if (o.json) {
+    if (json) {
         std::cout << summaryJson(report).dump(2) << '\n';
     }
     return report.totals.filesFailed > 0 || report.cancelled ? kExitFailure : kExitOk;
+}
+
+/// Downloads @p files into @p dir on a loop of its own, with the progress on stderr.
+int downloadFiles(std::vector<net::MetalinkFile> files, const std::string& dir,
+                  const net::FetcherOptions& options, bool json, Interrupt& interrupt) {
+    auto loop = makeLoop(interrupt);
+    if (!loop) {
+        return fail(loop.error().message, kExitFailure);
+    }
+    sd_event* event = loop->event.get();
+    ProgressPrinter printer(event, ::isatty(STDERR_FILENO) == 1);
+    auto fetcher = net::Fetcher::create(event, std::move(files), dir, options, &printer);
+    if (!fetcher) {
+        return fail(fetcher.error().message, kExitBadInput);
+    }
+    if (auto started = (*fetcher)->start(); !started) {
+        return fail(started.error().message, kExitFailure);
+    }
+    if (const int status = runLoop(event, **fetcher, interrupt); status != kExitOk) {
+        return status;
+    }
+    return reportFetch((*fetcher)->report(), json);
+}
+
+} // namespace
+
+int runFetch(const FetchOptions& o) {
+    auto options = fetcherOptions(o);
+    if (!options) {
+        return fail(options.error().message, kExitBadInput);
+    }
+    std::unique_ptr<net::RateController> nice;
+    if (o.nice) {
+        nice = net::makeNiceRateController();
+        options->rateController = nice.get();
+    }
+    Interrupt interrupt;
+    bool badInput = false;
+    auto files = filesOf(o.source, *options, interrupt, badInput);
+    if (!files) {
+        return fail(files.error().message, badInput ? kExitBadInput : kExitFailure);
+    }
+    if (interrupt.interrupted) {
+        return kExitFailure;
+    }
+    return downloadFiles(std::move(*files), o.dir, *options, o.json, interrupt);
 }
 
 } // namespace nicer::cli

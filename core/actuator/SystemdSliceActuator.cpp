@@ -11,85 +11,97 @@ namespace nicer::actuator {
 
 using usermanager::Properties;
 using usermanager::Property;
+using usermanager::UnitManager;
 
-Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(usermanager::UnitManager& units,
-                                                                           kernel::CgroupLayout layout,
-                                                                           std::string slice,
-                                                                           const SliceOptions& options) {
-    // What is set, with fallbacks for older systemd: CPUWeight 0 ("idle": cpu.idle on v2, the smallest
-    // shares on v1) needs systemd 252, before which 1 is the smallest; CPUQuotaPeriodUSec needs 242, before
-    // which the window stays systemd's 100 ms. 100 is systemd's default weight.
-    struct Base {
-        std::uint64_t weight;
-        std::optional<std::chrono::microseconds> window; // unset: systemd's own, not sent
-    };
+namespace {
+
+// What is set on the slice besides its quota, in one of the forms that systemd may take.
+struct SliceBase {
+    std::uint64_t weight;
+    std::optional<std::chrono::microseconds> window; // unset: systemd's own, not sent
+};
+
+// nicer's wish first, then the fallbacks for older systemd: CPUWeight 0 ("idle": cpu.idle on v2, the
+// smallest shares on v1) needs systemd 252, before which 1 is the smallest; CPUQuotaPeriodUSec needs 242,
+// before which the window stays systemd's 100 ms. 100 is systemd's default weight.
+std::vector<SliceBase> basesToTry(const SliceOptions& options) {
     // A window asked for is sent even when it is systemd's own: a slice taken over may have another.
     const std::optional<std::chrono::microseconds> window = options.quotaPeriod;
-    std::vector<Base> bases{{options.idleWeight ? 0U : 100U, window}};
+    std::vector<SliceBase> bases{{options.idleWeight ? 0U : 100U, window}};
     if (options.idleWeight) {
         bases.push_back({1, window});
     }
     if (window) {
         bases.push_back({bases.back().weight, std::nullopt});
     }
-    const auto properties = [](const Base& b) {
-        Properties props{
-            {"Description", std::string("nicer: volunteer work, capped to the machine's spare CPU")},
-            {"CPUAccounting", true},
-            {"CPUWeight", b.weight},
-            {"CPUQuotaPerSecUSec", kMinQuotaPerSecUSec},
-        };
-        if (b.window) {
-            props.push_back({"CPUQuotaPeriodUSec", static_cast<std::uint64_t>(b.window->count())});
-        }
-        return props;
-    };
-    // Each base in turn until systemd takes one; the error is the first's, which says what nicer wanted.
-    const auto firstTaken = [&](auto&& call) -> Result<Base> {
-        Result<void> first;
-        for (const auto& b : bases) {
-            auto done = call(properties(b));
-            if (done) {
-                return b;
-            }
-            if (first) {
-                first = done;
-            }
-        }
-        return first.error();
-    };
-    const auto setBase = [&] {
-        return firstTaken([&](const Properties& props) { return units.setUnitProperties(slice, props); });
-    };
-    // A slice left by a crashed run is taken over as it is; its properties are set again below.
-    auto state = units.activeState(slice);
-    if (!state) {
-        return state.error();
-    }
-    Result<Base> taken = Error{""};
-    if (*state != "active") {
-        taken =
-            firstTaken([&](const Properties& props) { return units.startTransientUnit(slice, props, true); });
-        if (!taken) {
-            // systemd refuses a transient unit that it loads from a file: the user's own nicer.slice (for a
-            // MemoryMax=, say), or the transient file of a user manager that crashed with the slice loaded.
-            // That slice is used: nicer's properties are set on it at runtime only, and it is started.
-            auto file = units.unitFile(slice);
-            if (!file || file->empty()) {
-                return taken.error();
-            }
-            taken = setBase();
-            Result<void> fromFile = taken ? units.startUnit(slice, true) : Result<void>(taken.error());
-            if (!fromFile) {
-                return Error{"cannot start " + slice + " from its unit file " + *file + ": " +
-                             fromFile.error().message};
-            }
-        }
-    } else if (taken = setBase(); !taken) {
-        return taken.error();
-    }
-    const bool takenOver = *state == "active";
+    return bases;
+}
 
+Properties sliceProperties(const SliceBase& base) {
+    Properties props{
+        {"Description", std::string("nicer: volunteer work, capped to the machine's spare CPU")},
+        {"CPUAccounting", true},
+        {"CPUWeight", base.weight},
+        {"CPUQuotaPerSecUSec", kMinQuotaPerSecUSec},
+    };
+    if (base.window) {
+        props.push_back({"CPUQuotaPeriodUSec", static_cast<std::uint64_t>(base.window->count())});
+    }
+    return props;
+}
+
+// Each base in turn until systemd takes one; the error is the first's, which says what nicer wanted.
+template <typename Call>
+Result<SliceBase> firstTaken(const std::vector<SliceBase>& bases, Call&& call) {
+    Result<void> first;
+    for (const auto& base : bases) {
+        auto done = call(sliceProperties(base));
+        if (done) {
+            return base;
+        }
+        if (first) {
+            first = done;
+        }
+    }
+    return first.error();
+}
+
+// Sets the properties on a slice that is already loaded (taken over, or from a unit file), at runtime only.
+Result<SliceBase> setBase(UnitManager& units, const std::string& slice, const std::vector<SliceBase>& bases) {
+    return firstTaken(bases, [&](const Properties& props) { return units.setUnitProperties(slice, props); });
+}
+
+// systemd refuses a transient unit that it loads from a file: the user's own nicer.slice (for a
+// MemoryMax=, say), or the transient file of a user manager that crashed with the slice loaded. That slice
+// is used: nicer's properties are set on it at runtime only, and it is started.
+Result<SliceBase> startFromUnitFile(UnitManager& units, const std::string& slice,
+                                    const std::vector<SliceBase>& bases, const Error& transientRefused) {
+    auto file = units.unitFile(slice);
+    if (!file || file->empty()) {
+        return transientRefused;
+    }
+    auto taken = setBase(units, slice, bases);
+    Result<void> started = taken ? units.startUnit(slice, true) : Result<void>(taken.error());
+    if (!started) {
+        return Error{"cannot start " + slice + " from its unit file " + *file + ": " +
+                     started.error().message};
+    }
+    return taken;
+}
+
+Result<SliceBase> startSlice(UnitManager& units, const std::string& slice,
+                             const std::vector<SliceBase>& bases) {
+    auto taken = firstTaken(
+        bases, [&](const Properties& props) { return units.startTransientUnit(slice, props, true); });
+    if (taken) {
+        return taken;
+    }
+    return startFromUnitFile(units, slice, bases, taken.error());
+}
+
+// The slice's cgroup, when it has a CPU quota file to cap the work with; else the slice is stopped again.
+Result<std::string> cappableCgroup(UnitManager& units, const kernel::CgroupLayout& layout,
+                                   const std::string& slice) {
     auto cgroup = units.controlGroup(slice);
     if (!cgroup) {
         return cgroup.error();
@@ -99,12 +111,41 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(userm
         return Error{"the systemd user manager does not delegate the cpu controller (no CPU quota file for " +
                      slice + "), so it cannot cap the work"};
     }
+    return cgroup;
+}
+
+// A daemon that died while the work was frozen left it frozen: thaw by every method, or the work (and any
+// unit started in the slice) would never run again.
+void thawLeftFrozen(UnitManager& units, const kernel::CgroupLayout& layout, const std::string& slice,
+                    const std::string& cgroup) {
+    (void)units.thawUnit(slice);
+    (void)layout.setFrozen(cgroup, false);
+    (void)units.killUnit(slice, SIGCONT);
+}
+
+} // namespace
+
+Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(UnitManager& units,
+                                                                           kernel::CgroupLayout layout,
+                                                                           std::string slice,
+                                                                           const SliceOptions& options) {
+    const std::vector<SliceBase> bases = basesToTry(options);
+    // A slice left by a crashed run is taken over as it is; its properties are set again.
+    auto state = units.activeState(slice);
+    if (!state) {
+        return state.error();
+    }
+    const bool takenOver = *state == "active";
+    auto taken = takenOver ? setBase(units, slice, bases) : startSlice(units, slice, bases);
+    if (!taken) {
+        return taken.error();
+    }
+    auto cgroup = cappableCgroup(units, layout, slice);
+    if (!cgroup) {
+        return cgroup.error();
+    }
     if (takenOver) {
-        // A daemon that died while the work was frozen left it frozen: thaw by every method, or the work
-        // (and any unit started in the slice) would never run again.
-        (void)units.thawUnit(slice);
-        (void)layout.setFrozen(*cgroup, false);
-        (void)units.killUnit(slice, SIGCONT);
+        thawLeftFrozen(units, layout, slice, *cgroup);
     }
     auto actuator = std::unique_ptr<SystemdSliceActuator>(
         new SystemdSliceActuator(units, std::move(layout), std::move(slice), std::move(*cgroup)));

@@ -207,32 +207,32 @@ double NiceRateController::observedCapacity(Clock::time_point now) {
     return observed;
 }
 
-void NiceRateController::step(Clock::time_point now, double elapsed) {
-    const auto& o = m_options;
-    const double overhead = 1.0 + o.protocolOverhead;
-
-    // Rates of this period. Ours is payload; the interface counts link bytes, so ours is scaled up before
-    // the difference is taken. Without interface counters all traffic seen is ours.
-    const double ours = static_cast<double>(m_periodOurBytes) / elapsed;
-    const double oursOnLink = ours * overhead;
-    double total = oursOnLink;
+NiceRateController::PeriodRates NiceRateController::periodRates(double elapsed) const {
+    // Ours is payload; the interface counts link bytes, so ours is scaled up before the difference is
+    // taken. Without interface counters all traffic seen is ours.
+    PeriodRates rates;
+    rates.ours = static_cast<double>(m_periodOurBytes) / elapsed;
+    rates.oursOnLink = rates.ours * (1.0 + m_options.protocolOverhead);
+    rates.total = rates.oursOnLink;
     if (m_periodHasInterface) {
-        total = std::max(total, static_cast<double>(m_periodInterfaceBytes) / elapsed);
+        rates.total = std::max(rates.total, static_cast<double>(m_periodInterfaceBytes) / elapsed);
     }
-    const double foreground = total - oursOnLink;
+    rates.foreground = rates.total - rates.oursOnLink;
+    return rates;
+}
 
-    const auto delay = queueingDelay(now);
-    const bool congested = delay && *delay > o.targetDelay;
+NiceRateController::CapacityEstimate NiceRateController::updateCapacity(Clock::time_point now, double total) {
+    // The largest total rate of the window, or the probe ceiling when that is higher.
+    CapacityEstimate estimate;
+    estimate.observedBefore = observedCapacity(now);
+    const double before = std::max({estimate.observedBefore, m_ceiling, minCapacity()});
+    m_observedRates.push_back({now, std::min(total, kMaxCapacityGrowthPerStep * before)});
+    estimate.observedNow = observedCapacity(now);
+    estimate.capacity = std::max({estimate.observedNow, m_ceiling, minCapacity()});
+    return estimate;
+}
 
-    // Capacity: the largest total rate of the window, or the probe ceiling when that is higher.
-    const double observedBefore = observedCapacity(now);
-    const double capacityBefore = std::max({observedBefore, m_ceiling, minCapacity()});
-    m_observedRates.push_back({now, std::min(total, kMaxCapacityGrowthPerStep * capacityBefore)});
-    const double observedNow = observedCapacity(now);
-    const double capacity = std::max({observedNow, m_ceiling, minCapacity()});
-
-    const double foregroundShare = foreground / capacity;
-    const double ourShare = oursOnLink / capacity;
+double NiceRateController::idleShare(double foregroundClaim, bool congested) const {
     // Our part is the quota granted, not the traffic measured: bytes still in flight when the rate
     // drops, or a burst the window let through, would otherwise read as the link being full and stop us
     // for our own traffic; and quota the delay share or TCP competition keeps us from using is not idle
@@ -241,12 +241,13 @@ void NiceRateController::step(Clock::time_point now, double elapsed) {
     // A queue above the target means the link is full whatever the counters say (they cannot see a
     // bottleneck beyond the first hop, and the capacity may be overestimated).
     const double granted = m_reserve.state().quota;
-    const double foregroundClaim = foregroundShare * (1.0 + o.foregroundHeadroom);
-    const double idle = congested ? 0.0 : std::clamp(1.0 - foregroundClaim - granted, 0.0, 1.0);
-    const auto& reserve = m_reserve.step(idle);
+    return congested ? 0.0 : std::clamp(1.0 - foregroundClaim - granted, 0.0, 1.0);
+}
 
-    // The delay share, rLEDBAT-style: multiplicative decrease above the target, growth proportional to the
-    // headroom below it; with no RTT it opens so that the traffic signal alone decides.
+void NiceRateController::updateDelayShare(std::optional<std::chrono::nanoseconds> delay) {
+    // rLEDBAT-style: multiplicative decrease above the target, growth proportional to the headroom below
+    // it; with no RTT it opens so that the traffic signal alone decides.
+    const auto& o = m_options;
     if (delay) {
         const double ratio =
             std::chrono::duration<double>(*delay) / std::chrono::duration<double>(o.targetDelay);
@@ -259,51 +260,83 @@ void NiceRateController::step(Clock::time_point now, double elapsed) {
         m_delayShare += o.delayGain;
     }
     m_delayShare = std::clamp(m_delayShare, 0.0, 1.0);
+}
 
-    const bool quiet = !congested && foreground <= o.foregroundNoise * capacity;
-    const bool limitedByReserve = idle <= (reserve.multiplier + 1.0) * o.reserve.reserveBand;
-    if (total > 0.0) { // a period without any traffic says nothing about the link
-        if (!quiet) {
-            // Someone else is using the link or it is queueing: believe only what was observed.
-            m_probing = false;
-            m_startup = false;
-            m_ceiling = observedNow;
-            m_quietSince = now;
-        } else if (m_probing) {
-            const double gain = m_startup ? o.startupProbeGain : o.probeGain;
-            if (total > observedBefore * (1.0 + gain / 4.0)) {
-                m_ceiling = std::max(m_ceiling, observedNow * (1.0 + gain));
-            } else {
-                m_probing = false;
-                m_startup = false;
-                m_ceiling = observedNow;
-                m_quietSince = now;
-            }
-        } else if (!limitedByReserve) {
-            m_quietSince = now; // idle capacity we do not use: nothing to gain from a probe
-        } else if (now - m_quietSince >= o.probeInterval) {
-            m_probing = true;
-            m_ceiling = std::max(m_ceiling, observedNow * (1.0 + o.probeGain));
-        }
+void NiceRateController::updateProbe(Clock::time_point now, double total, const CapacityEstimate& estimate,
+                                     bool quiet, bool limitedByReserve) {
+    const auto& o = m_options;
+    if (!(total > 0.0)) {
+        return; // a period without any traffic says nothing about the link
     }
+    if (!quiet) {
+        // Someone else is using the link or it is queueing: believe only what was observed.
+        stopProbing(now, estimate.observedNow);
+    } else if (m_probing) {
+        const double gain = m_startup ? o.startupProbeGain : o.probeGain;
+        if (total > estimate.observedBefore * (1.0 + gain / 4.0)) {
+            m_ceiling = std::max(m_ceiling, estimate.observedNow * (1.0 + gain));
+        } else {
+            stopProbing(now, estimate.observedNow);
+        }
+    } else if (!limitedByReserve) {
+        m_quietSince = now; // idle capacity we do not use: nothing to gain from a probe
+    } else if (now - m_quietSince >= o.probeInterval) {
+        m_probing = true;
+        m_ceiling = std::max(m_ceiling, estimate.observedNow * (1.0 + o.probeGain));
+    }
+}
 
-    double share = std::min(reserve.quota, m_delayShare);
+void NiceRateController::stopProbing(Clock::time_point now, double observed) {
+    m_probing = false;
+    m_startup = false;
+    m_ceiling = observed;
+    m_quietSince = now;
+}
+
+double NiceRateController::allowedShare(double reserveQuota, double foreground, double foregroundClaim,
+                                        double capacity) const {
+    const auto& o = m_options;
+    const double share = std::min(reserveQuota, m_delayShare);
     if (o.yieldAtOnce && foreground > o.foregroundNoise * capacity) {
         // The integral stays where it is (the next periods see the overload and bring it down); only the
         // rate given out now leaves the user's traffic its room.
-        share = std::min(share, std::max(0.0, 1.0 - foregroundClaim - o.reserve.reserveBand));
+        return std::min(share, std::max(0.0, 1.0 - foregroundClaim - o.reserve.reserveBand));
     }
-    const double newCapacity = std::max({observedNow, m_ceiling, minCapacity()});
-    double rate = newCapacity * share / overhead;
-    if (!std::isfinite(rate) || rate < o.minRate) {
-        rate = o.minRate;
-    }
+    return share;
+}
+
+double NiceRateController::payloadRate(double capacity, double share) const {
+    const double rate = capacity * share / (1.0 + m_options.protocolOverhead);
+    return !std::isfinite(rate) || rate < m_options.minRate ? m_options.minRate : rate;
+}
+
+void NiceRateController::step(Clock::time_point now, double elapsed) {
+    const auto& o = m_options;
+    const PeriodRates rates = periodRates(elapsed);
+    const auto delay = queueingDelay(now);
+    const bool congested = delay && *delay > o.targetDelay;
+    const CapacityEstimate estimate = updateCapacity(now, rates.total);
+    const double capacity = estimate.capacity;
+
+    const double foregroundShare = rates.foreground / capacity;
+    const double foregroundClaim = foregroundShare * (1.0 + o.foregroundHeadroom);
+    const double idle = idleShare(foregroundClaim, congested);
+    const auto& reserve = m_reserve.step(idle);
+    updateDelayShare(delay);
+
+    const bool quiet = !congested && rates.foreground <= o.foregroundNoise * capacity;
+    const bool limitedByReserve = idle <= (reserve.multiplier + 1.0) * o.reserve.reserveBand;
+    updateProbe(now, rates.total, estimate, quiet, limitedByReserve);
+
+    const double newCapacity = std::max({estimate.observedNow, m_ceiling, minCapacity()});
+    const double share = allowedShare(reserve.quota, rates.foreground, foregroundClaim, capacity);
+    const double rate = payloadRate(newCapacity, share);
 
     m_status.capacity = newCapacity;
-    m_status.totalRate = total;
-    m_status.ourRate = ours;
+    m_status.totalRate = rates.total;
+    m_status.ourRate = rates.ours;
     m_status.foregroundShare = foregroundShare;
-    m_status.ourShare = ourShare;
+    m_status.ourShare = rates.oursOnLink / capacity;
     m_status.idleShare = idle;
     m_status.queueingDelay = delay;
     m_status.delayShare = m_delayShare;

@@ -145,10 +145,34 @@ private:
         double rate = 0.0;
     };
 
+    // One period's receive rates, in bytes per second.
+    struct PeriodRates {
+        double ours = 0.0;       // our payload
+        double oursOnLink = 0.0; // our payload with its protocol overhead, as the interface counts it
+        double total = 0.0;      // all traffic on the link
+        double foreground = 0.0; // traffic that is not ours
+    };
+    // The capacity before and after a period's total rate joins the window.
+    struct CapacityEstimate {
+        double observedBefore = 0.0; // the window's largest rate before this period
+        double observedNow = 0.0;    // the window's largest rate with this period
+        double capacity = 0.0;       // C for this period: observedNow, or the probe ceiling if higher
+    };
+
     void addRtt(std::chrono::steady_clock::time_point time, std::chrono::nanoseconds rtt);
     std::optional<std::chrono::nanoseconds> queueingDelay(std::chrono::steady_clock::time_point now);
     double observedCapacity(std::chrono::steady_clock::time_point now);
     void step(std::chrono::steady_clock::time_point now, double seconds);
+    PeriodRates periodRates(double elapsed) const;
+    CapacityEstimate updateCapacity(std::chrono::steady_clock::time_point now, double total);
+    double idleShare(double foregroundClaim, bool congested) const;
+    void updateDelayShare(std::optional<std::chrono::nanoseconds> delay);
+    void updateProbe(std::chrono::steady_clock::time_point now, double total,
+                     const CapacityEstimate& estimate, bool quiet, bool limitedByReserve);
+    void stopProbing(std::chrono::steady_clock::time_point now, double observed);
+    double allowedShare(double reserveQuota, double foreground, double foregroundClaim,
+                        double capacity) const;
+    double payloadRate(double capacity, double share) const;
     double minCapacity() const;
     void restartPeriod(const LinkSample& sample);
 
