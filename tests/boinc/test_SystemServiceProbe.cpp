@@ -4,6 +4,7 @@
 // (tests/vm).
 
 #include "EventLoop.h"
+#include "ScopedEnv.h"
 #include "boinc/SystemService.h"
 #include "dbus/DbusTestSupport.h"
 #include "fakes/FakeBinDir.h"
@@ -22,28 +23,6 @@ using namespace nicer;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// DBUS_SYSTEM_BUS_ADDRESS set to @p address while it lives (sd_bus_open_system reads it).
-class SystemBusAddress {
-public:
-    explicit SystemBusAddress(const std::string& address) {
-        const char* old = std::getenv("DBUS_SYSTEM_BUS_ADDRESS");
-        m_old = old ? std::optional<std::string>(old) : std::nullopt;
-        ::setenv("DBUS_SYSTEM_BUS_ADDRESS", address.c_str(), 1);
-    }
-    ~SystemBusAddress() {
-        if (m_old) {
-            ::setenv("DBUS_SYSTEM_BUS_ADDRESS", m_old->c_str(), 1);
-        } else {
-            ::unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
-        }
-    }
-    SystemBusAddress(const SystemBusAddress&) = delete;
-    SystemBusAddress& operator=(const SystemBusAddress&) = delete;
-
-private:
-    std::optional<std::string> m_old;
-};
 
 /// A stand-in for systemd on a bus: org.freedesktop.systemd1 with boinc-client.service's unit object,
 /// answering its properties, or (hung) never answering at all. Served by a thread while it lives.
@@ -118,7 +97,7 @@ std::string lookOnce(boinc::SystemServiceProbe& probe, sd_event* event) {
 TEST_CASE("without a system bus, the probe reads the .wants link", "[SystemService]") {
     const test::FakeBinDir root;
     fs::create_directories(root.dir() / "etc/systemd/system/multi-user.target.wants");
-    const SystemBusAddress none("unix:path=" + (root.dir() / "no-bus").string());
+    const test::ScopedEnv none("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=" + (root.dir() / "no-bus").string());
     const auto loop = test::newLoop();
     boinc::SystemServiceProbe probe(loop.get(), root.dir());
     CHECK(lookOnce(probe, loop.get()).empty());
@@ -130,7 +109,7 @@ TEST_CASE("without a system bus, the probe reads the .wants link", "[SystemServi
 
 TEST_CASE("through the system bus, the probe finds a client started by hand", "[SystemService]") {
     const dbus::test::PrivateBus bus;
-    const SystemBusAddress address(bus.address());
+    const test::ScopedEnv address("DBUS_SYSTEM_BUS_ADDRESS", bus.address());
     const FakeSystemd systemd(bus.connect(), false);
     const test::FakeBinDir root;
     const auto loop = test::newLoop();
@@ -142,7 +121,7 @@ TEST_CASE("through the system bus, the probe finds a client started by hand", "[
 TEST_CASE("a system manager that never answers holds up nothing: the loop runs on, the link decides",
           "[SystemService]") {
     const dbus::test::PrivateBus bus;
-    const SystemBusAddress address(bus.address());
+    const test::ScopedEnv address("DBUS_SYSTEM_BUS_ADDRESS", bus.address());
     const FakeSystemd systemd(bus.connect(), true);
     const test::FakeBinDir root;
     fs::create_directories(root.dir() / "etc/systemd/system/multi-user.target.wants");

@@ -3,6 +3,7 @@
 // behind daemon::DaemonControl, and DaemonService published on its own connection, served by a thread.
 
 #include "PrivateBusConfig.h"
+#include "ScopedEnv.h"
 #include "api/BusNames.h"
 #include "daemon/DaemonControl.h"
 #include "dbus/service/DaemonService.h"
@@ -65,16 +66,10 @@ public:
         INFO("dbus-daemon did not start: install the dbus-daemon package (packaging/dev.sh does)");
         REQUIRE_FALSE(line.empty());
         m_address = line;
-        const char* old = std::getenv("DBUS_SESSION_BUS_ADDRESS");
-        m_oldAddress = old ? std::optional<std::string>(old) : std::nullopt;
-        ::setenv("DBUS_SESSION_BUS_ADDRESS", m_address.c_str(), 1);
+        m_env.emplace("DBUS_SESSION_BUS_ADDRESS", m_address);
     }
     ~PrivateBus() {
-        if (m_oldAddress) {
-            ::setenv("DBUS_SESSION_BUS_ADDRESS", m_oldAddress->c_str(), 1);
-        } else {
-            ::unsetenv("DBUS_SESSION_BUS_ADDRESS");
-        }
+        m_env.reset();
         ::kill(m_pid, SIGTERM);
         ::waitpid(m_pid, nullptr, 0);
         std::error_code ignored;
@@ -103,7 +98,7 @@ private:
     std::string m_dir;
     pid_t m_pid = -1;
     std::string m_address;
-    std::optional<std::string> m_oldAddress;
+    std::optional<nicer::test::ScopedEnv> m_env; ///< DBUS_SESSION_BUS_ADDRESS, while the bus lives
 };
 
 /// nicerd as the service sees it: a state a test sets (state_, under the lock), and records of what the
