@@ -1,6 +1,7 @@
 // nicer's whole command line in one place: every command's options (CLI11), parsed, and the command that was
 // given run. The commands themselves (the *Command.cpp files) take plain option structs, so CLI11, a
-// header-only library that costs about 20 s of a core to compile and 40 s to lint per file, is compiled once.
+// header-only library that costs about 20 s of a core to compile and 40 s to lint per file, is compiled once
+// here (and once in app/options, the controller's options that nicerd shares).
 #include "CommandLine.h"
 
 #include "BoincCommands.h"
@@ -10,9 +11,8 @@
 #include "HistoryCommand.h"
 #include "SampleCommand.h"
 #include "SimulateCommand.h"
-#include "control/Controller.h"
 #include "control/ParameterTable.h"
-#include "control/ParameterText.h"
+#include "options/ControllerOptions.h"
 
 #include <CLI/CLI.hpp>
 
@@ -149,38 +149,14 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
         "Output columns: step,idle,multiplier,overload_count,quota; with the outside signal\n"
         "step,idle,work,outside,multiplier,overload_count,quota, with signal and paused after outside when\n"
         "the trace has them.");
-    auto& p = o.params;
     cmd->add_option("--trace", o.tracePath, "Trace to replay")->required();
-    cmd->add_option_function<std::string>(
-           "--signal",
-           [&o](const std::string& text) {
-               const auto signal = control::parseSignal(text);
-               if (!signal) {
-                   throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
-               }
-               o.signal = *signal;
-           },
-           "What the controller answers: machine (the thesis: the whole machine's idle time), outside (only "
-           "the demand from outside the user manager; needs the trace's work and outside columns), auto "
-           "(outside when the trace has those columns)")
-        ->default_str("auto");
+    options::addSignalOption(
+        *cmd, o.signal,
+        "What the controller answers: machine (the thesis: the whole machine's idle time), "
+        "outside (only the demand from outside the user manager; needs the trace's work and "
+        "outside columns), auto (outside when the trace has those columns)");
     // The controller's parameters, from their table; a trace has no clock, so the period is not one.
-    for (const auto& info : control::parameterTable()) {
-        if (info.type == control::ParameterType::Duration) {
-            continue;
-        }
-        const auto set = [&p, &info](double value) {
-            if (auto done = info.set(p, value); !done) {
-                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
-            }
-        };
-        const std::string name = std::string("--") + info.key;
-        CLI::Option* option = info.type == control::ParameterType::Count
-                                  ? cmd->add_option_function<int>(
-                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
-                                  : cmd->add_option_function<double>(name, set, control::parameterHelp(info));
-        option->default_str(control::parameterAsText(info, p));
-    }
+    options::addParameterOptions(*cmd, o.params, options::PeriodOption::Left);
     return cmd;
 }
 

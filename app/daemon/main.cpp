@@ -1,16 +1,16 @@
 // nicerd: the nicer daemon. Parses options and the config file, then hands over to nicer::daemon::Daemon.
 #include "api/DownloadText.h"
 #include "api/MemoryLimit.h"
-#include "control/Controller.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
-#include "control/ParameterText.h"
 #include "daemon/Daemon.h"
 #include "daemon/DaemonConfig.h"
 #include "daemon/ManifestSources.h"
+#include "daemon/SettingPrecedence.h"
 #include "dbus/service/DaemonService.h"
 #include "libsystemd/ExitSignals.h"
 #include "net/rate/RateLimiter.h"
+#include "options/ControllerOptions.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"
 
@@ -23,6 +23,8 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
+#include <istream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -50,33 +52,13 @@ struct Settings {
 /// The controller's parameters, from their table (--reserve-band and so on, the period in seconds), and what
 /// it answers (--signal).
 void addControllerOptions(CLI::App& app, Settings& s) {
-    for (const auto& info : control::parameterTable()) {
-        const auto set = [&params = s.config.params, &info](double value) {
-            if (auto done = info.set(params, value); !done) {
-                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
-            }
-        };
-        const std::string name = std::string("--") + info.key;
-        CLI::Option* option = info.type == control::ParameterType::Count
-                                  ? app.add_option_function<int>(
-                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
-                                  : app.add_option_function<double>(name, set, control::parameterHelp(info));
-        option->default_str(control::parameterAsText(info, s.config.params));
-    }
-    app.add_option_function<std::string>(
-           "--signal",
-           [&s](const std::string& text) {
-               const auto signal = control::parseSignal(text);
-               if (!signal) {
-                   throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
-               }
-               s.config.signal = *signal;
-           },
-           "What the controller answers: machine (the thesis: the idle time of the whole machine), outside "
-           "(only the demand from outside the user manager: system services, containers, other users; your "
-           "programs beside the work are left to the kernel's idle weight, so they cost the work no quota), "
-           "or auto (outside where the work's slice has cpu.idle 1, else machine)")
-        ->default_str("auto");
+    options::addParameterOptions(app, s.config.params);
+    options::addSignalOption(
+        app, s.config.signal,
+        "What the controller answers: machine (the thesis: the idle time of the whole machine), outside "
+        "(only the demand from outside the user manager: system services, containers, other users; your "
+        "programs beside the work are left to the kernel's idle weight, so they cost the work no quota), "
+        "or auto (outside where the work's slice has cpu.idle 1, else machine)");
 }
 
 /// What runs: the workload and its copies, and processes to adopt.
@@ -197,6 +179,63 @@ void addDownloadOptions(CLI::App& app, Settings& s) {
         ->capture_default_str();
 }
 
+/// Every option of nicerd, its help and its config file, into @p s.
+void addOptions(CLI::App& app, Settings& s) {
+    app.set_version_flag("--version", NICER_VERSION);
+    app.footer(
+        "Options can also be set in the config file, as `key = value` lines with the long option names\n"
+        "(for example `reserve-band = 0.05` or `workload = [\"boinc\", \"--dir\", \"/var/lib/boinc\"]`).\n"
+        "Which value holds, for the controller's parameters and the workload alike: the command line, then\n"
+        "what was set at run time (`nicer set`, `nicer workload ID`, the tray; kept in --parameter-file and\n"
+        "--workload-file, so it survives restarts), then the config file, then the defaults. A flag on the\n"
+        "command line holds for that run only (nicerd's log says which value it holds over); a change at "
+        "run\n"
+        "time still applies and is kept.\n"
+        "The workload: a command (after --, or `workload` in the config file) or --workload-preset; with\n"
+        "none of them and nothing chosen at run time, a labelled demo, `md5sum /dev/zero` on every CPU.\n"
+        "Presets: demo, boinc (BOINC client), folding (Folding@home v7 client), custom (the command given\n"
+        "to nicerd).\n"
+        "Downloads: every --manifest (a Metalink 4 file, or the http(s) URL of one file) is fetched over\n"
+        "HTTP/2 into --download-dir, verified and resumable, yielding the link to your own traffic unless\n"
+        "--no-nice; files that fail are tried again after --download-retry seconds.");
+    app.set_config("--config", daemon::defaultConfigFile().string(), "Config file (read when it exists)");
+    app.allow_config_extras(CLI::config_extras_mode::error);
+    addControllerOptions(app, s);
+    addWorkloadOptions(app, s);
+    addSliceOptions(app, s);
+    addFileOptions(app, s);
+    addDownloadOptions(app, s);
+}
+
+/// A config file that reads as empty.
+class NoConfigFile : public CLI::ConfigTOML {
+public:
+    std::vector<CLI::ConfigItem> from_config(std::istream& /*input*/) const override { return {}; }
+};
+
+/// Which of the settings that the precedence rule orders the command line gave itself. CLI11 merges the
+/// command line with the config file, so the command line is parsed alone first, by a copy of the options
+/// whose config file reads as empty. Its errors and --help are left to the real parse.
+daemon::CommandLineSettings givenOnCommandLine(int argc, char** argv) {
+    CLI::App app;
+    Settings ignored;
+    addOptions(app, ignored);
+    app.config_formatter(std::make_shared<NoConfigFile>());
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError&) {
+        return {};
+    }
+    daemon::CommandLineSettings given;
+    for (const auto& info : control::parameterTable()) {
+        if (app.count(std::string("--") + info.key) > 0) {
+            given.parameters.emplace_back(info.key);
+        }
+    }
+    given.workload = app.count("--workload-preset") > 0 || app.count("workload") > 0;
+    return given;
+}
+
 /// Parses the command line and the config file; the exit status when nicerd is to end here (--help,
 /// --version, bad input), nothing when it is to start.
 std::optional<int> parse(CLI::App& app, int argc, char** argv) {
@@ -266,38 +305,22 @@ Result<std::unique_ptr<daemon::DaemonObserver>> publishService(sd_bus* bus, daem
 
 /// What runs, with which actuator, and what is downloaded, in nicerd's log.
 void logStart(daemon::Daemon& d) {
-    std::cerr << "nicerd: running " << (d.workload().demo ? "the demo workload" : "the workload") << " '"
-              << d.workload().preset << "' (" << d.workload().instances << " instances) with the "
-              << d.actuatorName() << " actuator\n";
-    if (const auto files = d.downloads(); !files.empty()) {
-        std::cerr << "nicerd: downloading " << files.size() << (files.size() == 1 ? " file" : " files")
-                  << " into " << d.downloadDir().string()
-                  << " (bandwidth: " << api::bandwidthModeText(d.bandwidthMode()) << ")\n";
+    const auto s = d.state();
+    std::cerr << "nicerd: running " << (s.demoWorkload ? "the demo workload" : "the workload") << " '"
+              << s.workloadPreset << "' (" << s.instances << " instances) with the " << s.actuator
+              << " actuator\n";
+    if (!s.downloads.empty()) {
+        std::cerr << "nicerd: downloading " << s.downloads.size()
+                  << (s.downloads.size() == 1 ? " file" : " files") << " into " << d.downloadDir().string()
+                  << " (bandwidth: " << api::bandwidthModeText(api::bandwidthOf(s)) << ")\n";
     }
 }
 
 int run(int argc, char** argv) {
     CLI::App app{
         "nicerd: runs volunteer work in a systemd user slice, capped to the CPU your programs leave idle"};
-    app.set_version_flag("--version", NICER_VERSION);
-    app.footer(
-        "Options can also be set in the config file, as `key = value` lines with the long option names\n"
-        "(for example `reserve-band = 0.05` or `workload = [\"boinc\", \"--dir\", \"/var/lib/boinc\"]`).\n"
-        "The workload: a command (after --, or `workload` in the config file) or --workload-preset wins;\n"
-        "else the preset last chosen at run time (`nicer workload ID`, kept in --workload-file); else a\n"
-        "labelled demo, `md5sum /dev/zero` on every CPU. Presets: demo, boinc (BOINC client), folding\n"
-        "(Folding@home v7 client), custom (the command given to nicerd).\n"
-        "Downloads: every --manifest (a Metalink 4 file, or the http(s) URL of one file) is fetched over\n"
-        "HTTP/2 into --download-dir, verified and resumable, yielding the link to your own traffic unless\n"
-        "--no-nice; files that fail are tried again after --download-retry seconds.");
-    app.set_config("--config", daemon::defaultConfigFile().string(), "Config file (read when it exists)");
-    app.allow_config_extras(CLI::config_extras_mode::error);
     Settings settings;
-    addControllerOptions(app, settings);
-    addWorkloadOptions(app, settings);
-    addSliceOptions(app, settings);
-    addFileOptions(app, settings);
-    addDownloadOptions(app, settings);
+    addOptions(app, settings);
     if (const auto status = parse(app, argc, argv)) {
         return *status;
     }
@@ -305,6 +328,16 @@ int run(int argc, char** argv) {
     if (!config) {
         std::cerr << "nicerd: " << config.error().message << '\n';
         return 2;
+    }
+    // What was set at run time, where the rule puts it. A saved file that stops the start is nicerd's own
+    // state, not bad input.
+    auto notes = daemon::applySavedSettings(*config, givenOnCommandLine(argc, argv));
+    if (!notes) {
+        std::cerr << "nicerd: " << notes.error().message << '\n';
+        return 1;
+    }
+    for (const auto& note : *notes) {
+        std::cerr << "nicerd: " << note << '\n';
     }
     // systemd stops nicerd with SIGTERM, a terminal with SIGINT: blocked before the work starts, so that one
     // that comes meanwhile waits for the loop, which then ends and stops the work in order.

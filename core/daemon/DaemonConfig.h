@@ -60,8 +60,14 @@ struct DaemonConfig {
     /// The kernel's sched_ext folder (kernel::kSchedExtDir), read when the slice's quota shows not to be
     /// enforced.
     std::filesystem::path schedExtDir = "/sys/kernel/sched_ext";
-    /// Where parameters set at run time are kept; read at start-up over the config file's.
+    /// Where parameters set at run time are kept; read at start-up over the config file's
+    /// (applySavedSettings, daemon/SettingPrecedence.h).
     std::filesystem::path parameterFile;
+    /// The parameters given on the command line itself (their keys), which hold over parameterFile's for this
+    /// run only; and what holds beneath them (parameterFile's, else the config file's), which is what a
+    /// change at run time keeps of them (parametersToKeep).
+    std::vector<std::string> commandLineParameters;
+    control::ControllerParams keptParams;
     /// Present while the volunteer's pause lasts, so that the pause holds across a restart of nicerd (an
     /// upgrade of the package, a reboot); read at start-up.
     std::filesystem::path pauseFile;

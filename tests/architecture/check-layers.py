@@ -7,8 +7,9 @@ GRAPH has one line per layer, "folder:dep dep ...", folders from the top of the 
 app/tray). A file in a layer may include its own layer's headers and those of the layers it declares (its
 DEPENDS in core/CMakeLists.txt or the app's CMakeLists.txt); anything else is an error: an include that goes
 up or sideways, or into app/, and also one of a layer that it reaches only through the layers it declares, so
-that each layer's DEPENDS says what it uses. The graph itself must have no cycle. Exits 1 with one line per
-wrong include, else 0.
+that each layer's DEPENDS says what it uses. An app/ folder may be a library the front ends share (app/options):
+app/ layers may declare it, but no core/ layer may declare anything in app/, so nothing in core/ includes it.
+The graph itself must have no cycle. Exits 1 with one line per wrong include, else 0.
 """
 import pathlib
 import re
@@ -32,6 +33,9 @@ def read_graph(path):
         for dep in deps:
             if dep not in graph:
                 sys.exit(f"check-layers: {path}: layer {layer} depends on {dep}, which is not declared")
+            if layer.startswith("core/") and not dep.startswith("core/"):
+                sys.exit(f"check-layers: {path}: layer {layer} depends on {dep}, but nothing in core/ may use "
+                         "app/: the front ends' shared code sits on top of the core")
     return graph
 
 

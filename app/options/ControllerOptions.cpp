@@ -1,0 +1,42 @@
+#include "options/ControllerOptions.h"
+
+#include "control/ParameterTable.h"
+#include "control/ParameterText.h"
+
+namespace nicer::options {
+
+void addParameterOptions(CLI::App& app, control::ControllerParams& params, PeriodOption period) {
+    for (const auto& info : control::parameterTable()) {
+        if (period == PeriodOption::Left && info.type == control::ParameterType::Duration) {
+            continue;
+        }
+        const auto set = [&params, &info](double value) {
+            if (auto done = info.set(params, value); !done) {
+                throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
+            }
+        };
+        const std::string name = std::string("--") + info.key;
+        CLI::Option* option = info.type == control::ParameterType::Count
+                                  ? app.add_option_function<int>(
+                                        name, [set](int v) { set(v); }, control::parameterHelp(info))
+                                  : app.add_option_function<double>(name, set, control::parameterHelp(info));
+        option->default_str(control::parameterAsText(info, params));
+    }
+}
+
+CLI::Option* addSignalOption(CLI::App& app, control::Signal& signal, const std::string& help) {
+    return app
+        .add_option_function<std::string>(
+            "--signal",
+            [&signal](const std::string& text) {
+                const auto parsed = control::parseSignal(text);
+                if (!parsed) {
+                    throw CLI::ValidationError("--signal", "'" + text + "' is not auto, machine or outside");
+                }
+                signal = *parsed;
+            },
+            help)
+        ->default_str("auto");
+}
+
+} // namespace nicer::options
