@@ -61,7 +61,7 @@ QString BoincModel::stateText(const api::BoincStatus& status) {
     if (status.state == "off") {
         return tr("Off");
     }
-    // A state of a newer nicerd: its keyword is better than nothing.
+    // A state this tray has no words for: its keyword is better than nothing.
     return detail.isEmpty() ? q(status.state) : QStringLiteral("%1: %2").arg(q(status.state), detail);
 }
 

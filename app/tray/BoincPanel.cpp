@@ -171,8 +171,28 @@ QString failedText(const BoincRequest& r, const QString& name, const QString& wh
 BoincPanel::BoincPanel(QWidget* parent)
     : QWidget(parent) {
     setAccessibleName(tr("BOINC"));
+    buildOffHint();
+    buildHeader();
+    buildSystemServiceWarning();
+    m_action = wrappedLabel(this, tr("Last BOINC request"));
+    m_action->hide();
+    buildProjectsTable();
+    buildTasksTable();
+    buildTransfersTable();
+    buildLists();
 
-    // While no BOINC client runs under nicerd: how to start one.
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_offHint);
+    layout->addWidget(m_header);
+    layout->addWidget(m_warning);
+    layout->addWidget(m_action);
+    layout->addWidget(m_lists, 1);
+    layout->addStretch(0); // keeps the lines at the top while the tables are hidden
+
+    setStatus(api::BoincStatus{});
+}
+
+void BoincPanel::buildOffHint() {
     m_offHint = new QWidget(this);
     m_offText = wrappedLabel(m_offHint, tr("BOINC"));
     m_offText->setText(tr("BOINC is not running under nicer. To compute for BOINC projects, choose the BOINC "
@@ -185,8 +205,9 @@ BoincPanel::BoincPanel(QWidget* parent)
     offLayout->setContentsMargins(0, 0, 0, 0);
     offLayout->addWidget(m_offText, 1);
     offLayout->addWidget(useBoinc, 0, Qt::AlignTop);
+}
 
-    // The state, the preferences and the transfer limits, with Attach.
+void BoincPanel::buildHeader() {
     m_header = new QWidget(this);
     m_state = new QLabel(m_header);
     m_state->setAccessibleName(tr("BOINC state"));
@@ -212,7 +233,9 @@ BoincPanel::BoincPanel(QWidget* parent)
     headerLayout->setContentsMargins(0, 0, 0, 0);
     headerLayout->addLayout(headerText, 1);
     headerLayout->addWidget(m_attachButton, 0, Qt::AlignTop);
+}
 
+void BoincPanel::buildSystemServiceWarning() {
     // The system-wide client: a warning that cannot be missed, and its command to copy.
     m_warning = new QFrame(this);
     m_warning->setObjectName(QStringLiteral("boincSystemService"));
@@ -246,10 +269,9 @@ BoincPanel::BoincPanel(QWidget* parent)
     auto* warningLayout = new QHBoxLayout(m_warning);
     warningLayout->addWidget(icon, 0, Qt::AlignTop);
     warningLayout->addLayout(warningText, 1);
+}
 
-    m_action = wrappedLabel(this, tr("Last BOINC request"));
-    m_action->hide();
-
+void BoincPanel::buildProjectsTable() {
     m_projects = makeTable(this,
                            {tr("Project"), tr("Your credit"), tr("This computer"), tr("Recent average"),
                             tr("Status"), QString()},
@@ -264,7 +286,9 @@ BoincPanel::BoincPanel(QWidget* parent)
     m_projects->horizontalHeaderItem(kUserCredit)->setToolTip(tr("Your total credit in the project"));
     m_projects->horizontalHeaderItem(kHostCredit)->setToolTip(tr("The credit this computer earned"));
     m_projects->horizontalHeaderItem(kRecentCredit)->setToolTip(tr("This computer's recent average per day"));
+}
 
+void BoincPanel::buildTasksTable() {
     m_tasks = makeTable(
         this,
         {tr("Task"), tr("Project"), tr("State"), tr("Progress"), tr("Elapsed"), tr("Left"), tr("Deadline")},
@@ -276,7 +300,9 @@ BoincPanel::BoincPanel(QWidget* parent)
     taskHeader->resizeSection(kTaskProgress, 110);
     // A URL (a project whose name is not known yet) must not squeeze the task names.
     taskHeader->setSectionResizeMode(kTaskProject, QHeaderView::Interactive);
+}
 
+void BoincPanel::buildTransfersTable() {
     m_transfers = makeTable(this, {tr("File"), tr("Project"), tr("Direction"), tr("Progress"), tr("Rate")},
                             tr("BOINC file transfers"));
     auto* transferHeader = m_transfers->horizontalHeader();
@@ -285,7 +311,9 @@ BoincPanel::BoincPanel(QWidget* parent)
     transferHeader->setSectionResizeMode(kTransferProgress, QHeaderView::Fixed);
     transferHeader->resizeSection(kTransferProgress, 200);
     transferHeader->setSectionResizeMode(kTransferProject, QHeaderView::Interactive);
+}
 
+void BoincPanel::buildLists() {
     // Notices are prose: a read-only document of plain text (never markup), to read, select and copy.
     m_notices = new QTextEdit(this);
     m_notices->setReadOnly(true);
@@ -296,16 +324,6 @@ BoincPanel::BoincPanel(QWidget* parent)
     m_lists->addTab(m_projects, QString());
     m_lists->addTab(m_transfers, QString());
     m_lists->addTab(m_notices, QString());
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_offHint);
-    layout->addWidget(m_header);
-    layout->addWidget(m_warning);
-    layout->addWidget(m_action);
-    layout->addWidget(m_lists, 1);
-    layout->addStretch(0); // keeps the lines at the top while the tables are hidden
-
-    setStatus(api::BoincStatus{});
 }
 
 void BoincPanel::setConnected(bool connected) {

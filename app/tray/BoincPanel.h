@@ -87,6 +87,16 @@ signals:
     void boincWorkloadRequested();
 
 private:
+    /// The line shown while no BOINC client runs under nicerd: how to start one.
+    void buildOffHint();
+    /// The state, the preferences and the transfer limits, with Attach.
+    void buildHeader();
+    void buildSystemServiceWarning();
+    void buildProjectsTable();
+    void buildTasksTable();
+    void buildTransfersTable();
+    /// The tabs of tasks, projects, transfers and notices.
+    void buildLists();
     void send(const BoincRequest& request);
     void setAction(const QString& text, bool error);
     void renderProjects();

@@ -5,10 +5,10 @@
 namespace nicer::tray {
 
 void registerBusTypes() {
-    qDBusRegisterMetaType<PresetChoice>();
-    qDBusRegisterMetaType<PresetChoiceList>();
-    qDBusRegisterMetaType<DownloadRow>();
-    qDBusRegisterMetaType<DownloadRowList>();
+    qDBusRegisterMetaType<api::PresetInfo>();
+    qDBusRegisterMetaType<PresetInfoList>();
+    qDBusRegisterMetaType<api::DownloadEntry>();
+    qDBusRegisterMetaType<DownloadEntryList>();
     qDBusRegisterMetaType<api::Sample>();
     qDBusRegisterMetaType<SampleList>();
     qDBusRegisterMetaType<api::BoincProject>();
@@ -21,45 +21,70 @@ void registerBusTypes() {
     qDBusRegisterMetaType<BoincNoticeList>();
 }
 
-QDBusArgument& operator<<(QDBusArgument& arg, const PresetChoice& p) {
-    arg.beginStructure();
-    arg << p.id << p.name << p.description << p.available;
-    arg.endStructure();
-    return arg;
-}
-
-const QDBusArgument& operator>>(const QDBusArgument& arg, PresetChoice& p) {
-    arg.beginStructure();
-    arg >> p.id >> p.name >> p.description >> p.available;
-    arg.endStructure();
-    return arg;
-}
-
-QDBusArgument& operator<<(QDBusArgument& arg, const DownloadRow& row) {
-    arg.beginStructure();
-    arg << row.name << row.bytesDone << row.bytesTotal << row.rate
-        << QString::fromLatin1(api::downloadStateKeyword(row.state)) << row.verified << row.reason
-        << row.retryInSeconds.value_or(-1);
-    arg.endStructure();
-    return arg;
-}
-
-const QDBusArgument& operator>>(const QDBusArgument& arg, DownloadRow& row) {
-    QString state;
-    qint64 retryIn = -1;
-    arg.beginStructure();
-    arg >> row.name >> row.bytesDone >> row.bytesTotal >> row.rate >> state >> row.verified >> row.reason >>
-        retryIn;
-    arg.endStructure();
-    // A state this tray does not know yet (a newer nicerd's) shows as queued: it changes soon.
-    row.state = api::downloadStateFromKeyword(state.toStdString()).value_or(api::DownloadState::Queued);
-    row.retryInSeconds = retryIn >= 0 ? std::optional<qint64>(retryIn) : std::nullopt;
-    return arg;
-}
-
 } // namespace nicer::tray
 
 namespace nicer::api {
+
+namespace {
+
+/// The api types hold UTF-8 std::strings; QtDBus speaks QString.
+QString q(const std::string& text) {
+    return QString::fromStdString(text);
+}
+
+/// Reads a string field into a std::string.
+const QDBusArgument& readString(const QDBusArgument& arg, std::string& out) {
+    QString text;
+    arg >> text;
+    out = text.toStdString();
+    return arg;
+}
+
+} // namespace
+
+QDBusArgument& operator<<(QDBusArgument& arg, const PresetInfo& p) {
+    arg.beginStructure();
+    arg << q(p.id) << q(p.name) << q(p.description) << p.available;
+    arg.endStructure();
+    return arg;
+}
+
+const QDBusArgument& operator>>(const QDBusArgument& arg, PresetInfo& p) {
+    arg.beginStructure();
+    readString(arg, p.id);
+    readString(arg, p.name);
+    readString(arg, p.description);
+    arg >> p.available;
+    arg.endStructure();
+    return arg;
+}
+
+QDBusArgument& operator<<(QDBusArgument& arg, const DownloadEntry& e) {
+    arg.beginStructure();
+    arg << q(e.name) << qulonglong(e.bytesDone) << qulonglong(e.bytesTotal) << e.rate
+        << QString::fromLatin1(downloadStateKeyword(e.state)) << e.verified << q(e.reason)
+        << qint64(e.retryInSeconds.value_or(-1));
+    arg.endStructure();
+    return arg;
+}
+
+const QDBusArgument& operator>>(const QDBusArgument& arg, DownloadEntry& e) {
+    qulonglong done = 0, total = 0;
+    QString state;
+    qint64 retryIn = -1;
+    arg.beginStructure();
+    readString(arg, e.name);
+    arg >> done >> total >> e.rate >> state >> e.verified;
+    readString(arg, e.reason);
+    arg >> retryIn;
+    arg.endStructure();
+    e.bytesDone = done;
+    e.bytesTotal = total;
+    // An unknown keyword shows as queued, as the interface says: it changes soon.
+    e.state = downloadStateFromKeyword(state.toStdString()).value_or(DownloadState::Queued);
+    e.retryInSeconds = retryIn >= 0 ? std::optional<std::int64_t>(retryIn) : std::nullopt;
+    return arg;
+}
 
 QDBusArgument& operator<<(QDBusArgument& arg, const Sample& s) {
     arg.beginStructure();
@@ -80,23 +105,6 @@ const QDBusArgument& operator>>(const QDBusArgument& arg, Sample& s) {
     s.overloadCount = overloads;
     return arg;
 }
-
-namespace {
-
-/// The api types hold UTF-8 std::strings; QtDBus speaks QString.
-QString q(const std::string& text) {
-    return QString::fromStdString(text);
-}
-
-/// Reads a string field into a std::string.
-const QDBusArgument& readString(const QDBusArgument& arg, std::string& out) {
-    QString text;
-    arg >> text;
-    out = text.toStdString();
-    return arg;
-}
-
-} // namespace
 
 QDBusArgument& operator<<(QDBusArgument& arg, const BoincProject& p) {
     arg.beginStructure();

@@ -2,6 +2,7 @@
 
 #include "api/Boinc.h"
 #include "api/DownloadEntry.h"
+#include "api/PresetInfo.h"
 #include "api/Sample.h"
 
 #include <QDBusArgument>
@@ -9,36 +10,14 @@
 #include <QMetaType>
 #include <QString>
 
-#include <optional>
-
 // nicerd's struct types as QtDBus reads them: the generated proxy (org.nicer.Daemon1.xml,
-// qt_add_dbus_interface) names these in its QtTypeName annotations. The field order is api/BusNames.h's
+// qt_add_dbus_interface) names the lists in its QtTypeName annotations. The field order is api/BusNames.h's
 // signatures.
 
 namespace nicer::tray {
 
-/// A workload preset as nicerd offers it: (sssb).
-struct PresetChoice {
-    QString id;
-    QString name;
-    QString description;
-    bool available = false;
-};
-
-/// One work unit nicerd downloads (its Downloads property): (sttdsbsx).
-struct DownloadRow {
-    QString name;
-    qulonglong bytesDone = 0;
-    qulonglong bytesTotal = 0; ///< 0 while unknown
-    double rate = 0.0;         ///< bytes per second now
-    api::DownloadState state = api::DownloadState::Queued;
-    bool verified = false;                ///< ok or present: checked against a hash
-    QString reason;                       ///< waiting or failed: why
-    std::optional<qint64> retryInSeconds; ///< failed: when nicerd tries again
-};
-
-using PresetChoiceList = QList<PresetChoice>;
-using DownloadRowList = QList<DownloadRow>;
+using PresetInfoList = QList<api::PresetInfo>;
+using DownloadEntryList = QList<api::DownloadEntry>;
 using SampleList = QList<api::Sample>;
 using BoincProjectList = QList<api::BoincProject>;
 using BoincTaskList = QList<api::BoincTask>;
@@ -48,15 +27,15 @@ using BoincNoticeList = QList<api::BoincNotice>;
 /// Registers the types with QtDBus; call once before the first call to nicerd.
 void registerBusTypes();
 
-QDBusArgument& operator<<(QDBusArgument& arg, const PresetChoice& p);
-const QDBusArgument& operator>>(const QDBusArgument& arg, PresetChoice& p);
-QDBusArgument& operator<<(QDBusArgument& arg, const DownloadRow& row);
-const QDBusArgument& operator>>(const QDBusArgument& arg, DownloadRow& row);
-
 } // namespace nicer::tray
 
 namespace nicer::api {
-// In api's namespace, where argument-dependent lookup finds them.
+// In api's namespace, where argument-dependent lookup finds them. Strings travel as QString (UTF-8 in the
+// api types).
+QDBusArgument& operator<<(QDBusArgument& arg, const PresetInfo& p);
+const QDBusArgument& operator>>(const QDBusArgument& arg, PresetInfo& p);
+QDBusArgument& operator<<(QDBusArgument& arg, const DownloadEntry& e);
+const QDBusArgument& operator>>(const QDBusArgument& arg, DownloadEntry& e);
 QDBusArgument& operator<<(QDBusArgument& arg, const Sample& s);
 const QDBusArgument& operator>>(const QDBusArgument& arg, Sample& s);
 QDBusArgument& operator<<(QDBusArgument& arg, const BoincProject& p);
@@ -69,8 +48,8 @@ QDBusArgument& operator<<(QDBusArgument& arg, const BoincNotice& n);
 const QDBusArgument& operator>>(const QDBusArgument& arg, BoincNotice& n);
 } // namespace nicer::api
 
-Q_DECLARE_METATYPE(nicer::tray::PresetChoice)
-Q_DECLARE_METATYPE(nicer::tray::DownloadRow)
+Q_DECLARE_METATYPE(nicer::api::PresetInfo)
+Q_DECLARE_METATYPE(nicer::api::DownloadEntry)
 Q_DECLARE_METATYPE(nicer::api::Sample)
 Q_DECLARE_METATYPE(nicer::api::BoincProject)
 Q_DECLARE_METATYPE(nicer::api::BoincTask)

@@ -159,7 +159,7 @@ void CpuChart::redraw() {
         const double t = msecs(s);
         zero.append({t, 0});
         work.append({t, 100 * s.background});
-        // An older nicerd, or one that cannot read the user manager's CPU time, counts it all as yours.
+        // A nicerd that cannot read the user manager's CPU time (outside -1) counts it all as yours.
         user.append({t, 100 * (s.background + api::yourPrograms(s.foreground, s.outside))});
         others.append({t, 100 * (s.background + s.foreground)});
         idle.append({t, 100});

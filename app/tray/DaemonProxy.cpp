@@ -2,18 +2,22 @@
 
 #include "Daemon1Interface.h"
 #include "api/BusNames.h"
-#include "api/DownloadEntry.h"
+#include "api/DaemonProperties.h"
 #include "control/ParameterTable.h"
 #include "tray/SessionBus.h"
 
 #include <QDBusArgument>
 #include <QDBusConnectionInterface>
+#include <QDBusMetaType>
 #include <QDBusPendingCallWatcher>
 #include <QDBusServiceWatcher>
 #include <QTimer>
 
 #include <chrono>
 #include <cmath>
+#include <string_view>
+#include <type_traits>
+#include <variant>
 
 namespace nicer::tray {
 
@@ -30,18 +34,87 @@ constexpr int kStartTimeoutMs = 20000;
 // fetched first); past this, the call fails on our side with NoReply.
 constexpr int kBoincCallTimeoutMs = 90000;
 
-/// A property read by GetAll or PropertiesChanged that holds structs (a QDBusArgument), as @p T; empty when
-/// it is missing (an older nicerd) or has another signature (one of another ApiVersion).
-template <typename T>
-T readStructs(const QVariant& value, const char* fields) {
-    if (!value.canConvert<QDBusArgument>()) {
-        return {};
+/// The D-Bus signature of a value QtDBus read into @p value: "b", "as", "a(sssb)", ...
+QString signatureOf(const QVariant& value) {
+    if (value.metaType() == QMetaType::fromType<QDBusArgument>()) {
+        return qvariant_cast<QDBusArgument>(value).currentSignature();
     }
-    const auto arg = qvariant_cast<QDBusArgument>(value);
-    if (arg.currentSignature() != QStringLiteral("a(%1)").arg(QLatin1String(fields))) {
-        return {};
+    return QString::fromLatin1(QDBusMetaType::typeToSignature(value.metaType()));
+}
+
+// One converter per type of the state's fields, from what QtDBus reads for its signature (checked before).
+void convert(const QVariant& value, bool& field) {
+    field = value.toBool();
+}
+void convert(const QVariant& value, std::uint32_t& field) {
+    field = value.toUInt();
+}
+void convert(const QVariant& value, std::uint64_t& field) {
+    field = value.toULongLong();
+}
+void convert(const QVariant& value, double& field) {
+    field = value.toDouble();
+}
+void convert(const QVariant& value, std::string& field) {
+    field = value.toString().toStdString();
+}
+void convert(const QVariant& value, std::vector<std::string>& field) {
+    const QStringList list = value.toStringList();
+    field.clear();
+    for (const QString& text : list) {
+        field.push_back(text.toStdString());
     }
-    return qdbus_cast<T>(arg);
+}
+/// An array of one of the bus's structs, as QtDBus leaves it: a QDBusArgument (BusTypes.h reads it).
+template <typename Struct>
+void convert(const QVariant& value, std::vector<Struct>& field) {
+    const auto list = qdbus_cast<QList<Struct>>(qvariant_cast<QDBusArgument>(value));
+    field.assign(list.begin(), list.end());
+}
+
+/// Reads @p value into @p property's field of @p state. False when the value has another signature than the
+/// property's: the field keeps its value.
+bool readProperty(const api::PropertyInfo& property, const QVariant& value, api::DaemonState& state) {
+    if (signatureOf(value) != QString::fromStdString(api::signatureOf(property))) {
+        return false;
+    }
+    return std::visit(
+        [&](const auto& field) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(field)>, const control::ParameterInfo*>) {
+                // The D-Bus value (ReserveBand, ..., PeriodUSec in µs) in the table's unit; a value that
+                // cannot be stored (an absurd period) keeps the last.
+                (void)field->set(state.params, value.toDouble() / field->busScale);
+            } else {
+                convert(value, field(state));
+            }
+            return true;
+        },
+        property.field);
+}
+
+/// Puts @p property's field of @p state back to its default: a property missing from GetAll's answer.
+void resetProperty(const api::PropertyInfo& property, api::DaemonState& state) {
+    static const api::DaemonState defaults;
+    std::visit(
+        [&](const auto& field) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(field)>, const control::ParameterInfo*>) {
+                (void)field->set(state.params, field->get(defaults.params));
+            } else {
+                field(state) = api::valueOf(field, defaults);
+            }
+        },
+        property.field);
+}
+
+/// Which of DaemonProxy's signals announces a change of @p property.
+enum class Part { Downloads, Boinc, Others };
+
+Part partOf(const api::PropertyInfo& property) {
+    const std::string_view name = property.name;
+    if (name.starts_with("Download") || name.starts_with("Bandwidth")) {
+        return Part::Downloads; // the downloads panel shows the bandwidth mode with them
+    }
+    return name.starts_with("Boinc") ? Part::Boinc : Part::Others;
 }
 
 } // namespace
@@ -202,9 +275,9 @@ DaemonView DaemonProxy::view() const {
     DaemonView v;
     v.connected = m_connected;
     v.busGone = !hasBus();
-    v.paused = m_properties.paused;
-    v.lastError = m_properties.lastError;
-    v.params = m_properties.params;
+    v.paused = m_properties.state.paused;
+    v.lastError = QString::fromStdString(m_properties.state.lastError);
+    v.params = m_properties.state.params;
     v.sample = m_lastSample;
     return v;
 }
@@ -232,15 +305,15 @@ void DaemonProxy::setConnected(bool connected) {
         m_lastSample.reset();
         refreshProperties();
         fetchHistory();
-    } else if (changed && !m_properties.downloads.empty()) {
+    } else if (changed && !m_properties.state.downloads.empty()) {
         // Without nicerd nothing downloads: showing its last rows would say otherwise.
-        m_properties.downloads.clear();
-        m_properties.downloadRate = 0.0;
+        m_properties.state.downloads.clear();
+        m_properties.state.downloadRate = 0.0;
         emit downloadsChanged();
     }
-    if (!connected && !(m_properties.boinc == api::BoincStatus{})) {
+    if (!connected && !(m_properties.state.boinc == api::BoincStatus{})) {
         // Nor does a BOINC client run under nicerd without it.
-        m_properties.boinc = {};
+        m_properties.state.boinc = {};
         emit boincChanged();
     }
     if (changed || !connected) {
@@ -304,61 +377,51 @@ void DaemonProxy::readProperties(const QVariantMap& map, bool whole) {
     if (!m_connected) {
         return; // sent before nicerd left: setConnected(false) cleared what it would bring back
     }
-    // Whole (GetAll): every property, a missing one (an older nicerd) at its default. Else only those named.
-    const auto has = [&](const char* name) { return whole || map.contains(QLatin1String(name)); };
-    const auto value = [&](const char* name) { return map.value(QLatin1String(name)); };
-    auto& p = m_properties;
+    const api::DaemonState before = m_properties.state;
+    auto& state = m_properties.state;
+    if (whole) {
+        m_properties.publishedParameters.clear();
+    }
+    // Whole (GetAll): every property, a missing one at its default. Else only those named.
+    for (const auto& property : api::daemonProperties()) {
+        const auto value = map.constFind(QLatin1String(property.name));
+        if (value == map.cend()) {
+            if (whole) {
+                resetProperty(property, state);
+            }
+            continue;
+        }
+        const bool ofItsSignature = readProperty(property, *value, state);
+        if (ofItsSignature && whole &&
+            std::holds_alternative<const control::ParameterInfo*>(property.field)) {
+            m_properties.publishedParameters.append(QLatin1String(property.name));
+        }
+    }
+    announceChanges(before, whole);
+}
+
+void DaemonProxy::announceChanges(const api::DaemonState& before, bool whole) {
+    // After GetAll the window shows nicerd's state again whatever changed (e.g. its preset, after the
+    // window's choice was refused).
     bool others = whole;
-    if (whole) {
-        p.publishedParameters.clear();
-    }
-    for (const auto& info : control::parameterTable()) {
-        const QLatin1String name(info.busName);
-        if (!map.contains(name)) {
-            continue; // unchanged, or a parameter newer than this nicerd: shown at its default, never sent
+    bool downloads = false;
+    bool boinc = false;
+    for (const auto& property : api::daemonProperties()) {
+        if (api::sameValue(property, before, m_properties.state)) {
+            continue;
         }
-        if (whole) {
-            p.publishedParameters.append(name);
-        }
-        // The D-Bus value (ReserveBand, ..., PeriodUSec in µs) in the table's unit.
-        (void)info.set(p.params,
-                       map.value(name).toDouble() / info.busScale); // an absurd period: keep the last
-        others = true;
-    }
-    const auto read = [&](const char* name, auto&& assign) {
-        if (has(name)) {
-            assign(value(name));
+        switch (partOf(property)) {
+        case Part::Downloads:
+            downloads = true;
+            break;
+        case Part::Boinc:
+            boinc = true;
+            break;
+        case Part::Others:
             others = true;
+            break;
         }
-    };
-    read("Paused", [&](const QVariant& v) { p.paused = v.toBool(); });
-    read("Actuator", [&](const QVariant& v) { p.actuator = v.toString(); });
-    read("ActuatorNote", [&](const QVariant& v) { p.actuatorNote = v.toString(); });
-    read("Placement", [&](const QVariant& v) { p.placement = v.toString(); });
-    read("PlacementNote", [&](const QVariant& v) { p.placementNote = v.toString(); });
-    read("Workload", [&](const QVariant& v) { p.workload = v.toStringList(); });
-    read("WorkloadPreset", [&](const QVariant& v) { p.preset = v.toString(); });
-    read("DemoWorkload", [&](const QVariant& v) { p.demoWorkload = v.toBool(); });
-    read("Instances", [&](const QVariant& v) { p.instances = v.toUInt(); });
-    read("LastError", [&](const QVariant& v) { p.lastError = v.toString(); });
-    if (whole) {
-        // Never announced: constant, or read again when needed (WorkloadPresets).
-        p.apiVersion = map.value("ApiVersion", 1U).toUInt();
-        p.presets = readStructs<PresetChoiceList>(map.value("WorkloadPresets"), api::kPresetSignature);
-        p.cpuCount = map.value("CpuCount").toUInt();
-        p.bandwidth.kind = api::bandwidthKindFromKeyword(map.value("BandwidthMode").toString().toStdString())
-                               .value_or(api::BandwidthMode::Kind::None);
-        const qulonglong cap = map.value("BandwidthCap").toULongLong();
-        p.bandwidth.capBytesPerSecond = cap > 0 ? std::optional<std::uint64_t>(cap) : std::nullopt;
     }
-    const bool downloads = has("Downloads") || has("DownloadRate");
-    if (has("Downloads")) {
-        p.downloads = readStructs<DownloadRowList>(value("Downloads"), api::kDownloadSignature);
-    }
-    if (has("DownloadRate")) {
-        p.downloadRate = value("DownloadRate").toDouble();
-    }
-    const bool boinc = readBoinc(map, whole);
     if (others) {
         emit propertiesChanged();
     }
@@ -368,49 +431,6 @@ void DaemonProxy::readProperties(const QVariantMap& map, bool whole) {
     if (boinc) {
         emit boincChanged();
     }
-}
-
-bool DaemonProxy::readBoinc(const QVariantMap& map, bool whole) {
-    const auto has = [&](const char* name) { return whole || map.contains(QLatin1String(name)); };
-    const auto value = [&](const char* name) { return map.value(QLatin1String(name)); };
-    api::BoincStatus b = m_properties.boinc;
-    if (has("BoincState")) {
-        // Missing in a nicerd older than API version 3: no BOINC client then, as far as the tray can tell.
-        const QString state = value("BoincState").toString();
-        b.state = state.isEmpty() ? std::string("off") : state.toStdString();
-    }
-    if (has("BoincDetail")) {
-        b.detail = value("BoincDetail").toString().toStdString();
-    }
-    if (has("BoincSystemService")) {
-        b.systemService = value("BoincSystemService").toString().toStdString();
-    }
-    if (has("BoincOverrideApplied")) {
-        b.overrideApplied = value("BoincOverrideApplied").toBool();
-    }
-    if (has("BoincMaxDownRate")) {
-        b.maxDownRate = value("BoincMaxDownRate").toDouble();
-    }
-    if (has("BoincMaxUpRate")) {
-        b.maxUpRate = value("BoincMaxUpRate").toDouble();
-    }
-    const auto list = [&](const char* name, auto& field, auto parsed) {
-        if (has(name)) {
-            field.assign(parsed.begin(), parsed.end());
-        }
-    };
-    list("BoincProjects", b.projects,
-         readStructs<BoincProjectList>(value("BoincProjects"), api::kBoincProjectSignature));
-    list("BoincTasks", b.tasks, readStructs<BoincTaskList>(value("BoincTasks"), api::kBoincTaskSignature));
-    list("BoincTransfers", b.transfers,
-         readStructs<BoincTransferList>(value("BoincTransfers"), api::kBoincTransferSignature));
-    list("BoincNotices", b.notices,
-         readStructs<BoincNoticeList>(value("BoincNotices"), api::kBoincNoticeSignature));
-    if (b == m_properties.boinc) {
-        return false;
-    }
-    m_properties.boinc = std::move(b);
-    return true;
 }
 
 QDBusPendingCall DaemonProxy::boincRequest(const BoincRequest& request) {
@@ -481,7 +501,7 @@ void DaemonProxy::setParameters(const control::ControllerParams& params) {
     QVariantMap map;
     for (const auto& info : control::parameterTable()) {
         if (!m_properties.publishedParameters.contains(QLatin1String(info.busName))) {
-            continue; // this nicerd is older than the parameter and would refuse the whole call
+            continue; // not nicerd's: it would refuse the whole call
         }
         const double value = info.get(params) * info.busScale;
         switch (info.busSignature[0]) {

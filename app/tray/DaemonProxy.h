@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/DaemonState.h"
 #include "api/Sample.h"
 #include "control/ControllerParams.h"
 #include "tray/BoincModel.h"
@@ -24,36 +25,14 @@ namespace nicer::tray {
 
 class SessionBus;
 
-/// Properties of nicerd that do not change every period: read once when nicerd appears, then updated from its
+/// nicerd's properties as the tray knows them: read whole (GetAll) when nicerd appears, then updated from its
 /// PropertiesChanged signal.
 struct DaemonProperties {
-    control::ControllerParams params;
-    /// The D-Bus names of the parameters this nicerd publishes: an older one lacks the newer ones (it keeps
-    /// their defaults), and SetParameters only sends these.
+    /// Every property of org.nicer.Daemon1, in the one value nicerd itself serves. The per-period values
+    /// (Quota, Idle, ...) are as of the last GetAll: the samples bring them (DaemonProxy::lastSample()).
+    api::DaemonState state;
+    /// The D-Bus names of the parameters nicerd published: SetParameters sends only these.
     QStringList publishedParameters;
-    bool paused = false;
-    QString actuator;
-    /// Why the actuator caps less well than it could, and what to do; empty when all is well or from a
-    /// nicerd older than API version 5 (apiVersion).
-    QString actuatorNote;
-    /// Where the work runs: "root-slice" or "user-slice" (api/Placement.h); empty before API version 9.
-    QString placement;
-    QString placementNote; ///< why it runs there, and what would protect everything
-    unsigned apiVersion = 1;
-    QStringList workload;
-    QString preset;
-    PresetChoiceList presets;
-    bool demoWorkload = false;
-    unsigned instances = 0;
-    unsigned cpuCount = 0;
-    QString lastError;
-    /// Announced by nicerd from API version 7 on; an older one's are only read when it appears.
-    DownloadRowList downloads;
-    double downloadRate = 0.0;
-    api::BandwidthMode bandwidth; ///< none without downloads
-    /// nicerd's BOINC client (the Boinc* properties), announced as the downloads are (its state already from
-    /// API version 3). State "off" without nicerd or from a nicerd older than API version 3.
-    api::BoincStatus boinc;
 };
 
 /// Whether starting nicerd failed because it is not installed here: D-Bus activation found no service file
@@ -115,11 +94,11 @@ signals:
     /// The session bus went away (@p present false; connectedChanged(false) came just before) or came back
     /// (nicerd's state on it follows).
     void busChanged(bool present);
-    /// Properties other than the downloads and BOINC changed (all of them, after reading them whole).
+    /// Properties other than the downloads and BOINC changed; always after reading them whole.
     void propertiesChanged();
-    /// The downloads or their rate changed (properties().downloads, downloadRate).
+    /// The downloads, their rate or the bandwidth mode changed (properties().state.downloads, ...).
     void downloadsChanged();
-    /// The BOINC client's state or lists changed (properties().boinc).
+    /// The BOINC client's state or lists changed (properties().state.boinc).
     void boincChanged();
     /// The whole history, oldest first, after (re)connecting.
     void historyReceived(const std::vector<nicer::api::Sample>& samples);
@@ -145,8 +124,8 @@ private:
     /// The one path of every property into properties(): @p map is GetAll's answer (@p whole) or
     /// PropertiesChanged's changed values. Emits the signals of what it changed.
     void readProperties(const QVariantMap& map, bool whole);
-    /// readProperties()'s part for the Boinc* properties; whether properties().boinc changed.
-    bool readBoinc(const QVariantMap& map, bool whole);
+    /// Emits the signals for what differs between @p before and properties().state.
+    void announceChanges(const api::DaemonState& before, bool whole);
     void callSimple(const QDBusPendingCall& call, const QString& context);
     void startUnitFallback(const QDBusMessage& activationError);
     void watchReply(const QDBusMessage& call, std::function<void(const QDBusMessage&)> onReply,

@@ -80,7 +80,7 @@ QString DownloadsPanel::summaryText() const {
     return m_summary->text();
 }
 
-void DownloadsPanel::setDownloads(const DownloadRowList& rows, double totalRate,
+void DownloadsPanel::setDownloads(const std::vector<api::DownloadEntry>& rows, double totalRate,
                                   const api::BandwidthMode& bandwidth) {
     setVisible(!rows.empty());
     if (rows.empty()) {
@@ -92,11 +92,12 @@ void DownloadsPanel::setDownloads(const DownloadRowList& rows, double totalRate,
     m_table->setRowCount(count);
     int done = 0;
     for (int i = 0; i < count; ++i) {
-        const DownloadRow& r = rows[i];
+        const api::DownloadEntry& r = rows[static_cast<std::size_t>(i)];
+        const QString name = QString::fromStdString(r.name);
         const bool complete = api::isDownloadInPlace(r.state);
         done += complete ? 1 : 0;
-        cell(m_table, i, kName)->setText(r.name);
-        cell(m_table, i, kName)->setToolTip(r.name);
+        cell(m_table, i, kName)->setText(name);
+        cell(m_table, i, kName)->setToolTip(name);
 
         auto* bar = qobject_cast<QProgressBar*>(m_table->cellWidget(i, kProgress));
         if (!bar) {
@@ -105,7 +106,7 @@ void DownloadsPanel::setDownloads(const DownloadRowList& rows, double totalRate,
             bar->setTextVisible(true);
             m_table->setCellWidget(i, kProgress, bar);
         }
-        bar->setAccessibleName(tr("Progress of %1").arg(r.name));
+        bar->setAccessibleName(tr("Progress of %1").arg(name));
         if (complete) {
             bar->setValue(1000);
             bar->setFormat(tr("100 %"));
@@ -143,15 +144,16 @@ void DownloadsPanel::fitHeight() {
     m_table->setFixedHeight(height);
 }
 
-QString DownloadsPanel::stateText(const DownloadRow& row) {
+QString DownloadsPanel::stateText(const api::DownloadEntry& row) {
     using api::DownloadState;
+    const QString reason = QString::fromStdString(row.reason);
     switch (row.state) {
     case DownloadState::Checking:
         return tr("checking what is already here");
     case DownloadState::Queued:
         return tr("queued");
     case DownloadState::Waiting:
-        return row.reason.isEmpty() ? tr("retrying soon") : tr("retrying soon (%1)").arg(row.reason);
+        return reason.isEmpty() ? tr("retrying soon") : tr("retrying soon (%1)").arg(reason);
     case DownloadState::Downloading:
         return tr("downloading");
     case DownloadState::Ok:
@@ -159,14 +161,14 @@ QString DownloadsPanel::stateText(const DownloadRow& row) {
     case DownloadState::Present:
         return tr("already here, verified");
     case DownloadState::Failed:
-        return tr("failed: %1").arg(row.reason);
+        return tr("failed: %1").arg(reason);
     case DownloadState::Stopped:
         return tr("stopped");
     }
     return tr("queued");
 }
 
-QString DownloadsPanel::stateToolTip(const DownloadRow& row) {
+QString DownloadsPanel::stateToolTip(const api::DownloadEntry& row) {
     QString tip = stateText(row);
     if (row.state == api::DownloadState::Failed && row.retryInSeconds) {
         tip += tr("; nicerd tries again %1").arg(retryText(*row.retryInSeconds));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "tray/DaemonProxy.h"
+#include "api/DownloadEntry.h"
 
 #include <QGroupBox>
 
@@ -24,16 +24,17 @@ public:
 
     /// Shows @p rows (and hides the panel when there are none), the bandwidth mode nicerd reports and the
     /// total rate in bytes per second.
-    void setDownloads(const DownloadRowList& rows, double totalRate, const api::BandwidthMode& bandwidth);
+    void setDownloads(const std::vector<api::DownloadEntry>& rows, double totalRate,
+                      const api::BandwidthMode& bandwidth);
 
     /// For tests: the table (columns file, progress, size, rate, state) and the bandwidth line.
     QTableWidget* table() const { return m_table; }
     QString summaryText() const;
 
     /// A file's state, from its fields, in the user's language.
-    static QString stateText(const DownloadRow& row);
+    static QString stateText(const api::DownloadEntry& row);
     /// The state with when nicerd tries a failed file again, for the tooltip.
-    static QString stateToolTip(const DownloadRow& row);
+    static QString stateToolTip(const api::DownloadEntry& row);
     /// nicerd's bandwidth mode (BandwidthMode and BandwidthCap) in plain words.
     static QString modeText(const api::BandwidthMode& mode);
 

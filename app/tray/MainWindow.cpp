@@ -43,7 +43,25 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     , m_autostart(std::move(autostart)) {
     setWindowTitle(tr("nicer: spare CPU for volunteer computing"));
     setWindowIcon(stateIcon(TrayState::Running));
+    buildErrorBar();
+    buildNotice();
 
+    m_tabs = new QTabWidget(this);
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(buildOverview(), tr("Overview"));
+    m_tabs->addTab(buildBoincTab(), tr("BOINC"));
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_errorBar);
+    layout->addWidget(m_notice);
+    layout->addWidget(m_tabs, 1);
+
+    connectDaemon();
+    onConnection(m_daemon.isConnected());
+    resize(960, 640);
+}
+
+void MainWindow::buildErrorBar() {
     // Errors: what failed and what to do, with the one action that usually fixes it.
     m_errorBar = new QWidget(this);
     m_errorBar->setAutoFillBackground(true);
@@ -62,23 +80,42 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     barLayout->addWidget(m_startDaemon);
     m_errorBar->hide();
     connect(m_startDaemon, &QPushButton::clicked, &m_daemon, &DaemonProxy::launchDaemon);
+}
 
+void MainWindow::buildNotice() {
     m_notice = new QLabel(this);
     m_notice->setWordWrap(true);
     m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse); // the fix it gives is a command to copy
     m_notice->setAccessibleName(tr("Notice"));
     m_notice->setStyleSheet("QLabel { background: #fff3cd; color: #664d03; padding: 6px; }");
     m_notice->hide();
+}
 
-    m_tabs = new QTabWidget(this);
-    m_tabs->setDocumentMode(true);
+QWidget* MainWindow::buildOverview() {
     auto* overview = new QWidget(m_tabs);
-
     m_chart = new CpuChart(m_history, overview);
-
     auto* now = new QWidget(overview);
     auto* form = new QFormLayout(now);
-    m_status = new QLabel(now);
+    buildValues(form);
+    buildControls(now, form);
+
+    m_parameters = new ParametersPanel(overview);
+    connect(m_parameters, &ParametersPanel::applyRequested, &m_daemon, &DaemonProxy::setParameters);
+    m_downloads = new DownloadsPanel(overview);
+
+    auto* top = new QHBoxLayout();
+    top->addWidget(m_chart, 1);
+    top->addWidget(now);
+    auto* overviewLayout = new QVBoxLayout(overview);
+    overviewLayout->setContentsMargins(0, 6, 0, 0);
+    overviewLayout->addLayout(top, 1);
+    overviewLayout->addWidget(m_downloads);
+    overviewLayout->addWidget(m_parameters);
+    return overview;
+}
+
+void MainWindow::buildValues(QFormLayout* form) {
+    m_status = new QLabel(form->parentWidget());
     m_status->setAccessibleName(tr("State"));
     form->addRow(m_status);
     m_user =
@@ -105,13 +142,16 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     m_placement->setWordWrap(true);
     m_workload = addValue(form, tr("Workload"), tr("The volunteer program nicerd runs"));
     m_workload->setWordWrap(true);
+}
+
+void MainWindow::buildControls(QWidget* now, QFormLayout* form) {
     m_preset = new QComboBox(now);
     m_preset->setAccessibleName(tr("Workload preset"));
     m_preset->setToolTip(tr("What volunteer work nicerd runs; nicerd keeps the choice."));
     form->addRow(new QLabel(tr("Preset"), now), m_preset);
     connect(m_preset, &QComboBox::activated, this, [this](int index) {
         const QString id = m_preset->itemData(index).toString();
-        if (id != m_daemon.properties().preset) {
+        if (id.toStdString() != m_daemon.properties().state.workloadPreset) {
             m_daemon.setWorkloadPreset(id);
         }
     });
@@ -140,50 +180,31 @@ MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, Autostart autostar
     }
     form->addRow(m_startAtLogin);
     connect(m_startAtLogin, &QCheckBox::toggled, this, &MainWindow::setStartAtLogin);
+}
 
-    m_parameters = new ParametersPanel(overview);
-    connect(m_parameters, &ParametersPanel::applyRequested, &m_daemon, &DaemonProxy::setParameters);
-
-    m_downloads = new DownloadsPanel(overview);
-
-    auto* top = new QHBoxLayout();
-    top->addWidget(m_chart, 1);
-    top->addWidget(now);
-    auto* overviewLayout = new QVBoxLayout(overview);
-    overviewLayout->setContentsMargins(0, 6, 0, 0);
-    overviewLayout->addLayout(top, 1);
-    overviewLayout->addWidget(m_downloads);
-    overviewLayout->addWidget(m_parameters);
-
+QWidget* MainWindow::buildBoincTab() {
     // BOINC, when nicerd runs it: its own tab, since its tables need the window's height.
     m_boinc = new BoincPanel(m_tabs);
     m_boinc->setRequestHandler(
         [this](const BoincRequest& request) { return m_daemon.boincRequest(request); });
     connect(m_boinc, &BoincPanel::boincWorkloadRequested, this,
             [this] { m_daemon.setWorkloadPreset(QStringLiteral("boinc")); });
+    return m_boinc;
+}
 
-    m_tabs->addTab(overview, tr("Overview"));
-    m_tabs->addTab(m_boinc, tr("BOINC"));
-
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_errorBar);
-    layout->addWidget(m_notice);
-    layout->addWidget(m_tabs, 1);
-
+void MainWindow::connectDaemon() {
     connect(&m_daemon, &DaemonProxy::sampleReceived, this, &MainWindow::onSample);
     connect(&m_daemon, &DaemonProxy::historyReceived, this, &MainWindow::onHistory);
     connect(&m_daemon, &DaemonProxy::propertiesChanged, this, &MainWindow::onProperties);
     connect(&m_daemon, &DaemonProxy::downloadsChanged, this, [this] {
-        const auto& p = m_daemon.properties();
-        m_downloads->setDownloads(p.downloads, p.downloadRate, p.bandwidth);
+        const auto& state = m_daemon.properties().state;
+        m_downloads->setDownloads(state.downloads, state.downloadRate, api::bandwidthOf(state));
     });
     connect(&m_daemon, &DaemonProxy::boincChanged, this, &MainWindow::updateBoinc);
     connect(&m_daemon, &DaemonProxy::connectedChanged, this, &MainWindow::onConnection);
     connect(&m_daemon, &DaemonProxy::busChanged, this, &MainWindow::onBus);
     connect(&m_daemon, &DaemonProxy::errorOccurred, this, &MainWindow::showError);
     connect(&m_daemon, &DaemonProxy::parametersApplied, this, [this] { m_errorBar->hide(); });
-    onConnection(m_daemon.isConnected());
-    resize(960, 640);
 }
 
 QLabel* MainWindow::addValue(QFormLayout* form, const QString& label, const QString& help) {
@@ -247,7 +268,7 @@ void MainWindow::showEvent(QShowEvent* event) {
 }
 
 void MainWindow::onSample(const api::Sample& sample) {
-    m_history.append(sample, m_daemon.properties().params.reserveBand);
+    m_history.append(sample, m_daemon.properties().state.params.reserveBand);
     m_chart->refresh();
     if (isVisible()) {
         updateValues();
@@ -255,13 +276,13 @@ void MainWindow::onSample(const api::Sample& sample) {
 }
 
 void MainWindow::onHistory(const std::vector<api::Sample>& samples) {
-    m_history.reset(samples, m_daemon.properties().params.reserveBand);
+    m_history.reset(samples, m_daemon.properties().state.params.reserveBand);
     m_chart->refresh();
     updateValues();
 }
 
 void MainWindow::onProperties() {
-    const auto& p = m_daemon.properties();
+    const auto& p = m_daemon.properties().state;
     m_parameters->setParams(p.params);
     {
         const QSignalBlocker block(m_pause);
@@ -269,36 +290,16 @@ void MainWindow::onProperties() {
     }
     m_pause->setText(p.paused ? tr("Resume") : tr("Pause"));
     m_pause->setAccessibleName(p.paused ? tr("Resume the volunteer work") : tr("Pause the volunteer work"));
-    // nicerd says where the work runs (ApiVersion 9); the note says why, and in the user slice what would
-    // protect everything.
-    m_placement->setText(p.placement == QLatin1String("root-slice")
-                             ? tr("Everywhere: every program on this computer comes before the work")
-                         : p.placement == QLatin1String("user-slice")
-                             ? tr("Inside your user session only")
-                             : tr("Inside your user session (this nicerd does not say more)"));
-    m_placement->setToolTip(p.placementNote);
-    if (p.actuator == QLatin1String("systemd-slice")) {
-        m_actuator->setText(tr("CPU quota of a systemd slice"));
-    } else if (p.actuator == QLatin1String("signal-duty-cycle")) {
-        m_actuator->setText(tr("stop/continue in short bursts"));
-    } else if (p.actuator == QLatin1String("freezer-duty-cycle")) {
-        m_actuator->setText(tr("freeze/thaw in short bursts"));
-    } else {
-        m_actuator->setText(p.actuator);
+    showPlacement();
+    m_actuator->setText(actuatorText(p.actuator));
+    // Why the actuator caps less well than it could, and the fix.
+    m_notice->setVisible(!p.actuatorNote.empty());
+    m_notice->setText(QString::fromStdString(p.actuatorNote));
+    QStringList command;
+    for (const auto& word : p.workload) {
+        command.append(QString::fromStdString(word));
     }
-    // nicerd says why (ApiVersion 5); an older one only names its duty cycle, which meant no cpu controller.
-    const bool oldDutyCycle = p.apiVersion < 5 && p.actuator.endsWith(QLatin1String("-duty-cycle"));
-    m_notice->setVisible(!p.actuatorNote.isEmpty() || oldDutyCycle);
-    if (!p.actuatorNote.isEmpty()) {
-        m_notice->setText(p.actuatorNote);
-    } else if (oldDutyCycle) {
-        m_notice->setText(
-            tr("No cpu controller is available to your user services, so nicerd holds the work "
-               "back by holding it for part of every tenth of a second. It works, less smoothly. "
-               "To fix it, an administrator can delegate the cpu controller to user managers "
-               "(Delegate=cpu in user@.service)."));
-    }
-    QString workload = p.workload.join(' ');
+    QString workload = command.join(' ');
     if (p.demoWorkload) {
         workload = tr("%1 (built-in demo)").arg(workload);
     }
@@ -307,8 +308,37 @@ void MainWindow::onProperties() {
     }
     m_workload->setText(workload);
     updatePresets();
-    if (!p.lastError.isEmpty()) {
-        QString what = p.lastError;
+    showDaemonError();
+    updateValues();
+}
+
+void MainWindow::showPlacement() {
+    // Where the work runs; the note says why, and in the user slice what would protect everything.
+    const auto& p = m_daemon.properties().state;
+    m_placement->setText(p.placement == "root-slice" ? tr("Everywhere: every program on this computer comes "
+                                                          "before the work")
+                         : p.placement == "user-slice" ? tr("Inside your user session only")
+                                                       : QString::fromStdString(p.placement));
+    m_placement->setToolTip(QString::fromStdString(p.placementNote));
+}
+
+QString MainWindow::actuatorText(const std::string& actuator) {
+    if (actuator == "systemd-slice") {
+        return tr("CPU quota of a systemd slice");
+    }
+    if (actuator == "signal-duty-cycle") {
+        return tr("stop/continue in short bursts");
+    }
+    if (actuator == "freezer-duty-cycle") {
+        return tr("freeze/thaw in short bursts");
+    }
+    return QString::fromStdString(actuator);
+}
+
+void MainWindow::showDaemonError() {
+    const auto& lastError = m_daemon.properties().state.lastError;
+    if (!lastError.empty()) {
+        QString what = QString::fromStdString(lastError);
         if (what.contains(QLatin1String("quota"))) {
             what += tr(" nicerd keeps trying every period; if it persists, restart nicerd or choose "
                        "another actuator in its configuration.");
@@ -321,29 +351,29 @@ void MainWindow::onProperties() {
         m_showingDaemonError = false;
         updateStatus();
     }
-    updateValues();
 }
 
 void MainWindow::updatePresets() {
-    const auto& p = m_daemon.properties();
+    const auto& p = m_daemon.properties().state;
     const QSignalBlocker block(m_preset);
     m_preset->clear();
-    for (const auto& preset : p.presets) {
+    for (const auto& preset : p.workloadPresets) {
+        const QString name = QString::fromStdString(preset.name);
         // An unavailable preset stays selectable: choosing it brings nicerd's answer, which says how to
         // install it.
-        m_preset->addItem(preset.available || preset.id == p.preset
-                              ? preset.name
-                              : tr("%1 (not installed)").arg(preset.name),
-                          preset.id);
-        m_preset->setItemData(m_preset->count() - 1, preset.description, Qt::ToolTipRole);
-        if (preset.id == p.preset) {
+        m_preset->addItem(
+            preset.available || preset.id == p.workloadPreset ? name : tr("%1 (not installed)").arg(name),
+            QString::fromStdString(preset.id));
+        m_preset->setItemData(m_preset->count() - 1, QString::fromStdString(preset.description),
+                              Qt::ToolTipRole);
+        if (preset.id == p.workloadPreset) {
             m_preset->setCurrentIndex(m_preset->count() - 1);
         }
     }
 }
 
 void MainWindow::updateBoinc() {
-    const auto& boinc = m_daemon.properties().boinc;
+    const auto& boinc = m_daemon.properties().state.boinc;
     m_boinc->setStatus(boinc);
     // Something the volunteer should see without opening the tab: the system-wide client, or an error.
     const int tab = m_tabs->indexOf(m_boinc);
@@ -407,7 +437,7 @@ void MainWindow::updateValues() {
         }
         return;
     }
-    const auto& p = m_daemon.properties();
+    const auto& p = m_daemon.properties().state;
     const double kept = ChartPoint{*sample, p.params.reserveBand}.reserveKept();
     m_user->setText(percent(api::yourPrograms(sample->foreground, sample->outside)));
     m_others->setText(sample->outside >= 0.0 ? percent(sample->outside) : QStringLiteral("-"));

@@ -7,6 +7,7 @@
 
 #include <QWidget>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,15 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void buildErrorBar();
+    void buildNotice();
+    QWidget* buildOverview();
+    /// The figures of the last period and what nicerd runs, in @p form.
+    void buildValues(QFormLayout* form);
+    /// The preset, pause and "Start at login" under the figures.
+    void buildControls(QWidget* now, QFormLayout* form);
+    QWidget* buildBoincTab();
+    void connectDaemon();
     void onSample(const api::Sample& sample);
     void onHistory(const std::vector<api::Sample>& samples);
     void onProperties();
@@ -63,6 +73,11 @@ private:
     void onBus(bool present);
     void showError(const QString& context, const QString& message);
     void updateValues();
+    void showPlacement();
+    /// nicerd's LastError in the error bar, or the bar hidden once it no longer holds.
+    void showDaemonError();
+    /// The Actuator property in words.
+    static QString actuatorText(const std::string& actuator);
     void updateStatus();
     void updatePresets();
     void updateBoinc();

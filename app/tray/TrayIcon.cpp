@@ -18,7 +18,7 @@ TrayIcon::TrayIcon(DaemonProxy& daemon, QWidget& window, QObject* parent)
     , m_menu(new QMenu()) {
     m_open = m_menu->addAction(tr("Open"), this, [this] { toggleWindow(); });
     m_pause = m_menu->addAction(tr("Pause"), this, [this] {
-        if (m_daemon.properties().paused) {
+        if (m_daemon.properties().state.paused) {
             m_daemon.resume();
         } else {
             m_daemon.pause();

@@ -53,7 +53,7 @@ TEST_CASE("BOINC's state reads as plain words, with nicerd's detail", "[tray][bo
     CHECK(BoincModel::stateText(state("held", "paused: nicer holds the work until you resume it")) ==
           "Paused: nicer holds the work until you resume it");
     CHECK(BoincModel::stateText(state("held")) == "Held by nicer");
-    // A keyword of a newer nicerd shows as it is rather than as nothing.
+    // A keyword the tray has no words for shows as it is rather than as nothing.
     CHECK(BoincModel::stateText(state("benchmarking", "CPU")) == "benchmarking: CPU");
 
     CHECK_FALSE(BoincModel::matters(state("off")));

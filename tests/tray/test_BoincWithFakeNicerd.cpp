@@ -68,7 +68,7 @@ TEST_CASE("the BOINC tab shows nicerd's client, follows what nicerd announces, a
     TrayWithBoinc tray(realisticBoinc(now), QStringLiteral("nicer-boinc-tray"));
     BoincPanel* panel = tray.panel();
 
-    // Every controller parameter is published (an older nicerd's missing ones would not be sent back).
+    // Every controller parameter is published (SetParameters sends only those).
     CHECK(tray.daemon.properties().publishedParameters.size() ==
           static_cast<int>(nicer::control::parameterTable().size()));
     // Its lists were read once, with the other properties, before the tab shows.

@@ -104,7 +104,7 @@ TEST_CASE("the chart separates other users and services from your programs", "[t
     s.quota = 1.0;
     s.multiplier = 1;
     history.append(s, 0.05);
-    // An older nicerd, which cannot tell the two apart: all of it is yours.
+    // A nicerd that cannot tell the two apart: all of it is yours.
     s.timeUSec += 1'000'000;
     s.outside = -1.0;
     s.outsideSignal = false;

@@ -8,11 +8,13 @@
 #include <QTableWidget>
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <vector>
+
 using nicer::api::BandwidthMode;
+using nicer::api::DownloadEntry;
 using nicer::api::DownloadState;
 using nicer::tray::DaemonProxy;
-using nicer::tray::DownloadRow;
-using nicer::tray::DownloadRowList;
 using nicer::tray::DownloadsPanel;
 
 namespace {
@@ -20,8 +22,8 @@ namespace {
 const BandwidthMode kNice{BandwidthMode::Kind::Nice, std::nullopt};
 const BandwidthMode kFull{BandwidthMode::Kind::Full, std::nullopt};
 
-DownloadRow row(QString name, DownloadState state, QString reason = {}, bool verified = true) {
-    DownloadRow r;
+DownloadEntry row(std::string name, DownloadState state, std::string reason = {}, bool verified = true) {
+    DownloadEntry r;
     r.name = std::move(name);
     r.state = state;
     r.reason = std::move(reason);
@@ -29,14 +31,14 @@ DownloadRow row(QString name, DownloadState state, QString reason = {}, bool ver
     return r;
 }
 
-DownloadRowList someDownloads() {
-    DownloadRow a = row("units/a.bin", DownloadState::Ok);
+std::vector<DownloadEntry> someDownloads() {
+    DownloadEntry a = row("units/a.bin", DownloadState::Ok);
     a.bytesDone = a.bytesTotal = 1048576;
-    DownloadRow b = row("units/b.bin", DownloadState::Downloading);
+    DownloadEntry b = row("units/b.bin", DownloadState::Downloading);
     b.bytesDone = 262144;
     b.bytesTotal = 1048576;
     b.rate = 131072.0;
-    DownloadRow d = row("d.bin", DownloadState::Failed, "the server answered 404 Not Found");
+    DownloadEntry d = row("d.bin", DownloadState::Failed, "the server answered 404 Not Found");
     d.bytesTotal = 4096;
     d.retryInSeconds = 600;
     return {a, b, row("c.bin", DownloadState::Queued), d};
@@ -106,7 +108,7 @@ TEST_CASE("nicerd's bandwidth modes and states read as plain words, from their f
     CHECK(DownloadsPanel::stateText(row("x", DownloadState::Stopped)) == "stopped");
     CHECK(DownloadsPanel::stateText(row("x", DownloadState::Checking)).startsWith("checking"));
     // A reason that looks like a state or a cap is shown as it is: nothing is parsed out of it.
-    DownloadRow odd = row("x", DownloadState::Failed, "capped 5 B/s: ok");
+    DownloadEntry odd = row("x", DownloadState::Failed, "capped 5 B/s: ok");
     CHECK(DownloadsPanel::stateText(odd) == "failed: capped 5 B/s: ok");
     CHECK(DownloadsPanel::stateToolTip(odd) == "failed: capped 5 B/s: ok");
     odd.retryInSeconds = 59;

@@ -177,8 +177,8 @@ TEST_CASE("the tray follows nicerd again after the session bus restarts", "[tray
         // What a tray shows for this nicerd: its LastError (the fake's), not the bus or "not running".
         CHECK(tray.window.errorText() == "<b>nicerd reports:</b> the last error");
         CHECK(tray.window.pauseButton()->isEnabled());
-        CHECK(tray.daemon.properties().actuator == "signal-duty-cycle");
-        CHECK(tray.daemon.properties().cpuCount == 4);
+        CHECK(tray.daemon.properties().state.actuator == "signal-duty-cycle");
+        CHECK(tray.daemon.properties().state.cpuCount == 4);
         // Samples flow again on the new bus (sent until one arrives: the tray's match may follow the name a
         // moment after nicerd took it).
         const std::uint64_t time = 1'000'000ull * static_cast<std::uint64_t>(restart);

@@ -134,8 +134,8 @@ TEST_CASE("the tray starts nicerd through its user unit and the chart receives l
     CHECK(window.chart()->pointCount() == static_cast<qsizetype>(window.history().points().size()));
     CHECK(window.errorText().isEmpty());
     CHECK(window.noticeText().isEmpty());
-    CHECK(daemon.properties().cpuCount > 0);
-    CHECK(daemon.properties().demoWorkload);
+    CHECK(daemon.properties().state.cpuCount > 0);
+    CHECK(daemon.properties().state.demoWorkload);
     CHECK(statusOfNicerd().params.period == std::chrono::milliseconds(250));
 }
 
@@ -143,8 +143,8 @@ TEST_CASE("moving a slider and applying changes a real nicerd's parameters", "[t
     TrayOnNicerd tray;
     DaemonProxy& daemon = tray.daemon;
     MainWindow& window = tray.window;
-    REQUIRE(
-        QTest::qWaitFor([&] { return daemon.isConnected() && daemon.properties().cpuCount > 0; }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return daemon.isConnected() && daemon.properties().state.cpuCount > 0; },
+                            kWaitMs));
 
     auto* panel = window.parameters();
     QSlider* band = panel->slider("reserve-band");
@@ -175,14 +175,14 @@ TEST_CASE("the pause toggle pauses and resumes a real nicerd", "[tray]") {
         QTest::qWaitFor([&] { return daemon.isConnected() && window.pauseButton()->isEnabled(); }, kWaitMs));
 
     QTest::mouseClick(window.pauseButton(), Qt::LeftButton);
-    REQUIRE(QTest::qWaitFor([&] { return daemon.properties().paused; }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return daemon.properties().state.paused; }, kWaitMs));
     CHECK(statusOfNicerd().paused);
     CHECK(window.pauseButton()->isChecked());
     waitForSamples(window, 2);
     CHECK(window.history().points().back().sample.paused);
 
     QTest::mouseClick(window.pauseButton(), Qt::LeftButton);
-    REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().paused; }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().state.paused; }, kWaitMs));
     CHECK_FALSE(statusOfNicerd().paused);
     CHECK_FALSE(window.pauseButton()->isChecked());
 }
@@ -213,8 +213,8 @@ TEST_CASE("under a duty cycle the window says why the work is held back in burst
     TrayOnNicerd tray({"--actuator", "signal-duty-cycle"});
     DaemonProxy& daemon = tray.daemon;
     MainWindow& window = tray.window;
-    REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().actuator.isEmpty(); }, kWaitMs));
-    CHECK(daemon.properties().actuator == "signal-duty-cycle");
+    REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().state.actuator.empty(); }, kWaitMs));
+    CHECK(daemon.properties().state.actuator == "signal-duty-cycle");
     // Chosen here with --actuator (these machines delegate cpu); the note says so and what auto gives.
     CHECK(window.noticeText().contains("chose signal-duty-cycle"));
     CHECK(window.noticeText().contains("cpu controller"));
