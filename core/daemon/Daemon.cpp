@@ -2,6 +2,7 @@
 
 #include "control/ParameterText.h"
 #include "daemon/OwnUnit.h"
+#include "daemon/SettingPrecedence.h"
 #include "util/TextFile.h"
 #include "workload/PresetFile.h"
 
@@ -247,14 +248,17 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
             return Error{"the parameters were not changed: " + set.error().message};
         }
     }
-    // Saved before they apply, so that a parameter the daemon runs with is never lost at the next start.
-    if (auto saved = writeFileAtomically(m_config.parameterFile, control::writeParameterFile(params));
-        !saved) {
+    // Saved before they apply, so that a parameter set at run time is never lost at the next start; one given
+    // on the command line and left as it runs keeps what was kept before (daemon/SettingPrecedence.h).
+    const auto kept =
+        parametersToKeep(params, m_loop->params(), m_config.keptParams, m_config.commandLineParameters);
+    if (auto saved = writeFileAtomically(m_config.parameterFile, control::writeParameterFile(kept)); !saved) {
         if (windowFollows) {
             (void)actuator.setBandwidthWindow(*oldWindow);
         }
         return Error{"the parameters were not changed: " + saved.error().message};
     }
+    m_config.keptParams = kept;
     m_loop->setParams(params);
     if (periodChanged) {
         m_timer->setPeriod(params.period);

@@ -6,6 +6,7 @@
 #include "cli/RunCommand.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterText.h"
+#include "dbus/client/DaemonClient.h"
 
 #include <catch2/catch.hpp>
 
@@ -90,10 +91,19 @@ TEST_CASE("a parameter on the command line holds over the one set at run time, f
         CHECK_THAT(daemon.log(),
                    Catch::Contains("reserve-band = 0.1 from the command line holds for this run "
                                    "over 0.2, set at run time and kept in "));
+        // Another parameter set at run time meanwhile is kept; the flag's own value is not.
+        auto client = dbus::DaemonClient::connect();
+        REQUIRE(client.ok());
+        auto changed = state().params;
+        changed.maxMultiplier = 4;
+        REQUIRE(client->setParameters(changed).ok());
+        CHECK(state().params.maxMultiplier == 4);
+        CHECK(state().params.reserveBand == 0.1);
         CHECK(daemon.stop() == 0);
     }
     NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, dir);
     REQUIRE(daemon.waitReady());
     CHECK(state().params.reserveBand == 0.2);
+    CHECK(state().params.maxMultiplier == 4);
     CHECK(daemon.stop() == 0);
 }
