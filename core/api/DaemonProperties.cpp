@@ -71,71 +71,27 @@ std::vector<PropertyInfo> makeTable() {
     return rows;
 }
 
+/// The D-Bus signature of a field of type @p T.
 template <typename T>
-struct Signature;
-template <>
-struct Signature<bool> {
-    static std::string of() { return "b"; }
-};
-template <>
-struct Signature<std::uint32_t> {
-    static std::string of() { return "u"; }
-};
-template <>
-struct Signature<std::uint64_t> {
-    static std::string of() { return "t"; }
-};
-template <>
-struct Signature<double> {
-    static std::string of() { return "d"; }
-};
-template <>
-struct Signature<std::string> {
-    static std::string of() { return "s"; }
-};
-template <>
-struct Signature<std::vector<std::string>> {
-    static std::string of() { return "as"; }
-};
-template <typename Struct>
-std::string arrayOf() {
-    return std::string("a(") + structSignature<Struct>() + ")";
+std::string signatureOfType() {
+    if constexpr (std::is_same_v<T, bool>) {
+        return "b";
+    } else if constexpr (std::is_same_v<T, std::uint32_t>) {
+        return "u";
+    } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+        return "t";
+    } else if constexpr (std::is_same_v<T, double>) {
+        return "d";
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        return "s";
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+        return "as";
+    } else {
+        return std::string("a(") + structSignature<typename T::value_type>() + ")";
+    }
 }
-template <typename Struct>
-struct Signature<std::vector<Struct>> {
-    static std::string of() { return arrayOf<Struct>(); }
-};
 
 } // namespace
-
-template <>
-const char* structSignature<Sample>() {
-    return kSampleSignature;
-}
-template <>
-const char* structSignature<PresetInfo>() {
-    return kPresetSignature;
-}
-template <>
-const char* structSignature<DownloadEntry>() {
-    return kDownloadSignature;
-}
-template <>
-const char* structSignature<BoincProject>() {
-    return kBoincProjectSignature;
-}
-template <>
-const char* structSignature<BoincTask>() {
-    return kBoincTaskSignature;
-}
-template <>
-const char* structSignature<BoincTransfer>() {
-    return kBoincTransferSignature;
-}
-template <>
-const char* structSignature<BoincNotice>() {
-    return kBoincNoticeSignature;
-}
 
 std::span<const PropertyInfo> daemonProperties() {
     static const std::vector<PropertyInfo> table = makeTable();
@@ -157,7 +113,7 @@ std::string signatureOf(const PropertyInfo& property) {
                 return f->busSignature;
             } else {
                 using T = std::remove_reference_t<std::invoke_result_t<F, DaemonState&>>;
-                return Signature<T>::of();
+                return signatureOfType<T>();
             }
         },
         property.field);

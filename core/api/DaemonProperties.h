@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -43,21 +44,24 @@ const T& valueOf(Field<T> field, const DaemonState& state) {
 /// The signature of one of the bus's structs, without its parentheses (api/BusNames.h): "sssb" for a
 /// PresetInfo.
 template <typename Struct>
-const char* structSignature();
-template <>
-const char* structSignature<Sample>();
-template <>
-const char* structSignature<PresetInfo>();
-template <>
-const char* structSignature<DownloadEntry>();
-template <>
-const char* structSignature<BoincProject>();
-template <>
-const char* structSignature<BoincTask>();
-template <>
-const char* structSignature<BoincTransfer>();
-template <>
-const char* structSignature<BoincNotice>();
+constexpr const char* structSignature() {
+    if constexpr (std::is_same_v<Struct, Sample>) {
+        return kSampleSignature;
+    } else if constexpr (std::is_same_v<Struct, PresetInfo>) {
+        return kPresetSignature;
+    } else if constexpr (std::is_same_v<Struct, DownloadEntry>) {
+        return kDownloadSignature;
+    } else if constexpr (std::is_same_v<Struct, BoincProject>) {
+        return kBoincProjectSignature;
+    } else if constexpr (std::is_same_v<Struct, BoincTask>) {
+        return kBoincTaskSignature;
+    } else if constexpr (std::is_same_v<Struct, BoincTransfer>) {
+        return kBoincTransferSignature;
+    } else {
+        static_assert(std::is_same_v<Struct, BoincNotice>, "not one of the bus's structs");
+        return kBoincNoticeSignature;
+    }
+}
 
 /// One property of org.nicer.Daemon1.
 struct PropertyInfo {
