@@ -86,14 +86,18 @@ Result<void> GuiRpcClient::start() {
     }
     m_kick = std::move(*kick);
     m_timer = std::move(*timer);
-    const auto onError = [this, alive = m_alive](std::string_view what) {
+    m_kick.setErrorHandler(errorHandler());
+    m_timer.setErrorHandler(errorHandler());
+    return {};
+}
+
+libsystemd::ErrorHandler GuiRpcClient::errorHandler() {
+    // A callback may destroy the client, so the failure is reported only while it is still alive.
+    return [this, alive = m_alive](std::string_view what) {
         if (*alive) {
             failFromException(std::string(what).c_str());
         }
     };
-    m_kick.setErrorHandler(onError);
-    m_timer.setErrorHandler(onError);
-    return {};
 }
 
 void GuiRpcClient::call(std::string body, Callback done) {
@@ -146,13 +150,14 @@ void GuiRpcClient::connect() {
         finishConnect(errno);
         return;
     }
-    sd_event_source* source = nullptr;
-    const int r = sd_event_add_io(m_event.get(), &source, m_fd.get(), EPOLLOUT, &GuiRpcClient::onIo, this);
-    if (r < 0) {
-        fail(failure(std::string("cannot be reached: cannot watch the socket: ") + std::strerror(-r)));
+    auto io = libsystemd::IoSource::create(m_event.get(), m_fd.get(), EPOLLOUT,
+                                           [this](std::uint32_t revents) { handleIo(revents); });
+    if (!io) {
+        fail(failure("cannot be reached: " + io.error().message));
         return;
     }
-    m_io.reset(source);
+    m_io = std::move(*io);
+    m_io.setErrorHandler(errorHandler());
     m_ioEvents = EPOLLOUT;
     m_state = State::Connecting;
     armTimer();
@@ -175,24 +180,6 @@ void GuiRpcClient::startAuthentication() {
     m_replies.clear();
     armTimer();
     send("<auth1/>\n");
-}
-
-int GuiRpcClient::onIo(sd_event_source*, int, std::uint32_t revents, void* userdata) noexcept {
-    auto* self = static_cast<GuiRpcClient*>(userdata);
-    std::shared_ptr<bool> alive;
-    try {
-        alive = self->m_alive;
-        self->handleIo(revents);
-    } catch (const std::exception& e) {
-        if (alive && *alive) {
-            self->failFromException(e.what());
-        }
-    } catch (...) {
-        if (alive && *alive) {
-            self->failFromException("unknown exception");
-        }
-    }
-    return 0;
 }
 
 void GuiRpcClient::failFromException(const char* what) noexcept {
@@ -258,7 +245,7 @@ void GuiRpcClient::flush() {
 void GuiRpcClient::updateEvents() {
     const std::uint32_t events = EPOLLIN | (m_out.empty() ? 0U : std::uint32_t{EPOLLOUT});
     if (m_io && events != m_ioEvents) {
-        sd_event_source_set_io_events(m_io.get(), events);
+        m_io.setEvents(events);
         m_ioEvents = events;
     }
 }
@@ -391,7 +378,7 @@ Error GuiRpcClient::failure(const std::string& what) const {
 }
 
 void GuiRpcClient::closeSocket() {
-    m_io.reset();
+    m_io = {};
     m_ioEvents = 0;
     m_fd.reset();
     m_out.clear();

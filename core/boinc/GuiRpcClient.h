@@ -2,6 +2,7 @@
 
 #include "boinc/GuiRpcProtocol.h"
 #include "libsystemd/Event.h"
+#include "libsystemd/IoSource.h"
 #include "libsystemd/Timer.h"
 #include "util/Result.h"
 #include "util/UniqueFd.h"
@@ -75,7 +76,9 @@ private:
                  socklen_t addressLength, std::string password);
     Result<void> start();
 
-    static int onIo(sd_event_source* source, int fd, std::uint32_t revents, void* userdata) noexcept;
+    /// The error handler of the loop's sources: an exception from a handler fails the calls, unless the
+    /// handler destroyed the client.
+    libsystemd::ErrorHandler errorHandler();
     void handleIo(std::uint32_t revents);
     void handleKick();
     void handleTimeout();
@@ -113,7 +116,7 @@ private:
 
     State m_state = State::Idle;
     UniqueFd m_fd;
-    libsystemd::EventSourcePtr m_io;
+    libsystemd::IoSource m_io;
     std::uint32_t m_ioEvents = 0;
     libsystemd::Timer m_timer;
     libsystemd::Defer m_kick; // starts the next step from the loop: connecting, or sending the next call

@@ -1,84 +1,9 @@
 #include "libsystemd/Timer.h"
 
 #include <cstring>
-#include <exception>
 #include <string>
 
 namespace nicer::libsystemd {
-
-namespace detail {
-
-struct SourceState : std::enable_shared_from_this<SourceState> {
-    EventSourcePtr source;
-    std::function<void()> callback;
-    ErrorHandler onError;
-    clockid_t clock = CLOCK_MONOTONIC;
-    std::uint64_t due = 0;
-
-    // The one guard at the C boundary: nothing thrown gets into sd-event, and the loop keeps running. The
-    // callback may destroy the Timer or Defer that owns this: the state, and the callback's captures, live
-    // until it returns.
-    static void run(void* userdata) noexcept {
-        try {
-            const std::shared_ptr<SourceState> self = static_cast<SourceState*>(userdata)->shared_from_this();
-            try {
-                self->callback();
-            } catch (const std::exception& e) {
-                self->report(e.what());
-            } catch (...) {
-                self->report("unknown exception");
-            }
-        } catch (...) {
-            // shared_from_this() cannot fail for a live source; there is nothing to report to if it did.
-        }
-    }
-
-    void report(std::string_view what) noexcept {
-        if (!onError) {
-            return;
-        }
-        try {
-            onError(what);
-        } catch (...) {
-            // The handler failed too: nothing is left that could say so.
-        }
-    }
-};
-
-Source::Source(std::shared_ptr<SourceState> state)
-    : m_state(std::move(state)) {}
-
-Source::~Source() {
-    reset();
-}
-
-Source& Source::operator=(Source&& other) noexcept {
-    if (this != &other) {
-        reset();
-        m_state = std::move(other.m_state);
-    }
-    return *this;
-}
-
-void Source::reset() noexcept {
-    if (m_state) {
-        // Disabled and released now, even when the state lives on until a running callback returns.
-        m_state->source.reset();
-        m_state.reset();
-    }
-}
-
-void Source::setErrorHandler(ErrorHandler handler) {
-    if (m_state) {
-        m_state->onError = std::move(handler);
-    }
-}
-
-sd_event_source* Source::source() const {
-    return m_state ? m_state->source.get() : nullptr;
-}
-
-} // namespace detail
 
 namespace {
 
@@ -87,12 +12,12 @@ Error sourceError(const char* what, int r) {
 }
 
 int onTime(sd_event_source*, std::uint64_t, void* userdata) noexcept {
-    detail::SourceState::run(userdata);
+    detail::SourceState::run(userdata, 0);
     return 0;
 }
 
 int onDefer(sd_event_source*, void* userdata) noexcept {
-    detail::SourceState::run(userdata);
+    detail::SourceState::run(userdata, 0);
     return 0;
 }
 
@@ -101,7 +26,7 @@ int onDefer(sd_event_source*, void* userdata) noexcept {
 Result<Timer> Timer::create(sd_event* event, std::function<void()> callback, clockid_t clock,
                             std::chrono::microseconds accuracy) {
     auto state = std::make_shared<detail::SourceState>();
-    state->callback = std::move(callback);
+    state->callback = [callback = std::move(callback)](std::uint32_t) { callback(); };
     state->clock = clock;
     state->due = UINT64_MAX;
     sd_event_source* source = nullptr;
@@ -150,7 +75,7 @@ Timer::Time Timer::now() const {
 
 Result<Defer> Defer::create(sd_event* event, std::function<void()> callback) {
     auto state = std::make_shared<detail::SourceState>();
-    state->callback = std::move(callback);
+    state->callback = [callback = std::move(callback)](std::uint32_t) { callback(); };
     sd_event_source* source = nullptr;
     const int r = sd_event_add_defer(event, &source, &onDefer, state.get());
     if (r < 0) {

@@ -1,9 +1,9 @@
 #pragma once
 
 // One wrapper for sd-event's timer and defer sources, so that no code outside this layer converts durations
-// to microseconds or writes its own exception guard at the C boundary.
+// to microseconds or writes its own exception guard at the C boundary (Source.h; I/O sources: IoSource.h).
 
-#include "libsystemd/Event.h"
+#include "libsystemd/Source.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -16,41 +16,6 @@
 #include <string_view>
 
 namespace nicer::libsystemd {
-
-/// Called with the exception's what() when a Timer's or Defer's callback throws (or "unknown exception").
-using ErrorHandler = std::function<void(std::string_view what)>;
-
-namespace detail {
-
-/// What a Timer or Defer shares with its C callback. Kept alive by the callback while it runs, so the
-/// owner may destroy the Timer (or Defer) from its own callback.
-struct SourceState;
-
-/// The common part of Timer and Defer: an owned source, disabled and released on destruction.
-class Source {
-public:
-    Source() = default;
-    ~Source();
-    Source(Source&& other) noexcept = default;
-    Source& operator=(Source&& other) noexcept;
-    Source(const Source&) = delete;
-    Source& operator=(const Source&) = delete;
-
-    /// It was created (a default-constructed or moved-from one is empty and does nothing).
-    explicit operator bool() const { return m_state != nullptr; }
-    /// Called when the callback throws; without one the exception is swallowed and the loop goes on.
-    void setErrorHandler(ErrorHandler handler);
-
-protected:
-    explicit Source(std::shared_ptr<SourceState> state);
-    sd_event_source* source() const;
-    std::shared_ptr<SourceState> m_state;
-
-private:
-    void reset() noexcept;
-};
-
-} // namespace detail
 
 /**
  * A one-shot timer on an sd-event loop. It starts disarmed; armIn() or armAt() arm it, and it fires once,

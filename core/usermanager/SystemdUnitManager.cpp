@@ -1,5 +1,7 @@
 #include "usermanager/SystemdUnitManager.h"
 
+#include "libsystemd/Message.h"
+
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -33,103 +35,66 @@ struct FreeDeleter {
 };
 using MallocString = std::unique_ptr<char, FreeDeleter>;
 
-int appendStringArray(sd_bus_message* m, const std::vector<std::string>& values) {
-    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "s");
+void appendStringArray(libsystemd::MessageWriter& out, const std::vector<std::string>& values) {
+    out.open(SD_BUS_TYPE_ARRAY, "s");
     for (const auto& value : values) {
-        if (r < 0) {
-            return r;
-        }
-        r = sd_bus_message_append_basic(m, SD_BUS_TYPE_STRING, value.c_str());
+        out.appendBasic(SD_BUS_TYPE_STRING, value.c_str());
     }
-    return r < 0 ? r : sd_bus_message_close_container(m);
+    out.close();
 }
 
 // One overload per PropertyValue alternative: each appends the variant ("v") of the property.
-int appendVariant(sd_bus_message* m, bool value) {
-    return sd_bus_message_append(m, "v", "b", static_cast<int>(value));
+void appendVariant(libsystemd::MessageWriter& out, bool value) {
+    out.append("v", "b", static_cast<int>(value));
 }
-int appendVariant(sd_bus_message* m, std::int32_t value) {
-    return sd_bus_message_append(m, "v", "i", value);
+void appendVariant(libsystemd::MessageWriter& out, std::int32_t value) {
+    out.append("v", "i", value);
 }
-int appendVariant(sd_bus_message* m, std::uint32_t value) {
-    return sd_bus_message_append(m, "v", "u", value);
+void appendVariant(libsystemd::MessageWriter& out, std::uint32_t value) {
+    out.append("v", "u", value);
 }
-int appendVariant(sd_bus_message* m, std::uint64_t value) {
-    return sd_bus_message_append(m, "v", "t", value);
+void appendVariant(libsystemd::MessageWriter& out, std::uint64_t value) {
+    out.append("v", "t", value);
 }
-int appendVariant(sd_bus_message* m, const std::string& value) {
-    return sd_bus_message_append(m, "v", "s", value.c_str());
+void appendVariant(libsystemd::MessageWriter& out, const std::string& value) {
+    out.append("v", "s", value.c_str());
 }
-int appendVariant(sd_bus_message* m, const std::vector<std::string>& values) {
-    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_VARIANT, "as");
-    if (r >= 0) {
-        r = appendStringArray(m, values);
-    }
-    return r < 0 ? r : sd_bus_message_close_container(m);
+void appendVariant(libsystemd::MessageWriter& out, const std::vector<std::string>& values) {
+    out.open(SD_BUS_TYPE_VARIANT, "as");
+    appendStringArray(out, values);
+    out.close();
 }
-int appendVariant(sd_bus_message* m, const std::vector<std::uint32_t>& values) {
-    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_VARIANT, "au");
-    if (r >= 0) {
-        r = sd_bus_message_append_array(m, SD_BUS_TYPE_UINT32, values.data(),
-                                        values.size() * sizeof(std::uint32_t));
-    }
-    return r < 0 ? r : sd_bus_message_close_container(m);
+void appendVariant(libsystemd::MessageWriter& out, const std::vector<std::uint32_t>& values) {
+    out.open(SD_BUS_TYPE_VARIANT, "au")
+        .appendArray(SD_BUS_TYPE_UINT32, values.data(), values.size() * sizeof(std::uint32_t))
+        .close();
 }
-int appendVariant(sd_bus_message* m, const std::vector<ExecCommand>& commands) {
-    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_VARIANT, "a(sasb)");
-    if (r >= 0) {
-        r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "(sasb)");
-    }
+void appendVariant(libsystemd::MessageWriter& out, const std::vector<ExecCommand>& commands) {
+    out.open(SD_BUS_TYPE_VARIANT, "a(sasb)").open(SD_BUS_TYPE_ARRAY, "(sasb)");
     for (const auto& command : commands) {
-        if (r >= 0) {
-            r = sd_bus_message_open_container(m, SD_BUS_TYPE_STRUCT, "sasb");
-        }
-        if (r >= 0) {
-            r = sd_bus_message_append_basic(m, SD_BUS_TYPE_STRING, command.path.c_str());
-        }
-        if (r >= 0) {
-            r = appendStringArray(m, command.argv);
-        }
-        if (r >= 0) {
-            r = sd_bus_message_append(m, "b", static_cast<int>(command.ignoreFailure));
-        }
-        if (r >= 0) {
-            r = sd_bus_message_close_container(m);
-        }
+        out.open(SD_BUS_TYPE_STRUCT, "sasb").appendBasic(SD_BUS_TYPE_STRING, command.path.c_str());
+        appendStringArray(out, command.argv);
+        out.append("b", static_cast<int>(command.ignoreFailure)).close();
     }
-    if (r >= 0) {
-        r = sd_bus_message_close_container(m);
-    }
-    return r < 0 ? r : sd_bus_message_close_container(m);
-}
-
-/// Appends one (sv) entry of an a(sv) property array.
-int appendProperty(sd_bus_message* m, const Property& property) {
-    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_STRUCT, "sv");
-    if (r >= 0) {
-        r = sd_bus_message_append_basic(m, SD_BUS_TYPE_STRING, property.name.c_str());
-    }
-    if (r >= 0) {
-        r = std::visit([m](const auto& value) { return appendVariant(m, value); }, property.value);
-    }
-    return r < 0 ? r : sd_bus_message_close_container(m);
+    out.close().close();
 }
 
 /// Appends a(sv); the error names the property sd-bus refused (e.g. a string that is not UTF-8).
 Result<void> appendProperties(sd_bus_message* m, const Properties& props, std::string_view what) {
-    int r = sd_bus_message_open_container(m, SD_BUS_TYPE_ARRAY, "(sv)");
-    if (r < 0) {
-        return libsystemd::busError(what, r);
+    libsystemd::MessageWriter out(m);
+    if (!out.open(SD_BUS_TYPE_ARRAY, "(sv)").ok()) {
+        return libsystemd::busError(what, out.result());
     }
     for (const auto& property : props) {
-        r = appendProperty(m, property);
-        if (r < 0) {
-            return libsystemd::busError(std::string(what) + ": property " + property.name, r);
+        // One (sv) entry.
+        out.open(SD_BUS_TYPE_STRUCT, "sv").appendBasic(SD_BUS_TYPE_STRING, property.name.c_str());
+        std::visit([&out](const auto& value) { appendVariant(out, value); }, property.value);
+        if (!out.close().ok()) {
+            return libsystemd::busError(std::string(what) + ": property " + property.name, out.result());
         }
     }
-    r = sd_bus_message_close_container(m);
-    if (r < 0) {
-        return libsystemd::busError(what, r);
+    if (!out.close().ok()) {
+        return libsystemd::busError(what, out.result());
     }
     return {};
 }

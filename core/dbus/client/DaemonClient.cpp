@@ -3,8 +3,10 @@
 #include "api/BusNames.h"
 #include "api/DaemonProperties.h"
 #include "dbus/wire/Codec.h"
+#include "libsystemd/Message.h"
 
 #include <cstring>
+#include <utility>
 
 namespace nicer::dbus {
 
@@ -19,6 +21,29 @@ Error callError(const char* method, int r, const libsystemd::BusError& error) {
     return libsystemd::busError(std::string("nicerd ") + method, r, error);
 }
 
+/// Calls nicerd's @p method with the arguments @p write appends, and no reply value; @p timeoutUsec 0 is
+/// sd-bus's default.
+template <typename Write>
+Result<void> callMethod(sd_bus* bus, const char* method, std::uint64_t timeoutUsec, Write&& write) {
+    libsystemd::BusError error;
+    sd_bus_message* m = nullptr;
+    const int r =
+        sd_bus_message_new_method_call(bus, &m, api::kBusName, api::kObjectPath, api::kInterface, method);
+    libsystemd::BusMessagePtr call(m);
+    if (r < 0) {
+        return callError(method, r, error);
+    }
+    libsystemd::MessageWriter out(m);
+    std::forward<Write>(write)(out);
+    if (!out.ok()) {
+        return callError(method, out.result(), error);
+    }
+    if (const int called = sd_bus_call(bus, m, timeoutUsec, error.get(), nullptr); called < 0) {
+        return callError(method, called, error);
+    }
+    return {};
+}
+
 } // namespace
 
 Result<DaemonClient> DaemonClient::connect() {
@@ -31,22 +56,10 @@ Result<DaemonClient> DaemonClient::connect() {
 }
 
 Result<void> DaemonClient::callNoArgs(const char* method) {
-    libsystemd::BusError error;
     // No auto-start: `nicer pause` must not start a daemon just to pause it.
-    sd_bus_message* m = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
-                                           method);
-    libsystemd::BusMessagePtr call(m);
-    if (r >= 0) {
-        r = sd_bus_message_set_auto_start(m, 0);
-    }
-    if (r >= 0) {
-        r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
-    }
-    if (r < 0) {
-        return callError(method, r, error);
-    }
-    return {};
+    return callMethod(m_bus.get(), method, 0, [](libsystemd::MessageWriter& out) {
+        out.run([&] { return sd_bus_message_set_auto_start(out.message(), 0); });
+    });
 }
 
 Result<void> DaemonClient::pause() {
@@ -67,64 +80,39 @@ Result<api::DaemonState> DaemonClient::status() {
         return callError("GetAll", r, error);
     }
     api::DaemonState state;
-    r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-    while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+    libsystemd::MessageReader in(reply);
+    in.enter('a', "{sv}");
+    while (in.enter('e', "sv")) {
         const char* name = nullptr;
-        if ((r = sd_bus_message_read(reply, "s", &name)) < 0) {
+        if (!in.read("s", &name)) {
             break;
         }
         if (const auto* property = api::findProperty(name)) {
-            r = codec::readPropertyVariant(reply, *property, state);
+            in.run([&] { return codec::readPropertyVariant(reply, *property, state); });
         } else {
-            r = sd_bus_message_skip(reply, "v"); // a newer nicerd's property
+            in.skip("v"); // a newer nicerd's property
         }
-        if (r >= 0) {
-            r = sd_bus_message_exit_container(reply);
-        }
+        in.exit();
     }
-    if (r < 0) {
-        return libsystemd::busError("cannot read nicerd's status", r);
+    if (!in.ok()) {
+        return libsystemd::busError("cannot read nicerd's status", in.result());
     }
     return state;
 }
 
 Result<void> DaemonClient::setParameters(const control::ControllerParams& p) {
-    sd_bus_message* m = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
-                                           "SetParameters");
-    libsystemd::BusMessagePtr call(m);
-    if (r >= 0) {
-        r = codec::appendParameters(m, p);
-    }
-    libsystemd::BusError error;
-    if (r >= 0) {
-        r = sd_bus_call(m_bus.get(), m, 0, error.get(), nullptr);
-    }
-    if (r < 0) {
-        return callError("SetParameters", r, error);
-    }
-    return {};
+    return callMethod(m_bus.get(), "SetParameters", 0, [&](libsystemd::MessageWriter& out) {
+        out.run([&] { return codec::appendParameters(out.message(), p); });
+    });
 }
 
 Result<void> DaemonClient::callWithStrings(const char* method, std::initializer_list<std::string> args,
                                            std::uint64_t timeoutUsec) {
-    sd_bus_message* m = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &m, api::kBusName, api::kObjectPath, api::kInterface,
-                                           method);
-    libsystemd::BusMessagePtr call(m);
-    for (const auto& arg : args) {
-        if (r >= 0) {
-            r = sd_bus_message_append(m, "s", arg.c_str());
+    return callMethod(m_bus.get(), method, timeoutUsec, [&](libsystemd::MessageWriter& out) {
+        for (const auto& arg : args) {
+            out.append("s", arg.c_str());
         }
-    }
-    libsystemd::BusError error;
-    if (r >= 0) {
-        r = sd_bus_call(m_bus.get(), m, timeoutUsec, error.get(), nullptr);
-    }
-    if (r < 0) {
-        return callError(method, r, error);
-    }
-    return {};
+    });
 }
 
 Result<void> DaemonClient::setWorkloadPreset(const std::string& id) {

@@ -222,16 +222,18 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
     return guarded(error, [&]() -> int {
         auto* self = static_cast<DaemonService*>(userdata);
         sd_bus_message* reply = nullptr;
-        int r = sd_bus_message_new_method_return(m, &reply);
+        const int r = sd_bus_message_new_method_return(m, &reply);
         libsystemd::BusMessagePtr owned(reply);
+        if (r < 0) {
+            return r;
+        }
         const auto& history = self->m_daemon.history();
-        if (r >= 0) {
-            r = codec::appendArray(reply, std::vector<api::Sample>(history.begin(), history.end()));
+        if (const int appended =
+                codec::appendArray(reply, std::vector<api::Sample>(history.begin(), history.end()));
+            appended < 0) {
+            return appended;
         }
-        if (r >= 0) {
-            r = sd_bus_send(nullptr, reply, nullptr);
-        }
-        return r;
+        return sd_bus_send(nullptr, reply, nullptr);
     });
 }
 

@@ -1,12 +1,14 @@
 #include "dbus/wire/Codec.h"
 
 #include "api/BusNames.h"
+#include "libsystemd/Message.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -14,21 +16,28 @@ namespace nicer::dbus::codec {
 
 namespace {
 
-/// Runs @p body inside a struct container of signature @p fields; 0 at the end of an array when reading.
+/// Appends a struct of signature @p fields, whose fields @p body appends to the writer it is given; 1 when
+/// it is written.
 template <typename Body>
-int inStruct(sd_bus_message* m, bool reading, const char* fields, Body&& body) {
-    int r = reading ? sd_bus_message_enter_container(m, 'r', fields)
-                    : sd_bus_message_open_container(m, 'r', fields);
-    if (r <= 0 && reading) {
-        return r;
+int appendStruct(sd_bus_message* m, const char* fields, Body&& body) {
+    libsystemd::MessageWriter out(m);
+    out.open('r', fields);
+    std::forward<Body>(body)(out);
+    out.close();
+    return out.ok() ? 1 : out.result();
+}
+
+/// Reads a struct of signature @p fields, whose fields @p body reads from the reader it is given: 1 when it
+/// was read, 0 at the end of the array that holds it.
+template <typename Body>
+int readStruct(sd_bus_message* m, const char* fields, Body&& body) {
+    libsystemd::MessageReader in(m);
+    if (!in.enter('r', fields)) {
+        return in.result();
     }
-    if (r >= 0) {
-        r = body();
-    }
-    if (r >= 0) {
-        r = reading ? sd_bus_message_exit_container(m) : sd_bus_message_close_container(m);
-    }
-    return r < 0 ? r : 1;
+    std::forward<Body>(body)(in);
+    in.exit();
+    return in.ok() ? 1 : in.result();
 }
 
 } // namespace
@@ -40,40 +49,39 @@ int appendSampleFields(sd_bus_message* m, const api::Sample& s) {
 }
 
 int append(sd_bus_message* m, const api::Sample& s) {
-    return inStruct(m, false, api::kSampleSignature, [&] { return appendSampleFields(m, s); });
+    return appendStruct(m, api::kSampleSignature, [&](libsystemd::MessageWriter& out) {
+        out.run([&] { return appendSampleFields(m, s); });
+    });
 }
 
 int read(sd_bus_message* m, api::Sample& s) {
-    return inStruct(m, true, api::kSampleSignature, [&] {
+    return readStruct(m, api::kSampleSignature, [&](libsystemd::MessageReader& in) {
         int paused = 0;
         int outsideSignal = 0;
-        const int r = sd_bus_message_read(m, api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground,
-                                          &s.background, &s.outside, &s.quota, &s.multiplier,
-                                          &s.overloadCount, &paused, &outsideSignal);
+        in.read(api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground, &s.background, &s.outside,
+                &s.quota, &s.multiplier, &s.overloadCount, &paused, &outsideSignal);
         s.paused = paused != 0;
         s.outsideSignal = outsideSignal != 0;
-        return r;
     });
 }
 
 int append(sd_bus_message* m, const api::DownloadEntry& e) {
-    return inStruct(m, false, api::kDownloadSignature, [&] {
+    return appendStruct(m, api::kDownloadSignature, [&](libsystemd::MessageWriter& out) {
         const std::string state(api::downloadStateKeyword(e.state));
-        return sd_bus_message_append(m, api::kDownloadSignature, e.name.c_str(), e.bytesDone, e.bytesTotal,
-                                     e.rate, state.c_str(), static_cast<int>(e.verified), e.reason.c_str(),
-                                     static_cast<std::int64_t>(e.retryInSeconds.value_or(-1)));
+        out.append(api::kDownloadSignature, e.name.c_str(), e.bytesDone, e.bytesTotal, e.rate, state.c_str(),
+                   static_cast<int>(e.verified), e.reason.c_str(),
+                   static_cast<std::int64_t>(e.retryInSeconds.value_or(-1)));
     });
 }
 
 int read(sd_bus_message* m, api::DownloadEntry& e) {
-    return inStruct(m, true, api::kDownloadSignature, [&] {
+    return readStruct(m, api::kDownloadSignature, [&](libsystemd::MessageReader& in) {
         const char *name = nullptr, *state = nullptr, *reason = nullptr;
         int verified = 0;
         std::int64_t retryIn = -1;
-        const int r = sd_bus_message_read(m, api::kDownloadSignature, &name, &e.bytesDone, &e.bytesTotal,
-                                          &e.rate, &state, &verified, &reason, &retryIn);
-        if (r < 0) {
-            return r;
+        if (!in.read(api::kDownloadSignature, &name, &e.bytesDone, &e.bytesTotal, &e.rate, &state, &verified,
+                     &reason, &retryIn)) {
+            return;
         }
         e.name = name;
         // A state this client does not know yet (a newer nicerd's) shows as queued: it changes soon.
@@ -81,122 +89,106 @@ int read(sd_bus_message* m, api::DownloadEntry& e) {
         e.verified = verified != 0;
         e.reason = reason;
         e.retryInSeconds = retryIn >= 0 ? std::optional<std::int64_t>(retryIn) : std::nullopt;
-        return r;
     });
 }
 
 int append(sd_bus_message* m, const api::PresetInfo& p) {
-    return inStruct(m, false, api::kPresetSignature, [&] {
-        return sd_bus_message_append(m, api::kPresetSignature, p.id.c_str(), p.name.c_str(),
-                                     p.description.c_str(), static_cast<int>(p.available));
+    return appendStruct(m, api::kPresetSignature, [&](libsystemd::MessageWriter& out) {
+        out.append(api::kPresetSignature, p.id.c_str(), p.name.c_str(), p.description.c_str(),
+                   static_cast<int>(p.available));
     });
 }
 
 int read(sd_bus_message* m, api::PresetInfo& p) {
-    return inStruct(m, true, api::kPresetSignature, [&] {
+    return readStruct(m, api::kPresetSignature, [&](libsystemd::MessageReader& in) {
         const char *id = nullptr, *name = nullptr, *description = nullptr;
         int available = 0;
-        const int r = sd_bus_message_read(m, api::kPresetSignature, &id, &name, &description, &available);
-        if (r >= 0) {
+        if (in.read(api::kPresetSignature, &id, &name, &description, &available)) {
             p = {id, name, description, available != 0};
         }
-        return r;
     });
 }
 
 int append(sd_bus_message* m, const api::BoincProject& p) {
-    return inStruct(m, false, api::kBoincProjectSignature, [&] {
-        return sd_bus_message_append(m, api::kBoincProjectSignature, p.url.c_str(), p.name.c_str(),
-                                     p.userCredit, p.hostCredit, p.recentCredit,
-                                     static_cast<int>(p.suspended), static_cast<int>(p.noMoreWork),
-                                     static_cast<int>(p.viaAccountManager));
+    return appendStruct(m, api::kBoincProjectSignature, [&](libsystemd::MessageWriter& out) {
+        out.append(api::kBoincProjectSignature, p.url.c_str(), p.name.c_str(), p.userCredit, p.hostCredit,
+                   p.recentCredit, static_cast<int>(p.suspended), static_cast<int>(p.noMoreWork),
+                   static_cast<int>(p.viaAccountManager));
     });
 }
 
 int read(sd_bus_message* m, api::BoincProject& p) {
-    return inStruct(m, true, api::kBoincProjectSignature, [&] {
+    return readStruct(m, api::kBoincProjectSignature, [&](libsystemd::MessageReader& in) {
         const char *url = nullptr, *name = nullptr;
         int suspended = 0, noMoreWork = 0, viaAccountManager = 0;
-        const int r =
-            sd_bus_message_read(m, api::kBoincProjectSignature, &url, &name, &p.userCredit, &p.hostCredit,
-                                &p.recentCredit, &suspended, &noMoreWork, &viaAccountManager);
-        if (r >= 0) {
+        if (in.read(api::kBoincProjectSignature, &url, &name, &p.userCredit, &p.hostCredit, &p.recentCredit,
+                    &suspended, &noMoreWork, &viaAccountManager)) {
             p.url = url;
             p.name = name;
             p.suspended = suspended != 0;
             p.noMoreWork = noMoreWork != 0;
             p.viaAccountManager = viaAccountManager != 0;
         }
-        return r;
     });
 }
 
 int append(sd_bus_message* m, const api::BoincTask& t) {
-    return inStruct(m, false, api::kBoincTaskSignature, [&] {
-        return sd_bus_message_append(m, api::kBoincTaskSignature, t.name.c_str(), t.projectUrl.c_str(),
-                                     t.state.c_str(), t.fractionDone, t.elapsedSeconds, t.remainingSeconds,
-                                     t.deadline);
+    return appendStruct(m, api::kBoincTaskSignature, [&](libsystemd::MessageWriter& out) {
+        out.append(api::kBoincTaskSignature, t.name.c_str(), t.projectUrl.c_str(), t.state.c_str(),
+                   t.fractionDone, t.elapsedSeconds, t.remainingSeconds, t.deadline);
     });
 }
 
 int read(sd_bus_message* m, api::BoincTask& t) {
-    return inStruct(m, true, api::kBoincTaskSignature, [&] {
+    return readStruct(m, api::kBoincTaskSignature, [&](libsystemd::MessageReader& in) {
         const char *name = nullptr, *url = nullptr, *state = nullptr;
-        const int r = sd_bus_message_read(m, api::kBoincTaskSignature, &name, &url, &state, &t.fractionDone,
-                                          &t.elapsedSeconds, &t.remainingSeconds, &t.deadline);
-        if (r >= 0) {
+        if (in.read(api::kBoincTaskSignature, &name, &url, &state, &t.fractionDone, &t.elapsedSeconds,
+                    &t.remainingSeconds, &t.deadline)) {
             t.name = name;
             t.projectUrl = url;
             t.state = state;
         }
-        return r;
     });
 }
 
 int append(sd_bus_message* m, const api::BoincTransfer& t) {
-    return inStruct(m, false, api::kBoincTransferSignature, [&] {
-        return sd_bus_message_append(m, api::kBoincTransferSignature, t.name.c_str(), t.projectUrl.c_str(),
-                                     static_cast<int>(t.upload), t.bytesTotal, t.bytesDone, t.rate,
-                                     t.state.c_str());
+    return appendStruct(m, api::kBoincTransferSignature, [&](libsystemd::MessageWriter& out) {
+        out.append(api::kBoincTransferSignature, t.name.c_str(), t.projectUrl.c_str(),
+                   static_cast<int>(t.upload), t.bytesTotal, t.bytesDone, t.rate, t.state.c_str());
     });
 }
 
 int read(sd_bus_message* m, api::BoincTransfer& t) {
-    return inStruct(m, true, api::kBoincTransferSignature, [&] {
+    return readStruct(m, api::kBoincTransferSignature, [&](libsystemd::MessageReader& in) {
         const char *name = nullptr, *url = nullptr, *state = nullptr;
         int upload = 0;
-        const int r = sd_bus_message_read(m, api::kBoincTransferSignature, &name, &url, &upload,
-                                          &t.bytesTotal, &t.bytesDone, &t.rate, &state);
-        if (r >= 0) {
+        if (in.read(api::kBoincTransferSignature, &name, &url, &upload, &t.bytesTotal, &t.bytesDone, &t.rate,
+                    &state)) {
             t.name = name;
             t.projectUrl = url;
             t.upload = upload != 0;
             t.state = state;
         }
-        return r;
     });
 }
 
 int append(sd_bus_message* m, const api::BoincNotice& n) {
-    return inStruct(m, false, api::kBoincNoticeSignature, [&] {
-        return sd_bus_message_append(m, api::kBoincNoticeSignature, n.seqno, n.time, n.project.c_str(),
-                                     n.title.c_str(), n.text.c_str(), static_cast<int>(n.error));
+    return appendStruct(m, api::kBoincNoticeSignature, [&](libsystemd::MessageWriter& out) {
+        out.append(api::kBoincNoticeSignature, n.seqno, n.time, n.project.c_str(), n.title.c_str(),
+                   n.text.c_str(), static_cast<int>(n.error));
     });
 }
 
 int read(sd_bus_message* m, api::BoincNotice& n) {
-    return inStruct(m, true, api::kBoincNoticeSignature, [&] {
+    return readStruct(m, api::kBoincNoticeSignature, [&](libsystemd::MessageReader& in) {
         const char *project = nullptr, *title = nullptr, *text = nullptr;
         int error = 0;
-        const int r = sd_bus_message_read(m, api::kBoincNoticeSignature, &n.seqno, &n.time, &project, &title,
-                                          &text, &error);
-        if (r >= 0) {
+        if (in.read(api::kBoincNoticeSignature, &n.seqno, &n.time, &project, &title, &text, &error)) {
             n.project = project;
             n.title = title;
             n.text = text;
             n.error = error != 0;
         }
-        return r;
     });
 }
 
@@ -249,70 +241,63 @@ int readParameterVariant(sd_bus_message* m, const control::ParameterInfo& info, 
     return r;
 }
 
+namespace {
+
+/// One variant of SetParameters' a{sv}, read as the type it holds, so that the check can say which type it
+/// should have been: d, u or t; another type is skipped and kept as its signature.
+void readArgumentValue(libsystemd::MessageReader& in, ParameterArgument& argument) {
+    const char* contents = nullptr;
+    in.peekType(nullptr, &contents);
+    const std::string held = contents != nullptr ? contents : "";
+    if (held == "d") {
+        double d = 0;
+        in.read("v", "d", &d);
+        argument.value = d;
+    } else if (held == "u") {
+        std::uint32_t u = 0;
+        in.read("v", "u", &u);
+        argument.value = u;
+    } else if (held == "t") {
+        std::uint64_t t = 0;
+        in.read("v", "t", &t);
+        argument.value = t;
+    } else {
+        argument.value = held;
+        in.skip("v");
+    }
+}
+
+} // namespace
+
 int readParameterArguments(sd_bus_message* m, std::vector<ParameterArgument>& arguments) {
-    int r = sd_bus_message_enter_container(m, 'a', "{sv}");
-    while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+    libsystemd::MessageReader in(m);
+    in.enter('a', "{sv}");
+    while (in.enter('e', "sv")) {
         ParameterArgument argument;
         const char* key = nullptr;
-        const char* contents = nullptr;
-        r = sd_bus_message_read(m, "s", &key);
-        if (r >= 0) {
+        if (in.read("s", &key)) {
             argument.key = key;
-            r = sd_bus_message_peek_type(m, nullptr, &contents);
+            readArgumentValue(in, argument);
         }
-        if (r >= 0) {
-            // Read as the type the variant holds, so that the check can say which type it should have been.
-            const std::string held = contents != nullptr ? contents : "";
-            if (held == "d") {
-                double d = 0;
-                r = sd_bus_message_read(m, "v", "d", &d);
-                argument.value = d;
-            } else if (held == "u") {
-                std::uint32_t u = 0;
-                r = sd_bus_message_read(m, "v", "u", &u);
-                argument.value = u;
-            } else if (held == "t") {
-                std::uint64_t t = 0;
-                r = sd_bus_message_read(m, "v", "t", &t);
-                argument.value = t;
-            } else {
-                argument.value = held;
-                r = sd_bus_message_skip(m, "v");
-            }
-        }
-        if (r >= 0) {
-            r = sd_bus_message_exit_container(m);
-        }
-        if (r >= 0) {
+        in.exit();
+        if (in.ok()) {
             arguments.push_back(std::move(argument));
         }
     }
-    return r < 0 ? r : sd_bus_message_exit_container(m);
+    in.exit();
+    return in.result();
 }
 
 int appendParameters(sd_bus_message* m, const control::ControllerParams& p) {
-    int r = sd_bus_message_open_container(m, 'a', "{sv}");
+    libsystemd::MessageWriter out(m);
+    out.open('a', "{sv}");
     for (const auto& info : control::parameterTable()) {
-        if (r >= 0) {
-            r = sd_bus_message_open_container(m, 'e', "sv");
-        }
-        if (r >= 0) {
-            r = sd_bus_message_append(m, "s", info.busName);
-        }
-        if (r >= 0) {
-            r = sd_bus_message_open_container(m, 'v', info.busSignature);
-        }
-        if (r >= 0) {
-            r = appendParameter(m, info, p);
-        }
-        if (r >= 0) {
-            r = sd_bus_message_close_container(m);
-        }
-        if (r >= 0) {
-            r = sd_bus_message_close_container(m);
-        }
+        out.open('e', "sv").append("s", info.busName).open('v', info.busSignature);
+        out.run([&] { return appendParameter(m, info, p); });
+        out.close().close();
     }
-    return r < 0 ? r : sd_bus_message_close_container(m);
+    out.close();
+    return out.result();
 }
 
 namespace {
@@ -333,13 +318,13 @@ int appendValue(sd_bus_message* m, const std::string& value) {
     return sd_bus_message_append(m, "s", value.c_str());
 }
 int appendValue(sd_bus_message* m, const std::vector<std::string>& values) {
-    int r = sd_bus_message_open_container(m, 'a', "s");
+    libsystemd::MessageWriter out(m);
+    out.open('a', "s");
     for (const auto& value : values) {
-        if (r >= 0) {
-            r = sd_bus_message_append(m, "s", value.c_str());
-        }
+        out.append("s", value.c_str());
     }
-    return r < 0 ? r : sd_bus_message_close_container(m);
+    out.close();
+    return out.result();
 }
 template <typename Struct>
 int appendValue(sd_bus_message* m, const std::vector<Struct>& values) {
@@ -369,14 +354,15 @@ int readValue(sd_bus_message* m, std::string& value) {
 }
 int readValue(sd_bus_message* m, std::vector<std::string>& values) {
     values.clear();
-    int r = sd_bus_message_enter_container(m, 'a', "s");
-    while (r > 0) {
-        std::string value;
-        if ((r = readValue(m, value)) > 0) {
-            values.push_back(std::move(value));
+    libsystemd::MessageReader in(m);
+    if (in.enter('a', "s")) {
+        const char* text = nullptr;
+        while (in.readBasic('s', &text)) {
+            values.emplace_back(text);
         }
+        in.exit();
     }
-    return r < 0 ? r : sd_bus_message_exit_container(m);
+    return in.result();
 }
 template <typename Struct>
 int readValue(sd_bus_message* m, std::vector<Struct>& values) {
@@ -404,16 +390,19 @@ int readPropertyVariant(sd_bus_message* m, const api::PropertyInfo& property, ap
         return readParameterVariant(m, **parameter, state.params, problem);
     }
     const std::string signature = api::signatureOf(property);
+    libsystemd::MessageReader in(m);
     const char* contents = nullptr;
-    if (int r = sd_bus_message_peek_type(m, nullptr, &contents); r < 0) {
-        return r;
+    in.peekType(nullptr, &contents);
+    if (!in.ok()) {
+        return in.result();
     }
     if (contents == nullptr || signature != contents) {
-        return sd_bus_message_skip(m, "v");
+        in.skip("v");
+        return in.result();
     }
-    int r = sd_bus_message_enter_container(m, 'v', signature.c_str());
-    if (r >= 0) {
-        r = std::visit(
+    in.enter('v', signature.c_str());
+    in.run([&] {
+        return std::visit(
             [&](const auto& field) {
                 if constexpr (std::is_same_v<std::decay_t<decltype(field)>, const control::ParameterInfo*>) {
                     return -EINVAL; // read above
@@ -422,8 +411,9 @@ int readPropertyVariant(sd_bus_message* m, const api::PropertyInfo& property, ap
                 }
             },
             property.field);
-    }
-    return r < 0 ? r : sd_bus_message_exit_container(m);
+    });
+    in.exit();
+    return in.result();
 }
 
 } // namespace nicer::dbus::codec

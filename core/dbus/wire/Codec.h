@@ -10,6 +10,7 @@
 #include "control/ParameterTable.h"
 #include "dbus/wire/ParameterArguments.h"
 #include "libsystemd/Bus.h"
+#include "libsystemd/Message.h"
 
 #include <string>
 #include <vector>
@@ -51,36 +52,40 @@ std::string arraySignature() {
 /// An array of structs.
 template <typename T>
 int appendArray(sd_bus_message* m, const std::vector<T>& items) {
-    int r = sd_bus_message_open_container(m, 'a', structSignature<T>().c_str());
+    libsystemd::MessageWriter out(m);
+    out.open('a', structSignature<T>().c_str());
     for (const auto& item : items) {
-        if (r >= 0) {
-            r = append(m, item);
-        }
+        out.run([&] { return append(m, item); });
     }
-    return r < 0 ? r : sd_bus_message_close_container(m);
+    out.close();
+    return out.result();
 }
 
 template <typename T>
 int readArray(sd_bus_message* m, std::vector<T>& items) {
-    int r = sd_bus_message_enter_container(m, 'a', structSignature<T>().c_str());
-    while (r > 0) {
-        T item;
-        r = read(m, item);
-        if (r > 0) {
-            items.push_back(std::move(item));
-        }
+    libsystemd::MessageReader in(m);
+    if (!in.enter('a', structSignature<T>().c_str())) {
+        return in.result();
     }
-    return r < 0 ? r : sd_bus_message_exit_container(m);
+    for (;;) {
+        T item;
+        if (in.run([&] { return read(m, item); }) <= 0) {
+            break;
+        }
+        items.push_back(std::move(item));
+    }
+    in.exit();
+    return in.result();
 }
 
 /// A variant holding an array of structs (a property's value in GetAll).
 template <typename T>
 int readArrayVariant(sd_bus_message* m, std::vector<T>& items) {
-    int r = sd_bus_message_enter_container(m, 'v', arraySignature<T>().c_str());
-    if (r >= 0) {
-        r = readArray(m, items);
-    }
-    return r < 0 ? r : sd_bus_message_exit_container(m);
+    libsystemd::MessageReader in(m);
+    in.enter('v', arraySignature<T>().c_str());
+    in.run([&] { return readArray(m, items); });
+    in.exit();
+    return in.result();
 }
 
 /// One property's value in @p state, not in a variant (a property getter's reply), by its signature.

@@ -91,13 +91,17 @@ Connection::~Connection() {
     close();
 }
 
-Result<void> Connection::start() {
+libsystemd::ErrorHandler Connection::errorHandler() {
     // A handler may destroy this connection, so a failure is reported only while it is still alive.
-    const auto onError = [this, alive = m_alive](std::string_view what) {
+    return [this, alive = m_alive](std::string_view what) {
         if (*alive) {
             failInternal(std::string(what).c_str());
         }
     };
+}
+
+Result<void> Connection::start() {
+    const auto onError = errorHandler();
     auto kick = libsystemd::Defer::create(m_event.get(), [this] { handleKick(); });
     auto timer = libsystemd::Timer::create(
         m_event.get(), [this] { handleTimer(); }, CLOCK_MONOTONIC, std::chrono::microseconds(0));
@@ -115,18 +119,14 @@ Result<void> Connection::start() {
         connectNext();
         return {};
     }
-    auto resolver = Resolver::start(m_event.get(), m_endpoint.host, m_endpoint.port,
-                                    [this](Result<std::vector<SocketAddress>> answer) {
-                                        try {
-                                            onResolved(std::move(answer));
-                                        } catch (const std::exception& e) {
-                                            failInternal(e.what());
-                                        }
-                                    });
+    auto resolver =
+        Resolver::start(m_event.get(), m_endpoint.host, m_endpoint.port,
+                        [this](Result<std::vector<SocketAddress>> answer) { onResolved(std::move(answer)); });
     if (!resolver) {
         return resolver.error();
     }
     m_resolver = std::move(*resolver);
+    m_resolver->setErrorHandler(onError);
     m_state = State::Resolving;
     armTimer(m_options.connectTimeout);
     return {};
@@ -143,7 +143,7 @@ void Connection::onResolved(Result<std::vector<SocketAddress>> answer) {
 }
 
 void Connection::connectNext() {
-    m_io.reset();
+    m_io = {};
     m_socket.close();
     while (m_nextAddress < m_addresses.size()) {
         const SocketAddress& address = m_addresses[m_nextAddress++];
@@ -158,17 +158,16 @@ void Connection::connectNext() {
             continue;
         }
         m_socket = std::move(*socket);
-        sd_event_source* source = nullptr;
         // Connected or not, completion is reported as writability, so the listener hears of it from the
         // loop and never from inside open().
-        const int r =
-            sd_event_add_io(m_event.get(), &source, m_socket.fd(), EPOLLOUT, &Connection::onIo, this);
-        if (r < 0) {
-            fail(Error{"cannot connect to " + m_endpoint.toString() +
-                       ": cannot watch the socket: " + std::strerror(-r)});
+        auto io = libsystemd::IoSource::create(m_event.get(), m_socket.fd(), EPOLLOUT,
+                                               [this](std::uint32_t) { handleIo(); });
+        if (!io) {
+            fail(Error{"cannot connect to " + m_endpoint.toString() + ": " + io.error().message});
             return;
         }
-        m_io.reset(source);
+        m_io = std::move(*io);
+        m_io.setErrorHandler(errorHandler());
         m_ioEvents = EPOLLOUT;
         m_state = State::Connecting;
         armTimer(m_options.connectTimeout);
@@ -202,28 +201,6 @@ Error Connection::connectError() const {
 Error Connection::ioError(std::string_view during, int error) const {
     return Error{"connection to " + m_endpoint.toString() + " (" + m_peer + ") failed while " +
                  std::string(during) + ": " + std::strerror(error)};
-}
-
-void Connection::guarded(void (Connection::*handler)()) noexcept {
-    // No exception may cross sd-event's C callback; a handler may also destroy this connection, so the
-    // failure is reported only while it is still alive.
-    const auto alive = m_alive;
-    try {
-        (this->*handler)();
-    } catch (const std::exception& e) {
-        if (*alive) {
-            failInternal(e.what());
-        }
-    } catch (...) {
-        if (*alive) {
-            failInternal("unknown exception");
-        }
-    }
-}
-
-int Connection::onIo(sd_event_source*, int, std::uint32_t, void* userdata) noexcept {
-    static_cast<Connection*>(userdata)->guarded(&Connection::handleIo);
-    return 0;
 }
 
 void Connection::handleIo() {
@@ -479,14 +456,14 @@ void Connection::updateEvents() {
         break;
     }
     if (events == 0) {
-        sd_event_source_set_enabled(m_io.get(), SD_EVENT_OFF);
+        m_io.setEnabled(false);
         return;
     }
     if (events != m_ioEvents) {
-        sd_event_source_set_io_events(m_io.get(), events);
+        m_io.setEvents(events);
         m_ioEvents = events;
     }
-    sd_event_source_set_enabled(m_io.get(), SD_EVENT_ON);
+    m_io.setEnabled(true);
 }
 
 Result<std::size_t> Connection::send(std::span<const std::uint8_t> data) {
@@ -644,7 +621,7 @@ void Connection::failInternal(const char* what) noexcept {
 void Connection::teardown() noexcept {
     m_state = State::Closed;
     m_resolver.reset();
-    m_io.reset();
+    m_io = {};
     m_ssl.reset(); // before the socket: its BIO points at it
     m_socket.close();
     m_timer.disarm();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "libsystemd/Event.h"
+#include "libsystemd/IoSource.h"
 #include "libsystemd/Timer.h"
 #include "net/transport/ConnectionError.h"
 #include "net/transport/Endpoint.h"
@@ -113,10 +114,9 @@ private:
     Connection(sd_event* event, Endpoint endpoint, std::shared_ptr<const TlsContext> tls, Listener& listener,
                const ConnectionOptions& options);
     Result<void> start();
-
-    static int onIo(sd_event_source* source, int fd, std::uint32_t revents, void* userdata) noexcept;
-    /// Runs one of the handlers below for a loop callback, turning an exception into a failed connection.
-    void guarded(void (Connection::*handler)()) noexcept;
+    /// The error handler of the loop's sources: an exception from a handler fails the connection, unless
+    /// the handler destroyed it.
+    libsystemd::ErrorHandler errorHandler();
 
     void onResolved(Result<std::vector<SocketAddress>> answer);
     void connectNext();
@@ -141,7 +141,7 @@ private:
     void fail(ConnectionError error) { finish(std::move(error)); }
     /// fail() for a failure that may pass (refused, reset, timeout): not permanent.
     void fail(Error error) { finish(ConnectionError{std::move(error)}); }
-    /// fail() for an exception caught at a C callback; cannot throw.
+    /// fail() for an exception from a handler of the loop's sources (their error handler); cannot throw.
     void failInternal(const char* what) noexcept;
     void teardown() noexcept;
     Error connectError() const;
@@ -165,7 +165,7 @@ private:
 
     Socket m_socket;
     SslPtr m_ssl;
-    libsystemd::EventSourcePtr m_io;
+    libsystemd::IoSource m_io;
     libsystemd::Timer m_timer;
     libsystemd::Defer m_kick; // defers work to the loop's next iteration
     std::uint32_t m_ioEvents = 0;

@@ -58,13 +58,12 @@ Result<std::unique_ptr<Resolver>> Resolver::start(sd_event* event, std::string h
         return Error{"cannot resolve host name \"" + job->host + "\": eventfd: " + std::strerror(errno)};
     }
     auto self = std::unique_ptr<Resolver>(new Resolver(job, std::move(done)));
-    sd_event_source* source = nullptr;
-    const int r = sd_event_add_io(event, &source, job->done.get(), EPOLLIN, &Resolver::onAnswer, self.get());
-    if (r < 0) {
-        return Error{"cannot resolve host name \"" + job->host +
-                     "\": cannot watch the lookup: " + std::strerror(-r)};
+    auto source = libsystemd::IoSource::create(event, job->done.get(), EPOLLIN,
+                                               [raw = self.get()](std::uint32_t) { raw->onAnswer(); });
+    if (!source) {
+        return Error{"cannot resolve host name \"" + job->host + "\": " + source.error().message};
     }
-    self->m_source.reset(source);
+    self->m_source = std::move(*source);
     try {
         std::thread([job] {
             addrinfo hints{};
@@ -103,30 +102,27 @@ Resolver::Resolver(std::shared_ptr<Job> job, Callback done)
 
 Resolver::~Resolver() = default;
 
-int Resolver::onAnswer(sd_event_source*, int, std::uint32_t, void* userdata) noexcept {
-    auto* self = static_cast<Resolver*>(userdata);
+void Resolver::setErrorHandler(libsystemd::ErrorHandler handler) {
+    m_source.setErrorHandler(std::move(handler));
+}
+
+void Resolver::onAnswer() {
     std::uint64_t count = 0;
-    [[maybe_unused]] const auto read = ::read(self->m_job->done.get(), &count, sizeof count);
+    [[maybe_unused]] const auto read = ::read(m_job->done.get(), &count, sizeof count);
     // One answer only: the source must not fire again while the callback decides what to do.
-    sd_event_source_set_enabled(self->m_source.get(), SD_EVENT_OFF);
-    try {
-        std::unique_lock lock(self->m_job->mutex);
-        Result<std::vector<SocketAddress>> answer =
-            self->m_job->status != 0 ? Result<std::vector<SocketAddress>>(lookupError(
-                                           self->m_job->host, self->m_job->status, self->m_job->systemErrno))
-            : self->m_job->addresses.empty()
-                ? Result<std::vector<SocketAddress>>(Error{"cannot resolve host name \"" + self->m_job->host +
-                                                           "\": it has no IPv4 or IPv6 address"})
-                : Result<std::vector<SocketAddress>>(std::move(self->m_job->addresses));
-        lock.unlock();
-        // Moved out first: the callback may destroy this Resolver, and with it m_done.
-        auto done = std::move(self->m_done);
-        done(std::move(answer));
-    } catch (...) {
-        // Nothing may cross into sd-event; the callback owns its errors, and a failed allocation here leaves
-        // the lookup unanswered, which the caller's own timeout reports.
-    }
-    return 0;
+    m_source.setEnabled(false);
+    std::unique_lock lock(m_job->mutex);
+    Result<std::vector<SocketAddress>> answer =
+        m_job->status != 0
+            ? Result<std::vector<SocketAddress>>(lookupError(m_job->host, m_job->status, m_job->systemErrno))
+        : m_job->addresses.empty()
+            ? Result<std::vector<SocketAddress>>(
+                  Error{"cannot resolve host name \"" + m_job->host + "\": it has no IPv4 or IPv6 address"})
+            : Result<std::vector<SocketAddress>>(std::move(m_job->addresses));
+    lock.unlock();
+    // Moved out first: the callback may destroy this Resolver, and with it m_done.
+    auto done = std::move(m_done);
+    done(std::move(answer));
 }
 
 } // namespace nicer::net

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "libsystemd/Event.h"
+#include "libsystemd/IoSource.h"
 #include "net/transport/SocketAddress.h"
 #include "util/Result.h"
 
@@ -34,15 +34,19 @@ public:
     Resolver(const Resolver&) = delete;
     Resolver& operator=(const Resolver&) = delete;
 
+    /// Called with what() when the callback throws (after it may have destroyed the Resolver); without one
+    /// the exception is dropped, and the caller's own timeout reports the unanswered lookup.
+    void setErrorHandler(libsystemd::ErrorHandler handler);
+
 private:
     struct Job;
 
     Resolver(std::shared_ptr<Job> job, Callback done);
-    static int onAnswer(sd_event_source* source, int fd, std::uint32_t revents, void* userdata) noexcept;
+    void onAnswer();
 
     std::shared_ptr<Job> m_job;
     Callback m_done;
-    libsystemd::EventSourcePtr m_source;
+    libsystemd::IoSource m_source;
 };
 
 } // namespace nicer::net
