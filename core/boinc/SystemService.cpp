@@ -1,5 +1,7 @@
 #include "boinc/SystemService.h"
 
+#include "libsystemd/Message.h"
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -27,31 +29,27 @@ bool systemServiceEnabled(const fs::path& root) {
 Result<SystemServiceState> readSystemServiceState(sd_bus_message* reply) {
     std::string load;
     SystemServiceState state;
-    int r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-    while (r >= 0 && (r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+    libsystemd::MessageReader in(reply);
+    in.enter('a', "{sv}");
+    while (in.enter('e', "sv")) {
         const char* name = nullptr;
-        if ((r = sd_bus_message_read(reply, "s", &name)) < 0) {
-            break;
-        }
-        const std::string_view key = name;
+        in.read("s", &name);
+        const std::string_view key = name != nullptr ? name : "";
         std::string* field = key == "LoadState"       ? &load
                              : key == "ActiveState"   ? &state.activeState
                              : key == "UnitFileState" ? &state.unitFileState
                                                       : nullptr;
-        if (field != nullptr) {
-            const char* value = nullptr;
-            r = sd_bus_message_read(reply, "v", "s", &value);
-            *field = value != nullptr ? value : "";
-        } else {
-            r = sd_bus_message_skip(reply, "v");
+        const char* value = nullptr;
+        if (field == nullptr) {
+            in.skip("v");
+        } else if (in.read("v", "s", &value)) {
+            *field = value;
         }
-        if (r >= 0) {
-            r = sd_bus_message_exit_container(reply);
-        }
+        in.exit();
     }
-    if (r < 0) {
+    if (!in.ok()) {
         return libsystemd::busError(std::string("the system manager's answer about ") + kSystemServiceUnit,
-                                    r);
+                                    in.result());
     }
     // Asking for the unit's object loads it where systemd knows its file; a unit without one is "not-found".
     if (load == "not-found") {
@@ -106,29 +104,34 @@ void SystemServiceProbe::look(Done done) {
             sd_bus_unref(raw);
         }
     }
+    if (int r = m_bus ? ask() : -ENOTCONN; r < 0) {
+        finish(libsystemd::busError("cannot ask the system manager", r));
+    }
+}
+
+int SystemServiceProbe::ask() {
     char* rawPath = nullptr;
-    int r = m_bus ? sd_bus_path_encode("/org/freedesktop/systemd1/unit", kSystemServiceUnit, &rawPath)
-                  : -ENOTCONN;
+    if (int r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", kSystemServiceUnit, &rawPath); r < 0) {
+        return r;
+    }
     const std::unique_ptr<char, decltype(&std::free)> path(rawPath, &std::free);
     sd_bus_message* raw = nullptr;
-    if (r >= 0) {
-        r = sd_bus_message_new_method_call(m_bus.get(), &raw, "org.freedesktop.systemd1", path.get(),
-                                           "org.freedesktop.DBus.Properties", "GetAll");
+    if (int r = sd_bus_message_new_method_call(m_bus.get(), &raw, "org.freedesktop.systemd1", path.get(),
+                                               "org.freedesktop.DBus.Properties", "GetAll");
+        r < 0) {
+        return r;
     }
     const libsystemd::BusMessagePtr call(raw);
-    if (r >= 0) {
-        r = sd_bus_message_append(call.get(), "s", "org.freedesktop.systemd1.Unit");
-    }
     sd_bus_slot* slot = nullptr;
-    if (r >= 0) {
-        r = sd_bus_call_async(m_bus.get(), &slot, call.get(), &SystemServiceProbe::onReply, this,
-                              kLookTimeoutUsec);
+    libsystemd::MessageWriter out(call.get());
+    out.append("s", "org.freedesktop.systemd1.Unit").run([&] {
+        return sd_bus_call_async(m_bus.get(), &slot, call.get(), &SystemServiceProbe::onReply, this,
+                                 kLookTimeoutUsec);
+    });
+    if (out.ok()) {
+        m_call.reset(slot);
     }
-    if (r < 0) {
-        finish(libsystemd::busError("cannot ask the system manager", r));
-        return;
-    }
-    m_call.reset(slot);
+    return out.result();
 }
 
 int SystemServiceProbe::onReply(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {

@@ -61,6 +61,8 @@ public:
     bool usedSystemBus() const { return m_usedBus; }
 
 private:
+    /// Sends the look's GetAll; sd-bus's negative errno when it cannot.
+    int ask();
     static int onReply(sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
     void finish(const Result<SystemServiceState>& state);
 
