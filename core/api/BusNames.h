@@ -16,7 +16,7 @@ inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Erro
 /// The error of the Boinc* methods when no BOINC client runs under nicerd (or it does not answer yet).
 inline constexpr const char* kBoincUnavailableError = "org.nicer.Daemon1.Error.BoincUnavailable";
 
-// D-Bus signatures of the structs on the bus, written down once here; dbus/client/Codec encodes and decodes
+// D-Bus signatures of the structs on the bus, written down once here; dbus/wire/Codec encodes and decodes
 // them and resources/org.nicer.Daemon1.xml documents them.
 /// One entry of the WorkloadPresets property: id, name, description, available.
 inline constexpr const char* kPresetSignature = "sssb";
