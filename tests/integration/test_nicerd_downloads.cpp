@@ -49,7 +49,7 @@ std::string describe(const std::vector<api::DownloadEntry>& downloads) {
 /// Polls nicerd's status until @p done holds for it (returned) or kWait passes (the last status, which
 /// the caller's checks then show).
 api::DaemonState waitForDownloads(NicerdProcess& daemon,
-                                    const std::function<bool(const api::DaemonState&)>& done) {
+                                  const std::function<bool(const api::DaemonState&)>& done) {
     api::DaemonState last;
     bool there = false;
     test::pollUntil(

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+using nicer::api::PresetInfo;
 using nicer::test::FakeBinDir;
 using nicer::workload::checkExplicitWorkload;
-using nicer::api::PresetInfo;
 using nicer::workload::startupPreset;
 using nicer::workload::WorkloadChooser;
 namespace fs = std::filesystem;
