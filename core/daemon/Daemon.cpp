@@ -63,11 +63,6 @@ Result<void> Daemon::openLoop() {
         return libsystemd::busError("cannot create the event loop", r);
     }
     m_event.reset(event);
-    m_boinc = std::make_unique<BoincSupervisor>(event, [this] {
-        if (auto* observer = m_bus->observer()) {
-            observer->onStateChanged();
-        }
-    });
     // The name first: a second daemon stops here, before it touches any unit.
     m_bus = std::make_unique<SessionBusLink>(event, std::move(m_publish), *this);
     return m_bus->connect();
@@ -104,6 +99,11 @@ Result<void> Daemon::startWork(workload::WorkloadSpec spec) {
         restoreBoinc(m_supervisor->spec());
         return started;
     }
+    m_boinc = std::make_unique<BoincSupervisor>(m_event.get(), [this] {
+        if (auto* observer = m_bus->observer()) {
+            observer->onStateChanged();
+        }
+    });
     m_boinc->start(m_supervisor->spec(), m_slice->workPids());
     m_boinc->lookForSystemService();
     if (!m_config.adopt.empty()) {
@@ -325,7 +325,6 @@ api::DaemonState Daemon::state() const {
     api::DaemonState s;
     s.params = m_config.params;
     s.signalSetting = control::signalName(m_config.signal);
-    s.memoryMaxPercent = m_config.memoryMaxPercent;
     s.lastError = m_lastError;
     // Each part from its owner, once it is there (the service reads the state while nicerd starts).
     if (m_loop) {
