@@ -89,7 +89,8 @@ const QDBusArgument& operator>>(const QDBusArgument& arg, DownloadEntry& e) {
 QDBusArgument& operator<<(QDBusArgument& arg, const Sample& s) {
     arg.beginStructure();
     arg << qulonglong(s.timeUSec) << s.idle << s.foreground << s.background << s.outside << s.quota
-        << s.multiplier << uint(s.overloadCount) << s.paused << s.outsideSignal;
+        << s.multiplier << uint(s.overloadCount) << s.paused << s.outsideSignal << s.temperature
+        << QString::fromStdString(s.heldBy);
     arg.endStructure();
     return arg;
 }
@@ -97,10 +98,12 @@ QDBusArgument& operator<<(QDBusArgument& arg, const Sample& s) {
 const QDBusArgument& operator>>(const QDBusArgument& arg, Sample& s) {
     qulonglong time = 0;
     uint overloads = 0;
+    QString heldBy;
     arg.beginStructure();
     arg >> time >> s.idle >> s.foreground >> s.background >> s.outside >> s.quota >> s.multiplier >>
-        overloads >> s.paused >> s.outsideSignal;
+        overloads >> s.paused >> s.outsideSignal >> s.temperature >> heldBy;
     arg.endStructure();
+    s.heldBy = heldBy.toStdString();
     s.timeUSec = time;
     s.overloadCount = overloads;
     return arg;

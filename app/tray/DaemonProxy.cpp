@@ -468,9 +468,10 @@ void DaemonProxy::fetchHistory() {
 
 void DaemonProxy::onSample(qulonglong timeUSec, double idle, double foreground, double background,
                            double outside, double quota, double multiplier, uint overloadCount, bool paused,
-                           bool outsideSignal) {
-    const api::Sample s{timeUSec, idle,       foreground,    background, outside,
-                        quota,    multiplier, overloadCount, paused,     outsideSignal};
+                           bool outsideSignal, double temperature, const QString& heldBy) {
+    const api::Sample s{timeUSec, idle,          foreground,  background,
+                        outside,  quota,         multiplier,  overloadCount,
+                        paused,   outsideSignal, temperature, heldBy.toStdString()};
     if (!hasBus()) {
         return; // the last words of a bus that closed: nicerd may not be there when it is back
     }

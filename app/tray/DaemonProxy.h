@@ -109,7 +109,8 @@ signals:
 
 private slots:
     void onSample(qulonglong timeUSec, double idle, double foreground, double background, double outside,
-                  double quota, double multiplier, uint overloadCount, bool paused, bool outsideSignal);
+                  double quota, double multiplier, uint overloadCount, bool paused, bool outsideSignal,
+                  double temperature, const QString& heldBy);
     void onPropertiesChanged(const QDBusMessage& message);
 
 private:

@@ -66,6 +66,25 @@ std::vector<PropertyInfo> makeTable() {
         {"BoincTasks", A::OnChange, field([](DaemonState & s) -> auto& { return s.boinc.tasks; })},
         {"BoincTransfers", A::OnChange, field([](DaemonState & s) -> auto& { return s.boinc.transfers; })},
         {"BoincNotices", A::OnChange, field([](DaemonState & s) -> auto& { return s.boinc.notices; })},
+        {"HeldBy", A::OnChange, field([](DaemonState & s) -> auto& { return s.heldBy; })},
+        {"HoldReason", A::OnChange, field([](DaemonState & s) -> auto& { return s.holdReason; })},
+        // The Sample signal carries the temperature every period.
+        {"Temperature", A::PerPeriod, field([](DaemonState & s) -> auto& { return s.temperature; })},
+        {"TemperatureTargetInUse", A::OnChange,
+         field([](DaemonState & s) -> auto& { return s.temperatureTargetInUse; })},
+        // The sensors are found once, when nicerd starts.
+        {"TemperatureSensor", A::Never, field([](DaemonState & s) -> auto& { return s.temperatureSensor; })},
+        {"SensorNote", A::OnChange, field([](DaemonState & s) -> auto& { return s.sensorNote; })},
+        {"FanSpeed", A::PerPeriod, field([](DaemonState & s) -> auto& { return s.fanSpeed; })},
+        {"OnBattery", A::OnChange, field([](DaemonState & s) -> auto& { return s.onBattery; })},
+        {"BatteryPercent", A::OnChange, field([](DaemonState & s) -> auto& { return s.batteryPercent; })},
+        {"PowerSaver", A::OnChange, field([](DaemonState & s) -> auto& { return s.powerSaver; })},
+        {"PowerSource", A::OnChange, field([](DaemonState & s) -> auto& { return s.powerSource; })},
+        {"PowerNote", A::OnChange, field([](DaemonState & s) -> auto& { return s.powerNote; })},
+        {"Games", A::OnChange, field([](DaemonState & s) -> auto& { return s.games; })},
+        {"GameNote", A::OnChange, field([](DaemonState & s) -> auto& { return s.gameNote; })},
+        {"ExclusivePrograms", A::Never, field([](DaemonState & s) -> auto& { return s.exclusivePrograms; })},
+        {"ProgramsRunning", A::OnChange, field([](DaemonState & s) -> auto& { return s.programsRunning; })},
     };
     rows.insert(rows.end(), state.begin(), state.end());
     return rows;

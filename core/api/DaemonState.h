@@ -4,6 +4,7 @@
 #include "api/BusNames.h"
 #include "api/DownloadEntry.h"
 #include "api/PresetInfo.h"
+#include "api/Sample.h"
 #include "control/ControllerParams.h"
 
 #include <cstdint>
@@ -62,6 +63,25 @@ struct DaemonState {
     std::uint64_t bandwidthCap = 0;       ///< bytes per second; 0: none
 
     BoincStatus boinc; ///< nicerd's BOINC client ("off" without one)
+
+    // The volunteer's rules (control/WorkRules.h): which holds the work and why, and what they read.
+    std::string heldBy; ///< the rule holding the work under the controller's quota (control::ruleName)
+    std::string
+        holdReason; ///< "held to 40%: CPU 82 °C, target 80 °C", "paused: on battery, 54%"; empty: none
+    double temperature = kNoTemperature; ///< the CPU's, °C
+    double temperatureTargetInUse = 0.0; ///< the target held now, °C (chosen from the sensor for 0); 0: none
+    std::string temperatureSensor;       ///< "coretemp Package id 0 (/sys/class/hwmon/hwmon3/temp1_input)"
+    std::string sensorNote;              ///< why the temperature rule is off; empty when it reads its sensor
+    double fanSpeed = -1.0;              ///< the fastest fan's rpm; -1: no fan reports its speed
+    bool onBattery = false;
+    double batteryPercent = -1.0; ///< the display device's charge; -1: not known
+    bool powerSaver = false;      ///< power-profiles-daemon's power-saver profile is on
+    std::string powerSource;      ///< "UPower", the power_supply directory read instead, or "" (none)
+    std::string powerNote;        ///< why the power is read from elsewhere, or not at all
+    std::uint32_t games = 0;      ///< games registered with GameMode
+    std::string gameNote;         ///< why games are not seen (no GameMode); empty when it answers
+    std::vector<std::string> exclusivePrograms; ///< the named programs that pause the work
+    std::vector<std::string> programsRunning;   ///< those of them that run now
 
     bool operator==(const DaemonState&) const = default;
 };

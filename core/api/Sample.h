@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace nicer::api {
 
@@ -10,6 +11,9 @@ namespace nicer::api {
 inline double yourPrograms(double foreground, double outside) {
     return outside >= 0.0 ? std::max(0.0, foreground - outside) : foreground;
 }
+
+/// A temperature that is no reading: there is no sensor.
+inline constexpr double kNoTemperature = -273.15;
 
 /// What one period of the loop saw and did; the D-Bus Sample signal and GetHistory carry these.
 struct Sample {
@@ -28,6 +32,12 @@ struct Sample {
     /// The controller answered only the outside part (control::Signal::Outside), not the whole machine's
     /// idle.
     bool outsideSignal = false;
+    /// The CPU's temperature in °C; kNoTemperature without a sensor.
+    double temperature = kNoTemperature;
+    /// The volunteer's rule that held the work under the controller's quota in this period
+    /// (control::ruleName: "temperature", "fan", "battery", "power-saver", "game", "program"); empty for
+    /// none.
+    std::string heldBy;
 };
 
 } // namespace nicer::api

@@ -36,6 +36,11 @@ Result<void> validate(const ControllerParams& p) {
                      " is greater than max-multiplier = " + text::shortNumber(p.maxMultiplier) +
                      ": it must be 1 <= min-multiplier <= max-multiplier <= 64"};
     }
+    if (p.temperatureTarget > 0.0 && p.temperatureTarget < kLowestTemperatureTarget) {
+        return Error{"temperature-target = " + text::shortNumber(p.temperatureTarget) +
+                     " °C is too low: it must be 0 (chosen from the sensor's own limits) or at least " +
+                     text::shortNumber(kLowestTemperatureTarget) + " °C, which an idle CPU stays under"};
+    }
     return {};
 }
 

@@ -26,11 +26,35 @@ struct ControllerParams {
     /// How often the loop samples and acts.
     std::chrono::milliseconds period{1000};
 
+    // The volunteer's own limits (docs/user-guide.md, "Cool, quiet and charged"): rules that hold the work
+    // under the controller's quota, or pause it, whatever idle time there is.
+    /// The CPU temperature the work may heat the machine to, in °C; 0: chosen from the sensor's own limits
+    /// (control/TemperatureRule.h, defaultTemperatureTarget).
+    double temperatureTarget = 0.0;
+    /// The fan speed the work may drive the fans to, in rpm; 0: no fan rule.
+    double fanTarget = 0.0;
+    /// Seconds a rule waits before it gives the work back: after a temperature trip, once on mains again,
+    /// after the last game or named program ended.
+    double resumeDelay = 60.0;
+    /// On battery, the work's cap as a share of the machine; 0: the work pauses on battery.
+    double batteryCap = 0.0;
+    /// On battery with less charge than this (percent), the work pauses whatever battery-cap says.
+    double batteryMinCharge = 50.0;
+    /// 1: power-profiles-daemon's power-saver profile counts as battery; 0: it does not.
+    int powerSaverIsBattery = 1;
+    /// 1: a game that runs with GameMode pauses the work; 0: it does not.
+    int gamesPause = 1;
+
     bool operator==(const ControllerParams&) const = default;
 };
 
+/// The lowest temperature-target besides 0: an idle CPU in a warm room runs at 35-45 °C, so a lower target
+/// would hold the work at nothing.
+inline constexpr double kLowestTemperatureTarget = 40.0;
+
 /// Checks every parameter against its range in parameterTable() (control/ParameterTable.h) and that
-/// min-multiplier <= max-multiplier; the error names the first parameter out of range and its allowed range.
+/// min-multiplier <= max-multiplier and temperature-target is 0 or at least kLowestTemperatureTarget; the
+/// error names the first parameter out of range and its allowed range.
 Result<void> validate(const ControllerParams& params);
 
 } // namespace nicer::control

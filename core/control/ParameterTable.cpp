@@ -213,6 +213,205 @@ constexpr ParameterInfo kParameters[] = {
         },
         .newerThanSavedFiles = false,
     },
+    {
+        .key = "temperature-target",
+        .busName = "TemperatureTarget",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Temperature target",
+        .help = "The CPU temperature the work may heat the machine to, in °C (0: chosen from the sensor's "
+                "own limits, "
+                "at most 80 °C)",
+        .rangeNote = "(°C; 0, or at least 40)",
+        .min = 0.0,
+        .max = 105.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " °C",
+        .sliderMin = 0.0,
+        .sliderMax = 105.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.temperatureTarget; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.temperatureTarget = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
+    {
+        .key = "fan-target",
+        .busName = "FanTarget",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Fan speed target",
+        .help = "The fan speed the work may drive the fans to, in rpm (0: no fan rule)",
+        .rangeNote = "(rpm; 0: none)",
+        .min = 0.0,
+        .max = 20000.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " rpm",
+        .sliderMin = 0.0,
+        .sliderMax = 6000.0,
+        .displayStep = 100.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.fanTarget; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.fanTarget = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
+    {
+        .key = "resume-delay",
+        .busName = "ResumeDelay",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Resume delay",
+        .help = "Seconds a rule waits before it gives the work back: after a temperature trip, once on mains "
+                "again, after the last game or named program ended",
+        .rangeNote = "(seconds)",
+        .min = 0.0,
+        .max = 3600.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " s",
+        .sliderMin = 0.0,
+        .sliderMax = 600.0,
+        .displayStep = 5.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.resumeDelay; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.resumeDelay = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
+    {
+        .key = "battery-cap",
+        .busName = "BatteryCap",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Cap on battery",
+        .help = "The work's share of the machine while on battery (0: the work pauses on battery)",
+        .rangeNote = "(a fraction of the whole machine)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 100.0,
+        .displayUnit = " %",
+        .sliderMin = 0.0,
+        .sliderMax = 100.0,
+        .displayStep = 5.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.batteryCap; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.batteryCap = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
+    {
+        .key = "battery-min-charge",
+        .busName = "BatteryMinCharge",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Least charge",
+        .help =
+            "On battery with less charge than this, in percent, the work pauses whatever battery-cap says",
+        .rangeNote = "(percent)",
+        .min = 0.0,
+        .max = 100.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " %",
+        .sliderMin = 0.0,
+        .sliderMax = 100.0,
+        .displayStep = 5.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.batteryMinCharge; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.batteryMinCharge = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
+    {
+        .key = "power-saver-is-battery",
+        .busName = "PowerSaverIsBattery",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Power saver as battery",
+        .help = "Whether power-profiles-daemon's power-saver profile counts as running on battery",
+        .rangeNote = "(1: yes, 0: no)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 1.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.powerSaverIsBattery); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"power-saver-is-battery = " + std::to_string(v) + " is not 0 or 1"};
+            }
+            p.powerSaverIsBattery = static_cast<int>(std::lround(v));
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
+    {
+        .key = "games-pause",
+        .busName = "GamesPause",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Pause for games",
+        .help = "Whether a game that runs with GameMode pauses the work",
+        .rangeNote = "(1: yes, 0: no)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 1.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.gamesPause); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"games-pause = " + std::to_string(v) + " is not 0 or 1"};
+            }
+            p.gamesPause = static_cast<int>(std::lround(v));
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
 };
 
 } // namespace

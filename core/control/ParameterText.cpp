@@ -115,8 +115,14 @@ Result<ControllerParams> readSavedParameterFile(const std::string& text, const s
 
 std::string writeParameterFile(const ControllerParams& params) {
     std::string text = "# Controller parameters set at run time (nicer set, the tray). Written by nicerd.\n";
-    for (const auto& [key, value] : parametersAsText(params)) {
-        text.append(key).append(" = ").append(value).append("\n");
+    // The parameters newer than the first saved files first: a file cut short at a line's end then lacks one
+    // that every file has, and readSavedParameterFile refuses it rather than take the defaults for the rest.
+    for (const bool newer : {true, false}) {
+        for (const auto& info : parameterTable()) {
+            if (info.newerThanSavedFiles == newer) {
+                text.append(info.key).append(" = ").append(parameterAsText(info, params)).append("\n");
+            }
+        }
     }
     return text;
 }

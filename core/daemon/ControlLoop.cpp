@@ -49,7 +49,7 @@ bool ControlLoop::answerOutside() {
     return false;
 }
 
-Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
+Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec, const control::Surroundings& surroundings) {
     auto usage = m_sampler.sample();
     if (!usage) {
         (void)m_actuator->apply(0.0, m_cpuCount); // blind: hold the work rather than let it run unwatched
@@ -100,7 +100,12 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec) {
         }
     }
     const auto& state = m_controller.state();
-    s.quota = m_paused ? 0.0 : state.quota;
+    const double seconds = static_cast<double>(params().period.count()) / 1000.0;
+    const auto hold = m_rules.step(surroundings, params(), seconds);
+    m_holdText = m_paused ? std::string() : control::holdText(hold, state.quota);
+    s.temperature = surroundings.temperature.value_or(api::kNoTemperature);
+    s.heldBy = m_holdText.empty() ? std::string() : std::string(control::ruleName(hold.rule));
+    s.quota = m_paused ? 0.0 : std::min(state.quota, hold.cap);
     s.multiplier = state.multiplier;
     s.overloadCount = static_cast<std::uint32_t>(state.overloadCount);
 
@@ -155,7 +160,9 @@ void ControlLoop::describe(api::DaemonState& s) const {
     s.multiplier = state().multiplier;
     s.overloadCount = static_cast<std::uint32_t>(state().overloadCount);
     s.cpuCount = static_cast<std::uint32_t>(cpuCount());
+    s.holdReason = m_holdText;
     if (const auto& sample = last()) {
+        s.heldBy = sample->heldBy;
         s.quota = sample->quota;
         s.idle = sample->idle;
         s.foreground = sample->foreground;

@@ -4,6 +4,7 @@
 #include "api/DaemonState.h"
 #include "api/Sample.h"
 #include "control/Controller.h"
+#include "control/WorkRules.h"
 #include "cpu/CpuSampler.h"
 #include "daemon/UserManagerBoundary.h"
 
@@ -23,6 +24,10 @@ namespace nicer::daemon {
  * demand from outside the user manager. Auto decides every period, so a cpu.idle written or lost while
  * nicerd runs takes effect at the next one. Without a boundary, or when the user manager's CPU time cannot
  * be read, it answers the whole machine.
+ *
+ * Beside the controller, the volunteer's rules (control/WorkRules.h: temperature, fans, battery, games,
+ * named programs) each set a cap from what the machine says; the work's quota is the controller's or the
+ * tightest rule's, whichever is lower, and the sample names the rule that held it.
  */
 class ControlLoop {
 public:
@@ -32,16 +37,18 @@ public:
 
     /// Takes the reference read of /proc/stat and of the work's CPU time.
     Result<void> prime();
-    /// Runs one period; @p timeUSec stamps the sample. When /proc/stat cannot be read the loop is blind and
-    /// freezes the work (fail safe); other errors are reported while the controller's quota stays applied.
-    Result<api::Sample> tick(std::uint64_t timeUSec);
+    /// Runs one period; @p timeUSec stamps the sample, @p surroundings is what the rules see. When /proc/stat
+    /// cannot be read the loop is blind and freezes the work (fail safe); other errors are reported while the
+    /// quota stays applied.
+    Result<api::Sample> tick(std::uint64_t timeUSec, const control::Surroundings& surroundings = {});
 
     /// Freezes the work until resume(); the loop keeps sampling so the user still sees the machine.
     Result<void> pause();
     /// Lets the controller take over again from its initial state.
     void resume();
     bool paused() const { return m_paused; }
-    /// Its part of the daemon's state: the parameters, the pause, the controller's state and the last period.
+    /// Its part of the daemon's state: the parameters, the pause, the controller's state, the last period and
+    /// the rule that held the work in it.
     void describe(api::DaemonState& state) const;
     /// Starts over for new work: the controller from its initial state, and the work frozen until the next
     /// period has measured the machine with it. A pause stays in force.
@@ -67,6 +74,8 @@ private:
 
     cpu::CpuSampler m_sampler;
     control::Controller m_controller;
+    control::WorkRules m_rules;
+    std::string m_holdText; ///< control::holdText of the last period's hold; empty when none held the work
     actuator::QuotaActuator* m_actuator;
     std::size_t m_historyCapacity;
     std::deque<api::Sample> m_history;

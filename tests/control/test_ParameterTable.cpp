@@ -16,7 +16,7 @@ namespace {
 double otherValue(const ParameterInfo& info, const ControllerParams& p) {
     switch (info.type) {
     case ParameterType::Count:
-        return info.get(p) + 3;
+        return info.max == 1.0 ? 1.0 - info.get(p) : info.get(p) + 3; // a switch, or a count
     case ParameterType::Duration:
         return info.get(p) == 0.25 ? 0.5 : 0.25;
     case ParameterType::Real:
@@ -45,9 +45,16 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                p.multiplierDecay != defaults.multiplierDecay,
                                p.overloadThreshold != defaults.overloadThreshold,
                                p.idleEpsilon != defaults.idleEpsilon,
-                               p.period != defaults.period};
+                               p.period != defaults.period,
+                               p.temperatureTarget != defaults.temperatureTarget,
+                               p.fanTarget != defaults.fanTarget,
+                               p.resumeDelay != defaults.resumeDelay,
+                               p.batteryCap != defaults.batteryCap,
+                               p.batteryMinCharge != defaults.batteryMinCharge,
+                               p.powerSaverIsBattery != defaults.powerSaverIsBattery,
+                               p.gamesPause != defaults.gamesPause};
         int count = 0;
-        for (int i = 0; i < 7; ++i) {
+        for (int i = 0; i < 14; ++i) {
             if (fields[i]) {
                 ++count;
                 CHECK(changedFields.insert(i).second);
@@ -56,8 +63,8 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
         CHECK(count == 1);
         REQUIRE(info.set(all, otherValue(info, defaults)).ok());
     }
-    CHECK(changedFields.size() == 7);
-    CHECK(parameterTable().size() == 7);
+    CHECK(changedFields.size() == 14);
+    CHECK(parameterTable().size() == 14);
     CHECK(all.reserveBand != defaults.reserveBand);
     CHECK(all.period != defaults.period);
 }
@@ -76,9 +83,13 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
     CHECK(findParameter("reserve_band") == nullptr);
     CHECK(findBusParameter("reserve-band") == nullptr);
     CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
-                                 "overload-threshold, idle-epsilon, period");
-    CHECK(parameterNameList(true) == "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
-                                     "OverloadThreshold, IdleEpsilon, PeriodUSec");
+                                 "overload-threshold, idle-epsilon, period, temperature-target, fan-target, "
+                                 "resume-delay, battery-cap, battery-min-charge, power-saver-is-battery, "
+                                 "games-pause");
+    CHECK(parameterNameList(true) ==
+          "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
+          "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, FanTarget, "
+          "ResumeDelay, BatteryCap, BatteryMinCharge, PowerSaverIsBattery, GamesPause");
 }
 
 TEST_CASE("the defaults are inside every range, and the edges are as validate() has them",

@@ -131,8 +131,8 @@ public:
         s.multiplier = 2.5;
         s.overloadCount = 1;
         s.signal = "outside";
-        m_history = {api::Sample{1, 0.9, 0.1, 0.0, -1.0, 0.0, 1.0, 0, false, false},
-                     api::Sample{2, 0.1, 0.6, 0.3, 0.25, 0.3, 4.0, 2, true, true}};
+        m_history = {api::Sample{1, 0.9, 0.1, 0.0, -1.0, 0.0, 1.0, 0, false, false, api::kNoTemperature, ""},
+                     api::Sample{2, 0.1, 0.6, 0.3, 0.25, 0.3, 4.0, 2, true, true, 71.5, "temperature"}};
     }
 
     // The state, and what the service asked of it; under the lock (the service runs in its own thread).

@@ -63,6 +63,25 @@ TEST_CASE("status reads every property nicerd publishes: the whole state comes b
     st.boinc.tasks = {{"t1", "https://p.example/", "running", 0.5, 60, 120, 1'700'000'000}};
     st.boinc.transfers = {{"f1", "https://p.example/", true, 100, 50, 10, "active"}};
     st.boinc.notices = {{7, 1'700'000'000, "P", "title", "text", true}};
+    st.params.temperatureTarget = 72.0;
+    st.params.batteryCap = 0.25;
+    st.params.gamesPause = 0;
+    st.heldBy = "temperature";
+    st.holdReason = "held to 40%: CPU 82 °C, target 80 °C";
+    st.temperature = 82.0;
+    st.temperatureTargetInUse = 80.0;
+    st.temperatureSensor = "coretemp Package id 0 (/sys/class/hwmon/hwmon3/temp1_input)";
+    st.sensorNote = "note";
+    st.fanSpeed = 3100.0;
+    st.onBattery = true;
+    st.batteryPercent = 54.0;
+    st.powerSaver = true;
+    st.powerSource = "UPower";
+    st.powerNote = "power note";
+    st.games = 2;
+    st.gameNote = "game note";
+    st.exclusivePrograms = {"blender", "gimp"};
+    st.programsRunning = {"gimp"};
     const api::DaemonState sent = st;
     REQUIRE_FALSE(sent == api::DaemonState{});
     ServedService service(bus, daemon);
@@ -145,6 +164,11 @@ TEST_CASE("history, pause, resume and the workload preset round-trip", "[dbus][D
     CHECK((*history)[1].outside == 0.25);
     CHECK((*history)[1].quota == 0.3);
     CHECK((*history)[1].outsideSignal);
+    // ApiVersion 10: the CPU's temperature and the rule that held the work.
+    CHECK((*history)[0].temperature == api::kNoTemperature);
+    CHECK((*history)[0].heldBy.empty());
+    CHECK((*history)[1].temperature == 71.5);
+    CHECK((*history)[1].heldBy == "temperature");
 
     REQUIRE(client->pause().ok());
     {

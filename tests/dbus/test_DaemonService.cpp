@@ -121,7 +121,7 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     libsystemd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 9); // 9: Placement and PlacementNote
+    CHECK(version == 10); // 9: Placement and PlacementNote
 }
 
 TEST_CASE("the memory limit is published: the percentage set and the bytes in force",
@@ -269,13 +269,7 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
                 [](sd_bus_message* m, void* userdata, sd_bus_error*) {
                     auto* out = static_cast<std::optional<api::Sample>*>(userdata);
                     api::Sample s;
-                    int paused = 0;
-                    int outsideSignal = 0;
-                    if (sd_bus_message_read(m, api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground,
-                                            &s.background, &s.outside, &s.quota, &s.multiplier,
-                                            &s.overloadCount, &paused, &outsideSignal) >= 0) {
-                        s.paused = paused != 0;
-                        s.outsideSignal = outsideSignal != 0;
+                    if (dbus::codec::readSampleFields(m, s) >= 0) {
                         *out = s;
                     }
                     return 0;
@@ -285,7 +279,7 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
     // The match is in place once the bus answered a call made after it.
     REQUIRE(sd_bus_call_method(client.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                "org.freedesktop.DBus.Peer", "Ping", nullptr, nullptr, "") >= 0);
-    const api::Sample sent{42, 0.25, 0.5, 0.25, 0.375, 0.125, 3.0, 2, true, true};
+    const api::Sample sent{42, 0.25, 0.5, 0.25, 0.375, 0.125, 3.0, 2, true, true, 83.25, "game"};
     service.run([&](dbus::DaemonService& s) { s.onSample(sent); });
     REQUIRE(dispatchUntil(client.get(), [&] { return received.has_value(); }));
     CHECK(received->timeUSec == 42);
@@ -296,6 +290,8 @@ TEST_CASE("the Sample signal carries the sample's fields", "[dbus][DaemonService
     CHECK(received->outside == 0.375);
     CHECK(received->quota == 0.125);
     CHECK(received->outsideSignal);
+    CHECK(received->temperature == 83.25);
+    CHECK(received->heldBy == "game");
 }
 
 namespace {
@@ -402,7 +398,8 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
     // The matches are in place once the bus answered a call made after them.
     REQUIRE(sd_bus_call_method(client.get(), "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                "org.freedesktop.DBus.Peer", "Ping", nullptr, nullptr, "") >= 0);
-    const api::Sample sample{42, 0.25, 0.5, 0.25, 0.125, 3.0, 2, false};
+    const api::Sample sample{42, 0.25, 0.5, 0.25, 0.125, 3.0, 2, false, false, false, api::kNoTemperature,
+                             ""};
 
     // A period in which nothing changed: the Sample signal, nothing else.
     service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
@@ -439,6 +436,6 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
 
 TEST_CASE("the codec's signatures are api/BusNames.h's", "[dbus][Codec]") {
     CHECK(dbus::codec::arraySignature<api::DownloadEntry>() == "a(sttdsbsx)");
-    CHECK(dbus::codec::arraySignature<api::Sample>() == "a(tddddddubb)");
+    CHECK(dbus::codec::arraySignature<api::Sample>() == "a(tddddddubbds)");
     CHECK(dbus::codec::arraySignature<api::PresetInfo>() == "a(sssb)");
 }

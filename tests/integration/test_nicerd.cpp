@@ -533,11 +533,7 @@ TEST_CASE("nicerd emits a Sample every period and GetHistory returns the ones be
     const auto onSample = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
         auto* s = static_cast<Seen*>(userdata);
         api::Sample x;
-        int paused = 0;
-        int outsideSignal = 0;
-        if (sd_bus_message_read(m, api::kSampleSignature, &x.timeUSec, &x.idle, &x.foreground, &x.background,
-                                &x.outside, &x.quota, &x.multiplier, &x.overloadCount, &paused,
-                                &outsideSignal) < 0) {
+        if (dbus::codec::readSampleFields(m, x) < 0) {
             s->consistent = false;
         }
         // The outside part is known here (the tests' user manager has a cgroup of its own) and within the

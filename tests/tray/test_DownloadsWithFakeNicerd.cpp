@@ -32,7 +32,7 @@ int progress(QTableWidget* table, int row) {
 /// One of nicerd's periods: its Sample signal, and PropertiesChanged for what changed since the last.
 void period(TrayOnFakeNicerd& tray) {
     tray.service->run([](auto& service) {
-        service.onSample(nicer::api::Sample{7, 0.5, 0.2, 0.3, 0.1, 0.3, 2.0, 0, false, true});
+        service.onSample(nicer::api::Sample{7, 0.5, 0.2, 0.3, 0.1, 0.3, 2.0, 0, false, true, 64.0, "game"});
     });
 }
 

@@ -130,7 +130,8 @@ TEST_CASE("the tray follows nicerd again after the session bus restarts", "[tray
         // state, or with samples on their way.
         for (int i = someMs(3); i > 0; --i) {
             tray.nicerd->run([](auto& service) {
-                service.onSample(nicer::api::Sample{7, 0.5, 0.2, 0.3, 0.1, 0.3, 2.0, 0, false, true});
+                service.onSample(
+                    nicer::api::Sample{7, 0.5, 0.2, 0.3, 0.1, 0.3, 2.0, 0, false, true, 64.0, "game"});
             });
             QTest::qWait(someMs(150));
         }
@@ -185,7 +186,8 @@ TEST_CASE("the tray follows nicerd again after the session bus restarts", "[tray
         REQUIRE(QTest::qWaitFor(
             [&] {
                 tray.nicerd->run([time](auto& service) {
-                    service.onSample(nicer::api::Sample{time, 0.4, 0.1, 0.5, 0.0, 0.5, 1.0, 0, false, true});
+                    service.onSample(
+                        nicer::api::Sample{time, 0.4, 0.1, 0.5, 0.0, 0.5, 1.0, 0, false, true, 50.0, ""});
                 });
                 QTest::qWait(20);
                 return tray.daemon.lastSample() && tray.daemon.lastSample()->timeUSec == time;

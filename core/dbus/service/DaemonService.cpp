@@ -58,7 +58,7 @@ const sd_bus_vtable DaemonService::s_methods[] = {
     SD_BUS_METHOD("SetParameters", "a{sv}", "", &DaemonService::onSetParameters, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetWorkloadPreset", "s", "", &DaemonService::onSetWorkloadPreset,
                   SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("GetHistory", "", "a(tddddddubb)", &DaemonService::onGetHistory,
+    SD_BUS_METHOD("GetHistory", "", "a(tddddddubbds)", &DaemonService::onGetHistory,
                   SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("BoincAttach", "ss", "", &DaemonService::onBoincAttach, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("BoincAttachAccountManager", "sss", "", &DaemonService::onBoincAttachAccountManager,
@@ -67,7 +67,7 @@ const sd_bus_vtable DaemonService::s_methods[] = {
     SD_BUS_SIGNAL("Sample", api::kSampleSignature, 0),
     SD_BUS_VTABLE_END,
 };
-static_assert(std::string_view("tddddddubb") == api::kSampleSignature);
+static_assert(std::string_view("tddddddubbds") == api::kSampleSignature);
 
 namespace {
 

@@ -45,7 +45,23 @@ int readStruct(sd_bus_message* m, const char* fields, Body&& body) {
 int appendSampleFields(sd_bus_message* m, const api::Sample& s) {
     return sd_bus_message_append(m, api::kSampleSignature, s.timeUSec, s.idle, s.foreground, s.background,
                                  s.outside, s.quota, s.multiplier, s.overloadCount,
-                                 static_cast<int>(s.paused), static_cast<int>(s.outsideSignal));
+                                 static_cast<int>(s.paused), static_cast<int>(s.outsideSignal), s.temperature,
+                                 s.heldBy.c_str());
+}
+
+int readSampleFields(sd_bus_message* m, api::Sample& s) {
+    libsystemd::MessageReader in(m);
+    int paused = 0;
+    int outsideSignal = 0;
+    const char* heldBy = nullptr;
+    in.read(api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground, &s.background, &s.outside, &s.quota,
+            &s.multiplier, &s.overloadCount, &paused, &outsideSignal, &s.temperature, &heldBy);
+    if (in.ok()) {
+        s.paused = paused != 0;
+        s.outsideSignal = outsideSignal != 0;
+        s.heldBy = heldBy;
+    }
+    return in.result();
 }
 
 int append(sd_bus_message* m, const api::Sample& s) {
@@ -55,14 +71,8 @@ int append(sd_bus_message* m, const api::Sample& s) {
 }
 
 int read(sd_bus_message* m, api::Sample& s) {
-    return readStruct(m, api::kSampleSignature, [&](libsystemd::MessageReader& in) {
-        int paused = 0;
-        int outsideSignal = 0;
-        in.read(api::kSampleSignature, &s.timeUSec, &s.idle, &s.foreground, &s.background, &s.outside,
-                &s.quota, &s.multiplier, &s.overloadCount, &paused, &outsideSignal);
-        s.paused = paused != 0;
-        s.outsideSignal = outsideSignal != 0;
-    });
+    return readStruct(m, api::kSampleSignature,
+                      [&](libsystemd::MessageReader& in) { in.run([&] { return readSampleFields(m, s); }); });
 }
 
 int append(sd_bus_message* m, const api::DownloadEntry& e) {

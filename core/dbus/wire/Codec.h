@@ -22,6 +22,8 @@ namespace nicer::dbus::codec {
 
 /// The fields of a Sample, not in a struct (the Sample signal's arguments).
 int appendSampleFields(sd_bus_message* m, const api::Sample& sample);
+/// Reads them back: 0, or a negative errno.
+int readSampleFields(sd_bus_message* m, api::Sample& sample);
 
 /// One struct of each type.
 int append(sd_bus_message* m, const api::Sample& sample);

@@ -1,0 +1,172 @@
+#include "control/WorkRules.h"
+
+#include "util/Text.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nicer::control {
+
+namespace {
+
+/// A fan's reading in the unit of its TargetLoop: a hundred rpm stands where a degree does for temperature.
+constexpr double kRpmPerUnit = 100.0;
+
+std::string degrees(double celsius) {
+    return text::shortNumber(std::round(celsius)) + " °C";
+}
+
+std::string percent(double share) {
+    return text::shortNumber(std::round(share * 100.0)) + "%";
+}
+
+std::string waitText(double seconds) {
+    return "resuming in " + text::shortNumber(std::ceil(seconds)) + " s";
+}
+
+/// "blender", "blender and gimp", "blender, gimp and krita".
+std::string nameList(const std::vector<std::string>& names) {
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    }
+    return list;
+}
+
+} // namespace
+
+std::string_view ruleName(Rule rule) {
+    switch (rule) {
+    case Rule::None:
+        return "";
+    case Rule::Temperature:
+        return "temperature";
+    case Rule::Fan:
+        return "fan";
+    case Rule::Battery:
+        return "battery";
+    case Rule::PowerSaver:
+        return "power-saver";
+    case Rule::Game:
+        return "game";
+    case Rule::Program:
+        return "program";
+    }
+    return "";
+}
+
+double resolveTemperatureTarget(double param, std::optional<double> max, std::optional<double> crit) {
+    if (param > 0.0) {
+        return param;
+    }
+    double target = 80.0;
+    if (max) {
+        target = std::min(target, *max - 10.0);
+    }
+    if (crit) {
+        target = std::min(target, *crit - 20.0);
+    }
+    return std::max(target, kLowestTemperatureTarget);
+}
+
+WorkRules::WorkRules()
+    : m_fan(TargetTuning{.proportional = 0.03, .integral = 0.01, .tripMargin = 5.0}) {}
+
+Hold WorkRules::pausing(Rule rule, Wait& wait, bool active, double cap, std::string reason, double seconds,
+                        double resumeDelay) {
+    if (active) {
+        wait = {.left = resumeDelay, .cap = cap, .what = {}};
+        return {.rule = rule, .cap = cap, .reason = std::move(reason)};
+    }
+    if (wait.left <= 0.0) {
+        return {};
+    }
+    wait.left = std::max(0.0, wait.left - seconds);
+    if (wait.left <= 0.0) {
+        return {};
+    }
+    return {.rule = rule, .cap = wait.cap, .reason = wait.what + ", " + waitText(wait.left)};
+}
+
+Hold WorkRules::temperatureHold(const Surroundings& now, const ControllerParams& params, double seconds) {
+    if (!now.temperature) {
+        return {};
+    }
+    const double target = now.temperatureTarget;
+    const double cap = m_temperature.step(*now.temperature, target, seconds, params.resumeDelay);
+    std::string reason = "CPU " + degrees(*now.temperature) + ", target " + degrees(target);
+    if (m_temperature.waitLeft() > 0.0) {
+        reason += "; it ran over " + degrees(target + TargetTuning{}.tripMargin) + ", " +
+                  waitText(m_temperature.waitLeft());
+    }
+    return {.rule = Rule::Temperature, .cap = cap, .reason = std::move(reason)};
+}
+
+Hold WorkRules::fanHold(const Surroundings& now, const ControllerParams& params, double seconds) {
+    if (!now.fanSpeed || params.fanTarget <= 0.0) {
+        m_fan.reset();
+        return {};
+    }
+    const double cap =
+        m_fan.step(*now.fanSpeed / kRpmPerUnit, params.fanTarget / kRpmPerUnit, seconds, params.resumeDelay);
+    return {.rule = Rule::Fan,
+            .cap = cap,
+            .reason = "fans " + text::shortNumber(std::round(*now.fanSpeed)) + " rpm, target " +
+                      text::shortNumber(params.fanTarget) + " rpm"};
+}
+
+Hold WorkRules::powerHold(const Surroundings& now, const ControllerParams& params, double seconds) {
+    const bool saver = now.powerSaver && params.powerSaverIsBattery != 0;
+    const bool active = now.onBattery || saver;
+    const bool charged = now.batteryPercent < 0.0 || now.batteryPercent >= params.batteryMinCharge;
+    const double cap = charged ? params.batteryCap : 0.0;
+    std::string reason = now.onBattery ? "on battery" : "the power-saver profile is on";
+    if (now.onBattery && now.batteryPercent >= 0.0) {
+        reason += ", " + text::shortNumber(std::round(now.batteryPercent)) + "%";
+        if (!charged && params.batteryCap > 0.0) {
+            reason += ", under " + text::shortNumber(params.batteryMinCharge) + "%";
+        }
+    }
+    const Rule rule = now.onBattery || !saver ? Rule::Battery : Rule::PowerSaver;
+    auto hold = pausing(rule, m_power, active, cap, std::move(reason), seconds, params.resumeDelay);
+    if (active) {
+        m_power.what = now.onBattery ? "on mains again" : "the power-saver profile is off again";
+    }
+    return hold;
+}
+
+Hold WorkRules::step(const Surroundings& now, const ControllerParams& params, double seconds) {
+    Hold holds[] = {
+        temperatureHold(now, params, seconds),
+        fanHold(now, params, seconds),
+        powerHold(now, params, seconds),
+        pausing(Rule::Game, m_game, now.games > 0 && params.gamesPause != 0, 0.0,
+                now.games == 1 ? "a game is running" : std::to_string(now.games) + " games are running",
+                seconds, params.resumeDelay),
+        pausing(Rule::Program, m_program, !now.programs.empty(), 0.0,
+                nameList(now.programs) + (now.programs.size() == 1 ? " is" : " are") + " running", seconds,
+                params.resumeDelay),
+    };
+    if (now.games > 0 && params.gamesPause != 0) {
+        m_game.what = now.games == 1 ? "the game ended" : "the games ended";
+    }
+    if (!now.programs.empty()) {
+        m_program.what = nameList(now.programs) + " ended";
+    }
+    Hold tightest;
+    for (auto& hold : holds) {
+        if (hold.rule != Rule::None && hold.cap < tightest.cap) {
+            tightest = std::move(hold);
+        }
+    }
+    return tightest;
+}
+
+std::string holdText(const Hold& hold, double controllerQuota) {
+    if (hold.rule == Rule::None || (hold.cap > 0.0 && hold.cap >= controllerQuota)) {
+        return {};
+    }
+    return (hold.cap <= 0.0 ? std::string("paused: ") : "held to " + percent(hold.cap) + ": ") + hold.reason;
+}
+
+} // namespace nicer::control

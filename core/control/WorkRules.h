@@ -1,0 +1,92 @@
+#pragma once
+
+#include "control/ControllerParams.h"
+#include "control/TargetLoop.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nicer::control {
+
+/// What the volunteer's machine says in one period, gathered by nicerd from its sensors and the desktop.
+struct Surroundings {
+    std::optional<double> temperature; ///< the CPU's, °C; none without a sensor
+    double temperatureTarget = 0.0;    ///< °C, resolved (resolveTemperatureTarget)
+    std::optional<double> fanSpeed;    ///< the fastest fan's, rpm; none without a fan sensor
+    bool onBattery = false;
+    double batteryPercent = -1.0;      ///< -1: not known
+    bool powerSaver = false;           ///< power-profiles-daemon's power-saver profile is active
+    int games = 0;                     ///< games registered with GameMode
+    std::vector<std::string> programs; ///< the named programs that run
+};
+
+/// The volunteer's rules, each of which can hold the work under the controller's quota.
+enum class Rule { None, Temperature, Fan, Battery, PowerSaver, Game, Program };
+
+/// "temperature", "fan", "battery", "power-saver", "game", "program"; "" for None. The bus and the chart use
+/// these words.
+std::string_view ruleName(Rule rule);
+
+/// The tightest rule in a period: the cap it sets and why, in plain words ("CPU 82 °C, target 80 °C",
+/// "on battery, 54%", "a game is running").
+struct Hold {
+    Rule rule = Rule::None;
+    double cap = 1.0; ///< 0..1 of the machine; 0: the work pauses
+    std::string reason;
+};
+
+/**
+ * The target the temperature rule holds, in °C: @p param (temperature-target) when it is not 0, else 80 °C,
+ * lowered to 10 °C under the sensor's @p max and 20 °C under its @p crit where it has them, and never under
+ * kLowestTemperatureTarget. 80 °C is where laptops' fans usually still run quietly and well under the
+ * throttling point (Intel's TjMax is 100 °C, AMD's Tctl limit 95 °C); docs/user-guide.md explains it.
+ */
+double resolveTemperatureTarget(double param, std::optional<double> max, std::optional<double> crit);
+
+/**
+ * The volunteer's own limits, beside the controller: the temperature and fan targets (each a TargetLoop),
+ * the battery (paused, or capped above a charge), power-profiles-daemon's power-saver profile, games
+ * (GameMode) and named programs. The work's quota is the controller's, or the tightest rule's cap where
+ * that is lower. A rule that paused the work keeps it paused for resume-delay after its cause ended. Pure:
+ * fed what the machine says, one period at a time.
+ */
+class WorkRules {
+public:
+    WorkRules();
+
+    /// One period of @p seconds; the tightest hold (the lowest cap; on a tie the earlier rule of Rule's
+    /// order), or Rule::None with cap 1.
+    Hold step(const Surroundings& now, const ControllerParams& params, double seconds);
+    /// Each rule starts over (nicerd's work restarted).
+    void reset() { *this = WorkRules(); }
+
+private:
+    /// A pausing rule's wait after its cause ended.
+    struct Wait {
+        double left = 0.0;
+        double cap = 1.0;
+        std::string what; ///< "on mains again", "the game ended", "blender ended"
+    };
+    /// The hold of a rule whose cause is @p active with @p cap and @p reason, keeping @p wait.
+    static Hold pausing(Rule rule, Wait& wait, bool active, double cap, std::string reason, double seconds,
+                        double resumeDelay);
+    Hold temperatureHold(const Surroundings& now, const ControllerParams& params, double seconds);
+    Hold fanHold(const Surroundings& now, const ControllerParams& params, double seconds);
+    Hold powerHold(const Surroundings& now, const ControllerParams& params, double seconds);
+
+    TargetLoop m_temperature;
+    TargetLoop m_fan;
+    Wait m_power;
+    Wait m_game;
+    Wait m_program;
+    std::vector<std::string> m_lastPrograms;
+};
+
+/// What `nicer status`, the tray and nicerd's log say of a hold given the controller's own quota:
+/// "held to 40%: CPU 82 °C, target 80 °C", "paused: on battery, 54%"; empty when the hold does not hold the
+/// work under @p controllerQuota.
+std::string holdText(const Hold& hold, double controllerQuota);
+
+} // namespace nicer::control

@@ -1,0 +1,169 @@
+#include "control/WorkRules.h"
+
+#include <catch2/catch.hpp>
+
+using namespace nicer::control;
+
+namespace {
+
+ControllerParams withDelay(double seconds) {
+    ControllerParams p;
+    p.resumeDelay = seconds;
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("with nothing to say, no rule holds the work") {
+    WorkRules rules;
+    const auto hold = rules.step({}, ControllerParams{}, 1.0);
+    CHECK(hold.rule == Rule::None);
+    CHECK(hold.cap == 1.0);
+    CHECK(holdText(hold, 0.9).empty());
+}
+
+TEST_CASE("on battery the work pauses by default, and resumes only after the delay on mains") {
+    WorkRules rules;
+    const auto params = withDelay(3.0);
+    Surroundings now;
+    now.onBattery = true;
+    now.batteryPercent = 54.4;
+    auto hold = rules.step(now, params, 1.0);
+    CHECK(hold.rule == Rule::Battery);
+    CHECK(hold.cap == 0.0);
+    CHECK(holdText(hold, 0.9) == "paused: on battery, 54%");
+    CHECK(holdText(hold, 0.0) == "paused: on battery, 54%"); // said even when the controller holds nothing
+
+    now.onBattery = false;
+    hold = rules.step(now, params, 1.0);
+    CHECK(hold.cap == 0.0);
+    CHECK(hold.reason == "on mains again, resuming in 2 s");
+    hold = rules.step(now, params, 1.0);
+    CHECK(hold.reason == "on mains again, resuming in 1 s");
+    hold = rules.step(now, params, 1.0);
+    CHECK(hold.rule == Rule::None);
+}
+
+TEST_CASE("a cap on battery holds above the least charge, and pauses under it") {
+    WorkRules rules;
+    auto params = withDelay(0.0);
+    params.batteryCap = 0.3;
+    params.batteryMinCharge = 40.0;
+    Surroundings now;
+    now.onBattery = true;
+    now.batteryPercent = 74.0;
+    auto hold = rules.step(now, params, 1.0);
+    CHECK(hold.cap == 0.3);
+    CHECK(holdText(hold, 0.9) == "held to 30%: on battery, 74%");
+    CHECK(holdText(hold, 0.2).empty()); // the controller holds the work lower itself
+
+    now.batteryPercent = 39.0;
+    hold = rules.step(now, params, 1.0);
+    CHECK(hold.cap == 0.0);
+    CHECK(holdText(hold, 0.9) == "paused: on battery, 39%, under 40%");
+}
+
+TEST_CASE("the power-saver profile counts as battery unless told not to") {
+    WorkRules rules;
+    auto params = withDelay(0.0);
+    Surroundings now;
+    now.powerSaver = true;
+    auto hold = rules.step(now, params, 1.0);
+    CHECK(hold.rule == Rule::PowerSaver);
+    CHECK(holdText(hold, 1.0) == "paused: the power-saver profile is on");
+
+    params.powerSaverIsBattery = 0;
+    CHECK(rules.step(now, params, 1.0).rule == Rule::None);
+}
+
+TEST_CASE("a game pauses the work unless told not to, and it waits after the game ends") {
+    WorkRules rules;
+    auto params = withDelay(2.0);
+    Surroundings now;
+    now.games = 1;
+    auto hold = rules.step(now, params, 1.0);
+    CHECK(holdText(hold, 0.8) == "paused: a game is running");
+    now.games = 0;
+    hold = rules.step(now, params, 1.0);
+    CHECK(holdText(hold, 0.8) == "paused: the game ended, resuming in 1 s");
+    CHECK(rules.step(now, params, 1.0).rule == Rule::None);
+
+    params.gamesPause = 0;
+    now.games = 2;
+    CHECK(rules.step(now, params, 1.0).rule == Rule::None);
+}
+
+TEST_CASE("named programs pause the work while they run") {
+    WorkRules rules;
+    const auto params = withDelay(1.5);
+    Surroundings now;
+    now.programs = {"blender", "gimp"};
+    auto hold = rules.step(now, params, 1.0);
+    CHECK(hold.rule == Rule::Program);
+    CHECK(holdText(hold, 1.0) == "paused: blender and gimp are running");
+    now.programs.clear();
+    hold = rules.step(now, params, 1.0);
+    CHECK(hold.reason == "blender and gimp ended, resuming in 1 s");
+    CHECK(rules.step(now, params, 1.0).rule == Rule::None);
+}
+
+TEST_CASE("the tightest rule holds the work: a pause over a cap") {
+    WorkRules rules;
+    const auto params = withDelay(0.0);
+    Surroundings now;
+    now.temperature = 83.0;
+    now.temperatureTarget = 80.0;
+    now.games = 1;
+    rules.step(now, params, 1.0);
+    auto hold = rules.step(now, params, 1.0);
+    CHECK(hold.rule == Rule::Game);
+    now.games = 0;
+    hold = rules.step(now, params, 1.0);
+    CHECK(hold.rule == Rule::Temperature);
+    CHECK(hold.cap < 1.0);
+    CHECK_THAT(holdText(hold, 1.0),
+               Catch::StartsWith("held to ") && Catch::EndsWith(": CPU 83 °C, target 80 °C"));
+}
+
+TEST_CASE("a temperature trip says how long the rule waits") {
+    WorkRules rules;
+    const auto params = withDelay(30.0);
+    Surroundings now;
+    now.temperature = 88.0;
+    now.temperatureTarget = 80.0;
+    const auto hold = rules.step(now, params, 1.0);
+    CHECK(holdText(hold, 1.0) == "paused: CPU 88 °C, target 80 °C; it ran over 85 °C, resuming in 30 s");
+}
+
+TEST_CASE("the fan rule holds the fans' speed only when it has a target") {
+    WorkRules rules;
+    auto params = withDelay(0.0);
+    Surroundings now;
+    now.fanSpeed = 4200.0;
+    CHECK(rules.step(now, params, 1.0).rule == Rule::None);
+    params.fanTarget = 3000.0; // 1200 rpm over: a trip, as 12 °C over the temperature target would be
+    const auto hold = rules.step(now, params, 1.0);
+    CHECK(hold.rule == Rule::Fan);
+    CHECK(holdText(hold, 1.0) == "paused: fans 4200 rpm, target 3000 rpm");
+}
+
+TEST_CASE("the temperature target is the volunteer's, or chosen under the sensor's own limits") {
+    CHECK(resolveTemperatureTarget(72.0, 84.0, 100.0) == 72.0);
+    CHECK(resolveTemperatureTarget(0.0, std::nullopt, std::nullopt) == 80.0);
+    CHECK(resolveTemperatureTarget(0.0, 84.0, 100.0) == 74.0);
+    CHECK(resolveTemperatureTarget(0.0, std::nullopt, 95.0) == 75.0);
+    CHECK(resolveTemperatureTarget(0.0, 45.0, std::nullopt) == kLowestTemperatureTarget);
+}
+
+TEST_CASE("a temperature target under 40 °C, other than 0, is refused with the reason") {
+    ControllerParams p;
+    p.temperatureTarget = 30.0;
+    const auto valid = validate(p);
+    REQUIRE_FALSE(valid);
+    CHECK_THAT(valid.error().message,
+               Catch::Contains("temperature-target = 30") && Catch::Contains("at least 40"));
+    p.temperatureTarget = 110.0;
+    CHECK_FALSE(validate(p));
+    p.temperatureTarget = 0.0;
+    CHECK(validate(p));
+}
