@@ -148,7 +148,10 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
         "trace. '-' reads stdin.\n"
         "Output columns: step,idle,multiplier,overload_count,quota; with the outside signal\n"
         "step,idle,work,outside,multiplier,overload_count,quota, with signal and paused after outside when\n"
-        "the trace has them.");
+        "the trace has them, and temperature,held_by at the end with the thermal model.\n"
+        "The thermal model (--thermal-gain more than 0): the CPU's temperature approaches\n"
+        "ambient + gain x the busy share (the work's as capped, plus your programs' where the trace has the\n"
+        "work's column) with time constant tau; the temperature rule holds it at --temperature-target.");
     cmd->add_option("--trace", o.tracePath, "Trace to replay")->required();
     options::addSignalOption(
         *cmd, o.signal,
@@ -157,6 +160,15 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
         "outside columns), auto (outside when the trace has those columns)");
     // The controller's parameters, from their table; a trace has no clock, so the period is not one.
     options::addParameterOptions(*cmd, o.params, options::PeriodOption::Left);
+    cmd->add_option("--thermal-gain", o.thermal.gain,
+                    "°C the whole machine busy adds to the thermal model's temperature; 0: no model")
+        ->capture_default_str();
+    cmd->add_option("--thermal-ambient", o.thermal.ambient, "°C of the thermal model with the machine idle")
+        ->capture_default_str();
+    cmd->add_option("--thermal-tau", o.thermal.tau, "Seconds of the thermal model's time constant")
+        ->capture_default_str();
+    cmd->add_option("--step", o.thermal.step, "Seconds of one trace line, for the thermal model")
+        ->capture_default_str();
     return cmd;
 }
 

@@ -4,14 +4,34 @@
 #include "control/Controller.h"
 #include "control/ControllerParams.h"
 #include "control/IdleTrace.h"
+#include "control/WorkRules.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 
 namespace nicer::cli {
+
+namespace {
+
+/// The thermal model's state between periods (ThermalModel).
+struct Heat {
+    const ThermalModel& model;
+    double temperature;
+    /// Advances one trace line with the work at @p workShare and your programs at @p userShare; the reading.
+    double advance(double workShare, double userShare) {
+        const double busy = std::min(1.0, userShare + std::min(workShare, 1.0 - userShare));
+        temperature +=
+            (model.ambient + model.gain * busy - temperature) * (1.0 - std::exp(-model.step / model.tau));
+        return std::round(temperature);
+    }
+};
+
+} // namespace
 
 int runSimulate(const SimulateOptions& o) {
     if (auto valid = control::validate(o.params); !valid) {
@@ -57,8 +77,19 @@ int runSimulate(const SimulateOptions& o) {
     const bool splitOutput = split && o.signal != control::Signal::Machine;
 
     control::Controller controller(o.params);
-    std::printf("step,idle%s%s%s,multiplier,overload_count,quota\n", splitOutput ? ",work,outside" : "",
-                perPeriod ? ",signal" : "", pausedColumn ? ",paused" : "");
+    const bool thermal = o.thermal.gain > 0.0;
+    if (thermal && !(o.thermal.tau > 0.0 && o.thermal.step > 0.0)) {
+        std::cerr << "nicer simulate: --thermal-tau and --step must be more than 0 seconds\n";
+        return kExitBadInput;
+    }
+    control::WorkRules rules;
+    Heat heat{o.thermal, o.thermal.ambient};
+    double reading = std::round(heat.temperature);
+    const double target =
+        control::resolveTemperatureTarget(o.params.temperatureTarget, std::nullopt, std::nullopt);
+    std::printf("step,idle%s%s%s,multiplier,overload_count,quota%s\n", splitOutput ? ",work,outside" : "",
+                perPeriod ? ",signal" : "", pausedColumn ? ",paused" : "",
+                thermal ? ",temperature,held_by" : "");
     std::size_t step = 0;
     bool wasPaused = false;
     for (const auto& period : *trace) {
@@ -77,6 +108,21 @@ int runSimulate(const SimulateOptions& o) {
         }
         wasPaused = paused;
         const auto& s = controller.state();
+        double quota = paused ? 0.0 : s.quota;
+        std::string heldBy;
+        if (thermal) {
+            // The rule reads the temperature the last period left, as nicerd reads its sensor.
+            control::Surroundings now;
+            now.temperature = reading;
+            now.temperatureTarget = target;
+            const auto hold = rules.step(now, o.params, o.thermal.step);
+            if (!paused && !control::holdText(hold, quota).empty()) {
+                heldBy = control::ruleName(hold.rule);
+            }
+            quota = std::min(quota, hold.cap);
+            const double user = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 0.0;
+            reading = heat.advance(quota, user);
+        }
         std::printf("%zu,%.10g", step++, period.idle);
         if (splitOutput) {
             std::printf(",%.10g,%.10g", *period.work, *period.outside);
@@ -89,7 +135,11 @@ int runSimulate(const SimulateOptions& o) {
         if (pausedColumn) {
             std::printf(",%d", paused ? 1 : 0);
         }
-        std::printf(",%.10g,%d,%.10g\n", s.multiplier, s.overloadCount, paused ? 0.0 : s.quota);
+        std::printf(",%.10g,%d,%.10g", s.multiplier, s.overloadCount, quota);
+        if (thermal) {
+            std::printf(",%.10g,%s", reading, heldBy.c_str());
+        }
+        std::printf("\n");
     }
     return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
 }

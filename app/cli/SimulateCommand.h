@@ -7,10 +7,24 @@
 
 namespace nicer::cli {
 
+/**
+ * A first-order thermal model of the machine for `nicer simulate --thermal-gain`: the CPU's temperature
+ * approaches ambient + gain x the busy share (the work's, as the loop capped it, and your programs', where
+ * the trace has the work's column) with time constant tau, and the sensor reads whole degrees as coretemp
+ * does. The temperature rule (control/WorkRules.h) then holds it at temperature-target.
+ */
+struct ThermalModel {
+    double ambient = 40.0; ///< °C with the machine idle
+    double gain = 0.0;     ///< °C the whole machine busy adds; 0: no model
+    double tau = 10.0;     ///< seconds
+    double step = 1.0;     ///< seconds of one trace line
+};
+
 struct SimulateOptions {
     std::string tracePath;
     control::ControllerParams params;
     control::Signal signal = control::Signal::Auto;
+    ThermalModel thermal;
 };
 
 /// `nicer simulate --trace FILE [...]`: replays a trace through the controller, CSV on stdout.

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -273,4 +274,53 @@ TEST_CASE("simulate follows a trace's signal column period by period, and holds 
     REQUIRE(machineRows.size() == periods.size() + 1);
     CHECK(machineRows[0] ==
           std::vector<std::string>{"step", "idle", "paused", "multiplier", "overload_count", "quota"});
+}
+
+TEST_CASE(
+    "simulate's thermal model: the temperature rule holds the target, giving the work nearly all it may",
+    "[simulate][thermal]") {
+    // Idle every period (the user away): only the work heats, toward 40 + 60 x its share, with time constants
+    // from 3 to 30 s. 70 °C is held by a share of (70 - 40) / 60 = 0.5.
+    const std::string tau = GENERATE("3", "10", "30");
+    CAPTURE(tau);
+    const auto dir = std::filesystem::temp_directory_path() / "nicer-test-thermal";
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "idle.txt";
+    {
+        std::ofstream out(path);
+        for (int i = 0; i < 1200; ++i) {
+            out << "0.95\n";
+        }
+    }
+    const auto r = runCommand(kNicer + " simulate --trace " + path.string() +
+                              " --thermal-gain 60 --thermal-ambient 40 --thermal-tau " + tau +
+                              " --temperature-target 70");
+    REQUIRE(r.exitCode == 0);
+    const auto rows = parseCsv(r.out);
+    REQUIRE(rows.size() == 1201);
+    CHECK(rows[0] == std::vector<std::string>{"step", "idle", "multiplier", "overload_count", "quota",
+                                              "temperature", "held_by"});
+    double low = 1.0;
+    double high = 0.0;
+    double hottest = 0.0;
+    for (std::size_t i = 601; i < rows.size(); ++i) { // the second half: settled
+        REQUIRE(rows[i].size() >= 6);
+        const double quota = std::stod(rows[i][4]);
+        low = std::min(low, quota);
+        high = std::max(high, quota);
+        hottest = std::max(hottest, std::stod(rows[i][5]));
+    }
+    CHECK(hottest <= 72.0);
+    CHECK(low >= 0.9 * 0.5);
+    CHECK(high - low <= 0.1);
+    CHECK(rows[1200].size() == 7);
+    CHECK(rows[1200][6] == "temperature");
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("simulate's thermal model refuses a time constant of 0", "[simulate][thermal][errors]") {
+    const auto r = runCommand(kNicer + " simulate --trace " + trace("overload-reset.txt") +
+                              " --thermal-gain 60 --thermal-tau 0");
+    CHECK(r.exitCode == 2);
+    CHECK_THAT(r.err, Catch::Contains("--thermal-tau"));
 }
