@@ -57,11 +57,57 @@ void printDownloads(const api::DaemonState& s) {
     }
 }
 
+/// The volunteer's rules: which holds the work, and what they read (each line only where there is something
+/// to say).
+void printRules(const api::DaemonState& s) {
+    if (!s.holdReason.empty()) {
+        std::printf("  held         %s\n", s.holdReason.c_str());
+    }
+    if (s.temperature != api::kNoTemperature) {
+        std::printf("  temperature  %.0f °C, target %.0f °C (%s)\n", s.temperature, s.temperatureTargetInUse,
+                    s.temperatureSensor.c_str());
+    }
+    if (!s.sensorNote.empty()) {
+        std::printf("  note         %s\n", s.sensorNote.c_str());
+    }
+    if (s.fanSpeed >= 0.0) {
+        std::printf("  fans         %.0f rpm%s\n", s.fanSpeed,
+                    s.params.fanTarget > 0.0
+                        ? (", target " + text::shortNumber(s.params.fanTarget) + " rpm").c_str()
+                        : ", no target");
+    }
+    if (!s.powerSource.empty()) {
+        std::printf("  power        %s%s%s (%s)\n", s.onBattery ? "on battery" : "on mains",
+                    s.batteryPercent >= 0.0 ? (", " + text::shortNumber(s.batteryPercent) + "%").c_str() : "",
+                    s.powerSaver ? ", power-saver profile" : "", s.powerSource.c_str());
+    }
+    if (!s.powerNote.empty()) {
+        std::printf("  note         %s\n", s.powerNote.c_str());
+    }
+    if (s.games > 0) {
+        std::printf("  games        %u running with GameMode\n", s.games);
+    }
+    if (!s.exclusivePrograms.empty()) {
+        std::string names;
+        for (const auto& name : s.exclusivePrograms) {
+            const bool runs = std::find(s.programsRunning.begin(), s.programsRunning.end(), name) !=
+                              s.programsRunning.end();
+            names += (names.empty() ? "" : ", ") + name + (runs ? " (running)" : "");
+        }
+        std::printf("  programs     the work pauses while these run: %s\n", names.c_str());
+    }
+}
+
 void printStatus(const api::DaemonState& s) {
     const auto pct = [](double v) { return 100.0 * v; };
+    const bool heldByRule = s.quota <= 0.0 && !s.holdReason.empty();
     std::printf("nicerd: %s, %s\n",
-                s.paused ? "paused" : (s.quota > 0 ? "running" : "work stopped (no spare CPU)"),
+                s.paused      ? "paused"
+                : heldByRule  ? "paused by a rule"
+                : s.quota > 0 ? (s.holdReason.empty() ? "running" : "running, held by a rule")
+                              : "work stopped (no spare CPU)",
                 s.lastError.empty() ? "no errors" : ("last error: " + s.lastError).c_str());
+    printRules(s);
     std::string command;
     for (const auto& arg : s.workload) {
         command += (command.empty() ? "" : " ") + arg;
@@ -173,6 +219,23 @@ nlohmann::json statusJson(const api::DaemonState& s) {
             {"bandwidth_mode", s.bandwidthMode},
             {"bandwidth_cap", s.bandwidthCap > 0 ? nlohmann::json(s.bandwidthCap) : nullptr},
             {"boinc", boincJson(s.boinc)},
+            {"held_by", s.heldBy},
+            {"hold_reason", s.holdReason},
+            {"temperature", s.temperature != api::kNoTemperature ? nlohmann::json(s.temperature) : nullptr},
+            {"temperature_target",
+             s.temperatureTargetInUse > 0.0 ? nlohmann::json(s.temperatureTargetInUse) : nullptr},
+            {"temperature_sensor", s.temperatureSensor},
+            {"sensor_note", s.sensorNote},
+            {"fan_speed", s.fanSpeed >= 0.0 ? nlohmann::json(s.fanSpeed) : nullptr},
+            {"on_battery", s.onBattery},
+            {"battery_percent", s.batteryPercent >= 0.0 ? nlohmann::json(s.batteryPercent) : nullptr},
+            {"power_saver", s.powerSaver},
+            {"power_source", s.powerSource},
+            {"power_note", s.powerNote},
+            {"games", s.games},
+            {"game_note", s.gameNote},
+            {"exclusive_programs", s.exclusivePrograms},
+            {"programs_running", s.programsRunning},
             {"api_version", s.apiVersion}};
 }
 
