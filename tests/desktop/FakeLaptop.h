@@ -1,0 +1,223 @@
+#pragma once
+
+// A laptop's power for tests, from real components: a private bus configured as a system bus (a real
+// dbus-daemon nobody else is on), and tests/harness/fake-battery.py, which runs the real upowerd (and, if
+// asked, the real power-profiles-daemon) on it over umockdev's emulated mains and battery, driven by
+// commands.
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <poll.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace nicer::test {
+
+/// The configuration of a private system bus in @p dir: the system bus's type, no service directories (so
+/// nothing is activated on it) and a policy that lets anything own and call (tests/PrivateBusConfig.h's, for
+/// the system bus the daemons take it for).
+inline std::string privateSystemBusConfig(const std::string& dir) {
+    return R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:dir=)" +
+           dir + R"(</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+)";
+}
+
+/// The first line of @p fd, waiting at most @p timeout; empty at the end of the stream or past the timeout.
+inline std::string readLine(int fd, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
+    std::string line;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    char c = 0;
+    while (true) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            deadline - std::chrono::steady_clock::now());
+        pollfd in{fd, POLLIN, 0};
+        if (left.count() <= 0 || ::poll(&in, 1, static_cast<int>(left.count())) <= 0 ||
+            ::read(fd, &c, 1) != 1 || c == '\n') {
+            return line;
+        }
+        line += c;
+    }
+}
+
+/// A child process, killed (SIGTERM) and reaped with the object unless stop() reaped it before.
+class Child {
+public:
+    Child() = default;
+    ~Child() { stop(); }
+    Child(const Child&) = delete;
+    Child& operator=(const Child&) = delete;
+
+    /// Starts @p argv; its stdin and stdout are pipes (in(), out()), its stderr goes to @p errors if given.
+    void start(const std::vector<std::string>& argv, const std::filesystem::path& errors = {}) {
+        int toChild[2];
+        int fromChild[2];
+        REQUIRE(::pipe2(toChild, O_CLOEXEC) == 0);
+        REQUIRE(::pipe2(fromChild, O_CLOEXEC) == 0);
+        m_pid = ::fork();
+        REQUIRE(m_pid >= 0);
+        if (m_pid == 0) {
+            ::dup2(toChild[0], STDIN_FILENO);
+            ::dup2(fromChild[1], STDOUT_FILENO);
+            if (!errors.empty()) {
+                const int fd = ::open(errors.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                ::dup2(fd, STDERR_FILENO);
+            }
+            std::vector<char*> args;
+            for (const auto& a : argv) {
+                args.push_back(const_cast<char*>(a.c_str()));
+            }
+            args.push_back(nullptr);
+            ::execv(args[0], args.data());
+            ::_exit(127);
+        }
+        ::close(toChild[0]);
+        ::close(fromChild[1]);
+        m_in = toChild[1];
+        m_out = fromChild[0];
+    }
+    int in() const { return m_in; }
+    int out() const { return m_out; }
+    /// Closes its stdin, then waits @p grace for it to end before SIGTERM.
+    void stop(std::chrono::milliseconds grace = std::chrono::seconds(5)) {
+        if (m_in >= 0) {
+            ::close(m_in);
+            m_in = -1;
+        }
+        if (m_pid > 0) {
+            const auto deadline = std::chrono::steady_clock::now() + grace;
+            while (::waitpid(m_pid, nullptr, WNOHANG) == 0) {
+                if (std::chrono::steady_clock::now() > deadline) {
+                    ::kill(m_pid, SIGTERM);
+                    ::waitpid(m_pid, nullptr, 0);
+                    break;
+                }
+                ::usleep(10'000);
+            }
+            m_pid = -1;
+        }
+        if (m_out >= 0) {
+            ::close(m_out);
+            m_out = -1;
+        }
+    }
+
+private:
+    pid_t m_pid = -1;
+    int m_in = -1;
+    int m_out = -1;
+};
+
+/// `dbus-daemon --config-file` with privateSystemBusConfig(), for one test; stop() ends it early (a system
+/// bus that goes away).
+class PrivateSystemBus {
+public:
+    PrivateSystemBus() {
+        char dir[] = "/tmp/nicer-system-bus-XXXXXX";
+        REQUIRE(::mkdtemp(dir) != nullptr);
+        m_dir = dir;
+        {
+            std::ofstream out(m_dir / "bus.conf");
+            out << privateSystemBusConfig(m_dir.string());
+            REQUIRE(out.good());
+        }
+        // Its log apart: as root, a system bus warns that it cannot raise its file limit.
+        m_daemon.start({"/usr/bin/dbus-daemon", "--config-file=" + (m_dir / "bus.conf").string(),
+                        "--print-address", "--nofork"},
+                       m_dir / "dbus-daemon.log");
+        m_address = readLine(m_daemon.out());
+        INFO("dbus-daemon did not start: install the dbus-daemon package (packaging/dev.sh does)");
+        REQUIRE_FALSE(m_address.empty());
+    }
+    ~PrivateSystemBus() {
+        stop();
+        std::error_code ignored;
+        std::filesystem::remove_all(m_dir, ignored);
+    }
+    PrivateSystemBus(const PrivateSystemBus&) = delete;
+    PrivateSystemBus& operator=(const PrivateSystemBus&) = delete;
+
+    const std::string& address() const { return m_address; }
+    void stop() { m_daemon.stop(std::chrono::milliseconds(0)); }
+
+private:
+    std::filesystem::path m_dir;
+    Child m_daemon;
+    std::string m_address;
+};
+
+/// tests/harness/fake-battery.py on a bus: AC online and BAT0 charging at 80 % at the start. missing() names
+/// the package to install when a prerequisite is not there (the test then skips).
+class FakeLaptop {
+public:
+    /// @p check: only the prerequisites are checked (missing() says), nothing is started.
+    explicit FakeLaptop(const std::string& busAddress, bool profiles = false, bool check = false) {
+        const std::string harness = std::string(NICER_TEST_DATA) + "/../harness/fake-battery.py";
+        std::vector<std::string> argv{"/usr/bin/python3", harness, "--bus", busAddress};
+        if (profiles) {
+            argv.emplace_back("--profiles");
+        }
+        if (check) {
+            argv.emplace_back("--check");
+        }
+        if (::access(argv[0].c_str(), X_OK) != 0) {
+            m_missing = "python3 (with python3-gi, gir1.2-umockdev-1.0)";
+            return;
+        }
+        m_harness.start(argv);
+        const std::string first = readLine(m_harness.out());
+        if (first.starts_with("missing ")) {
+            m_missing = first.substr(8);
+            return;
+        }
+        INFO("fake-battery.py said: " << first);
+        REQUIRE(first.starts_with("ready"));
+        m_root = check ? "" : first.substr(6);
+    }
+    ~FakeLaptop() {
+        if (m_harness.in() >= 0) {
+            const std::string quit = "quit\n";
+            (void)!::write(m_harness.in(), quit.data(), quit.size());
+        }
+    }
+    FakeLaptop(const FakeLaptop&) = delete;
+    FakeLaptop& operator=(const FakeLaptop&) = delete;
+
+    /// The package (and why) to install where the harness could not run; empty when it runs.
+    const std::string& missing() const { return m_missing; }
+    /// The emulated /sys/class/power_supply, in the state upowerd sees.
+    std::filesystem::path powerSupplyDir() const { return m_root / "sys/class/power_supply"; }
+    /// One of the harness's commands (unplug, plug, charge N, stop-upower, start-upower, profile NAME), done.
+    void command(const std::string& line) {
+        const std::string text = line + "\n";
+        REQUIRE(::write(m_harness.in(), text.data(), text.size()) == static_cast<ssize_t>(text.size()));
+        const std::string answer = readLine(m_harness.out());
+        INFO("fake-battery.py, to \"" << line << "\": " << answer);
+        REQUIRE(answer == "ok");
+    }
+
+private:
+    Child m_harness;
+    std::filesystem::path m_root;
+    std::string m_missing;
+};
+
+} // namespace nicer::test
