@@ -32,6 +32,10 @@ packages=(
     xvfb xauth trayer x11-utils fonts-dejavu-core
     python3 # packaging/check-deps.py; the local BOINC project of tests/boinc/project
     boinc-client # the real BOINC client: tests/boinc and tests/integration/test_nicerd_boinc.cpp
+    # the volunteer's rules against the real daemons (tests/desktop, tests/integration/test_nicerd_rules.cpp):
+    # upowerd over umockdev's emulated battery (tests/harness/fake-battery.py, Python's gi), power-profiles-daemon,
+    # and gamemoded with its gamemoderun and gamemode-simulate-game
+    upower umockdev gir1.2-umockdev-1.0 python3-gi power-profiles-daemon gamemode
     clang-tidy # tests/lint: clang-tidy over core/ and app/
     # dev.sh fuzz: the libFuzzer targets of tests/fuzz need clang; libFuzzer and the sanitizers' runtimes
     # are in libclang-rt-14-dev (clang only recommends it); llvm's llvm-symbolizer names a report's frames
