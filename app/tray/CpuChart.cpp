@@ -6,10 +6,12 @@
 #include <QEvent>
 #include <QLegendMarker>
 #include <QLineSeries>
+#include <QPainter>
 #include <QValueAxis>
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace nicer::tray {
 
@@ -21,9 +23,22 @@ const QColor kUserColor(0x3f, 0x7f, 0xd8);
 const QColor kOthersColor(0x9b, 0x59, 0xb6);
 const QColor kQuotaColor(0x1b, 0x5e, 0x36);
 const QColor kBandColor(0xe0, 0x7b, 0x1f);
+const QColor kTemperatureColor(0xc0, 0x39, 0x2b);
 
 double msecs(const api::Sample& s) {
     return static_cast<double>(s.timeUSec) / 1000.0;
+}
+
+bool hasTemperature(const api::Sample& s) {
+    return s.temperature > api::kNoTemperature;
+}
+
+/// The °C axis's range: the readings and the target with some room, in five steps of whole 5 °C so that
+/// its ticks fall on the share axis's grid lines.
+std::pair<double, double> celsiusRange(double lowest, double highest) {
+    const double low = std::floor((lowest - 5.0) / 10.0) * 10.0;
+    const double step = std::max(5.0, std::ceil((highest + 5.0 - low) / 25.0) * 5.0);
+    return {low, low + 5.0 * step};
 }
 
 } // namespace
@@ -69,6 +84,24 @@ CpuChart::CpuChart(const SampleHistory& history, QWidget* parent)
         s->attachAxis(m_time);
         s->attachAxis(share);
     }
+    // The temperature on its own axis, on the right; both hidden until a sample carries one.
+    m_temperature = new QLineSeries();
+    m_temperature->setName(tr("CPU temperature"));
+    m_target = new QLineSeries(); // no name: the key's temperature row says the target
+    m_celsius = new QValueAxis();
+    // The unit as the axis's title: Qt Charts reads a label format as Latin-1, which has no room for "°".
+    m_celsius->setLabelFormat(QStringLiteral("%d"));
+    m_celsius->setTitleText(QStringLiteral("\u00b0C"));
+    m_celsius->setTickCount(6);
+    m_celsius->setGridLineVisible(false);
+    chart->addAxis(m_celsius, Qt::AlignRight);
+    for (QLineSeries* s : {m_temperature, m_target}) {
+        chart->addSeries(s);
+        s->attachAxis(m_time);
+        s->attachAxis(m_celsius);
+        s->setVisible(false);
+    }
+    m_celsius->setVisible(false);
     setChart(chart);
     // No antialiasing: it costs the most of a redraw, and axis-aligned areas and 2 px lines do not need it.
     setRenderHint(QPainter::Antialiasing, false);
@@ -76,7 +109,8 @@ CpuChart::CpuChart(const SampleHistory& history, QWidget* parent)
     setAccessibleName(tr("CPU use over the last minutes"));
     setAccessibleDescription(
         tr("Stacked shares of the whole machine: volunteer work, your programs, other users and services, "
-           "and idle, with the work's cap and the reserve band as lines."));
+           "and idle, with the work's cap and the reserve band as lines, the CPU's temperature on the right, "
+           "and the times your rules or your pause held the work marked along the top."));
     applyPalette();
 }
 
@@ -89,6 +123,7 @@ void CpuChart::applyPalette() {
     c->setPlotAreaBackgroundVisible(false);
     for (QAbstractAxis* axis : c->axes()) {
         axis->setLabelsColor(pal.color(QPalette::Text));
+        axis->setTitleBrush(pal.color(QPalette::Text));
         axis->setGridLineColor(pal.color(QPalette::Mid));
         axis->setLinePenColor(pal.color(QPalette::Mid));
     }
@@ -104,6 +139,9 @@ void CpuChart::applyPalette() {
     fill(m_idle, pal.color(QPalette::Mid), dark ? 60 : 40);
     m_quota->setPen(QPen(dark ? kWorkColor.lighter(150) : kQuotaColor, 2));
     m_band->setPen(QPen(kBandColor, 2, Qt::DashLine));
+    const QColor temperature = dark ? kTemperatureColor.lighter(150) : kTemperatureColor;
+    m_temperature->setPen(QPen(temperature, 2));
+    m_target->setPen(QPen(temperature, 1, Qt::DotLine));
     emit keyChanged();
 }
 
@@ -116,6 +154,9 @@ QString CpuChart::keyMark(Key key) const {
     }
     if (key == Key::Band) {
         return mark(m_band->pen().color(), QChar(0x254D)); // ╍
+    }
+    if (key == Key::Temperature) {
+        return mark(m_temperature->pen().color(), QChar(0x2500)); // ─
     }
     const std::array<const QAreaSeries*, 4> areas{m_work, m_user, m_others, m_idle};      // in Key's order
     return mark(areas.at(static_cast<std::size_t>(key))->brush().color(), QChar(0x25A0)); // ■
@@ -181,6 +222,149 @@ void CpuChart::redraw() {
         m_time->setRange(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(oldest)),
                          QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(newest)));
     }
+    redrawTemperature();
+    findSpans();
+    viewport()->update(); // the spans are painted over the series, which need not all have changed
+}
+
+void CpuChart::setTemperatureTarget(double celsius) {
+    if (celsius != m_targetCelsius) {
+        m_targetCelsius = celsius;
+        refresh();
+    }
+}
+
+void CpuChart::redrawTemperature() {
+    const auto& points = m_history.points();
+    QList<QPointF> line;
+    double lowest = m_targetCelsius > 0.0 ? m_targetCelsius : 1e9;
+    double highest = m_targetCelsius > 0.0 ? m_targetCelsius : -1e9;
+    for (const ChartPoint& p : points) {
+        // A period without a reading leaves a straight line from the one before to the one after.
+        if (hasTemperature(p.sample)) {
+            line.append({msecs(p.sample), p.sample.temperature});
+            lowest = std::min(lowest, p.sample.temperature);
+            highest = std::max(highest, p.sample.temperature);
+        }
+    }
+    const bool shown = !line.isEmpty();
+    m_temperature->replace(line);
+    QList<QPointF> target;
+    if (shown && m_targetCelsius > 0.0) {
+        target = {{msecs(points.front().sample), m_targetCelsius},
+                  {msecs(points.back().sample), m_targetCelsius}};
+    }
+    m_target->replace(target);
+    m_temperature->setVisible(shown);
+    m_target->setVisible(!target.isEmpty());
+    m_celsius->setVisible(shown);
+    if (shown) {
+        const auto [low, high] = celsiusRange(lowest, highest);
+        m_celsius->setRange(low, high);
+    }
+}
+
+void CpuChart::findSpans() {
+    m_spans.clear();
+    double previous = -1.0; // the time of the sample before, where the period of this one began
+    for (const ChartPoint& p : m_history.points()) {
+        const auto& s = p.sample;
+        const double t = msecs(s);
+        const bool held = s.paused || !s.heldBy.empty();
+        // The volunteer's own pause comes first, as it does for the tray's state.
+        const std::string rule = s.paused ? std::string() : s.heldBy;
+        if (held) {
+            if (!m_spans.empty() && m_spans.back().rule == rule && m_spans.back().toMSecs == previous) {
+                m_spans.back().toMSecs = t;
+            } else {
+                m_spans.push_back({previous >= 0.0 ? previous : t, t, rule});
+            }
+        }
+        previous = t;
+    }
+}
+
+QString CpuChart::spanLabel(const Span& span) {
+    if (span.rule.empty()) {
+        return tr("paused"); // the rules say their names; this is the volunteer's own
+    }
+    if (span.rule == "temperature") {
+        return tr("temperature");
+    }
+    if (span.rule == "fan") {
+        return tr("fans");
+    }
+    if (span.rule == "battery") {
+        return tr("battery");
+    }
+    if (span.rule == "power-saver") {
+        return tr("power saver");
+    }
+    if (span.rule == "game") {
+        return tr("game");
+    }
+    if (span.rule == "program") {
+        return tr("program");
+    }
+    return QString::fromStdString(span.rule);
+}
+
+QColor CpuChart::spanColor(const Span& span) {
+    if (span.rule.empty()) {
+        return QColor(0x80, 0x80, 0x80);
+    }
+    if (span.rule == "temperature") {
+        return kTemperatureColor;
+    }
+    if (span.rule == "fan") {
+        return QColor(0x17, 0x8f, 0xa6);
+    }
+    if (span.rule == "battery" || span.rule == "power-saver") {
+        return QColor(0xb0, 0x7d, 0x0b);
+    }
+    if (span.rule == "game") {
+        return QColor(0xc2, 0x2e, 0x7a);
+    }
+    return QColor(0x8d, 0x5f, 0x4a); // a named program, or a rule newer than the tray
+}
+
+void CpuChart::drawForeground(QPainter* painter, const QRectF& rect) {
+    QChartView::drawForeground(painter, rect);
+    if (m_spans.empty()) {
+        return;
+    }
+    const QRectF plot = chart()->mapRectToScene(chart()->plotArea());
+    const QFontMetricsF metrics(font());
+    const double strip = metrics.height() + 4.0;
+    painter->save();
+    painter->setClipRect(plot);
+    for (const Span& span : m_spans) {
+        const double from = chart()->mapToScene(chart()->mapToPosition({span.fromMSecs, 0}, m_work)).x();
+        const double to = chart()->mapToScene(chart()->mapToPosition({span.toMSecs, 0}, m_work)).x();
+        const QRectF band(QPointF(std::max(from, plot.left()), plot.top()),
+                          QPointF(std::min(std::max(to, from + 1.0), plot.right()), plot.bottom()));
+        if (band.width() <= 0.0) {
+            continue;
+        }
+        QColor color = spanColor(span);
+        QColor tint = color;
+        tint.setAlpha(span.rule.empty() ? 25 : 40);
+        painter->fillRect(band, tint);
+        const QRectF top(band.topLeft(), QSizeF(band.width(), strip));
+        color.setAlpha(220);
+        // The volunteer's own pause hatched, so that it reads apart from the rules without colour too.
+        if (span.rule.empty()) {
+            color.setAlpha(110);
+            painter->fillRect(top, palette().color(QPalette::Base));
+        }
+        painter->fillRect(top, span.rule.empty() ? QBrush(color, Qt::BDiagPattern) : QBrush(color));
+        const QString label = metrics.elidedText(spanLabel(span), Qt::ElideRight, top.width() - 6.0);
+        if (!label.isEmpty() && label != QStringLiteral("\u2026")) {
+            painter->setPen(span.rule.empty() ? palette().color(QPalette::Text) : QColor(Qt::white));
+            painter->drawText(top.adjusted(3.0, 0.0, -3.0, 0.0), Qt::AlignVCenter | Qt::AlignLeft, label);
+        }
+    }
+    painter->restore();
 }
 
 } // namespace nicer::tray

@@ -277,6 +277,7 @@ DaemonView DaemonProxy::view() const {
     v.busGone = !hasBus();
     v.paused = m_properties.state.paused;
     v.lastError = QString::fromStdString(m_properties.state.lastError);
+    v.holdReason = QString::fromStdString(m_properties.state.holdReason);
     v.params = m_properties.state.params;
     v.sample = m_lastSample;
     return v;

@@ -117,6 +117,7 @@ QWidget* MainWindow::buildOverview() {
 void MainWindow::buildValues(QFormLayout* form) {
     m_status = new QLabel(form->parentWidget());
     m_status->setAccessibleName(tr("State"));
+    m_status->setWordWrap(true); // a rule's hold says why in a sentence
     form->addRow(m_status);
     m_user =
         addKeyedValue(form, CpuChart::Key::User, tr("Your programs"),
@@ -133,6 +134,15 @@ void MainWindow::buildValues(QFormLayout* form) {
     m_reserve = addKeyedValue(form, CpuChart::Key::Band, tr("Reserve band"),
                               tr("Idle CPU the controller keeps free for you: multiplier x band"));
     m_cap = addKeyedValue(form, CpuChart::Key::Cap, tr("Work cap"), tr("The most CPU the work may use now"));
+    m_temperature = addKeyedValue(form, CpuChart::Key::Temperature, tr("CPU temperature"),
+                                  tr("The CPU's temperature, and the target your rule holds it to"));
+    m_power = addValue(form, tr("Power"), tr("Whether this computer runs on battery or in power saver"));
+    m_ruleNotes = new QLabel(form->parentWidget());
+    m_ruleNotes->setWordWrap(true);
+    m_ruleNotes->setAccessibleName(tr("Notes on your rules"));
+    m_ruleNotes->setForegroundRole(QPalette::PlaceholderText); // a detail, not an alarm
+    m_ruleNotes->hide();
+    form->addRow(m_ruleNotes);
     updateChartKey();
     connect(m_chart, &CpuChart::keyChanged, this, &MainWindow::updateChartKey);
     m_overloads = addValue(form, tr("Overloads"), tr("Periods in a row with no idle CPU, and the limit"));
@@ -307,6 +317,7 @@ void MainWindow::onProperties() {
         workload += tr(", %n copies", nullptr, static_cast<int>(p.instances));
     }
     m_workload->setText(workload);
+    m_chart->setTemperatureTarget(p.temperatureTargetInUse);
     updatePresets();
     showDaemonError();
     updateValues();
@@ -422,17 +433,58 @@ void MainWindow::showError(const QString& context, const QString& message) {
 void MainWindow::updateStatus() {
     const DaemonView view = m_daemon.view();
     const TrayState state = trayStateFor(view, m_daemon.isStarting());
-    const QString name = trayStateName(state, view.sample && view.sample->outsideSignal);
+    const QString name = trayStatusText(state, view);
     m_status->setText(QStringLiteral("<b><font color=\"%1\">\u25cf</font> %2</b>")
                           .arg(stateColor(state).name(), name.toHtmlEscaped()));
+}
+
+void MainWindow::updateRules() {
+    const auto& p = m_daemon.properties().state;
+    const auto& sample = m_daemon.lastSample();
+    if (sample && sample->temperature > api::kNoTemperature) {
+        const QString now = tr("%1 \u00b0C").arg(qRound(sample->temperature));
+        m_temperature->setText(
+            p.temperatureTargetInUse > 0.0
+                ? tr("%1, target %2 \u00b0C").arg(now).arg(qRound(p.temperatureTargetInUse))
+                : now);
+    } else {
+        m_temperature->setText(tr("no sensor"));
+    }
+    m_temperature->setToolTip(
+        QString::fromStdString(p.temperatureSensor.empty() ? p.sensorNote : p.temperatureSensor));
+    QString power = p.powerSource.empty() ? tr("not known")
+                    : p.onBattery
+                        ? (p.batteryPercent >= 0.0 ? tr("on battery, %1 %").arg(qRound(p.batteryPercent))
+                                                   : tr("on battery"))
+                        : tr("on mains");
+    if (p.powerSaver) {
+        power += tr(", power saver");
+    }
+    m_power->setText(power);
+    m_power->setToolTip(QString::fromStdString(p.powerSource.empty() ? p.powerNote : p.powerSource));
+    // Why a rule cannot see what it needs: where the volunteer looks for it, in a quiet voice.
+    QStringList notes;
+    for (const std::string* note : {&p.sensorNote, &p.powerNote, &p.gameNote}) {
+        if (!note->empty()) {
+            notes.append(QString::fromStdString(*note));
+        }
+    }
+    m_ruleNotes->setText(notes.join(QLatin1Char('\n')));
+    m_ruleNotes->setVisible(m_daemon.isConnected() && !notes.isEmpty());
 }
 
 void MainWindow::updateValues() {
     updateStatus();
     const auto& sample = m_daemon.lastSample();
+    if (m_daemon.isConnected()) {
+        updateRules();
+    } else {
+        m_ruleNotes->hide();
+    }
     if (!m_daemon.isConnected() || !sample) {
         // Without nicerd (or its bus) the last numbers no longer hold: show none rather than old ones.
-        for (QLabel* value : {m_user, m_others, m_work, m_idle, m_reserve, m_cap, m_overloads}) {
+        for (QLabel* value :
+             {m_user, m_others, m_work, m_idle, m_reserve, m_cap, m_temperature, m_power, m_overloads}) {
             value->setText(QStringLiteral("-"));
         }
         return;

@@ -79,6 +79,8 @@ private:
     /// The Actuator property in words.
     static QString actuatorText(const std::string& actuator);
     void updateStatus();
+    /// What the volunteer's rules read: the temperature, the power and their notes.
+    void updateRules();
     void updatePresets();
     void updateBoinc();
     void setStartAtLogin(bool enabled);
@@ -110,6 +112,10 @@ private:
     QLabel* m_idle = nullptr;
     QLabel* m_reserve = nullptr;
     QLabel* m_cap = nullptr;
+    QLabel* m_temperature = nullptr;
+    QLabel* m_power = nullptr;
+    QLabel* m_ruleNotes =
+        nullptr; ///< why a rule cannot see what it needs (no sensor, no UPower, no GameMode)
     QLabel* m_overloads = nullptr;
     QLabel* m_actuator = nullptr;
     QLabel* m_placement = nullptr;

@@ -18,6 +18,10 @@ QColor stateColor(TrayState state) {
         return QColor(0x5b, 0x7d, 0xb8);
     case TrayState::Error:
         return QColor(0xd0, 0x3b, 0x3b);
+    case TrayState::Held:
+        return QColor(0x1f, 0x8a, 0x8a);
+    case TrayState::RulePaused:
+        return QColor(0x6b, 0x5b, 0xa8);
     }
     return Qt::gray;
 }
@@ -59,6 +63,15 @@ void drawGlyph(QPainter& p, TrayState state, double s) {
         for (int i = 0; i < 3; ++i) {
             p.drawEllipse(QRectF((0.25 + 0.19 * i) * s, 0.44 * s, 0.12 * s, 0.12 * s));
         }
+        break;
+    case TrayState::Held: // a lid over the work: a rule of yours caps it
+        p.drawRect(QRectF(0.24 * s, 0.26 * s, 0.52 * s, 0.09 * s));
+        p.drawRect(QRectF(0.35 * s, 0.44 * s, 0.30 * s, 0.30 * s));
+        break;
+    case TrayState::RulePaused: // the same lid over the pause bars: a rule of yours paused it
+        p.drawRect(QRectF(0.24 * s, 0.26 * s, 0.52 * s, 0.09 * s));
+        p.drawRect(QRectF(0.33 * s, 0.44 * s, 0.12 * s, 0.32 * s));
+        p.drawRect(QRectF(0.55 * s, 0.44 * s, 0.12 * s, 0.32 * s));
         break;
     }
 }

@@ -66,7 +66,8 @@ void TrayIcon::update() {
         m_firstUpdate = false;
         m_icon->setIcon(stateIcon(state));
     }
-    QString tip = QStringLiteral("nicer: ") + trayStateName(state, view.sample && view.sample->outsideSignal);
+    // A rule's hold says what holds the work and why in nicerd's words: "Paused: on battery, 54%".
+    QString tip = QStringLiteral("nicer: ") + trayStatusText(state, view);
     if (view.connected && view.sample) {
         const auto& s = *view.sample;
         if (s.outside >= 0.0) {

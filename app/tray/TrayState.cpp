@@ -17,8 +17,12 @@ TrayState trayStateFor(const DaemonView& view, bool starting) {
     if (!view.sample) {
         return TrayState::Connecting;
     }
-    // The controller widens the band or stops the work only when the user's programs took the idle time.
+    // A rule of the volunteer's holds the work under the controller's quota: that is what holds it now.
     const auto& s = *view.sample;
+    if (!s.heldBy.empty()) {
+        return s.quota <= 0.0 ? TrayState::RulePaused : TrayState::Held;
+    }
+    // The controller widens the band or stops the work only when the user's programs took the idle time.
     if (s.quota <= 0.0 || s.overloadCount > 0 || s.multiplier > view.params.minMultiplier) {
         return TrayState::Throttled;
     }
@@ -39,8 +43,20 @@ QString trayStateName(TrayState state, bool outsideSignal) {
         return QCoreApplication::translate("nicer::tray", "Paused");
     case TrayState::Error:
         return QCoreApplication::translate("nicer::tray", "Needs attention");
+    case TrayState::Held:
+        return QCoreApplication::translate("nicer::tray", "Held back by your rules");
+    case TrayState::RulePaused:
+        return QCoreApplication::translate("nicer::tray", "Paused by your rules");
     }
     return {};
+}
+
+QString trayStatusText(TrayState state, const DaemonView& view) {
+    if ((state == TrayState::Held || state == TrayState::RulePaused) && !view.holdReason.isEmpty()) {
+        // nicerd's words ("paused: on battery, 54%") as a line of their own.
+        return view.holdReason.left(1).toUpper() + view.holdReason.mid(1);
+    }
+    return trayStateName(state, view.sample && view.sample->outsideSignal);
 }
 
 QString sessionBusGoneText() {

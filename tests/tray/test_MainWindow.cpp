@@ -64,7 +64,7 @@ TEST_CASE("the status panel is the chart's key: each figure's name has its serie
     window.show();
     QCoreApplication::processEvents();
     QChart* chart = window.chart()->chart();
-    CHECK_FALSE(chart->legend()->isVisible()); // six names do not fit under the chart: the panel says them
+    CHECK_FALSE(chart->legend()->isVisible()); // seven names do not fit under the chart: the panel says them
     std::map<QString, QColor> colours;         // each series' name and the colour it is drawn in
     for (QAbstractSeries* s : chart->series()) {
         if (auto* area = qobject_cast<QAreaSeries*>(s)) {
@@ -73,7 +73,7 @@ TEST_CASE("the status panel is the chart's key: each figure's name has its serie
             colours[line->name()] = line->pen().color();
         }
     }
-    REQUIRE(colours.size() == 6);
+    REQUIRE(colours.size() == 7); // four areas, the cap, the band and the temperature
     std::set<QString> keyed;
     for (QLabel* label : window.findChildren<QLabel*>()) {
         for (const auto& [name, colour] : colours) {

@@ -10,7 +10,7 @@ using nicer::tray::trayStateFor;
 
 namespace {
 
-DaemonView connectedWith(Sample s) {
+DaemonView connectedWith(const Sample& s) {
     DaemonView v;
     v.connected = true;
     v.sample = s;
@@ -71,7 +71,8 @@ TEST_CASE("the tray state says whether the work runs, gives way, is paused or ne
 
 TEST_CASE("each state has its own icon, colour and name", "[tray]") {
     const TrayState states[] = {TrayState::Connecting, TrayState::Running, TrayState::Throttled,
-                                TrayState::Paused, TrayState::Error};
+                                TrayState::Paused,     TrayState::Error,   TrayState::Held,
+                                TrayState::RulePaused};
     for (auto a : states) {
         const QIcon icon = nicer::tray::stateIcon(a);
         REQUIRE_FALSE(icon.isNull());
@@ -93,4 +94,54 @@ TEST_CASE("held back by the outside signal, the state names other users and serv
     CHECK(others.contains("other users and services"));
     CHECK(nicer::tray::trayStateName(TrayState::Running, true) ==
           nicer::tray::trayStateName(TrayState::Running));
+}
+
+TEST_CASE("a rule of the volunteer's that holds the work is a state of its own, and says why",
+          "[tray][rules]") {
+    using nicer::tray::trayStatusText;
+    SECTION("a cap under the controller's quota is held, a cap of nothing is paused by a rule") {
+        auto s = running();
+        s.quota = 0.4;
+        s.heldBy = "temperature";
+        auto v = connectedWith(s);
+        v.holdReason = "held to 40%: CPU 82 \u00b0C, target 80 \u00b0C";
+        CHECK(trayStateFor(v, false) == TrayState::Held);
+        CHECK(trayStatusText(TrayState::Held, v) == "Held to 40%: CPU 82 \u00b0C, target 80 \u00b0C");
+        s.quota = 0.0;
+        s.heldBy = "battery";
+        v = connectedWith(s);
+        v.holdReason = "paused: on battery, 54%";
+        CHECK(trayStateFor(v, false) == TrayState::RulePaused);
+        CHECK(trayStatusText(TrayState::RulePaused, v) == "Paused: on battery, 54%");
+    }
+    SECTION("the rule holds rather than the controller: a widened band under a rule's cap is still held") {
+        auto s = running();
+        s.multiplier = 4.0;
+        s.quota = 0.2;
+        s.heldBy = "fan";
+        CHECK(trayStateFor(connectedWith(s), false) == TrayState::Held);
+        s.heldBy.clear();
+        CHECK(trayStateFor(connectedWith(s), false) == TrayState::Throttled);
+    }
+    SECTION("the volunteer's own pause and an error come before any rule") {
+        auto s = running();
+        s.quota = 0.0;
+        s.heldBy = "game";
+        auto v = connectedWith(s);
+        v.paused = true;
+        v.holdReason = "paused: a game is running";
+        CHECK(trayStateFor(v, false) == TrayState::Paused);
+        CHECK(trayStatusText(TrayState::Paused, v) == nicer::tray::trayStateName(TrayState::Paused));
+        v.paused = false;
+        v.lastError = "cannot apply the quota";
+        CHECK(trayStateFor(v, false) == TrayState::Error);
+    }
+    SECTION("without nicerd's words yet, the state's own name") {
+        auto s = running();
+        s.quota = 0.0;
+        s.heldBy = "program";
+        const auto v = connectedWith(s);
+        CHECK(trayStatusText(trayStateFor(v, false), v) == "Paused by your rules");
+        CHECK(trayStatusText(TrayState::Running, connectedWith(running())) == "Running on spare CPU");
+    }
 }
