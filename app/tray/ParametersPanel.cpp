@@ -2,6 +2,7 @@
 
 #include "control/ParameterTable.h"
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -12,12 +13,27 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <string_view>
 
 namespace nicer::tray {
 
 namespace {
 
 constexpr int kSliderSteps = 1000;
+
+/// What a rule's 0 means, in the spin box's place: the table's help says it in a sentence.
+QString zeroText(const QString& key) {
+    if (key == QLatin1String("temperature-target")) {
+        return ParametersPanel::tr("auto");
+    }
+    if (key == QLatin1String("fan-target")) {
+        return ParametersPanel::tr("off");
+    }
+    if (key == QLatin1String("battery-cap")) {
+        return ParametersPanel::tr("pause");
+    }
+    return {};
+}
 
 // True when the controls' values are the daemon's as the controls would show them: a difference finer than
 // a control's precision (half its last digit) is not an edit.
@@ -34,20 +50,31 @@ bool showsSameAs(const control::ControllerParams& shown, const control::Controll
 } // namespace
 
 ParametersPanel::ParametersPanel(QWidget* parent)
-    : QGroupBox(tr("Controller"), parent) {
+    : QGroupBox(tr("Settings"), parent) {
     auto* grid = new QGridLayout();
     grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(5, 1);
+    grid->setColumnMinimumWidth(3, 18);
     setLayout(new QVBoxLayout());
     static_cast<QVBoxLayout*>(layout())->addLayout(grid);
 
-    // One row per parameter of the controller's table, in its order, with its label, help, unit and range.
+    // One row per parameter of the controller's table, in its order, with its label, help, unit and range:
+    // the controller's own on the left, the volunteer's rules (the rows after "period") on the right.
+    const auto heading = [this](const QString& text) {
+        auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(text.toHtmlEscaped()), this);
+        label->setAccessibleName(text);
+        return label;
+    };
+    grid->addWidget(heading(tr("Controller")), 0, 0, 1, 3);
+    grid->addWidget(heading(tr("Cool, quiet and charged")), 0, 4, 1, 3);
+    int line = 1;
+    int column = 0;
     for (const auto& info : control::parameterTable()) {
-        addRow(info);
-    }
-    for (std::size_t i = 0; i < m_rows.size(); ++i) {
-        const Row& r = m_rows[i];
-        grid->addWidget(r.slider, static_cast<int>(i), 1);
-        grid->addWidget(r.spin, static_cast<int>(i), 2);
+        addRow(info, grid, line++, column);
+        if (std::string_view(info.key) == "period") {
+            line = 1;
+            column = 4;
+        }
     }
 
     m_problem = new QLabel(this);
@@ -56,7 +83,11 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     m_problem->setStyleSheet("color: #d03b3b");
     m_problem->hide();
     layout()->addWidget(m_problem);
+    addButtons();
+    show(m_current);
+}
 
+void ParametersPanel::addButtons() {
     auto* buttons = new QHBoxLayout();
     m_reset = new QPushButton(tr("Reset to defaults"), this);
     m_reset->setAccessibleName(tr("Reset the controller settings to their defaults"));
@@ -85,16 +116,47 @@ ParametersPanel::ParametersPanel(QWidget* parent)
         show(control::ControllerParams{});
         emit applyRequested(control::ControllerParams{});
     });
-    show(m_current);
 }
 
-void ParametersPanel::addRow(const control::ParameterInfo& info) {
+bool ParametersPanel::isSwitch(const control::ParameterInfo& info) {
+    return info.type == control::ParameterType::Count && info.min == 0.0 && info.max == 1.0;
+}
+
+void ParametersPanel::addRow(const control::ParameterInfo& info, QGridLayout* grid, int line, int column) {
     const QString label = QString::fromUtf8(info.label);
     const QString help = QString::fromUtf8(info.help) + QLatin1Char('.');
-    const double min = info.sliderMin, max = info.sliderMax;
     Row r;
     r.key = QString::fromUtf8(info.key);
     r.info = &info;
+    if (isSwitch(info)) {
+        addSwitch(r, label, help);
+        grid->addWidget(r.check, line, column, 1, 3);
+    } else {
+        addSlider(r, label, help);
+        auto* text = new QLabel(label, this);
+        text->setBuddy(r.spin);
+        text->setToolTip(help);
+        grid->addWidget(text, line, column);
+        grid->addWidget(r.slider, line, column + 1);
+        grid->addWidget(r.spin, line, column + 2);
+    }
+    m_rows.push_back(std::move(r));
+}
+
+void ParametersPanel::addSwitch(Row& r, const QString& label, const QString& help) {
+    r.check = new QCheckBox(label, this);
+    r.check->setAccessibleDescription(help);
+    r.check->setToolTip(help);
+    connect(r.check, &QCheckBox::toggled, this, [this] {
+        if (!m_updating) {
+            edited();
+        }
+    });
+}
+
+void ParametersPanel::addSlider(Row& r, const QString& label, const QString& help) {
+    const control::ParameterInfo& info = *r.info;
+    const double min = info.sliderMin, max = info.sliderMax;
     r.slider = new QSlider(Qt::Horizontal, this);
     r.slider->setRange(0, kSliderSteps);
     r.spin = new QDoubleSpinBox(this);
@@ -102,6 +164,7 @@ void ParametersPanel::addRow(const control::ParameterInfo& info) {
     r.spin->setSingleStep(info.displayStep);
     r.spin->setDecimals(info.displayDecimals);
     r.spin->setSuffix(QString::fromUtf8(info.displayUnit));
+    r.spin->setSpecialValueText(zeroText(r.key)); // shown at the minimum, 0 for these
     r.spin->setKeyboardTracking(false);
     if (info.logarithmic) {
         const double lmin = std::log(min), lmax = std::log(max);
@@ -120,11 +183,6 @@ void ParametersPanel::addRow(const control::ParameterInfo& info) {
         w->setAccessibleDescription(help);
         w->setToolTip(help);
     }
-    auto* text = new QLabel(label, this);
-    text->setBuddy(r.spin);
-    text->setToolTip(help);
-    auto* grid = static_cast<QGridLayout*>(static_cast<QVBoxLayout*>(layout())->itemAt(0)->layout());
-    grid->addWidget(text, static_cast<int>(m_rows.size()), 0);
 
     const std::size_t index = m_rows.size();
     connect(r.slider, &QSlider::valueChanged, this, [this, index](int pos) {
@@ -149,7 +207,6 @@ void ParametersPanel::addRow(const control::ParameterInfo& info) {
         m_updating = false;
         edited();
     });
-    m_rows.push_back(std::move(r));
 }
 
 const ParametersPanel::Row* ParametersPanel::row(const QString& key) const {
@@ -171,10 +228,22 @@ QDoubleSpinBox* ParametersPanel::spinBox(const QString& key) const {
     return r ? r->spin : nullptr;
 }
 
+QCheckBox* ParametersPanel::checkBox(const QString& key) const {
+    const Row* r = row(key);
+    return r ? r->check : nullptr;
+}
+
+double ParametersPanel::shownValue(const Row& r) {
+    if (r.check) {
+        return r.check->isChecked() ? 1.0 : 0.0;
+    }
+    return r.spin->value() / r.info->displayScale;
+}
+
 control::ControllerParams ParametersPanel::editedParams() const {
     control::ControllerParams p;
     for (const Row& r : m_rows) {
-        double value = r.spin->value() / r.info->displayScale;
+        double value = shownValue(r);
         if (r.info->type == control::ParameterType::Count) {
             value = std::round(value);
         }
@@ -195,6 +264,10 @@ void ParametersPanel::setParams(const control::ControllerParams& params) {
 void ParametersPanel::show(const control::ControllerParams& p) {
     m_updating = true;
     for (const Row& r : m_rows) {
+        if (r.check) {
+            r.check->setChecked(r.info->get(p) != 0.0);
+            continue;
+        }
         r.spin->setValue(r.info->get(p) * r.info->displayScale);
         r.slider->setValue(r.toSlider(r.spin->value()));
     }

@@ -7,7 +7,9 @@
 #include <functional>
 #include <vector>
 
+class QCheckBox;
 class QDoubleSpinBox;
+class QGridLayout;
 class QLabel;
 class QPushButton;
 class QSlider;
@@ -19,8 +21,10 @@ struct ParameterInfo;
 namespace nicer::tray {
 
 /**
- * Sliders, each paired with a spin box showing the value and its unit, for the controller's parameters.
- * Edits are held until Apply, then sent all at once (applyRequested); "Reset to defaults" fills in the
+ * Sliders, each paired with a spin box showing the value and its unit, for the controller's parameters; a
+ * check box for a switch (a whole number that is 0 or 1). The controller's own parameters come first, the
+ * volunteer's rules (the rows after "period") beside them under "Cool, quiet and charged". Edits are held
+ * until Apply, then sent all at once (applyRequested); "Reset to defaults" fills in the
  * controller's defaults and applies them. Invalid combinations (min multiplier above max) are shown and
  * block Apply, using the same validation as nicerd.
  */
@@ -36,9 +40,14 @@ public:
     control::ControllerParams editedParams() const;
     bool hasPendingEdits() const { return m_pending; }
 
-    /// For tests: the slider and spin box of a parameter, by its nicer key ("reserve-band", ...).
+    /// For tests: the slider and spin box of a parameter, by its nicer key ("reserve-band", ...); null for a
+    /// switch, which has a check box instead.
     QSlider* slider(const QString& key) const;
     QDoubleSpinBox* spinBox(const QString& key) const;
+    QCheckBox* checkBox(const QString& key) const;
+
+    /// Whether a parameter is a switch, shown as a check box: a whole number that is 0 or 1.
+    static bool isSwitch(const control::ParameterInfo& info);
     QPushButton* applyButton() const { return m_apply; }
     QPushButton* resetButton() const { return m_reset; }
 
@@ -51,12 +60,19 @@ private:
         const control::ParameterInfo* info = nullptr;
         QSlider* slider = nullptr;
         QDoubleSpinBox* spin = nullptr;
+        QCheckBox* check = nullptr; ///< instead of the slider and spin box, for a switch
         // Slider positions are integers; these map between a position and the parameter's value.
         std::function<int(double)> toSlider;
         std::function<double(int)> fromSlider;
     };
 
-    void addRow(const control::ParameterInfo& info);
+    /// The row of @p info at @p line of @p grid, from @p column on.
+    void addRow(const control::ParameterInfo& info, QGridLayout* grid, int line, int column);
+    void addSwitch(Row& r, const QString& label, const QString& help);
+    void addSlider(Row& r, const QString& label, const QString& help);
+    void addButtons();
+    /// The value @p r shows, in the text unit.
+    static double shownValue(const Row& r);
     void show(const control::ControllerParams& params);
     void edited();
     const Row* row(const QString& key) const;

@@ -1,5 +1,6 @@
 #include "tray/ParametersPanel.h"
 
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QPushButton>
@@ -110,4 +111,67 @@ TEST_CASE("every control has an accessible name", "[tray]") {
     }
     CHECK_FALSE(panel.applyButton()->accessibleName().isEmpty());
     CHECK_FALSE(panel.resetButton()->accessibleName().isEmpty());
+}
+
+TEST_CASE("the rules' switches are check boxes that send 0 and 1", "[tray][rules]") {
+    ParametersPanel panel;
+    ControllerParams p;
+    p.powerSaverIsBattery = 1;
+    p.gamesPause = 0;
+    panel.setParams(p);
+    QSignalSpy applied(&panel, &ParametersPanel::applyRequested);
+    for (const char* key : {"power-saver-is-battery", "games-pause"}) {
+        INFO(key);
+        REQUIRE(panel.checkBox(key) != nullptr);
+        CHECK(panel.slider(key) == nullptr);
+        CHECK(panel.spinBox(key) == nullptr);
+        CHECK_FALSE(panel.checkBox(key)->text().isEmpty());
+        CHECK_FALSE(panel.checkBox(key)->toolTip().isEmpty());
+    }
+    CHECK(panel.checkBox("power-saver-is-battery")->isChecked());
+    CHECK_FALSE(panel.checkBox("games-pause")->isChecked());
+    CHECK(panel.checkBox("reserve-band") == nullptr); // a slider's row
+    CHECK_FALSE(panel.hasPendingEdits());
+
+    panel.checkBox("power-saver-is-battery")->click();
+    panel.checkBox("games-pause")->click();
+    CHECK(panel.hasPendingEdits());
+    REQUIRE(panel.applyButton()->isEnabled());
+    QTest::mouseClick(panel.applyButton(), Qt::LeftButton);
+    REQUIRE(applied.count() == 1);
+    const auto sent = applied.at(0).at(0).value<ControllerParams>();
+    CHECK(sent.powerSaverIsBattery == 0);
+    CHECK(sent.gamesPause == 1);
+    CHECK(sent.reserveBand == p.reserveBand);
+
+    // nicerd's answer shows, and Revert goes back to it.
+    panel.setParams(sent);
+    CHECK_FALSE(panel.hasPendingEdits());
+    panel.checkBox("games-pause")->click();
+    CHECK(panel.hasPendingEdits());
+    QPushButton* revert = nullptr;
+    for (auto* button : panel.findChildren<QPushButton*>()) {
+        revert = button->text() == "Revert" ? button : revert;
+    }
+    REQUIRE(revert);
+    QTest::mouseClick(revert, Qt::LeftButton);
+    CHECK(panel.checkBox("games-pause")->isChecked());
+    CHECK_FALSE(panel.hasPendingEdits());
+}
+
+TEST_CASE("a rule's 0 reads as what it means, and the rules have their own heading", "[tray][rules]") {
+    ParametersPanel panel;
+    panel.setParams(ControllerParams{}); // temperature-target 0, fan-target 0, battery-cap 0
+    CHECK(panel.spinBox("temperature-target")->text() == "auto");
+    CHECK(panel.spinBox("fan-target")->text() == "off");
+    CHECK(panel.spinBox("battery-cap")->text() == "pause");
+    CHECK(panel.spinBox("reserve-band")->specialValueText().isEmpty());
+    panel.spinBox("temperature-target")->setValue(75);
+    CHECK(panel.spinBox("temperature-target")->text().startsWith("75"));
+    CHECK(panel.editedParams().temperatureTarget == Approx(75));
+    bool heading = false;
+    for (auto* label : panel.findChildren<QLabel*>()) {
+        heading = heading || label->accessibleName() == "Cool, quiet and charged";
+    }
+    CHECK(heading);
 }
