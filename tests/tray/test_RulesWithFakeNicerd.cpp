@@ -1,0 +1,275 @@
+// The volunteer's rules as the tray shows them, against nicerd's own D-Bus service over a fake nicerd
+// (tray/TrayOnFakeNicerd.h): the window's status and the icon's tooltip say which rule holds the work and
+// why, in nicerd's words (HoldReason), and the chart draws the temperature and the held spans from the
+// samples. The [xvfb] case saves the screenshots for the docs (tests/harness/xvfb-tray-host.sh runs it on a
+// real X server): held by the temperature, paused on battery, paused for a game.
+#include "tray/CpuChart.h"
+#include "tray/StateIcon.h"
+#include "tray/TrayIcon.h"
+#include "tray/TrayOnFakeNicerd.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPainter>
+#include <QSystemTrayIcon>
+#include <QTest>
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using nicer::api::Sample;
+using nicer::dbus::test::FakeDaemon;
+using nicer::tray::TrayIcon;
+using nicer::tray::TrayState;
+using nicer::tray::test::kFakeNicerdWaitMs;
+using nicer::tray::test::TrayOnFakeNicerd;
+
+namespace {
+
+/// The fake's state as a volunteer's nicerd would report it: no error, a systemd slice, nothing held.
+void quiet(FakeDaemon& fake) {
+    auto& s = fake.state_;
+    s.lastError.clear();
+    s.actuator = "systemd-slice";
+    s.actuatorNote.clear();
+    s.workload = {"boinc", "--dir", "/var/lib/nicer/boinc"};
+    s.demoWorkload = false;
+    s.instances = 1;
+    s.workloadPreset = "boinc";
+    s.workloadPresets.at(1).available = true;
+    s.temperatureSensor = "coretemp Package id 0 (/sys/class/hwmon/hwmon3/temp1_input)";
+    s.powerSource = "UPower";
+}
+
+QString labelText(const QWidget& window, const QString& accessibleName) {
+    for (const QLabel* label : window.findChildren<QLabel*>()) {
+        if (label->accessibleName() == accessibleName && label->isVisibleTo(&window)) {
+            return label->text();
+        }
+    }
+    return {};
+}
+
+/// The value beside the name @p name in the status panel (its field, not the name's label).
+QString value(const QWidget& window, const QString& name) {
+    for (auto* form : window.findChildren<QFormLayout*>()) {
+        for (int row = 0; row < form->rowCount(); ++row) {
+            QLayoutItem* field = form->itemAt(row, QFormLayout::FieldRole);
+            auto* label = field != nullptr ? qobject_cast<QLabel*>(field->widget()) : nullptr;
+            if (label != nullptr && label->accessibleName() == name) {
+                return label->text();
+            }
+        }
+    }
+    return {};
+}
+
+/// Sends @p samples as nicerd's Sample signals and waits until the last has arrived.
+void send(TrayOnFakeNicerd& tray, const std::vector<Sample>& samples) {
+    tray.service->run([&](auto& service) {
+        for (const Sample& s : samples) {
+            service.onSample(s);
+        }
+    });
+    REQUIRE(QTest::qWaitFor(
+        [&] {
+            return tray.daemon.lastSample() && tray.daemon.lastSample()->timeUSec == samples.back().timeUSec;
+        },
+        kFakeNicerdWaitMs));
+}
+
+Sample sample(std::uint64_t timeUSec, double foreground, double quota, double celsius, const char* heldBy) {
+    Sample s;
+    s.timeUSec = timeUSec;
+    s.foreground = foreground;
+    s.quota = quota;
+    s.background = std::max(0.0, std::min(quota - 0.02, 0.97 - foreground));
+    s.idle = 1.0 - foreground - s.background;
+    s.outside = 0.03;
+    s.temperature = celsius;
+    s.heldBy = heldBy;
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("the status and the tooltip say which rule holds the work and why, in nicerd's words",
+          "[tray][rules]") {
+    TrayOnFakeNicerd tray(QStringLiteral("nicer-rules-tray"), [](FakeDaemon& fake) {
+        quiet(fake);
+        fake.state_.gameNote = "GameMode does not answer on the session bus: games cannot pause the work";
+    });
+    TrayIcon icon(tray.daemon, tray.window);
+    const std::uint64_t t0 = 1'700'000'000'000'000;
+
+    // On battery: the rule paused the work.
+    tray.change([](FakeDaemon& fake) {
+        fake.state_.heldBy = "battery";
+        fake.state_.holdReason = "paused: on battery, 54%";
+        fake.state_.onBattery = true;
+        fake.state_.batteryPercent = 54;
+    });
+    send(tray, {sample(t0, 0.1, 0.9, 64.0, ""), sample(t0 + 1'000'000, 0.1, 0.0, 63.5, "battery")});
+    REQUIRE(QTest::qWaitFor([&] { return icon.state() == TrayState::RulePaused; }, kFakeNicerdWaitMs));
+    REQUIRE(
+        QTest::qWaitFor([&] { return labelText(tray.window, "State").contains("Paused: on battery, 54%"); },
+                        kFakeNicerdWaitMs));
+    CHECK(icon.icon()->toolTip().startsWith("nicer: Paused: on battery, 54%\n"));
+    CHECK(icon.icon()->toolTip().contains("Your programs"));
+    CHECK(value(tray.window, "Power") == "on battery, 54 %");
+    CHECK(value(tray.window, "CPU temperature") == "64 \u00b0C");
+    // The note where the volunteer looks for it, not in the error bar.
+    CHECK(labelText(tray.window, "Notes on your rules").contains("GameMode does not answer"));
+    CHECK(tray.window.errorText().isEmpty());
+    REQUIRE(tray.window.chart()->spans().size() == 1);
+    CHECK(tray.window.chart()->spans().front().rule == "battery");
+
+    // Back on mains and hot: the temperature rule holds the work to 40%.
+    tray.change([](FakeDaemon& fake) {
+        fake.state_.heldBy = "temperature";
+        fake.state_.holdReason = "held to 40%: CPU 82 \u00b0C, target 80 \u00b0C";
+        fake.state_.onBattery = false;
+        fake.state_.temperatureTargetInUse = 80;
+    });
+    send(tray, {sample(t0 + 2'000'000, 0.1, 0.4, 82.0, "temperature")});
+    REQUIRE(QTest::qWaitFor([&] { return icon.state() == TrayState::Held; }, kFakeNicerdWaitMs));
+    REQUIRE(QTest::qWaitFor(
+        [&] {
+            return icon.icon()->toolTip().startsWith("nicer: Held to 40%: CPU 82 \u00b0C, target 80 \u00b0C");
+        },
+        kFakeNicerdWaitMs));
+    CHECK(labelText(tray.window, "State").contains("Held to 40%: CPU 82 \u00b0C, target 80 \u00b0C"));
+    CHECK(value(tray.window, "CPU temperature") == "82 \u00b0C, target 80 \u00b0C");
+    CHECK(value(tray.window, "Power") == "on mains");
+
+    // No rule holds any more: the words go with it.
+    tray.change([](FakeDaemon& fake) {
+        fake.state_.heldBy.clear();
+        fake.state_.holdReason.clear();
+    });
+    send(tray, {sample(t0 + 3'000'000, 0.1, 0.9, 78.0, "")});
+    REQUIRE(QTest::qWaitFor([&] { return icon.state() == TrayState::Running; }, kFakeNicerdWaitMs));
+    CHECK_FALSE(labelText(tray.window, "State").contains("Held"));
+    CHECK_FALSE(icon.icon()->toolTip().contains("Held"));
+}
+
+namespace {
+
+enum class Scene { Temperature, Battery, Game };
+
+/// Five minutes of samples ending now: the work runs on the spare CPU, then @p scene holds it.
+std::vector<Sample> history(Scene scene, std::uint64_t nowUSec) {
+    std::vector<Sample> samples;
+    constexpr int kCount = 300;
+    double celsius = 58.0;
+    for (int i = 0; i < kCount; ++i) {
+        const std::uint64_t t = nowUSec - 1'000'000ull * static_cast<std::uint64_t>(kCount - 1 - i);
+        const double yours = 0.08 + 0.05 * std::sin(i / 7.0) + (i % 23 == 0 ? 0.15 : 0.0);
+        Sample s = sample(t, yours, 0.9, 0.0, "");
+        switch (scene) {
+        case Scene::Temperature: // it heats up under the work; past 80 °C the rule holds the work down
+            celsius = i < 120 ? 58.0 + 26.0 * (1.0 - std::exp(-i / 40.0))
+                              : 80.2 + 2.5 * std::exp(-(i - 120) / 25.0) + 0.3 * std::sin(i / 5.0);
+            if (i >= 120) {
+                s = sample(t, yours, 0.90 - 0.45 * (1.0 - std::exp(-(i - 120) / 15.0)), 0.0, "temperature");
+            }
+            break;
+        case Scene::Battery: // unplugged at 54%: the work pauses and the CPU cools
+            celsius = i < 180 ? 70.0 + 1.5 * std::sin(i / 9.0) : 48.0 + 22.0 * std::exp(-(i - 180) / 30.0);
+            if (i >= 180) {
+                s = sample(t, yours, 0.0, 0.0, "battery");
+            }
+            break;
+        case Scene::Game: // the volunteer paused for a while, later a game starts and the rule pauses the
+                          // work
+            celsius = i < 200 ? 70.0 + 1.5 * std::sin(i / 9.0) : 76.0 + 2.0 * std::sin(i / 6.0);
+            if (i >= 60 && i < 100) {
+                s = sample(t, yours, 0.0, 0.0, "");
+                s.paused = true;
+                celsius = 52.0;
+            } else if (i >= 200) {
+                s = sample(t, 0.62 + 0.08 * std::sin(i / 4.0), 0.0, 0.0, "game");
+            }
+            break;
+        }
+        s.temperature = celsius;
+        samples.push_back(s);
+    }
+    return samples;
+}
+
+/// The state beside @p last, the scene's last sample.
+void stage(FakeDaemon& fake, Scene scene, const Sample& last) {
+    auto& s = fake.state_;
+    s.temperatureTargetInUse = 80;
+    s.onBattery = scene == Scene::Battery;
+    s.batteryPercent = scene == Scene::Battery ? 54 : 100;
+    s.games = scene == Scene::Game ? 1 : 0;
+    switch (scene) {
+    case Scene::Temperature:
+        s.heldBy = "temperature";
+        s.holdReason = "held to " + std::to_string(std::lround(100 * last.quota)) + "%: CPU " +
+                       std::to_string(std::lround(last.temperature)) + " \u00b0C, target 80 \u00b0C";
+        break;
+    case Scene::Battery:
+        s.heldBy = "battery";
+        s.holdReason = "paused: on battery, 54%";
+        break;
+    case Scene::Game:
+        s.heldBy = "game";
+        s.holdReason = "paused: a game is running";
+        break;
+    }
+}
+
+} // namespace
+
+TEST_CASE("the window held by the temperature, paused on battery and paused for a game (screenshots)",
+          "[xvfb][rules]") {
+    TrayOnFakeNicerd tray(QStringLiteral("nicer-rules-screenshot"), quiet);
+    TrayIcon icon(tray.daemon, tray.window);
+    QDir().mkpath(NICER_SCREENSHOT_DIR);
+    const std::uint64_t now = static_cast<std::uint64_t>(QDateTime::currentMSecsSinceEpoch()) * 1000;
+    const std::pair<Scene, const char*> scenes[] = {
+        {Scene::Temperature, "temperature"}, {Scene::Battery, "battery"}, {Scene::Game, "game"}};
+    std::uint64_t end = now;
+    for (const auto& entry : scenes) {
+        const Scene scene = entry.first; // no structured binding: the lambdas below capture these
+        const char* name = entry.second;
+        INFO(name);
+        const auto samples = history(scene, end);
+        tray.change([&](FakeDaemon& fake) { stage(fake, scene, samples.back()); });
+        send(tray, samples);
+        REQUIRE(QTest::qWaitFor([&] { return !tray.daemon.view().holdReason.isEmpty(); }, kFakeNicerdWaitMs));
+        REQUIRE(QTest::qWaitFor(
+            [&] {
+                return labelText(tray.window, "State").contains(tray.daemon.view().holdReason.mid(1)) &&
+                       tray.daemon.properties().state.heldBy == name;
+            },
+            kFakeNicerdWaitMs));
+        CHECK(icon.state() == (scene == Scene::Temperature ? TrayState::Held : TrayState::RulePaused));
+        CHECK_FALSE(tray.window.chart()->spans().empty());
+        REQUIRE(QTest::qWaitForWindowExposed(&tray.window));
+        QTest::qWait(200);
+        const QString path = QStringLiteral(NICER_SCREENSHOT_DIR "/nicer-tray-rules-%1.png").arg(name);
+        INFO(path.toStdString());
+        CHECK(tray.window.grab().save(path));
+        end += 3600ull * 1'000'000; // the next scene's history starts over, an hour later
+    }
+    // The tray's icons for the two states, beside the others, for the docs.
+    const TrayState states[] = {TrayState::Running, TrayState::Throttled, TrayState::Held, TrayState::Paused,
+                                TrayState::RulePaused};
+    QPixmap strip(48 * 5 + 8 * 4, 48);
+    strip.fill(Qt::transparent);
+    QPainter painter(&strip);
+    for (int i = 0; i < 5; ++i) {
+        painter.drawPixmap(56 * i, 0, nicer::tray::stateIcon(states[i]).pixmap(48));
+    }
+    painter.end();
+    CHECK(strip.save(NICER_SCREENSHOT_DIR "/nicer-tray-icons.png"));
+}
