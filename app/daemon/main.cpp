@@ -179,6 +179,30 @@ void addDownloadOptions(CLI::App& app, Settings& s) {
         ->capture_default_str();
 }
 
+/// Where the volunteer's rules read the machine (their parameters are the controller's, above), and the named
+/// programs.
+void addRuleOptions(CLI::App& app, Settings& s) {
+    app.add_option("--exclusive-program", s.config.exclusivePrograms,
+                   "A program that pauses the work while it runs, by its name (as BOINC's exclusive "
+                   "applications: blender, a game's executable); repeat it for several. The work resumes "
+                   "resume-delay seconds after the last one ended");
+    app.add_option(
+        "--temperature-sensor", s.config.temperatureSensor,
+        "The temperature sensor the temperature rule reads: an hwmon temp*_input file or a thermal "
+        "zone (default: the CPU's, found in --hwmon-dir and --thermal-dir)");
+    app.add_option("--hwmon-dir", s.config.hwmonDir,
+                   "Where the CPU's temperature sensor and the fans are looked for")
+        ->capture_default_str();
+    app.add_option("--thermal-dir", s.config.thermalDir,
+                   "Where the thermal zones are looked for when no hwmon device is a CPU's")
+        ->capture_default_str();
+    app.add_option("--power-supply-dir", s.config.powerSupplyDir,
+                   "Where the battery and the mains are read when UPower is not on the system bus")
+        ->capture_default_str();
+    app.add_option("--proc-dir", s.config.procDir, "Where the named programs are looked for")
+        ->capture_default_str();
+}
+
 /// Every option of nicerd, its help and its config file, into @p s.
 void addOptions(CLI::App& app, Settings& s) {
     app.set_version_flag("--version", NICER_VERSION);
@@ -197,7 +221,15 @@ void addOptions(CLI::App& app, Settings& s) {
         "to nicerd).\n"
         "Downloads: every --manifest (a Metalink 4 file, or the http(s) URL of one file) is fetched over\n"
         "HTTP/2 into --download-dir, verified and resumable, yielding the link to your own traffic unless\n"
-        "--no-nice; files that fail are tried again after --download-retry seconds.");
+        "--no-nice; files that fail are tried again after --download-retry seconds.\n"
+        "The volunteer's rules hold the work under the controller's quota, or pause it: the CPU's\n"
+        "temperature (temperature-target; 0 picks 80 degrees C, lower where the sensor's own limits are),\n"
+        "the fans (fan-target), the battery (paused, or battery-cap above battery-min-charge),\n"
+        "power-profiles-daemon's power-saver profile, games run with GameMode, and --exclusive-program.\n"
+        "A rule that paused the work gives it back resume-delay seconds after its cause ended. The power\n"
+        "comes from UPower on the system bus (DBUS_SYSTEM_BUS_ADDRESS, else the system's), the games from\n"
+        "GameMode on the session bus; without them nicerd says so (nicer status) and reads\n"
+        "--power-supply-dir, or sees no games.");
     app.set_config("--config", daemon::defaultConfigFile().string(), "Config file (read when it exists)");
     app.allow_config_extras(CLI::config_extras_mode::error);
     addControllerOptions(app, s);
@@ -205,6 +237,7 @@ void addOptions(CLI::App& app, Settings& s) {
     addSliceOptions(app, s);
     addFileOptions(app, s);
     addDownloadOptions(app, s);
+    addRuleOptions(app, s);
 }
 
 /// A config file that reads as empty.

@@ -38,6 +38,15 @@ Result<void> Daemon::start() {
     if (auto planned = planDownloads(*workload); !planned) {
         return planned;
     }
+    auto rules = RuleSources::create(m_event.get(), m_config, [this] {
+        if (auto* observer = m_bus->observer()) {
+            observer->onStateChanged();
+        }
+    });
+    if (!rules) {
+        return rules.error();
+    }
+    m_rules = std::move(*rules);
     auto slice = WorkSlice::create(m_config, m_event.get());
     if (!slice) {
         return slice.error();
@@ -196,7 +205,8 @@ void Daemon::onTick() {
     // Samples are stamped with the wall clock, in microseconds since the epoch, as they travel on D-Bus.
     const auto wall = std::chrono::system_clock::now().time_since_epoch();
     auto sample = m_loop->tick(
-        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count()));
+        static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count()),
+        m_rules->read(m_loop->params()));
     if (m_loop->last()) {
         m_boinc->onPeriod(*m_loop->last());
     }
@@ -343,6 +353,9 @@ api::DaemonState Daemon::state() const {
     }
     if (m_downloads) {
         m_downloads->describe(s);
+    }
+    if (m_rules) {
+        m_rules->describe(s);
     }
     if (m_boinc) {
         s.boinc = m_boinc->status();

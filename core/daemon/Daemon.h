@@ -8,6 +8,7 @@
 #include "daemon/DaemonObserver.h"
 #include "daemon/PeriodTimer.h"
 #include "daemon/QuotaEnforcement.h"
+#include "daemon/RuleSources.h"
 #include "daemon/SessionBusLink.h"
 #include "daemon/UserManagerBoundary.h"
 #include "daemon/WorkSlice.h"
@@ -24,7 +25,8 @@ namespace nicer::daemon {
 /**
  * nicerd: runs the volunteer work in a systemd slice and caps it every period with the controller. It only
  * orchestrates: where the work runs and what caps it is WorkSlice's, the period's clock PeriodTimer's, BOINC
- * BoincSupervisor's, the downloads DaemonDownloads', the controller ControlLoop's.
+ * BoincSupervisor's, the downloads DaemonDownloads', the controller and the volunteer's rules ControlLoop's,
+ * what those rules read RuleSources'.
  *
  * Start-up order matters for the fail-safe: the D-Bus name first (a second daemon stops there, touching
  * nothing), then the slice and its actuator, then the daemon's own unit that the work BindsTo= (so a crash
@@ -96,6 +98,8 @@ private:
     std::unique_ptr<PeriodTimer> m_timer;
     std::unique_ptr<EnforcementWatch> m_enforcement; ///< while the slice's quota caps the work
     std::unique_ptr<DaemonDownloads> m_downloads;
+    std::unique_ptr<RuleSources>
+        m_rules; ///< what the volunteer's rules read: sensors, power, games, programs
     std::string m_lastError;
     bool m_shutDown = false;
 };

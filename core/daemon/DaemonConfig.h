@@ -77,6 +77,18 @@ struct DaemonConfig {
     std::chrono::seconds historySpan{600};
     /// Work units to download for the workload; none when downloads.files is empty.
     DownloadSettings downloads;
+
+    // Where the volunteer's rules read the machine (daemon/RuleSources.h); each can be pointed elsewhere
+    // for tests. The system bus (UPower) is the one DBUS_SYSTEM_BUS_ADDRESS names, else the system's.
+    std::filesystem::path hwmonDir = "/sys/class/hwmon";
+    std::filesystem::path thermalDir = "/sys/class/thermal";
+    /// A temperature sensor named by the volunteer (an hwmon temp*_input, a thermal zone); empty: the CPU's.
+    std::filesystem::path temperatureSensor;
+    std::filesystem::path powerSupplyDir = "/sys/class/power_supply";
+    /// Where the named programs are looked for.
+    std::filesystem::path procDir = "/proc";
+    /// The named programs ("exclusive applications") that pause the work while they run.
+    std::vector<std::string> exclusivePrograms;
 };
 
 /// $XDG_STATE_HOME/nicer/parameters.conf (default ~/.local/state/nicer/parameters.conf).

@@ -34,13 +34,15 @@ fi
 
 # The runtime of nicer's .deb (its Depends on Debian 12, which the guest checks then find installed) and what
 # the checks use: stress-ng for the hogs, Xvfb and a tray host for the tray, BOINC's client for the system
-# service, python3 for the checks' arithmetic, polkitd (the .deb recommends it) for the root idle slice's rule.
+# service, python3 for the checks' arithmetic, polkitd (the .deb recommends it) for the root idle slice's rule,
+# power-profiles-daemon for the power-saver rule.
 packages=(
     linux-image-amd64 systemd-sysv udev dbus dbus-user-session libpam-systemd openssh-server
     iproute2 procps less ca-certificates
     libqt6core6 libqt6gui6 libqt6widgets6 libqt6dbus6 libqt6charts6 libqt6svg6 qt6-qpa-plugins
     libsystemd0 libnghttp2-14 libpugixml1v5 liburiparser1 libstdc++6 hicolor-icon-theme
     stress-ng xvfb xauth trayer x11-utils x11-apps fonts-dejavu-core python3 boinc-client polkitd
+    power-profiles-daemon
 )
 case "$suite" in
 bookworm) packages+=(libssl3) ;;

@@ -386,6 +386,27 @@ check_pause_freezes() {
     poll_user 100 "grep -qx 'frozen 0' $cg/cgroup.events" || die "cgroup.events does not say frozen 0 after nicer resume"
 }
 
+# The real power-profiles-daemon of the system (its placeholder driver, in a guest without a platform profile):
+# root switches to power-saver, as the desktop's power menu does, and the volunteer's nicerd pauses the work.
+check_power_saver_pauses() {
+    local cg
+    cg=$(slice_cgroup)
+    as_root 'systemctl is-active power-profiles-daemon' || die "power-profiles-daemon does not run"
+    as_user 'nicer set resume-delay=1' || die "nicer set resume-delay=1"
+    as_root 'busctl set-property net.hadess.PowerProfiles /net/hadess/PowerProfiles net.hadess.PowerProfiles ActiveProfile s power-saver' ||
+        die "power-profiles-daemon refused power-saver"
+    poll_user 100 "nicer status --json | grep -q '\"held_by\": *\"power-saver\"'" || { as_user 'nicer status' || true; die "nicer status does not say the power-saver profile holds the work"; }
+    as_user 'nicer status' | grep -F 'paused: the power-saver profile is on' || die "nicer status does not say why in words"
+    local share
+    share=$(as_user "cpu-share 3 ${cg#/sys/fs/cgroup}")
+    echo "work's share under power-saver: $share"
+    python3 -c "import sys; sys.exit(0 if $share < 0.01 else 1)" || die "the work used $share of the machine under power-saver"
+    as_root 'busctl set-property net.hadess.PowerProfiles /net/hadess/PowerProfiles net.hadess.PowerProfiles ActiveProfile s balanced' ||
+        die "power-profiles-daemon refused balanced"
+    poll_user 100 "nicer status --json | grep -q '\"held_by\": *\"\"'" || die "the work was not given back after balanced"
+    as_user 'nicer set resume-delay=60' || die "nicer set resume-delay=60"
+}
+
 check_cpu_usage_nsec() {
     local a
     a=$(as_user 'systemctl --user show -P CPUUsageNSec nicer.slice')
@@ -654,6 +675,7 @@ run_checks() {
     check "root idle slice: cpu.max of the work's leaf follows the quota" check_cpu_max_follows_quota
     check "root idle slice: the leaf has the work's memory limit" check_memory_limit
     check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
+    check "power-profiles-daemon's power-saver profile pauses the work, balanced gives it back" check_power_saver_pauses
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd (the work in the root idle slice; screenshot)" check_tray_from_desktop_entry
     check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
     check "polkit lets a user start, stop and restart only their own instance; every other call is refused" check_polkit_refusals

@@ -1,0 +1,123 @@
+#include "daemon/RuleSources.h"
+
+#include <algorithm>
+#include <iostream>
+
+namespace nicer::daemon {
+
+Result<std::unique_ptr<RuleSources>> RuleSources::create(sd_event* event, const DaemonConfig& config,
+                                                         std::function<void()> changed) {
+    auto sources = std::unique_ptr<RuleSources>(new RuleSources(event, config, std::move(changed)));
+    if (auto found = sources->findSensors(config); !found) {
+        return found.error();
+    }
+    for (const auto& name : config.exclusivePrograms) {
+        if (auto valid = desktop::validateProgramName(name); !valid) {
+            return Error{"--exclusive-program: " + valid.error().message};
+        }
+    }
+    sources->m_programNames = config.exclusivePrograms;
+    sources->m_programs.setNames(config.exclusivePrograms);
+    auto* self = sources.get();
+    auto power =
+        desktop::PowerWatch::create(event, {.systemBusAddress = {}, .powerSupplyDir = config.powerSupplyDir},
+                                    [self] { self->m_changed(); });
+    if (!power) {
+        return Error{"cannot watch the power supply: " + power.error().message};
+    }
+    sources->m_power = std::move(*power);
+    sources->watchGames();
+    return sources;
+}
+
+Result<void> RuleSources::findSensors(const DaemonConfig& config) {
+    if (!config.temperatureSensor.empty()) {
+        auto given = kernel::temperatureSensorAt(config.temperatureSensor);
+        if (!given) {
+            return given.error();
+        }
+        m_sensor = *given;
+    } else if (auto found = kernel::findCpuTemperature(config.hwmonDir, config.thermalDir)) {
+        m_sensor = *found;
+    } else {
+        m_sensorNote = found.error().message + ": the work runs without the temperature rule";
+        std::cerr << "nicerd: " << m_sensorNote << '\n';
+    }
+    m_fans = kernel::findFans(config.hwmonDir);
+    return {};
+}
+
+void RuleSources::watchGames() {
+    m_games.reset();
+    m_sessionBus.reset();
+    sd_bus* bus = nullptr;
+    if (int r = sd_bus_open_user(&bus); r < 0) {
+        m_gameNote = libsystemd::busError("cannot watch GameMode: no session bus", r).message;
+        return;
+    }
+    m_sessionBus.reset(bus);
+    if (int r = sd_bus_attach_event(bus, m_event, SD_EVENT_PRIORITY_NORMAL); r < 0) {
+        m_gameNote = libsystemd::busError("cannot watch GameMode", r).message;
+        m_sessionBus.reset();
+        return;
+    }
+    auto games = desktop::GameWatch::create(bus, [this] { m_changed(); });
+    if (!games) {
+        m_gameNote = "cannot watch GameMode: " + games.error().message;
+        return;
+    }
+    m_games = std::move(*games);
+    m_gameNote.clear();
+}
+
+control::Surroundings RuleSources::read(const control::ControllerParams& params) {
+    control::Surroundings now;
+    if (m_sensor) {
+        if (auto reading = kernel::readTemperature(m_sensor->input)) {
+            now.temperature = *reading;
+            m_sensorNote.clear();
+        } else {
+            // A sensor that goes away (a driver unloaded) leaves the rule out, and says so.
+            m_sensorNote = reading.error().message + ": the temperature rule waits until it can be read";
+        }
+        now.temperatureTarget =
+            control::resolveTemperatureTarget(params.temperatureTarget, m_sensor->max, m_sensor->crit);
+    }
+    for (const auto& fan : m_fans) {
+        if (auto rpm = kernel::readFan(fan.input)) {
+            now.fanSpeed = std::max(now.fanSpeed.value_or(0.0), *rpm);
+        }
+    }
+    m_power->poll();
+    const auto& power = m_power->state();
+    now.onBattery = power.onBattery;
+    now.batteryPercent = power.percent;
+    now.powerSaver = power.powerSaver;
+    if (m_sessionBus && !sd_bus_is_open(m_sessionBus.get())) {
+        watchGames(); // the session bus restarted
+    }
+    now.games = m_games ? m_games->clientCount() : 0;
+    now.programs = m_programs.running();
+    m_last = now;
+    return now;
+}
+
+void RuleSources::describe(api::DaemonState& s) const {
+    s.temperature = m_last.temperature.value_or(api::kNoTemperature);
+    s.temperatureTargetInUse = m_sensor ? m_last.temperatureTarget : 0.0;
+    s.temperatureSensor = m_sensor ? m_sensor->name + " (" + m_sensor->input.string() + ")" : std::string();
+    s.sensorNote = m_sensorNote;
+    s.fanSpeed = m_last.fanSpeed.value_or(-1.0);
+    const auto& power = m_power->state();
+    s.onBattery = power.onBattery;
+    s.batteryPercent = power.percent;
+    s.powerSaver = power.powerSaver;
+    s.powerSource = power.source;
+    s.powerNote = m_power->note();
+    s.games = static_cast<std::uint32_t>(m_last.games);
+    s.gameNote = m_games ? m_games->note() : m_gameNote;
+    s.exclusivePrograms = m_programNames;
+    s.programsRunning = m_last.programs;
+}
+
+} // namespace nicer::daemon

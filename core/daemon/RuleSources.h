@@ -1,0 +1,67 @@
+#pragma once
+
+#include "api/DaemonState.h"
+#include "control/ControllerParams.h"
+#include "control/WorkRules.h"
+#include "daemon/DaemonConfig.h"
+#include "desktop/GameWatch.h"
+#include "desktop/PowerWatch.h"
+#include "desktop/ProgramWatch.h"
+#include "kernel/Hwmon.h"
+#include "libsystemd/Bus.h"
+#include "libsystemd/Event.h"
+#include "util/Result.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nicer::daemon {
+
+/**
+ * Where the volunteer's rules (control/WorkRules.h) read the machine: the CPU's temperature sensor and the
+ * fans (hwmon, thermal zones), the power (UPower, power-profiles-daemon, or /sys/class/power_supply),
+ * GameMode on the session bus, and the named programs in /proc. Each source that is missing says so in
+ * its note and its rule stays out of the way; none of them stops nicerd. Only what the volunteer named
+ * wrongly does: a --temperature-sensor that is not a sensor, a program name that cannot be one.
+ */
+class RuleSources {
+public:
+    /// On nicerd's loop @p event; @p changed is called from the loop when the power or the games changed (the
+    /// rules then hold the work from the next period on, or sooner where the caller acts at once).
+    static Result<std::unique_ptr<RuleSources>> create(sd_event* event, const DaemonConfig& config,
+                                                       std::function<void()> changed);
+
+    /// Once per period: what the rules see now, with the temperature target of @p params resolved against
+    /// the sensor's own limits.
+    control::Surroundings read(const control::ControllerParams& params);
+    /// Their part of the daemon's state: the readings, the sources and their notes.
+    void describe(api::DaemonState& state) const;
+
+private:
+    RuleSources(sd_event* event, const DaemonConfig& config, std::function<void()> changed)
+        : m_event(event)
+        , m_changed(std::move(changed))
+        , m_programs(config.procDir) {}
+    /// The temperature sensor (the one given, or the CPU's found) and the fans.
+    Result<void> findSensors(const DaemonConfig& config);
+    /// GameMode on the session bus: connects (again, after the bus restarted) and watches.
+    void watchGames();
+
+    sd_event* m_event;
+    std::function<void()> m_changed;
+    std::optional<kernel::TemperatureSensor> m_sensor;
+    std::vector<kernel::FanSensor> m_fans;
+    std::string m_sensorNote;
+    std::unique_ptr<desktop::PowerWatch> m_power;
+    libsystemd::BusPtr m_sessionBus;
+    std::unique_ptr<desktop::GameWatch> m_games;
+    std::string m_gameNote;
+    desktop::ProgramWatch m_programs;
+    std::vector<std::string> m_programNames;
+    control::Surroundings m_last;
+};
+
+} // namespace nicer::daemon

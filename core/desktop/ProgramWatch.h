@@ -1,0 +1,39 @@
+#pragma once
+
+#include "util/Result.h"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace nicer::desktop {
+
+/// Checks a name for the list of named programs: not empty, no '/', no whitespace or control character, at
+/// most 255 bytes. The error says what is wrong and what to write instead.
+Result<void> validateProgramName(std::string_view name);
+
+/**
+ * Named programs ("exclusive applications", as BOINC calls them): which of them run now, from /proc. A
+ * process matches a name by its kernel name (/proc/PID/comm, the executable's file name cut at 15 bytes);
+ * for a longer name whose first 15 bytes are comm, the file name of its command (argv[0] in
+ * /proc/PID/cmdline) decides. Cheap enough for every period: one small read per process, a second only for
+ * such a cut name; a process that ends during the scan is passed over.
+ */
+class ProgramWatch {
+public:
+    explicit ProgramWatch(std::filesystem::path procDir = "/proc")
+        : m_procDir(std::move(procDir)) {}
+
+    /// The names to look for (each checked by validateProgramName by the caller); none: nothing is read.
+    void setNames(std::vector<std::string> names) { m_names = std::move(names); }
+    const std::vector<std::string>& names() const { return m_names; }
+    /// Scans the process directory: the names that run now, each once, in the order of setNames().
+    std::vector<std::string> running() const;
+
+private:
+    std::filesystem::path m_procDir;
+    std::vector<std::string> m_names;
+};
+
+} // namespace nicer::desktop

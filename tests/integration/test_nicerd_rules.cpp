@@ -1,0 +1,403 @@
+// The volunteer's rules through the real nicerd on the real user manager (core/control/WorkRules.h): the
+// temperature target in a closed loop with an emulated sensor, the battery with a real upowerd over
+// umockdev's emulated battery, games with a real gamemoded, named programs. Which cgroup path each covers:
+// the hybrid machines' user slice (cpu controller on v1); the rules do not depend on the placement.
+#include "CpuMeter.h"
+#include "NicerSlice.h"
+#include "NicerdProcess.h"
+#include "Poll.h"
+#include "Skip.h"
+#include "TempDir.h"
+#include "dbus/wire/Codec.h"
+#include "desktop/FakeLaptop.h"
+#include "libsystemd/Bus.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <thread>
+
+using namespace nicer;
+using namespace std::chrono_literals;
+using test::freshStateDir;
+using test::NicerdProcess;
+
+namespace {
+
+/// The work's CPU time so far, in clock ticks, from its processes in nicer's slice (the cgroup's members).
+long long workTicks() {
+    long long ticks = 0;
+    for (const pid_t pid : test::slicePids()) {
+        ticks += std::max(0LL, test::processCpuTicks(pid));
+    }
+    return ticks;
+}
+
+/**
+ * An emulated CPU temperature sensor: an hwmon directory whose temp1_input follows a first-order model driven
+ * by the work's measured CPU time, T' = (ambient + gain x share - T) / tau, updated every 100 ms on a thread
+ * of its own and written atomically (a rename), as the kernel's sensor is read whole.
+ */
+class ThermalModelSensor {
+public:
+    static constexpr double kAmbient = 40.0;
+    static constexpr double kGain = 60.0; ///< °C at the whole machine
+    static constexpr double kTau = 4.0;   ///< seconds
+
+    explicit ThermalModelSensor(const std::filesystem::path& dir)
+        : m_dir(dir / "hwmon0") {
+        std::filesystem::create_directories(m_dir);
+        std::ofstream(m_dir / "name") << "emulated\n";
+        write(kAmbient);
+        m_thread = std::thread([this] { run(); });
+    }
+    ~ThermalModelSensor() {
+        m_stop = true;
+        m_thread.join();
+    }
+    ThermalModelSensor(const ThermalModelSensor&) = delete;
+    ThermalModelSensor& operator=(const ThermalModelSensor&) = delete;
+
+    std::filesystem::path input() const { return m_dir / "temp1_input"; }
+    double temperature() const { return m_temperature.load(); }
+    /// The work's share of the machine over the last second.
+    double share() const { return m_share.load(); }
+
+private:
+    void write(double celsius) {
+        const auto tmp = m_dir / "temp1_input.new";
+        std::ofstream(tmp) << std::lround(celsius * 1000.0) << '\n';
+        std::filesystem::rename(tmp, input());
+    }
+    void run() {
+        const double cpus = static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
+        const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+        long long before = workTicks();
+        std::vector<double> recent; // the last ten 100 ms shares
+        auto last = std::chrono::steady_clock::now();
+        while (!m_stop) {
+            std::this_thread::sleep_for(100ms);
+            const auto now = std::chrono::steady_clock::now();
+            const double dt = std::chrono::duration<double>(now - last).count();
+            last = now;
+            const long long ticks = workTicks();
+            const double share =
+                std::clamp(static_cast<double>(ticks - before) / tick / (dt * cpus), 0.0, 1.0);
+            before = ticks;
+            recent.push_back(share);
+            if (recent.size() > 10) {
+                recent.erase(recent.begin());
+            }
+            double t = m_temperature.load();
+            t += (kAmbient + kGain * share - t) * (1.0 - std::exp(-dt / kTau));
+            m_temperature = t;
+            double sum = 0.0;
+            for (const double s : recent) {
+                sum += s;
+            }
+            m_share = sum / static_cast<double>(recent.size());
+            write(t);
+        }
+    }
+
+    std::filesystem::path m_dir;
+    std::atomic<double> m_temperature{kAmbient};
+    std::atomic<double> m_share{0.0};
+    std::atomic<bool> m_stop{false};
+    std::thread m_thread;
+};
+
+/// One thing nicerd said on the session bus, in the order it said it: a Sample, or OnBattery's change.
+struct Event {
+    enum class Kind { Sample, OnBattery } kind;
+    api::Sample sample;
+    bool onBattery = false;
+};
+
+/// nicerd's Sample signals and its PropertiesChanged for OnBattery, recorded in order on a connection of the
+/// test's own.
+class BusRecorder {
+public:
+    BusRecorder() {
+        sd_bus* raw = nullptr;
+        REQUIRE(sd_bus_open_user(&raw) >= 0);
+        m_bus.reset(raw);
+        REQUIRE(sd_bus_match_signal(m_bus.get(), nullptr, nullptr, "/org/nicer/Daemon", "org.nicer.Daemon1",
+                                    "Sample", &BusRecorder::onSample, this) >= 0);
+        REQUIRE(sd_bus_match_signal(m_bus.get(), nullptr, nullptr, "/org/nicer/Daemon",
+                                    "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                    &BusRecorder::onProperties, this) >= 0);
+    }
+    /// Processes the bus until @p condition holds over the events so far, or @p timeout passed.
+    bool until(const std::function<bool(const std::vector<Event>&)>& condition,
+               std::chrono::seconds timeout) {
+        const auto end = std::chrono::steady_clock::now() + timeout;
+        while (!condition(m_events)) {
+            if (std::chrono::steady_clock::now() > end) {
+                return false;
+            }
+            while (sd_bus_process(m_bus.get(), nullptr) > 0) {
+            }
+            sd_bus_wait(m_bus.get(), 50'000);
+        }
+        return true;
+    }
+    const std::vector<Event>& events() const { return m_events; }
+    /// The index after the last event that said OnBattery was @p value; npos when none did.
+    std::size_t after(bool value) const {
+        for (std::size_t i = m_events.size(); i-- > 0;) {
+            if (m_events[i].kind == Event::Kind::OnBattery && m_events[i].onBattery == value) {
+                return i + 1;
+            }
+        }
+        return std::string::npos;
+    }
+
+private:
+    static int onSample(sd_bus_message* m, void* userdata, sd_bus_error*) {
+        Event e{Event::Kind::Sample, {}, false};
+        if (dbus::codec::readSampleFields(m, e.sample) >= 0) {
+            static_cast<BusRecorder*>(userdata)->m_events.push_back(e);
+        }
+        return 0;
+    }
+    static int onProperties(sd_bus_message* m, void* userdata, sd_bus_error*) {
+        const char* interface = nullptr;
+        if (sd_bus_message_read(m, "s", &interface) < 0 ||
+            sd_bus_message_enter_container(m, 'a', "{sv}") < 0) {
+            return 0;
+        }
+        while (sd_bus_message_enter_container(m, 'e', "sv") > 0) {
+            const char* name = nullptr;
+            int value = 0;
+            if (sd_bus_message_read(m, "s", &name) >= 0 && std::string_view(name) == "OnBattery" &&
+                sd_bus_message_read(m, "v", "b", &value) >= 0) {
+                static_cast<BusRecorder*>(userdata)->m_events.push_back(
+                    {Event::Kind::OnBattery, {}, value != 0});
+            } else {
+                sd_bus_message_skip(m, "v");
+            }
+            sd_bus_message_exit_container(m);
+        }
+        return 0;
+    }
+
+    libsystemd::BusPtr m_bus;
+    std::vector<Event> m_events;
+};
+
+/// Polls nicerd's status until @p holds says it is so (true), or 30 s passed.
+bool waitForState(const std::function<bool(const api::DaemonState&)>& holds) {
+    return test::pollUntil(
+        [&] {
+            const auto s = test::tryDaemonStatus();
+            return s && holds(*s);
+        },
+        30s, 100ms);
+}
+
+/// The first sample at or after @p from, or null.
+const api::Sample* sampleFrom(const std::vector<Event>& events, std::size_t from) {
+    for (std::size_t i = from; i < events.size(); ++i) {
+        if (events[i].kind == Event::Kind::Sample) {
+            return &events[i].sample;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("the temperature rule holds an emulated CPU at its target, smoothly, with nearly all the heat the "
+          "target allows",
+          "[nicerd][rules][thermal]") {
+    const auto dir = freshStateDir("rules-thermal");
+    ThermalModelSensor sensor(dir);
+    const double target = 70.0;
+    // The steady share that holds the model at the target: (70 - 40) / 60 = 0.5 of the machine.
+    const double largest = (target - ThermalModelSensor::kAmbient) / ThermalModelSensor::kGain;
+    NicerdProcess daemon({"--period", "0.25", "--temperature-sensor", sensor.input().string(),
+                          "--temperature-target", "70", "--resume-delay", "2"},
+                         dir);
+    REQUIRE(daemon.waitReady());
+    std::this_thread::sleep_for(30s); // settling: a few of the model's time constants
+    double hottest = 0.0;
+    double low = 1.0;
+    double high = 0.0;
+    double sum = 0.0;
+    int n = 0;
+    bool heldByTemperature = true;
+    for (int i = 0; i < 30; ++i) {
+        std::this_thread::sleep_for(1s);
+        hottest = std::max(hottest, sensor.temperature());
+        const double share = sensor.share();
+        low = std::min(low, share);
+        high = std::max(high, share);
+        sum += share;
+        ++n;
+        if (const auto s = test::tryDaemonStatus()) {
+            heldByTemperature = heldByTemperature && s->heldBy == "temperature";
+        }
+    }
+    const double mean = sum / n;
+    INFO("hottest " << hottest << " °C, mean share " << mean << " of at most " << largest << ", swing "
+                    << high - low << "\n"
+                    << daemon.log());
+    CHECK(hottest <= target + 2.0);
+    CHECK(mean >= 0.9 * largest);
+    CHECK(high - low <= 0.1);
+    CHECK(heldByTemperature);
+    const auto s = test::tryDaemonStatus();
+    REQUIRE(s);
+    CHECK(s->temperatureTargetInUse == target);
+    CHECK_THAT(s->holdReason, Catch::StartsWith("held to ") && Catch::Contains("target 70 °C"));
+    CHECK_THAT(s->temperatureSensor, Catch::Contains("emulated temp1"));
+}
+
+TEST_CASE("a temperature sensor that is not one stops nicerd with the reason, before any work starts",
+          "[nicerd][rules][errors]") {
+    const auto dir = freshStateDir("rules-bad-sensor");
+    std::ofstream(dir / "notes.txt") << "hello\n";
+    NicerdProcess daemon({"--temperature-sensor", (dir / "notes.txt").string()}, dir);
+    REQUIRE(test::pollUntil([&] { return daemon.exited(); }, 30s, 50ms));
+    CHECK(daemon.exitCode() != 0);
+    CHECK_THAT(daemon.log(), Catch::Contains("is not a temperature sensor") && Catch::Contains("hello"));
+    CHECK(test::slicePids().empty());
+}
+
+TEST_CASE("on battery the work freezes at the first period after UPower's signal, and comes back after the "
+          "resume delay on mains",
+          "[nicerd][rules][battery]") {
+    test::PrivateSystemBus systemBus;
+    test::FakeLaptop laptop(systemBus.address());
+    if (!laptop.missing().empty()) {
+        NICER_SKIP("the emulated battery needs " + laptop.missing());
+    }
+    const double resumeDelay = 2.0;
+    NicerdProcess daemon(
+        {"--period", "0.25", "--resume-delay", "2", "--power-supply-dir", laptop.powerSupplyDir().string()},
+        freshStateDir("rules-battery"), {{"DBUS_SYSTEM_BUS_ADDRESS", systemBus.address()}});
+    REQUIRE(daemon.waitReady());
+    REQUIRE(waitForState(
+        [](const api::DaemonState& now) { return now.powerSource == "UPower" && now.quota > 0.0; }));
+    BusRecorder bus;
+
+    laptop.command("unplug");
+    REQUIRE(bus.until([&](const auto&) { return bus.after(true) != std::string::npos; }, 10s));
+    const std::size_t unplugged = bus.after(true);
+    REQUIRE(bus.until([&](const auto& events) { return sampleFrom(events, unplugged) != nullptr; }, 10s));
+    // The period that ends after UPower's signal already holds the work: no period of work on battery.
+    const api::Sample first = *sampleFrom(bus.events(), unplugged);
+    CHECK(first.quota == 0.0);
+    CHECK(first.heldBy == "battery");
+    CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
+    auto s = test::tryDaemonStatus();
+    REQUIRE(s);
+    CHECK(s->onBattery);
+    CHECK_THAT(s->holdReason, Catch::StartsWith("paused: on battery, 80%"));
+
+    laptop.command("plug");
+    REQUIRE(bus.until([&](const auto&) { return bus.after(false) != std::string::npos; }, 10s));
+    const std::size_t plugged = bus.after(false);
+    REQUIRE(bus.until(
+        [&](const auto& events) {
+            for (std::size_t i = plugged; i < events.size(); ++i) {
+                if (events[i].kind == Event::Kind::Sample && events[i].sample.heldBy.empty()) {
+                    return true;
+                }
+            }
+            return false;
+        },
+        30s));
+    // Held for the resume delay after the signal (counted in nicerd's own sample times), then the work runs.
+    const api::Sample* firstHeld = sampleFrom(bus.events(), plugged);
+    REQUIRE(firstHeld);
+    const api::Sample* freed = nullptr;
+    for (std::size_t i = plugged; i < bus.events().size() && !freed; ++i) {
+        const auto& e = bus.events()[i];
+        if (e.kind == Event::Kind::Sample) {
+            if (e.sample.heldBy.empty()) {
+                freed = &e.sample;
+            } else {
+                CHECK(e.sample.quota == 0.0);
+                CHECK(e.sample.heldBy == "battery");
+            }
+        }
+    }
+    REQUIRE(freed);
+    CHECK(static_cast<double>(freed->timeUSec - firstHeld->timeUSec) / 1e6 >= resumeDelay - 0.3);
+    REQUIRE(test::pollUntil([] { return test::machineShare(test::slicePids, 500ms) > 0.3; }, 30s, 10ms));
+}
+
+TEST_CASE("a cap on battery holds above the least charge, and the work pauses under it",
+          "[nicerd][rules][battery]") {
+    test::PrivateSystemBus systemBus;
+    test::FakeLaptop laptop(systemBus.address());
+    if (!laptop.missing().empty()) {
+        NICER_SKIP("the emulated battery needs " + laptop.missing());
+    }
+    NicerdProcess daemon({"--period", "0.25", "--battery-cap", "0.3", "--battery-min-charge", "50",
+                          "--power-supply-dir", laptop.powerSupplyDir().string()},
+                         freshStateDir("rules-battery-cap"),
+                         {{"DBUS_SYSTEM_BUS_ADDRESS", systemBus.address()}});
+    REQUIRE(daemon.waitReady());
+    REQUIRE(waitForState([](const api::DaemonState& now) { return now.powerSource == "UPower"; }));
+    laptop.command("unplug");
+    REQUIRE(
+        waitForState([](const api::DaemonState& now) { return now.heldBy == "battery" && now.quota > 0.0; }));
+    auto s = test::tryDaemonStatus();
+    REQUIRE(s);
+    CHECK(s->quota == Approx(0.3));
+    CHECK(s->holdReason == "held to 30%: on battery, 80%");
+    const double share = test::machineShare(test::slicePids, 2000ms);
+    CHECK(share > 0.15);
+    CHECK(share < 0.4);
+
+    laptop.command("charge 40");
+    REQUIRE(waitForState(
+        [](const api::DaemonState& now) { return now.heldBy == "battery" && now.quota == 0.0; }));
+    s = test::tryDaemonStatus();
+    REQUIRE(s);
+    CHECK(s->holdReason == "paused: on battery, 40%, under 50%");
+    CHECK(s->batteryPercent == 40.0);
+}
+
+TEST_CASE("a named program pauses the work while it runs, and the work resumes after the delay",
+          "[nicerd][rules][programs]") {
+    test::TempDir dir;
+    const auto program = dir.path / "nicer-test-render";
+    std::filesystem::copy_file("/bin/sleep", program);
+    NicerdProcess daemon(
+        {"--period", "0.25", "--resume-delay", "1", "--exclusive-program", "nicer-test-render"},
+        freshStateDir("rules-program"));
+    REQUIRE(daemon.waitReady());
+    REQUIRE(waitForState([](const api::DaemonState& now) { return now.quota > 0.0; }));
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::execl(program.c_str(), "nicer-test-render", "60", nullptr);
+        ::_exit(127);
+    }
+    REQUIRE(waitForState(
+        [](const api::DaemonState& now) { return now.heldBy == "program" && now.quota == 0.0; }));
+    auto s = test::tryDaemonStatus();
+    REQUIRE(s);
+    CHECK(s->holdReason == "paused: nicer-test-render is running");
+    CHECK(s->programsRunning == std::vector<std::string>{"nicer-test-render"});
+    CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+    CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
+}
+
+TEST_CASE("a program name that cannot be one stops nicerd with the reason", "[nicerd][rules][errors]") {
+    const auto dir = freshStateDir("rules-bad-program");
+    NicerdProcess daemon({"--exclusive-program", "/usr/bin/blender"}, dir);
+    REQUIRE(test::pollUntil([&] { return daemon.exited(); }, 30s, 50ms));
+    CHECK(daemon.exitCode() != 0);
+    CHECK_THAT(daemon.log(), Catch::Contains("--exclusive-program"));
+    CHECK(test::slicePids().empty());
+}
