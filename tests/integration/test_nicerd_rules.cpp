@@ -401,3 +401,30 @@ TEST_CASE("a program name that cannot be one stops nicerd with the reason", "[ni
     CHECK_THAT(daemon.log(), Catch::Contains("--exclusive-program"));
     CHECK(test::slicePids().empty());
 }
+
+TEST_CASE("a game run with gamemoderun pauses the work while it runs, and the work resumes after the delay",
+          "[nicerd][rules][games]") {
+    if (::access("/usr/bin/gamemoded", X_OK) != 0 || ::access("/usr/games/gamemoderun", X_OK) != 0) {
+        NICER_SKIP("gamemoded or gamemoderun is not installed: install gamemode (packaging/dev.sh does)");
+    }
+    test::TempDir dir;
+    test::Child gamemoded; // on the tests' session bus, where nicerd is
+    gamemoded.start({"/usr/bin/gamemoded"}, dir.path / "gamemoded.log");
+    NicerdProcess daemon({"--period", "0.25", "--resume-delay", "1"}, freshStateDir("rules-game"));
+    REQUIRE(daemon.waitReady());
+    REQUIRE(
+        waitForState([](const api::DaemonState& now) { return now.gameNote.empty() && now.quota > 0.0; }));
+    {
+        test::Child game;
+        game.start({"/usr/games/gamemoderun", "/bin/sleep", "4"}, dir.path / "game.log");
+        REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy == "game"; }));
+        const auto s = test::tryDaemonStatus();
+        REQUIRE(s);
+        CHECK(s->games == 1);
+        CHECK(s->holdReason == "paused: a game is running");
+        CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
+    }
+    REQUIRE(waitForState([](const api::DaemonState& now) { return now.games == 0; }));
+    REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+    CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
+}
