@@ -243,6 +243,8 @@ TEST_CASE("the temperature rule holds an emulated CPU at its target, smoothly, w
         }
     }
     const double mean = sum / n;
+    WARN("after settling: hottest " << hottest << " °C (target " << target << "), the work's mean share "
+                                    << mean << " of at most " << largest << ", its swing " << high - low);
     INFO("hottest " << hottest << " °C, mean share " << mean << " of at most " << largest << ", swing "
                     << high - low << "\n"
                     << daemon.log());
