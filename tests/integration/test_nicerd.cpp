@@ -11,6 +11,7 @@
 #include "cli/RunCommand.h"
 #include "control/ControllerParams.h"
 #include "dbus/client/DaemonClient.h"
+#include "dbus/wire/Codec.h"
 #include "kernel/CgroupLayout.h"
 #include "usermanager/SystemdUnitManager.h"
 #include "workload/WorkloadPresets.h"
