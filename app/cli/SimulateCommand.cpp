@@ -31,6 +31,18 @@ struct Heat {
     }
 };
 
+/// The trace of --trace: a file, or stdin for "-".
+Result<std::vector<control::TracePeriod>> readTraceOption(const std::string& path) {
+    if (path == "-") {
+        return control::readTrace(std::cin, "<stdin>");
+    }
+    std::ifstream file(path);
+    if (!file) {
+        return Error{"cannot open trace " + path + ": " + std::strerror(errno)};
+    }
+    return control::readTrace(file, path);
+}
+
 } // namespace
 
 int runSimulate(const SimulateOptions& o) {
@@ -39,24 +51,12 @@ int runSimulate(const SimulateOptions& o) {
         return kExitBadInput;
     }
 
-    std::ifstream file;
-    std::istream* in = &std::cin;
-    std::string source = "<stdin>";
-    if (o.tracePath != "-") {
-        file.open(o.tracePath);
-        if (!file) {
-            std::cerr << "nicer simulate: cannot open trace " << o.tracePath << ": " << std::strerror(errno)
-                      << '\n';
-            return kExitBadInput;
-        }
-        in = &file;
-        source = o.tracePath;
-    }
-    const auto trace = control::readTrace(*in, source);
+    const auto trace = readTraceOption(o.tracePath);
     if (!trace) {
         std::cerr << "nicer simulate: " << trace.error().message << '\n';
         return kExitBadInput;
     }
+    const std::string source = o.tracePath == "-" ? "<stdin>" : o.tracePath;
     const bool split = !trace->empty() && trace->front().work.has_value();
     if (o.signal == control::Signal::Outside && !split) {
         std::cerr << "nicer simulate: --signal outside needs the work's share and the outside share of every "

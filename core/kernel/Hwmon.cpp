@@ -200,8 +200,15 @@ std::vector<FanSensor> findFans(const fs::path& hwmonDir) {
             }
             const std::string prefix = sensorPrefix(file);
             const std::string label = firstLine(device / (prefix + "_label"));
-            fans.push_back(
-                {.input = file, .name = driver + " " + prefix + (label.empty() ? "" : " (" + label + ")")});
+            std::string fanName = driver;
+            fanName += " ";
+            fanName += prefix;
+            if (!label.empty()) {
+                fanName += " (";
+                fanName += label;
+                fanName += ")";
+            }
+            fans.push_back({.input = file, .name = std::move(fanName)});
         }
     }
     return fans;

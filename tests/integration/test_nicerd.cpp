@@ -606,8 +606,9 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     // 30 before ApiVersion 2 added ApiVersion and BandwidthCap; ApiVersion 3 added 10 BOINC properties and
     // the methods BoincAttach, BoincAttachAccountManager and BoincDetach; ApiVersion 4 MultiplierDecay;
     // ApiVersion 5 ActuatorNote; ApiVersion 6 MemoryMaxPercent and MemoryMax; ApiVersion 8 Outside, Signal
-    // and SignalSetting; ApiVersion 9 Placement and PlacementNote.
-    CHECK(documented.size() == 54);
+    // and SignalSetting; ApiVersion 9 Placement and PlacementNote; ApiVersion 10 the rules' 7 parameters and
+    // their 16 properties of state.
+    CHECK(documented.size() == 77);
     CHECK(daemon.stop() == 0);
 }
 
