@@ -130,17 +130,16 @@ int openBus(const std::string& address, sd_bus** bus) {
     if (address.empty()) {
         return sd_bus_open_system(bus);
     }
-    int r = sd_bus_new(bus);
-    if (r >= 0) {
-        r = sd_bus_set_address(*bus, address.c_str());
+    if (int r = sd_bus_new(bus); r < 0) {
+        return r;
     }
-    if (r >= 0) {
-        r = sd_bus_set_bus_client(*bus, 1);
+    if (int r = sd_bus_set_address(*bus, address.c_str()); r < 0) {
+        return r;
     }
-    if (r >= 0) {
-        r = sd_bus_start(*bus);
+    if (int r = sd_bus_set_bus_client(*bus, 1); r < 0) {
+        return r;
     }
-    return r;
+    return sd_bus_start(*bus);
 }
 
 } // namespace
@@ -187,10 +186,7 @@ void PowerWatch::connect() {
     sd_bus* raw = nullptr;
     int r = openBus(m_options.systemBusAddress, &raw);
     libsystemd::BusPtr bus(raw);
-    if (r >= 0) {
-        r = sd_bus_attach_event(bus.get(), m_event, SD_EVENT_PRIORITY_NORMAL);
-    }
-    if (r < 0) {
+    if (r < 0 || (r = sd_bus_attach_event(bus.get(), m_event, SD_EVENT_PRIORITY_NORMAL)) < 0) {
         fallBack("no system bus (" + libsystemd::busErrorText(r, nullptr) + ")");
         return;
     }
@@ -234,27 +230,32 @@ int PowerWatch::addMatches() {
     m_displayPath = kDefaultDisplayPath;
     // The matches go to the bus before the calls that read the values: a change after a call's answer is
     // signalled.
-    r = addMatch(m_upowerOwnerMatch, nameOwnerRule(kUpower), &PowerWatch::onUpowerOwner, this);
-    if (r >= 0) {
-        r = addMatch(m_upowerMatch, propertiesChangedRule(kUpower, kUpowerPath, kUpower),
-                     &PowerWatch::onUpowerChanged, this);
-    }
-    if (r >= 0) {
-        r = addMatch(m_displayMatch, propertiesChangedRule(kUpower, m_displayPath, kDeviceInterface),
-                     &PowerWatch::onUpowerChanged, this);
+    const auto upowerRule = [&](const std::string& path, const char* interface) {
+        return propertiesChangedRule(kUpower, path, interface);
+    };
+    for (const int added :
+         {addMatch(m_upowerOwnerMatch, nameOwnerRule(kUpower), &PowerWatch::onUpowerOwner, this),
+          addMatch(m_upowerMatch, upowerRule(kUpowerPath, kUpower), &PowerWatch::onUpowerChanged, this),
+          addMatch(m_displayMatch, upowerRule(m_displayPath, kDeviceInterface), &PowerWatch::onUpowerChanged,
+                   this)}) {
+        if (added < 0) {
+            return added;
+        }
     }
     for (auto& service : m_profiles) {
         const ProfilesName& n = *service->name;
-        if (r >= 0) {
-            r = addMatch(service->ownerMatch, nameOwnerRule(n.name), &PowerWatch::onProfilesOwner,
+        if (r = addMatch(service->ownerMatch, nameOwnerRule(n.name), &PowerWatch::onProfilesOwner,
                          service.get());
+            r < 0) {
+            return r;
         }
-        if (r >= 0) {
-            r = addMatch(service->changedMatch, propertiesChangedRule(n.name, n.path, n.interface),
+        if (r = addMatch(service->changedMatch, propertiesChangedRule(n.name, n.path, n.interface),
                          &PowerWatch::onProfiles, service.get());
+            r < 0) {
+            return r;
         }
     }
-    return r;
+    return 0;
 }
 
 int PowerWatch::addMatch(BusSlotPtr& slot, const std::string& rule, sd_bus_message_handler_t handler,
