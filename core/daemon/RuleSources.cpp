@@ -93,8 +93,8 @@ control::Surroundings RuleSources::read(const control::ControllerParams& params)
     now.onBattery = power.onBattery;
     now.batteryPercent = power.percent;
     now.powerSaver = power.powerSaver;
-    if (m_sessionBus && !sd_bus_is_open(m_sessionBus.get())) {
-        watchGames(); // the session bus restarted
+    if (!m_sessionBus || sd_bus_is_open(m_sessionBus.get()) <= 0) {
+        watchGames(); // the session bus restarted, or was not there yet
     }
     now.games = m_games ? m_games->clientCount() : 0;
     now.programs = m_programs.running();
