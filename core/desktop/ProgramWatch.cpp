@@ -1,36 +1,108 @@
 #include "desktop/ProgramWatch.h"
 
+#include "util/UniqueFd.h"
+
 #include <algorithm>
+#include <array>
 #include <cctype>
-#include <fstream>
+#include <dirent.h>
+#include <fcntl.h>
+#include <memory>
+#include <optional>
+#include <unistd.h>
 
 namespace nicer::desktop {
 
 namespace {
 
-/// The kernel keeps at most this many bytes of a process's name in comm (TASK_COMM_LEN - 1).
-constexpr std::size_t kCommLength = 15;
+/// A path holds at most this many bytes (PATH_MAX), and so does the argv[0] worth comparing.
+constexpr std::size_t kPathMax = 4096;
 
-std::string firstLine(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
+struct DirCloser {
+    void operator()(DIR* dir) const noexcept { ::closedir(dir); }
+};
+
+bool isPid(const char* name) {
+    return *name != '\0' && std::all_of(name, name + std::char_traits<char>::length(name),
+                                        [](unsigned char c) { return std::isdigit(c); });
 }
 
-/// The file name of argv[0] in /proc/PID/cmdline; empty for a kernel thread or a process gone.
-std::string commandName(const std::filesystem::path& cmdline) {
-    std::ifstream in(cmdline, std::ios::binary);
-    std::string argv0;
-    std::getline(in, argv0, '\0');
-    const auto slash = argv0.rfind('/');
-    return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
+std::string fileName(std::string_view path) {
+    const auto slash = path.rfind('/');
+    return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
-bool isPid(const std::string& name) {
-    return !name.empty() &&
-           std::all_of(name.begin(), name.end(), [](unsigned char c) { return std::isdigit(c); });
+/// Up to @p buffer's size of the file @p path under the directory @p dir; empty when it cannot be read (the
+/// process ended). One open and one read: /proc hands a small file over in one piece.
+std::string_view readAt(int dir, const std::string& path, std::array<char, kPathMax>& buffer) {
+    const UniqueFd fd(::openat(dir, path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+    if (!fd) {
+        return {};
+    }
+    const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+    return n > 0 ? std::string_view(buffer.data(), static_cast<std::size_t>(n)) : std::string_view();
 }
+
+/// One process's names, each read the first time a name needs it.
+class ProcessNames {
+public:
+    ProcessNames(int procDir, const char* pid)
+        : m_procDir(procDir)
+        , m_pid(pid) {
+        std::string_view comm = readAt(m_procDir, m_pid + "/comm", m_buffer);
+        if (!comm.empty() && comm.back() == '\n') {
+            comm.remove_suffix(1);
+        }
+        m_comm = comm;
+    }
+
+    /// Empty when the process ended before its comm was read.
+    const std::string& comm() const { return m_comm; }
+
+    /// A kernel thread or a zombie: no command line, no executable.
+    bool hasNoCommand() { return commandName().empty(); }
+
+    /// The file name of argv[0].
+    const std::string& commandName() {
+        if (!m_commandName) {
+            const std::string_view cmdline = readAt(m_procDir, m_pid + "/cmdline", m_buffer);
+            m_commandName = fileName(cmdline.substr(0, cmdline.find('\0')));
+        }
+        return *m_commandName;
+    }
+
+    /// The file name of the executable; empty when the exe link cannot be read (another user's process).
+    const std::string& executableName() {
+        if (!m_executableName) {
+            const std::string link = m_pid + "/exe";
+            const ssize_t n = ::readlinkat(m_procDir, link.c_str(), m_buffer.data(), m_buffer.size());
+            std::string_view target =
+                n > 0 ? std::string_view(m_buffer.data(), static_cast<std::size_t>(n)) : std::string_view();
+            constexpr std::string_view kDeleted = " (deleted)"; // replaced on disk (an update) while it runs
+            if (target.ends_with(kDeleted)) {
+                target.remove_suffix(kDeleted.size());
+            }
+            m_executableName = fileName(target);
+        }
+        return *m_executableName;
+    }
+
+    bool matches(const std::string& name) {
+        if (m_comm == name) {
+            return !hasNoCommand(); // a kernel thread of that name is not the program
+        }
+        // comm is not the name (cut short, or renamed by the process): the executable's names decide.
+        return !hasNoCommand() && (commandName() == name || executableName() == name);
+    }
+
+private:
+    int m_procDir;
+    std::string m_pid;
+    std::array<char, kPathMax> m_buffer{};
+    std::string m_comm;
+    std::optional<std::string> m_commandName;
+    std::optional<std::string> m_executableName;
+};
 
 } // namespace
 
@@ -44,7 +116,7 @@ Result<void> validateProgramName(std::string_view name) {
     }
     if (name.size() > 255) {
         return Error{"a program name of " + std::to_string(name.size()) +
-                     " bytes is longer than any file name (255)"};
+                     " bytes is longer than any file name (255): write the executable's file name"};
     }
     if (std::any_of(name.begin(), name.end(),
                     [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); })) {
@@ -59,28 +131,28 @@ std::vector<std::string> ProgramWatch::running() const {
     if (m_names.empty()) {
         return {};
     }
+    const std::unique_ptr<DIR, DirCloser> dir(::opendir(m_procDir.c_str()));
+    if (!dir) {
+        return {};
+    }
     std::vector<bool> found(m_names.size(), false);
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(m_procDir, ec)) {
-        const std::string pid = entry.path().filename().string();
-        if (!isPid(pid)) {
+    std::size_t unseen = m_names.size();
+    while (unseen > 0) {
+        const dirent* entry = ::readdir(dir.get());
+        if (entry == nullptr) {
+            break;
+        }
+        if (!isPid(entry->d_name)) {
             continue;
         }
-        const std::string comm = firstLine(entry.path() / "comm");
-        if (comm.empty()) {
-            continue; // gone
+        ProcessNames process(::dirfd(dir.get()), entry->d_name);
+        if (process.comm().empty()) {
+            continue; // ended since the directory was listed
         }
         for (std::size_t i = 0; i < m_names.size(); ++i) {
-            const std::string& name = m_names[i];
-            if (found[i]) {
-                continue;
-            }
-            if (name.size() <= kCommLength) {
-                found[i] = comm == name;
-            } else if (comm.size() == kCommLength && name.starts_with(comm)) {
-                // comm is cut short: the command line says whether it is this name or another that begins
-                // alike.
-                found[i] = commandName(entry.path() / "cmdline") == name;
+            if (!found[i] && process.matches(m_names[i])) {
+                found[i] = true;
+                --unseen;
             }
         }
     }

@@ -15,10 +15,12 @@ Result<void> validateProgramName(std::string_view name);
 
 /**
  * Named programs ("exclusive applications", as BOINC calls them): which of them run now, from /proc. A
- * process matches a name by its kernel name (/proc/PID/comm, the executable's file name cut at 15 bytes);
- * for a longer name whose first 15 bytes are comm, the file name of its command (argv[0] in
- * /proc/PID/cmdline) decides. Cheap enough for every period: one small read per process, a second only for
- * such a cut name; a process that ends during the scan is passed over.
+ * process matches a name by its kernel name (/proc/PID/comm, the name it was started by, cut at 15 bytes) or
+ * by the file name of its executable: of argv[0] in /proc/PID/cmdline, and of the /proc/PID/exe link where
+ * it can be read (another user's process needs root). Kernel threads and zombies (no command line) never
+ * match. Cheap enough for every period: comm first; cmdline and exe only while a name is still unseen and
+ * comm did not settle it; the scan ends once every name is seen; a process that ends during it is passed
+ * over.
  */
 class ProgramWatch {
 public:
@@ -28,7 +30,8 @@ public:
     /// The names to look for (each checked by validateProgramName by the caller); none: nothing is read.
     void setNames(std::vector<std::string> names) { m_names = std::move(names); }
     const std::vector<std::string>& names() const { return m_names; }
-    /// Scans the process directory: the names that run now, each once, in the order of setNames().
+    /// Scans the process directory: the names that run now, each once, in the order of setNames(). A process
+    /// directory that cannot be read gives none.
     std::vector<std::string> running() const;
 
 private:

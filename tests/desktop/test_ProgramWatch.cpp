@@ -1,69 +1,117 @@
+#include "Poll.h"
 #include "TempDir.h"
 #include "desktop/ProgramWatch.h"
-#include "fakes/FakeCgroupTree.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
 using namespace nicer::desktop;
+using namespace std::chrono_literals;
+using Names = std::vector<std::string>;
 
 namespace {
 
-/// A process in a fake /proc: its comm and its command line (NUL-separated, as the kernel writes it).
-void addProcess(const nicer::test::FakeCgroupTree& proc, int pid, const std::string& comm,
-                std::string cmdline) {
-    proc.write(std::to_string(pid) + "/comm", comm + "\n");
+/// A process in a fake /proc: its comm, its command line (NUL-separated, as the kernel writes it) and, where
+/// given, its exe link.
+void addProcess(const std::filesystem::path& proc, int pid, const std::string& comm, std::string cmdline,
+                const std::string& exe = {}) {
+    const auto dir = proc / std::to_string(pid);
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "comm") << comm << '\n';
     std::replace(cmdline.begin(), cmdline.end(), ' ', '\0');
-    proc.write(std::to_string(pid) + "/cmdline", cmdline);
+    std::ofstream(dir / "cmdline") << cmdline;
+    if (!exe.empty()) {
+        std::filesystem::create_symlink(exe, dir / "exe");
+    }
 }
+
+/// A program started from @p path (argv[0] too), killed and reaped with the object.
+class Running {
+public:
+    explicit Running(const std::filesystem::path& path) {
+        m_pid = ::fork();
+        REQUIRE(m_pid >= 0);
+        if (m_pid == 0) {
+            ::execl(path.c_str(), path.c_str(), "30", nullptr);
+            ::_exit(127);
+        }
+    }
+    ~Running() { stop(); }
+    Running(const Running&) = delete;
+    Running& operator=(const Running&) = delete;
+    void stop() {
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, nullptr, 0);
+            m_pid = -1;
+        }
+    }
+
+private:
+    pid_t m_pid = -1;
+};
 
 } // namespace
 
-TEST_CASE("named programs are found by their kernel name, and by their command where that name is cut short",
+TEST_CASE("named programs are found by their kernel name, their command or their executable",
           "[desktop][ProgramWatch]") {
-    nicer::test::FakeCgroupTree proc;
-    addProcess(proc, 1, "systemd", "/sbin/init splash ");
-    addProcess(proc, 2, "kthreadd", ""); // a kernel thread: no command line
-    addProcess(proc, 412, "blender", "/opt/blender/blender --factory-startup ");
-    addProcess(proc, 413, "StardewValley.x", "/games/StardewValley.x86_64 "); // comm cut at 15 bytes
-    addProcess(proc, 414, "StardewValley.x", "/games/StardewValley.xyz ");    // begins alike, another program
-    proc.write("self/comm", "nicerd\n");                                      // not a pid
-    proc.write("999/cmdline", "gone ");                                       // ended mid-scan: no comm
-    ProgramWatch watch(proc.root());
+    nicer::test::TempDir proc("nicer-fake-proc");
+    addProcess(proc.path, 1, "systemd", "/sbin/init splash ");
+    addProcess(proc.path, 2, "kthreadd", "");     // a kernel thread: no command line
+    addProcess(proc.path, 37, "zombie-game", ""); // a zombie: no command line either
+    addProcess(proc.path, 412, "blender", "/opt/blender/blender --factory-startup ");
+    addProcess(proc.path, 413, "StardewValley.x", "/games/StardewValley.x86_64 "); // comm cut at 15 bytes
+    addProcess(proc.path, 414, "StardewValley.x", "/games/StardewValley.xyz ");    // begins alike: another
+    addProcess(proc.path, 415, "Web Content", "/usr/lib/firefox-esr/firefox-esr -contentproc "); // renamed
+    addProcess(proc.path, 416, "gimp", "gimp picture.xcf ", "/usr/bin/gimp-2.10"); // started by a symlink
+    addProcess(proc.path, 417, "darktable", "darktable ", "/usr/bin/darktable-4 (deleted)"); // updated since
+    std::filesystem::create_directories(proc.path / "self");
+    std::ofstream(proc.path / "self" / "comm") << "nicerd\n"; // not a pid
+    std::filesystem::create_directories(proc.path / "999");   // ended between the listing and the read
+
+    ProgramWatch watch(proc.path);
     CHECK(watch.running().empty()); // no names: nothing read
-    watch.setNames({"gimp", "StardewValley.x86_64", "blender", "kthreadd"});
-    CHECK(watch.running() == std::vector<std::string>{"StardewValley.x86_64", "blender", "kthreadd"});
-    watch.setNames({"StardewValley.x86_32"});
-    CHECK(watch.running().empty());
+    watch.setNames({"gimp-2.10", "StardewValley.x86_64", "absent", "blender", "kthreadd", "firefox-esr",
+                    "zombie-game", "darktable-4", "Web"});
+    CHECK(watch.running() ==
+          Names{"gimp-2.10", "StardewValley.x86_64", "blender", "firefox-esr", "darktable-4"});
+    watch.setNames({"StardewValley.x86_32", "systemd", "gimp"});
+    CHECK(watch.running() == Names{"systemd", "gimp"});
+
+    ProgramWatch nowhere(proc.path / "absent");
+    nowhere.setNames({"systemd"});
+    CHECK(nowhere.running().empty());
 }
 
-TEST_CASE("a named program is seen in the real /proc while it runs, and not after",
+TEST_CASE("named programs are seen in the real /proc while they run, and not after",
           "[desktop][ProgramWatch]") {
     nicer::test::TempDir dir;
-    const auto program = dir.path / "nicer-test-renderer"; // 19 bytes: its comm is cut
-    std::filesystem::copy_file("/bin/sleep", program);
+    const auto renderer = dir.path / "nicer-test-renderer"; // 19 bytes: its comm is cut at 15
+    const auto game = dir.path / "nicer-tgame";             // started by a symlink of another name
+    std::filesystem::copy_file("/bin/sleep", renderer);
+    std::filesystem::copy_file("/bin/sleep", game);
+    std::filesystem::create_symlink(game, dir.path / "nicer-start");
     ProgramWatch watch;
-    watch.setNames({"nicer-test-renderer", "nicer-test-absent"});
+    watch.setNames({"nicer-test-absent", "nicer-tgame", "nicer-test-renderer"});
     CHECK(watch.running().empty());
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::execl(program.c_str(), program.c_str(), "30", nullptr);
-        ::_exit(127);
-    }
-    REQUIRE(pid > 0);
-    bool seen = false;
-    for (int i = 0; i < 200 && !seen; ++i) { // until exec has happened
-        seen = watch.running() == std::vector<std::string>{"nicer-test-renderer"};
-        ::usleep(10'000);
-    }
-    CHECK(seen);
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
+
+    Running rendering(renderer);
+    Running playing(dir.path / "nicer-start");
+    // Until both have exec'd: a fork still has the test's names.
+    CHECK(nicer::test::pollUntil(
+        [&] {
+            return watch.running() == Names{"nicer-tgame", "nicer-test-renderer"};
+        },
+        5s, 10ms));
+    playing.stop();
+    CHECK(watch.running() == Names{"nicer-test-renderer"});
+    rendering.stop();
     CHECK(watch.running().empty());
 }
 
@@ -71,11 +119,13 @@ TEST_CASE("a program name that cannot be one is refused with what to write inste
           "[desktop][ProgramWatch]") {
     CHECK(validateProgramName("blender"));
     CHECK(validateProgramName("StardewValley.x86_64"));
+    CHECK(validateProgramName(std::string(255, 'a')));
     CHECK_THAT(validateProgramName("").error().message, Catch::Contains("empty"));
     CHECK_THAT(validateProgramName("/usr/bin/blender").error().message,
                Catch::Contains("is a path") && Catch::Contains("(blender)"));
     CHECK_THAT(validateProgramName("blender --background").error().message,
                Catch::Contains("without its arguments"));
     CHECK_FALSE(validateProgramName("tab\there"));
-    CHECK_FALSE(validateProgramName(std::string(256, 'a')));
+    CHECK_FALSE(validateProgramName("bell\a"));
+    CHECK_THAT(validateProgramName(std::string(256, 'a')).error().message, Catch::Contains("255"));
 }
