@@ -12,32 +12,43 @@ namespace {
 /// gamemoded not answering within this is taken as absent (sd-bus's default is 25 s).
 constexpr std::uint64_t kCallTimeoutUsec = 5'000'000;
 
-constexpr const char* kNotRunning = "GameMode is not running: games are seen only when named with "
-                                    "--exclusive-program";
+/// What nicerd does without GameMode, after the reason in each note.
+constexpr const char* kFallback = ": games are seen only when named with --exclusive-program";
 
 } // namespace
 
 Result<std::unique_ptr<GameWatch>> GameWatch::create(sd_bus* bus, std::function<void()> changed) {
     auto watch = std::unique_ptr<GameWatch>(new GameWatch(bus, std::move(changed)));
     sd_bus_slot* slot = nullptr;
+    // Only gamemoded's own name: NameOwnerChanged for every name on a desktop's bus would wake nicerd often.
     const std::string owner =
         std::string("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/"
                     "DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',"
                     "arg0='") +
         kGameModeName + "'";
-    if (int r = sd_bus_add_match_async(bus, &slot, owner.c_str(), &GameWatch::onOwner, nullptr, watch.get());
+    if (int r = sd_bus_add_match_async(bus, &slot, owner.c_str(), &GameWatch::onOwner,
+                                       &GameWatch::onMatchInstalled, watch.get());
         r < 0) {
         return libsystemd::busError("cannot watch GameMode's name", r);
     }
     watch->m_ownerMatch.reset(slot);
+    // GameRegistered, GameUnregistered and PropertiesChanged (ClientCount): all of gamemoded's signals there.
     const std::string signals =
         std::string("type='signal',sender='") + kGameModeName + "',path='" + kGameModePath + "'";
-    if (int r =
-            sd_bus_add_match_async(bus, &slot, signals.c_str(), &GameWatch::onSignal, nullptr, watch.get());
+    if (int r = sd_bus_add_match_async(bus, &slot, signals.c_str(), &GameWatch::onSignal,
+                                       &GameWatch::onMatchInstalled, watch.get());
         r < 0) {
         return libsystemd::busError("cannot watch GameMode's signals", r);
     }
     watch->m_signalMatch.reset(slot);
+    // sd-bus's own signal when the connection ends (a local match: the bus daemon never sees it).
+    if (int r = sd_bus_match_signal_async(bus, &slot, "org.freedesktop.DBus.Local",
+                                          "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+                                          "Disconnected", &GameWatch::onDisconnected, nullptr, watch.get());
+        r < 0) {
+        return libsystemd::busError("cannot watch the session bus's end", r);
+    }
+    watch->m_disconnectMatch.reset(slot);
     watch->ask();
     return watch;
 }
@@ -70,6 +81,11 @@ void GameWatch::ask() {
 }
 
 void GameWatch::set(bool available, int count, std::string note) {
+    if (!m_broken.empty()) {
+        available = false;
+        count = 0;
+        note = m_broken;
+    }
     if (available == m_available && count == m_count && note == m_note) {
         return;
     }
@@ -89,9 +105,9 @@ int GameWatch::onCount(sd_bus_message* reply, void* userdata, sd_bus_error* /*er
             const bool absent = sd_bus_error_has_names(failure, "org.freedesktop.DBus.Error.ServiceUnknown",
                                                        "org.freedesktop.DBus.Error.NameHasNoOwner") > 0;
             self.set(false, 0,
-                     absent ? kNotRunning
-                            : "GameMode did not answer (" + libsystemd::busErrorText(-EIO, failure) +
-                                  "): games are seen only when named with --exclusive-program");
+                     absent ? std::string("GameMode is not running") + kFallback
+                            : "GameMode did not answer (" + libsystemd::busErrorText(-EIO, failure) + ")" +
+                                  kFallback);
         } else if (sd_bus_message_read(reply, "v", "i", &count) >= 0) {
             self.set(true, count < 0 ? 0 : count, "");
         } else {
@@ -127,15 +143,41 @@ int GameWatch::onOwner(sd_bus_message* message, void* userdata, sd_bus_error* /*
             return 0;
         }
         if (newOwner == nullptr || *newOwner == '\0') {
-            self.set(false, 0,
-                     "GameMode left the session bus: games are seen only when named with "
-                     "--exclusive-program");
+            self.set(false, 0, std::string("GameMode left the session bus") + kFallback);
         } else {
             self.ask();
         }
     } catch (...) {
     }
     return 0;
+}
+
+int GameWatch::onMatchInstalled(sd_bus_message* reply, void* userdata, sd_bus_error* /*error*/) noexcept {
+    auto& self = *static_cast<GameWatch*>(userdata);
+    try {
+        const sd_bus_error* failure = sd_bus_message_get_error(reply);
+        if (failure != nullptr) {
+            // Returning 0 keeps the connection: sd-bus would close it for a refused match without this
+            // callback.
+            self.m_broken = "the session bus refused to pass GameMode's signals (" +
+                            libsystemd::busErrorText(-EIO, failure) + ")" + kFallback;
+            self.set(false, 0, self.m_broken);
+        }
+    } catch (...) {
+    }
+    return 0;
+}
+
+int GameWatch::onDisconnected(sd_bus_message* /*message*/, void* userdata, sd_bus_error* /*error*/) noexcept {
+    auto& self = *static_cast<GameWatch*>(userdata);
+    try {
+        self.m_broken =
+            std::string("the session bus closed: GameMode is not watched until it is connected again") +
+            kFallback;
+        self.set(false, 0, self.m_broken);
+    } catch (...) {
+    }
+    return 0; // not handled here: sd-bus does what it was told to do when the bus ends
 }
 
 } // namespace nicer::desktop

@@ -17,7 +17,8 @@ inline constexpr const char* kGameModePath = "/com/feralinteractive/GameMode";
  * The games that run with GameMode (`gamemoderun`, Steam's launch option, games that link libgamemode): its
  * daemon gamemoded counts them in ClientCount. Read when it changes (GameRegistered, GameUnregistered,
  * PropertiesChanged, and gamemoded coming to or leaving the bus), never polled, never blocking the loop, and
- * never starting gamemoded (it is D-Bus activatable, and nicerd only listens).
+ * never starting gamemoded (it is D-Bus activatable, and nicerd only listens). When the session bus refuses
+ * the watch or closes, the watch says so in note() and counts no game; the owner of the bus connects anew.
  */
 class GameWatch {
 public:
@@ -45,13 +46,17 @@ private:
     static int onCount(sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
     static int onSignal(sd_bus_message* message, void* userdata, sd_bus_error* error) noexcept;
     static int onOwner(sd_bus_message* message, void* userdata, sd_bus_error* error) noexcept;
+    static int onMatchInstalled(sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
+    static int onDisconnected(sd_bus_message* message, void* userdata, sd_bus_error* error) noexcept;
 
     sd_bus* m_bus;
     std::function<void()> m_changed;
     libsystemd::BusSlotPtr m_ownerMatch;
     libsystemd::BusSlotPtr m_signalMatch;
+    libsystemd::BusSlotPtr m_disconnectMatch;
     libsystemd::BusSlotPtr m_call; ///< the Get under way
     bool m_again = false;          ///< a signal came while it was under way: ask once more
+    std::string m_broken;          ///< why the watch cannot work any more (a match refused, the bus closed)
     int m_count = 0;
     bool m_available = false;
     std::string m_note = "waiting for GameMode's answer";

@@ -52,6 +52,8 @@ public:
     SessionBus& operator=(const SessionBus&) = delete;
 
     const std::string& address() const { return m_address; }
+    /// Ends the bus daemon: every connection to it closes.
+    void stop() { m_daemon.stop(0ms); }
     /// A client on @p event's loop.
     libsystemd::BusPtr connect(sd_event* event) const {
         sd_bus* bus = nullptr;
@@ -89,7 +91,7 @@ private:
 
 } // namespace
 
-TEST_CASE("without gamemoded the watch sees no game, says so, and does not start it",
+TEST_CASE("without gamemoded the watch sees no game, says so, does not start it, and sees it come",
           "[desktop][GameWatch]") {
     if (::access(kGamemoded, X_OK) != 0) {
         NICER_SKIP("gamemoded is not installed: install gamemode-daemon (packaging/dev.sh does)");
@@ -107,6 +109,13 @@ TEST_CASE("without gamemoded the watch sees no game, says so, and does not start
     (void)test::runLoopUntil(
         loop.get(), [] { return false; }, 500ms);
     CHECK_FALSE(session.gameModeOwned(bus.get())); // activatable, but the watch only listened
+
+    test::Child gamemoded;
+    session.run(gamemoded, {kGamemoded});
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return (*watch)->available(); }));
+    CHECK((*watch)->clientCount() == 0);
+    CHECK((*watch)->note().empty());
+    gamemoded.stop(0ms);
 }
 
 TEST_CASE("a game run with gamemoderun is counted while it runs, and gamemoded leaving is said",
@@ -128,15 +137,50 @@ TEST_CASE("a game run with gamemoderun is counted while it runs, and gamemoded l
     CHECK(w.clientCount() == 0);
     CHECK(w.note().empty());
 
-    test::Child game;
-    session.run(game, {kGamemodeRun, "sleep", "3"});
+    test::Child first;
+    test::Child second;
+    session.run(first, {kGamemodeRun, "sleep", "2"});
+    session.run(second, {kGamemodeRun, "sleep", "3"});
     const int before = changes;
-    REQUIRE(test::runLoopUntil(loop.get(), [&] { return w.clientCount() == 1; }));
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return w.clientCount() == 2; }));
     CHECK(changes > before);
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return w.clientCount() == 1; }));
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return w.clientCount() == 0; }));
     CHECK(w.available());
 
+    const int running = changes;
     gamemoded.stop(0ms);
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return !w.available(); }));
-    CHECK_THAT(w.note(), Catch::Contains("GameMode left the session bus"));
+    CHECK_THAT(w.note(),
+               Catch::Contains("GameMode left the session bus") && Catch::Contains("--exclusive-program"));
+    CHECK(changes > running);
+}
+
+TEST_CASE("a session bus that closes under the watch is said, and no game is counted",
+          "[desktop][GameWatch]") {
+    if (::access(kGamemoded, X_OK) != 0 || ::access(kGamemodeRun, X_OK) != 0) {
+        NICER_SKIP("gamemoded or gamemoderun is not installed: install gamemode (packaging/dev.sh does)");
+    }
+    SessionBus session;
+    test::Child gamemoded;
+    session.run(gamemoded, {kGamemoded});
+    auto loop = test::newLoop();
+    auto bus = session.connect(loop.get());
+    REQUIRE(test::pollUntil([&] { return session.gameModeOwned(bus.get()); }, 10s, 20ms));
+    auto watch = desktop::GameWatch::create(bus.get(), [] {});
+    REQUIRE(watch);
+    auto& w = **watch;
+    test::Child game;
+    session.run(game, {kGamemodeRun, "sleep", "5"});
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return w.clientCount() == 1; }));
+
+    session.stop();
+    // A Get under way fails first ("Connection terminated"); sd-bus's Disconnected comes after it.
+    REQUIRE(test::runLoopUntil(loop.get(),
+                               [&] { return w.note().find("session bus closed") != std::string::npos; }));
+    CHECK_FALSE(w.available());
+    CHECK(w.clientCount() == 0);
+    CHECK_THAT(w.note(), Catch::Contains("--exclusive-program"));
+    game.stop(0ms);
+    gamemoded.stop(0ms);
 }
