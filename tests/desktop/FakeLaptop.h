@@ -5,6 +5,8 @@
 // asked, the real power-profiles-daemon) on it over umockdev's emulated mains and battery, driven by
 // commands.
 
+#include "PrivateBusConfig.h"
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -20,26 +22,6 @@
 #include <vector>
 
 namespace nicer::test {
-
-/// The configuration of a private system bus in @p dir: the system bus's type, no service directories (so
-/// nothing is activated on it) and a policy that lets anything own and call (tests/PrivateBusConfig.h's, for
-/// the system bus the daemons take it for).
-inline std::string privateSystemBusConfig(const std::string& dir) {
-    return R"(<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:dir=)" +
-           dir + R"(</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-)";
-}
 
 /// The first line of @p fd, waiting at most @p timeout; empty at the end of the stream or past the timeout.
 inline std::string readLine(int fd, std::chrono::milliseconds timeout = std::chrono::seconds(20)) {
@@ -126,8 +108,8 @@ private:
     int m_out = -1;
 };
 
-/// `dbus-daemon --config-file` with privateSystemBusConfig(), for one test; stop() ends it early (a system
-/// bus that goes away).
+/// `dbus-daemon --config-file` with a system bus's privateBusConfig(), for one test; stop() ends it early (a
+/// system bus that goes away).
 class PrivateSystemBus {
 public:
     PrivateSystemBus() {
@@ -136,7 +118,7 @@ public:
         m_dir = dir;
         {
             std::ofstream out(m_dir / "bus.conf");
-            out << privateSystemBusConfig(m_dir.string());
+            out << privateBusConfig(m_dir.string(), {}, "system");
             REQUIRE(out.good());
         }
         // Its log apart: as root, a system bus warns that it cannot raise its file limit.
