@@ -1,5 +1,6 @@
 #include "desktop/GameWatch.h"
 
+#include "desktop/BusWatch.h"
 #include "libsystemd/Message.h"
 
 #include <cerrno>
@@ -9,9 +10,6 @@ namespace nicer::desktop {
 
 namespace {
 
-/// gamemoded not answering within this is taken as absent (sd-bus's default is 25 s).
-constexpr std::uint64_t kCallTimeoutUsec = 5'000'000;
-
 /// What nicerd does without GameMode, after the reason in each note.
 constexpr const char* kFallback = ": games are seen only when named with --exclusive-program";
 
@@ -20,12 +18,7 @@ constexpr const char* kFallback = ": games are seen only when named with --exclu
 Result<std::unique_ptr<GameWatch>> GameWatch::create(sd_bus* bus, std::function<void()> changed) {
     auto watch = std::unique_ptr<GameWatch>(new GameWatch(bus, std::move(changed)));
     sd_bus_slot* slot = nullptr;
-    // Only gamemoded's own name: NameOwnerChanged for every name on a desktop's bus would wake nicerd often.
-    const std::string owner =
-        std::string("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/"
-                    "DBus',interface='org.freedesktop.DBus',member='NameOwnerChanged',"
-                    "arg0='") +
-        kGameModeName + "'";
+    const std::string owner = nameOwnerRule(kGameModeName);
     if (int r = sd_bus_add_match_async(bus, &slot, owner.c_str(), &GameWatch::onOwner,
                                        &GameWatch::onMatchInstalled, watch.get());
         r < 0) {
@@ -102,12 +95,10 @@ int GameWatch::onCount(sd_bus_message* reply, void* userdata, sd_bus_error* /*er
         const sd_bus_error* failure = sd_bus_message_get_error(reply);
         int count = 0;
         if (failure != nullptr) {
-            const bool absent = sd_bus_error_has_names(failure, "org.freedesktop.DBus.Error.ServiceUnknown",
-                                                       "org.freedesktop.DBus.Error.NameHasNoOwner") > 0;
             self.set(false, 0,
-                     absent ? std::string("GameMode is not running") + kFallback
-                            : "GameMode did not answer (" + libsystemd::busErrorText(-EIO, failure) + ")" +
-                                  kFallback);
+                     serviceAbsent(failure) ? std::string("GameMode is not running") + kFallback
+                                            : "GameMode did not answer (" +
+                                                  libsystemd::busErrorText(-EIO, failure) + ")" + kFallback);
         } else if (sd_bus_message_read(reply, "v", "i", &count) >= 0) {
             self.set(true, count < 0 ? 0 : count, "");
         } else {
@@ -136,13 +127,7 @@ int GameWatch::onSignal(sd_bus_message* /*message*/, void* userdata, sd_bus_erro
 int GameWatch::onOwner(sd_bus_message* message, void* userdata, sd_bus_error* /*error*/) noexcept {
     auto& self = *static_cast<GameWatch*>(userdata);
     try {
-        const char* name = nullptr;
-        const char* oldOwner = nullptr;
-        const char* newOwner = nullptr;
-        if (sd_bus_message_read(message, "sss", &name, &oldOwner, &newOwner) < 0) {
-            return 0;
-        }
-        if (newOwner == nullptr || *newOwner == '\0') {
+        if (newOwner(message).empty()) {
             self.set(false, 0, std::string("GameMode left the session bus") + kFallback);
         } else {
             self.ask();

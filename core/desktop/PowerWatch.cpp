@@ -1,5 +1,6 @@
 #include "desktop/PowerWatch.h"
 
+#include "desktop/BusWatch.h"
 #include "libsystemd/Message.h"
 
 #include <algorithm>
@@ -22,8 +23,6 @@ constexpr const char* kUpowerPath = "/org/freedesktop/UPower";
 constexpr const char* kDeviceInterface = "org.freedesktop.UPower.Device";
 constexpr const char* kDefaultDisplayPath = "/org/freedesktop/UPower/devices/DisplayDevice";
 constexpr const char* kProperties = "org.freedesktop.DBus.Properties";
-/// A daemon that does not answer within this is taken as absent (sd-bus's default is 25 s).
-constexpr std::uint64_t kCallTimeoutUsec = 5'000'000;
 
 /// power-profiles-daemon's bus name, object and interface: the first is what Debian 12's 0.12 has, the second
 /// the name that later versions add beside it.
@@ -94,32 +93,15 @@ Properties readPropertiesChanged(sd_bus_message* signal) {
     return properties;
 }
 
-std::string nameOwnerRule(const char* name) {
-    return std::string("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                       "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='") +
-           name + "'";
-}
-
 std::string propertiesChangedRule(const char* sender, const std::string& path, const char* interface) {
     return std::string("type='signal',sender='") + sender + "',path='" + path +
            "',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged',arg0='" + interface +
            "'";
 }
 
-/// NameOwnerChanged's new owner: empty when the name left the bus.
-std::string newOwner(sd_bus_message* signal) {
-    const char* name = nullptr;
-    const char* oldOwner = nullptr;
-    const char* owner = nullptr;
-    MessageReader in(signal);
-    in.read("sss", &name, &oldOwner, &owner);
-    return owner != nullptr ? owner : "";
-}
-
 /// Why UPower's failed answer leaves it unused.
 std::string upowerFailure(const sd_bus_error* error) {
-    if (sd_bus_error_has_names(error, "org.freedesktop.DBus.Error.ServiceUnknown",
-                               "org.freedesktop.DBus.Error.NameHasNoOwner") > 0) {
+    if (serviceAbsent(error)) {
         return "UPower is not on the system bus";
     }
     return "UPower did not answer (" + libsystemd::busErrorText(-EIO, error) + ")";
