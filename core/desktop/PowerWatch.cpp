@@ -107,6 +107,21 @@ std::string upowerFailure(const sd_bus_error* error) {
     return "UPower did not answer (" + libsystemd::busErrorText(-EIO, error) + ")";
 }
 
+/// The properties in UPower's answer @p reply to a GetAll, or why it is no use (@p unreadable when its values
+/// cannot be read).
+Result<Properties> upowerAnswer(sd_bus_message* reply, const char* unreadable) {
+    if (const sd_bus_error* error = sd_bus_message_get_error(reply)) {
+        return Error{upowerFailure(error)};
+    }
+    Properties properties;
+    MessageReader in(reply);
+    readDictionary(in, properties);
+    if (!in.ok()) {
+        return Error{unreadable};
+    }
+    return properties;
+}
+
 /// sd_bus_open_system(), or a bus client of @p address.
 int openBus(const std::string& address, sd_bus** bus) {
     if (address.empty()) {
@@ -400,35 +415,25 @@ int PowerWatch::onDisplayPath(sd_bus_message* reply, void* userdata, sd_bus_erro
 
 int PowerWatch::onUpowerProperties(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
     return guarded(userdata, [reply](PowerWatch& self) {
-        if (const sd_bus_error* error = sd_bus_message_get_error(reply)) {
-            self.fallBack(upowerFailure(error));
+        constexpr const char* kNoOnBattery = "UPower's answer has no OnBattery";
+        const auto properties = upowerAnswer(reply, kNoOnBattery);
+        if (!properties || !properties->onBattery) {
+            self.fallBack(properties ? kNoOnBattery : properties.error().message);
             return;
         }
-        Properties properties;
-        MessageReader in(reply);
-        readDictionary(in, properties);
-        if (!in.ok() || !properties.onBattery) {
-            self.fallBack("UPower's answer has no OnBattery");
-            return;
-        }
-        self.m_upowerOnBattery = *properties.onBattery;
+        self.m_upowerOnBattery = *properties->onBattery;
         self.askDisplayDevice();
     });
 }
 
 int PowerWatch::onDisplayProperties(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
     return guarded(userdata, [reply](PowerWatch& self) {
-        if (const sd_bus_error* error = sd_bus_message_get_error(reply)) {
-            self.fallBack(upowerFailure(error));
+        const auto found = upowerAnswer(reply, "UPower's display device is not readable");
+        if (!found) {
+            self.fallBack(found.error().message);
             return;
         }
-        Properties properties;
-        MessageReader in(reply);
-        readDictionary(in, properties);
-        if (!in.ok()) {
-            self.fallBack("UPower's display device is not readable");
-            return;
-        }
+        const Properties& properties = *found;
         self.m_upowerCall.reset();
         self.m_displayPresent = properties.isPresent.value_or(false);
         self.m_upowerPercent = properties.percentage.value_or(-1.0);
