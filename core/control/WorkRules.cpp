@@ -72,11 +72,10 @@ double resolveTemperatureTarget(double param, std::optional<double> max, std::op
 WorkRules::WorkRules()
     : m_fan(TargetTuning{.proportional = 0.03, .integral = 0.01, .tripMargin = 5.0}) {}
 
-Hold WorkRules::pausing(Rule rule, Wait& wait, bool active, double cap, std::string reason, double seconds,
-                        double resumeDelay) {
-    if (active) {
-        wait = {.left = resumeDelay, .cap = cap, .what = {}};
-        return {.rule = rule, .cap = cap, .reason = std::move(reason)};
+Hold WorkRules::pausing(Rule rule, Wait& wait, Cause cause, double seconds, double resumeDelay) {
+    if (cause.active) {
+        wait = {.left = resumeDelay, .cap = cause.cap, .what = std::move(cause.after)};
+        return {.rule = rule, .cap = cause.cap, .reason = std::move(cause.reason)};
     }
     if (wait.left <= 0.0) {
         return {};
@@ -128,31 +127,40 @@ Hold WorkRules::powerHold(const Surroundings& now, const ControllerParams& param
         }
     }
     const Rule rule = now.onBattery || !saver ? Rule::Battery : Rule::PowerSaver;
-    auto hold = pausing(rule, m_power, active, cap, std::move(reason), seconds, params.resumeDelay);
-    if (active) {
-        m_power.what = now.onBattery ? "on mains again" : "the power-saver profile is off again";
-    }
-    return hold;
+    return pausing(rule, m_power,
+                   {.active = active,
+                    .cap = cap,
+                    .reason = std::move(reason),
+                    .after = now.onBattery ? "on mains again" : "the power-saver profile is off again"},
+                   seconds, params.resumeDelay);
+}
+
+Hold WorkRules::gameHold(const Surroundings& now, const ControllerParams& params, double seconds) {
+    const bool one = now.games == 1;
+    return pausing(Rule::Game, m_game,
+                   {.active = now.games > 0 && params.gamesPause != 0,
+                    .cap = 0.0,
+                    .reason = one ? "a game is running" : std::to_string(now.games) + " games are running",
+                    .after = one ? "the game ended" : "the games ended"},
+                   seconds, params.resumeDelay);
+}
+
+Hold WorkRules::programHold(const Surroundings& now, const ControllerParams& params, double seconds) {
+    const std::string names = nameList(now.programs);
+    return pausing(Rule::Program, m_program,
+                   {.active = !now.programs.empty(),
+                    .cap = 0.0,
+                    .reason = names + (now.programs.size() == 1 ? " is" : " are") + " running",
+                    .after = names + " ended"},
+                   seconds, params.resumeDelay);
 }
 
 Hold WorkRules::step(const Surroundings& now, const ControllerParams& params, double seconds) {
     Hold holds[] = {
-        temperatureHold(now, params, seconds),
-        fanHold(now, params, seconds),
-        powerHold(now, params, seconds),
-        pausing(Rule::Game, m_game, now.games > 0 && params.gamesPause != 0, 0.0,
-                now.games == 1 ? "a game is running" : std::to_string(now.games) + " games are running",
-                seconds, params.resumeDelay),
-        pausing(Rule::Program, m_program, !now.programs.empty(), 0.0,
-                nameList(now.programs) + (now.programs.size() == 1 ? " is" : " are") + " running", seconds,
-                params.resumeDelay),
+        temperatureHold(now, params, seconds), fanHold(now, params, seconds),
+        powerHold(now, params, seconds),       gameHold(now, params, seconds),
+        programHold(now, params, seconds),
     };
-    if (now.games > 0 && params.gamesPause != 0) {
-        m_game.what = now.games == 1 ? "the game ended" : "the games ended";
-    }
-    if (!now.programs.empty()) {
-        m_program.what = nameList(now.programs) + " ended";
-    }
     Hold tightest;
     for (auto& hold : holds) {
         if (hold.rule != Rule::None && hold.cap < tightest.cap) {

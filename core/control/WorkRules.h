@@ -69,19 +69,27 @@ private:
         double cap = 1.0;
         std::string what; ///< "on mains again", "the game ended", "blender ended"
     };
-    /// The hold of a rule whose cause is @p active with @p cap and @p reason, keeping @p wait.
-    static Hold pausing(Rule rule, Wait& wait, bool active, double cap, std::string reason, double seconds,
-                        double resumeDelay);
+    /// What a pausing rule sees in a period: whether its cause is there, the cap it sets then and why, and
+    /// what its wait says once the cause ended.
+    struct Cause {
+        bool active = false;
+        double cap = 0.0;
+        std::string reason; ///< "on battery, 54%", "a game is running"
+        std::string after;  ///< "on mains again", "the game ended"
+    };
+    /// The hold of a rule with @p cause this period, keeping @p wait for resume-delay after the cause ended.
+    static Hold pausing(Rule rule, Wait& wait, Cause cause, double seconds, double resumeDelay);
     Hold temperatureHold(const Surroundings& now, const ControllerParams& params, double seconds);
     Hold fanHold(const Surroundings& now, const ControllerParams& params, double seconds);
     Hold powerHold(const Surroundings& now, const ControllerParams& params, double seconds);
+    Hold gameHold(const Surroundings& now, const ControllerParams& params, double seconds);
+    Hold programHold(const Surroundings& now, const ControllerParams& params, double seconds);
 
     TargetLoop m_temperature;
     TargetLoop m_fan;
     Wait m_power;
     Wait m_game;
     Wait m_program;
-    std::vector<std::string> m_lastPrograms;
 };
 
 /// What `nicer status`, the tray and nicerd's log say of a hold given the controller's own quota:
