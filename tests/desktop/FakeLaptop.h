@@ -5,6 +5,7 @@
 // asked, the real power-profiles-daemon) on it over umockdev's emulated mains and battery, driven by
 // commands.
 
+#include "Poll.h"
 #include "PrivateBusConfig.h"
 
 #include <catch2/catch.hpp>
@@ -85,14 +86,10 @@ public:
             m_in = -1;
         }
         if (m_pid > 0) {
-            const auto deadline = std::chrono::steady_clock::now() + grace;
-            while (::waitpid(m_pid, nullptr, WNOHANG) == 0) {
-                if (std::chrono::steady_clock::now() > deadline) {
-                    ::kill(m_pid, SIGTERM);
-                    ::waitpid(m_pid, nullptr, 0);
-                    break;
-                }
-                ::usleep(10'000);
+            if (!pollUntil([this] { return ::waitpid(m_pid, nullptr, WNOHANG) != 0; }, grace,
+                           std::chrono::milliseconds(10))) {
+                ::kill(m_pid, SIGTERM);
+                ::waitpid(m_pid, nullptr, 0);
             }
             m_pid = -1;
         }

@@ -79,7 +79,8 @@ private:
         std::vector<double> recent; // the last ten 100 ms shares
         auto last = std::chrono::steady_clock::now();
         while (!m_stop) {
-            std::this_thread::sleep_for(100ms);
+            std::this_thread::sleep_for(100ms); // the model's step; it integrates over the time measured
+
             const auto now = std::chrono::steady_clock::now();
             const double dt = std::chrono::duration<double>(now - last).count();
             last = now;
@@ -223,14 +224,19 @@ TEST_CASE("the temperature rule holds an emulated CPU at its target, smoothly, w
                           "--temperature-target", "70", "--resume-delay", "2"},
                          dir);
     REQUIRE(daemon.waitReady());
-    std::this_thread::sleep_for(30s); // settling: a few of the model's time constants
+    // Settled: the rule has taken hold as the model reached the target, and five of the model's time
+    // constants have passed since (the model runs on the wall clock, so its settling is a span of time).
+    REQUIRE(waitForState([&](const api::DaemonState& now) {
+        return now.heldBy == "temperature" && sensor.temperature() >= target - 1.0;
+    }));
+    std::this_thread::sleep_for(std::chrono::duration<double>(5.0 * ThermalModelSensor::kTau));
     double hottest = 0.0;
     double low = 1.0;
     double high = 0.0;
     double sum = 0.0;
     int n = 0;
     bool heldByTemperature = true;
-    for (int i = 0; i < 30; ++i) {
+    for (int i = 0; i < 30; ++i) { // 30 s of samples, one a second
         std::this_thread::sleep_for(1s);
         hottest = std::max(hottest, sensor.temperature());
         const double share = sensor.share();
