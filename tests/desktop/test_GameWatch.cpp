@@ -71,6 +71,11 @@ public:
         child.start(argv, m_dir / "child.log");
         ::unsetenv("DBUS_SESSION_BUS_ADDRESS");
     }
+    /// gamemoded on this bus in @p child, once it owns its name (asked on @p bus).
+    void startGamemoded(test::Child& child, sd_bus* bus) const {
+        run(child, {kGamemoded});
+        REQUIRE(test::pollUntil([&] { return gameModeOwned(bus); }, 10s, 20ms));
+    }
     /// Whether a process owns GameMode's name now (asked synchronously: the test's own question).
     bool gameModeOwned(sd_bus* bus) const {
         int has = 0;
@@ -125,10 +130,9 @@ TEST_CASE("a game run with gamemoderun is counted while it runs, and gamemoded l
     }
     SessionBus session;
     test::Child gamemoded;
-    session.run(gamemoded, {kGamemoded});
     auto loop = test::newLoop();
     auto bus = session.connect(loop.get());
-    REQUIRE(test::pollUntil([&] { return session.gameModeOwned(bus.get()); }, 10s, 20ms));
+    session.startGamemoded(gamemoded, bus.get());
     int changes = 0;
     auto watch = desktop::GameWatch::create(bus.get(), [&] { ++changes; });
     REQUIRE(watch);
@@ -163,10 +167,9 @@ TEST_CASE("a session bus that closes under the watch is said, and no game is cou
     }
     SessionBus session;
     test::Child gamemoded;
-    session.run(gamemoded, {kGamemoded});
     auto loop = test::newLoop();
     auto bus = session.connect(loop.get());
-    REQUIRE(test::pollUntil([&] { return session.gameModeOwned(bus.get()); }, 10s, 20ms));
+    session.startGamemoded(gamemoded, bus.get());
     auto watch = desktop::GameWatch::create(bus.get(), [] {});
     REQUIRE(watch);
     auto& w = **watch;
