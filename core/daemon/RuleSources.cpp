@@ -16,7 +16,6 @@ Result<std::unique_ptr<RuleSources>> RuleSources::create(sd_event* event, const 
             return Error{"--exclusive-program: " + valid.error().message};
         }
     }
-    sources->m_programNames = config.exclusivePrograms;
     sources->m_programs.setNames(config.exclusivePrograms);
     auto* self = sources.get();
     auto power =
@@ -116,7 +115,7 @@ void RuleSources::describe(api::DaemonState& s) const {
     s.powerNote = m_power->note();
     s.games = static_cast<std::uint32_t>(m_last.games);
     s.gameNote = m_games ? m_games->note() : m_gameNote;
-    s.exclusivePrograms = m_programNames;
+    s.exclusivePrograms = m_programs.names();
     s.programsRunning = m_last.programs;
 }
 

@@ -60,7 +60,6 @@ private:
     std::unique_ptr<desktop::GameWatch> m_games;
     std::string m_gameNote;
     desktop::ProgramWatch m_programs;
-    std::vector<std::string> m_programNames;
     control::Surroundings m_last;
 };
 
