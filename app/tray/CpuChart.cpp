@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <string_view>
 
 namespace nicer::tray {
 
@@ -284,48 +285,46 @@ void CpuChart::findSpans() {
     }
 }
 
+namespace {
+
+/// How the chart shows a rule's spans: its words and its colour.
+struct RuleLook {
+    std::string_view rule; ///< control::ruleName
+    const char* label;
+    QColor color;
+};
+
+/// The rule's look; null for a rule newer than the tray.
+const RuleLook* lookOf(const std::string& rule) {
+    static const RuleLook kLooks[] = {
+        {"temperature", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "temperature"), kTemperatureColor},
+        {"fan", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "fans"), QColor(0x17, 0x8f, 0xa6)},
+        {"battery", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "battery"), QColor(0xb0, 0x7d, 0x0b)},
+        {"power-saver", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "power saver"), QColor(0xb0, 0x7d, 0x0b)},
+        {"game", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "game"), QColor(0xc2, 0x2e, 0x7a)},
+        {"program", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "program"), QColor(0x8d, 0x5f, 0x4a)},
+    };
+    const auto* it = std::find_if(std::begin(kLooks), std::end(kLooks),
+                                  [&](const RuleLook& look) { return look.rule == rule; });
+    return it == std::end(kLooks) ? nullptr : it;
+}
+
+} // namespace
+
 QString CpuChart::spanLabel(const Span& span) {
     if (span.rule.empty()) {
         return tr("paused"); // the rules say their names; this is the volunteer's own
     }
-    if (span.rule == "temperature") {
-        return tr("temperature");
-    }
-    if (span.rule == "fan") {
-        return tr("fans");
-    }
-    if (span.rule == "battery") {
-        return tr("battery");
-    }
-    if (span.rule == "power-saver") {
-        return tr("power saver");
-    }
-    if (span.rule == "game") {
-        return tr("game");
-    }
-    if (span.rule == "program") {
-        return tr("program");
-    }
-    return QString::fromStdString(span.rule);
+    const RuleLook* look = lookOf(span.rule);
+    return look ? tr(look->label) : QString::fromStdString(span.rule);
 }
 
 QColor CpuChart::spanColor(const Span& span) {
     if (span.rule.empty()) {
         return QColor(0x80, 0x80, 0x80);
     }
-    if (span.rule == "temperature") {
-        return kTemperatureColor;
-    }
-    if (span.rule == "fan") {
-        return QColor(0x17, 0x8f, 0xa6);
-    }
-    if (span.rule == "battery" || span.rule == "power-saver") {
-        return QColor(0xb0, 0x7d, 0x0b);
-    }
-    if (span.rule == "game") {
-        return QColor(0xc2, 0x2e, 0x7a);
-    }
-    return QColor(0x8d, 0x5f, 0x4a); // a named program, or a rule newer than the tray
+    const RuleLook* look = lookOf(span.rule);
+    return look ? look->color : QColor(0x8d, 0x5f, 0x4a); // a rule newer than the tray: as a named program
 }
 
 void CpuChart::drawForeground(QPainter* painter, const QRectF& rect) {
