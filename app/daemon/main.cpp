@@ -41,6 +41,7 @@ struct Settings {
     int instances = 0; ///< 0: one per CPU
     std::string parameterFile = daemon::defaultParameterFile().string();
     std::string workloadFile = daemon::defaultWorkloadFile().string();
+    std::string programListFile = daemon::defaultProgramListFile().string();
     std::string pauseFile = daemon::defaultPauseFile().string();
     std::vector<std::string> manifests;
     std::string downloadDir;
@@ -145,6 +146,9 @@ void addFileOptions(CLI::App& app, Settings& s) {
         ->capture_default_str();
     app.add_option("--workload-file", s.workloadFile, "Where the workload chosen at run time is kept")
         ->capture_default_str();
+    app.add_option("--exclusive-programs-file", s.programListFile,
+                   "Where the named programs set at run time (nicer exclusive-programs) are kept")
+        ->capture_default_str();
     app.add_option("--pause-file", s.pauseFile,
                    "Present while you pause the work (nicer pause), so that the pause holds when nicerd "
                    "restarts: after an upgrade of nicer or a reboot, nicerd starts with the work paused")
@@ -185,7 +189,8 @@ void addRuleOptions(CLI::App& app, Settings& s) {
     app.add_option("--exclusive-program", s.config.exclusivePrograms,
                    "A program that pauses the work while it runs, by its name (as BOINC's exclusive "
                    "applications: blender, a game's executable); repeat it for several. The work resumes "
-                   "resume-delay seconds after the last one ended");
+                   "resume-delay seconds after the last one ended. Set at run time with nicer "
+                   "exclusive-programs or the tray; given here, the list holds for this run over that one");
     app.add_option(
         "--temperature-sensor", s.config.temperatureSensor,
         "The temperature sensor the temperature rule reads: an hwmon temp*_input file or a thermal "
@@ -266,6 +271,7 @@ daemon::CommandLineSettings givenOnCommandLine(int argc, char** argv) {
         }
     }
     given.workload = app.count("--workload-preset") > 0 || app.count("workload") > 0;
+    given.exclusivePrograms = app.count("--exclusive-program") > 0;
     return given;
 }
 
@@ -319,6 +325,7 @@ Result<daemon::DaemonConfig> configFrom(Settings s) {
     s.config.instances = s.instances > 0 ? s.instances : cpus;
     s.config.parameterFile = s.parameterFile;
     s.config.workloadFile = s.workloadFile;
+    s.config.programListFile = s.programListFile;
     s.config.pauseFile = s.pauseFile;
     s.config.dataDir = daemon::defaultDataDir();
     if (const char* path = std::getenv("PATH"); path && *path) {

@@ -83,7 +83,8 @@ std::vector<PropertyInfo> makeTable() {
         {"PowerNote", A::OnChange, field([](DaemonState & s) -> auto& { return s.powerNote; })},
         {"Games", A::OnChange, field([](DaemonState & s) -> auto& { return s.games; })},
         {"GameNote", A::OnChange, field([](DaemonState & s) -> auto& { return s.gameNote; })},
-        {"ExclusivePrograms", A::Never, field([](DaemonState & s) -> auto& { return s.exclusivePrograms; })},
+        {"ExclusivePrograms", A::OnChange,
+         field([](DaemonState & s) -> auto& { return s.exclusivePrograms; })},
         {"ProgramsRunning", A::OnChange, field([](DaemonState & s) -> auto& { return s.programsRunning; })},
     };
     rows.insert(rows.end(), state.begin(), state.end());

@@ -3,6 +3,7 @@
 #include "control/ParameterText.h"
 #include "daemon/OwnUnit.h"
 #include "daemon/SettingPrecedence.h"
+#include "desktop/ProgramListFile.h"
 #include "util/TextFile.h"
 #include "workload/PresetFile.h"
 
@@ -322,6 +323,20 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
                      "measures it: " +
                      restarted.error().message};
     }
+    return {};
+}
+
+Result<void> Daemon::setExclusivePrograms(const std::vector<std::string>& names) {
+    auto checked = desktop::checkProgramList(names);
+    if (!checked) {
+        return Error{"the named programs were not changed: " + checked.error().message};
+    }
+    // Saved first, like the parameters: the list nicerd uses is the one it starts with next time.
+    if (auto saved = writeFileAtomically(m_config.programListFile, desktop::writeProgramListFile(*checked));
+        !saved) {
+        return Error{"the named programs were not changed: " + saved.error().message};
+    }
+    m_rules->setPrograms(std::move(*checked));
     return {};
 }
 

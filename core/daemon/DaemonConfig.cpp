@@ -48,6 +48,10 @@ std::filesystem::path defaultWorkloadFile() {
     return xdgDir("XDG_STATE_HOME", ".local/state") / "nicer" / "workload.conf";
 }
 
+std::filesystem::path defaultProgramListFile() {
+    return xdgDir("XDG_STATE_HOME", ".local/state") / "nicer" / "exclusive-programs.conf";
+}
+
 std::filesystem::path defaultPauseFile() {
     return xdgDir("XDG_STATE_HOME", ".local/state") / "nicer" / "paused";
 }

@@ -89,12 +89,16 @@ struct DaemonConfig {
     std::filesystem::path procDir = "/proc";
     /// The named programs ("exclusive applications") that pause the work while they run.
     std::vector<std::string> exclusivePrograms;
+    /// Where the named programs set at run time are kept; read at start-up (applySavedSettings).
+    std::filesystem::path programListFile;
 };
 
 /// $XDG_STATE_HOME/nicer/parameters.conf (default ~/.local/state/nicer/parameters.conf).
 std::filesystem::path defaultParameterFile();
 /// $XDG_STATE_HOME/nicer/workload.conf (default ~/.local/state/nicer/workload.conf).
 std::filesystem::path defaultWorkloadFile();
+/// $XDG_STATE_HOME/nicer/exclusive-programs.conf (default ~/.local/state/nicer/exclusive-programs.conf).
+std::filesystem::path defaultProgramListFile();
 /// $XDG_STATE_HOME/nicer/paused (default ~/.local/state/nicer/paused).
 std::filesystem::path defaultPauseFile();
 /// $XDG_DATA_HOME/nicer (default ~/.local/share/nicer).

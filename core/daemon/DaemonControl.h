@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace nicer::daemon {
 
@@ -30,6 +31,10 @@ public:
     /// Replaces the running work by the preset @p id (or "custom") and keeps the choice across restarts.
     /// Nothing changes when the id is unknown or its program is not installed; the error says which.
     virtual Result<void> setWorkloadPreset(const std::string& id) = 0;
+    /// Replaces the named programs that pause the work while they run, and keeps them across restarts
+    /// (DaemonConfig::programListFile). Nothing changes when a name cannot be a program's; the error says
+    /// which and why.
+    virtual Result<void> setExclusivePrograms(const std::vector<std::string>& names) = 0;
 
     /// Called once with the outcome of a request to the BOINC client.
     using BoincDone = std::function<void(Result<void>)>;

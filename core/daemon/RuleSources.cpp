@@ -1,5 +1,7 @@
 #include "daemon/RuleSources.h"
 
+#include "desktop/ProgramListFile.h"
+
 #include <algorithm>
 #include <iostream>
 
@@ -11,12 +13,11 @@ Result<std::unique_ptr<RuleSources>> RuleSources::create(sd_event* event, const 
     if (auto found = sources->findSensors(config); !found) {
         return found.error();
     }
-    for (const auto& name : config.exclusivePrograms) {
-        if (auto valid = desktop::validateProgramName(name); !valid) {
-            return Error{"--exclusive-program: " + valid.error().message};
-        }
+    auto programs = desktop::checkProgramList(config.exclusivePrograms);
+    if (!programs) {
+        return Error{"--exclusive-program: " + programs.error().message};
     }
-    sources->m_programs.setNames(config.exclusivePrograms);
+    sources->m_programs.setNames(std::move(*programs));
     auto* self = sources.get();
     auto power =
         desktop::PowerWatch::create(event, {.systemBusAddress = {}, .powerSupplyDir = config.powerSupplyDir},

@@ -39,6 +39,8 @@ public:
     control::Surroundings read(const control::ControllerParams& params);
     /// Their part of the daemon's state: the readings, the sources and their notes.
     void describe(api::DaemonState& state) const;
+    /// The named programs from the next read() on (each checked: desktop::checkProgramList).
+    void setPrograms(std::vector<std::string> names) { m_programs.setNames(std::move(names)); }
 
 private:
     RuleSources(sd_event* event, const DaemonConfig& config, std::function<void()> changed)

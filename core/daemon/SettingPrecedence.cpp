@@ -2,6 +2,7 @@
 
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
+#include "desktop/ProgramListFile.h"
 #include "util/TextFile.h"
 #include "workload/PresetFile.h"
 #include "workload/WorkloadChooser.h"
@@ -29,6 +30,43 @@ Result<std::optional<std::string>> readIfPresent(const std::filesystem::path& pa
         return text.error();
     }
     return std::optional<std::string>(std::move(*text));
+}
+
+/// "NAME NAME" or "none", for a log line.
+std::string listText(const std::vector<std::string>& names) {
+    if (names.empty()) {
+        return "none";
+    }
+    std::string text;
+    for (const auto& name : names) {
+        text.append(text.empty() ? "" : " ").append(name);
+    }
+    return text;
+}
+
+/// The part of applySavedSettings for the named programs.
+Result<void> applySavedProgramList(DaemonConfig& config, bool fromCommandLine,
+                                   std::vector<std::string>& notes) {
+    const auto source = config.programListFile.string();
+    auto text = readIfPresent(config.programListFile);
+    if (!text && !fromCommandLine) {
+        return text.error();
+    }
+    std::optional<std::vector<std::string>> saved;
+    if (text && *text) {
+        auto names = desktop::readProgramListFile(**text, source);
+        if (!names && !fromCommandLine) {
+            return Error{names.error().message +
+                         " (fix or delete the file; it holds the named programs set at run time)"};
+        }
+        if (names) {
+            saved = std::move(*names);
+        }
+    }
+    auto chosen = chooseProgramList(config.exclusivePrograms, fromCommandLine, saved, source);
+    config.exclusivePrograms = std::move(chosen.names);
+    notes.insert(notes.end(), chosen.notes.begin(), chosen.notes.end());
+    return {};
 }
 
 } // namespace
@@ -99,6 +137,27 @@ WorkloadChoice chooseWorkload(const std::string& givenPreset, bool hasCommand, b
     return choice;
 }
 
+ProgramListChoice chooseProgramList(const std::vector<std::string>& given, bool fromCommandLine,
+                                    const std::optional<std::vector<std::string>>& saved,
+                                    const std::string& source) {
+    if (fromCommandLine || !saved) {
+        ProgramListChoice choice{given, {}};
+        if (saved && *saved != given) {
+            choice.notes.push_back("the named programs from the command line (" + listText(given) +
+                                   ") hold for this run over " + listText(*saved) +
+                                   ", set at run time and kept in " + source);
+        }
+        return choice;
+    }
+    ProgramListChoice choice{*saved, {}};
+    if (!given.empty() && *saved != given) {
+        choice.notes.push_back("the named programs " + listText(*saved) + ", set at run time and kept in " +
+                               source + ", hold over nicerd.conf's (" + listText(given) +
+                               "; `nicer exclusive-programs` changes them)");
+    }
+    return choice;
+}
+
 Result<std::vector<std::string>> applySavedSettings(DaemonConfig& config,
                                                     const CommandLineSettings& commandLine) {
     std::vector<std::string> notes;
@@ -162,6 +221,10 @@ Result<std::vector<std::string>> applySavedSettings(DaemonConfig& config,
     }
     config.workloadPreset = chosen.preset;
     notes.insert(notes.end(), chosen.notes.begin(), chosen.notes.end());
+
+    if (auto programs = applySavedProgramList(config, commandLine.exclusivePrograms, notes); !programs) {
+        return programs.error();
+    }
     return notes;
 }
 

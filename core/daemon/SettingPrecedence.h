@@ -1,12 +1,13 @@
 #pragma once
 
-// One rule for where nicerd's settings come from, the controller's parameters and the workload alike:
+// One rule for where nicerd's settings come from, the controller's parameters, the workload and the named
+// programs alike:
 //
 //   the command line  >  what was set at run time (kept in the state directory)  >  nicerd.conf  >  defaults
 //
 // A flag on the command line holds for that run, even over a value set at run time; a value set at run time
-// (`nicer set`, `nicer workload`, the tray) survives restarts and beats nicerd.conf; a later change at run
-// time still applies, and is kept, while nicerd runs.
+// (`nicer set`, `nicer workload`, `nicer exclusive-programs`, the tray) survives restarts and beats
+// nicerd.conf; a later change at run time still applies, and is kept, while nicerd runs.
 
 #include "control/ControllerParams.h"
 #include "daemon/DaemonConfig.h"
@@ -23,6 +24,7 @@ namespace nicer::daemon {
 struct CommandLineSettings {
     std::vector<std::string> parameters; ///< keys of control::parameterTable() given on the command line
     bool workload = false;               ///< a command after -- or --workload-preset given on it
+    bool exclusivePrograms = false;      ///< --exclusive-program given on it
 };
 
 /// The parameters nicerd starts with, and a line for its log for each saved value that does not hold or that
@@ -69,13 +71,30 @@ struct WorkloadChoice {
 WorkloadChoice chooseWorkload(const std::string& givenPreset, bool hasCommand, bool fromCommandLine,
                               const std::optional<std::string>& saved, const std::string& source);
 
+/// The named programs nicerd starts with, and a line for its log when a saved list does not hold or holds
+/// over nicerd.conf's.
+struct ProgramListChoice {
+    std::vector<std::string> names;
+    std::vector<std::string> notes;
+};
+
 /**
- * Applies the rule to @p config, read from the command line and nicerd.conf: reads the parameters and the
- * workload set at run time (config.parameterFile, config.workloadFile) and puts them where the rule says;
+ * The rule for the named programs, pure: the list on the command line (@p fromCommandLine) keeps @p given;
+ * else @p saved, the list set at run time (read from @p source, empty included), wins over nicerd.conf's
+ * (@p given), which wins over none.
+ */
+ProgramListChoice chooseProgramList(const std::vector<std::string>& given, bool fromCommandLine,
+                                    const std::optional<std::vector<std::string>>& saved,
+                                    const std::string& source);
+
+/**
+ * Applies the rule to @p config, read from the command line and nicerd.conf: reads the parameters, the
+ * workload and the named programs set at run time (config.parameterFile, config.workloadFile,
+ * config.programListFile) and puts them where the rule says;
  * sets config.commandLineParameters and config.keptParams for parametersToKeep. Returns the lines for
  * nicerd's log. An error (a file that cannot be read, a saved workload that cannot run, saved parameters that
- * do not fit with the command line's) names the file and what to do; a workload file that the command line
- * overrides is no obstacle.
+ * do not fit with the command line's) names the file and what to do; a workload or program list file that
+ * the command line overrides is no obstacle.
  */
 Result<std::vector<std::string>> applySavedSettings(DaemonConfig& config,
                                                     const CommandLineSettings& commandLine);

@@ -114,6 +114,11 @@ Result<void> validateProgramName(std::string_view name) {
         return Error{"'" + std::string(name) + "' is a path: write only the executable's file name (" +
                      std::string(name.substr(name.rfind('/') + 1)) + ")"};
     }
+    if (name.find('#') != std::string_view::npos) {
+        return Error{"'" + std::string(name) +
+                     "' holds a '#', which nicerd's files read as the start of a comment: no program is "
+                     "named so; write its executable's file name"};
+    }
     if (name.size() > 255) {
         return Error{"a program name of " + std::to_string(name.size()) +
                      " bytes is longer than any file name (255): write the executable's file name"};

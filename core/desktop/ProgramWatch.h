@@ -9,7 +9,7 @@
 
 namespace nicer::desktop {
 
-/// Checks a name for the list of named programs: not empty, no '/', no whitespace or control character, at
+/// Checks a name for the list of named programs: not empty, no '/', '#', whitespace or control character, at
 /// most 255 bytes. The error says what is wrong and what to write instead.
 Result<void> validateProgramName(std::string_view name);
 

@@ -139,7 +139,7 @@ public:
     mutable std::mutex mutex;
     api::DaemonState state_;
     std::string lastPreset;
-    std::string refusal;                    ///< when set, pause() and setWorkloadPreset() fail with it
+    std::string refusal; ///< when set, pause(), setWorkloadPreset() and setExclusivePrograms() fail with it
     std::vector<std::string> boincRequests; ///< "attach URL KEY", "manager URL NAME PASSWORD", "detach URL"
     std::string boincRefusal;               ///< when set, the BOINC requests fail with it
 
@@ -172,6 +172,14 @@ public:
         if (!refusal.empty()) {
             return Error{refusal};
         }
+        return {};
+    }
+    Result<void> setExclusivePrograms(const std::vector<std::string>& names) override {
+        std::lock_guard lock(mutex);
+        if (!refusal.empty()) {
+            return Error{refusal};
+        }
+        state_.exclusivePrograms = names;
         return {};
     }
     void boincAttach(const std::string& url, const std::string& key, BoincDone done) override {

@@ -119,6 +119,12 @@ Result<void> DaemonClient::setWorkloadPreset(const std::string& id) {
     return callWithStrings("SetWorkloadPreset", {id});
 }
 
+Result<void> DaemonClient::setExclusivePrograms(const std::vector<std::string>& names) {
+    return callMethod(m_bus.get(), "SetExclusivePrograms", 0, [&](libsystemd::MessageWriter& out) {
+        out.run([&] { return codec::appendStrings(out.message(), names); });
+    });
+}
+
 namespace {
 /// BOINC answers an attach after fetching the project's master page, which may take a while.
 constexpr std::uint64_t kBoincAttachTimeoutUsec = 120'000'000;

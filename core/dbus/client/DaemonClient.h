@@ -29,6 +29,9 @@ public:
     /// Replaces the running work by the preset @p id (or "custom"); kept across restarts. The error holds
     /// nicerd's reason, e.g. that the preset's program is not installed.
     Result<void> setWorkloadPreset(const std::string& id);
+    /// Replaces the named programs that pause the work while they run; kept across restarts. The error holds
+    /// nicerd's reason, e.g. a name that is a path.
+    Result<void> setExclusivePrograms(const std::vector<std::string>& names);
     Result<std::vector<api::Sample>> history();
     /// Attaches nicerd's BOINC client to a project; waits for BOINC's verdict (up to two minutes).
     Result<void> boincAttach(const std::string& url, const std::string& accountKey);

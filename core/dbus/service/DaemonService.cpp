@@ -4,6 +4,7 @@
 #include "api/DaemonProperties.h"
 #include "dbus/wire/Codec.h"
 #include "dbus/wire/ParameterArguments.h"
+#include "desktop/ProgramListFile.h"
 
 #include <cerrno>
 #include <cstring>
@@ -57,6 +58,8 @@ const sd_bus_vtable DaemonService::s_methods[] = {
     SD_BUS_METHOD("Resume", "", "", &DaemonService::onResume, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetParameters", "a{sv}", "", &DaemonService::onSetParameters, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetWorkloadPreset", "s", "", &DaemonService::onSetWorkloadPreset,
+                  SD_BUS_VTABLE_UNPRIVILEGED),
+    SD_BUS_METHOD("SetExclusivePrograms", "as", "", &DaemonService::onSetExclusivePrograms,
                   SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("GetHistory", "", "a(tddddddubbds)", &DaemonService::onGetHistory,
                   SD_BUS_VTABLE_UNPRIVILEGED),
@@ -212,6 +215,24 @@ int DaemonService::onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus
                 }
             }
             return sd_bus_error_set(error, name, set.error().message.c_str());
+        }
+        self->announceChanges();
+        return sd_bus_reply_method_return(m, "");
+    });
+}
+
+int DaemonService::onSetExclusivePrograms(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
+    return guarded(error, [&]() -> int {
+        auto* self = static_cast<DaemonService*>(userdata);
+        std::vector<std::string> names;
+        if (int r = codec::readStrings(m, names); r < 0) {
+            return sd_bus_error_setf(error, kInvalidArgs, "SetExclusivePrograms takes as: %s",
+                                     std::strerror(-r));
+        }
+        if (auto set = self->m_daemon.setExclusivePrograms(names); !set) {
+            // A name that cannot be a program's is the caller's; a file that cannot be written is not.
+            const bool badName = !desktop::checkProgramList(names);
+            return sd_bus_error_set(error, badName ? kInvalidArgs : kFailed, set.error().message.c_str());
         }
         self->announceChanges();
         return sd_bus_reply_method_return(m, "");

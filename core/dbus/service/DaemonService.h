@@ -14,7 +14,8 @@ namespace nicer::dbus {
 /**
  * nicerd's D-Bus object (org.nicer.Daemon1 at /org/nicer/Daemon, see resources/org.nicer.Daemon1.xml):
  * the daemon's state as properties, one per row of api::daemonProperties(), a Sample signal every period,
- * Pause, Resume, SetParameters, SetWorkloadPreset, GetHistory and the BOINC client's attach and detach.
+ * Pause, Resume, SetParameters, SetWorkloadPreset, SetExclusivePrograms, GetHistory and the BOINC client's
+ * attach and detach.
  * Every property the table marks Announce::OnChange is announced by PropertiesChanged with its new value
  * when it differs from what clients last saw: clients read everything once when nicerd appears and then
  * only listen. Exceptions never cross into sd-bus: handlers turn them into D-Bus errors.
@@ -50,6 +51,7 @@ private:
     static int onResume(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onSetParameters(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
+    static int onSetExclusivePrograms(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onBoincAttach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
     static int onBoincAttachAccountManager(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;

@@ -310,6 +310,29 @@ int appendParameters(sd_bus_message* m, const control::ControllerParams& p) {
     return out.result();
 }
 
+int appendStrings(sd_bus_message* m, const std::vector<std::string>& values) {
+    libsystemd::MessageWriter out(m);
+    out.open('a', "s");
+    for (const auto& value : values) {
+        out.append("s", value.c_str());
+    }
+    out.close();
+    return out.result();
+}
+
+int readStrings(sd_bus_message* m, std::vector<std::string>& values) {
+    values.clear();
+    libsystemd::MessageReader in(m);
+    if (in.enter('a', "s")) {
+        const char* text = nullptr;
+        while (in.readBasic('s', &text)) {
+            values.emplace_back(text);
+        }
+        in.exit();
+    }
+    return in.result();
+}
+
 namespace {
 
 int appendValue(sd_bus_message* m, bool value) {
@@ -328,13 +351,7 @@ int appendValue(sd_bus_message* m, const std::string& value) {
     return sd_bus_message_append(m, "s", value.c_str());
 }
 int appendValue(sd_bus_message* m, const std::vector<std::string>& values) {
-    libsystemd::MessageWriter out(m);
-    out.open('a', "s");
-    for (const auto& value : values) {
-        out.append("s", value.c_str());
-    }
-    out.close();
-    return out.result();
+    return appendStrings(m, values);
 }
 template <typename Struct>
 int appendValue(sd_bus_message* m, const std::vector<Struct>& values) {
@@ -363,16 +380,7 @@ int readValue(sd_bus_message* m, std::string& value) {
     return r;
 }
 int readValue(sd_bus_message* m, std::vector<std::string>& values) {
-    values.clear();
-    libsystemd::MessageReader in(m);
-    if (in.enter('a', "s")) {
-        const char* text = nullptr;
-        while (in.readBasic('s', &text)) {
-            values.emplace_back(text);
-        }
-        in.exit();
-    }
-    return in.result();
+    return readStrings(m, values);
 }
 template <typename Struct>
 int readValue(sd_bus_message* m, std::vector<Struct>& values) {

@@ -90,6 +90,10 @@ int readArrayVariant(sd_bus_message* m, std::vector<T>& items) {
     return in.result();
 }
 
+/// An array of strings (as); reading it replaces @p values.
+int appendStrings(sd_bus_message* m, const std::vector<std::string>& values);
+int readStrings(sd_bus_message* m, std::vector<std::string>& values);
+
 /// One property's value in @p state, not in a variant (a property getter's reply), by its signature.
 int appendProperty(sd_bus_message* m, const api::PropertyInfo& property, const api::DaemonState& state);
 /// A variant holding one property's value (an entry of GetAll's reply), read into @p state. A variant of
