@@ -9,6 +9,7 @@
 #include "ExitCode.h"
 #include "FetchCommand.h"
 #include "HistoryCommand.h"
+#include "ProgramsCommand.h"
 #include "SampleCommand.h"
 #include "SimulateCommand.h"
 #include "control/ParameterTable.h"
@@ -49,6 +50,27 @@ void addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o, std::optional<
             DaemonCommand::Workload)
         ->add_option("preset", o.workloadPreset,
                      "demo, boinc (BOINC client), folding (Folding@home) or custom (nicerd's command)");
+}
+
+/// `nicer exclusive-programs` and its subcommands, which set @p o's edit.
+CLI::App* addPrograms(CLI::App& parent, ProgramsOptions& o) {
+    auto* cmd = parent.add_subcommand(
+        "exclusive-programs",
+        "List the programs that pause the work while they run, or change them (kept across restarts)");
+    cmd->add_flag("--json", o.json, "Print JSON");
+    cmd->footer(
+        "A program is named by its executable's file name (blender, not /usr/bin/blender), as BOINC's\n"
+        "exclusive applications are. The work resumes resume-delay seconds after the last one ends.\n"
+        "nicerd started with --exclusive-program keeps that list for the run over this one.");
+    const auto edit = [&](const char* name, const char* help, desktop::ProgramListEdit which) {
+        auto* sub = cmd->add_subcommand(name, help);
+        sub->callback([&o, which] { o.edit = which; });
+        return sub->add_option("names", o.names, "Programs by their executable's file name");
+    };
+    edit("add", "Add programs to the list", desktop::ProgramListEdit::Add)->required();
+    edit("remove", "Take programs off the list", desktop::ProgramListEdit::Remove)->required();
+    edit("set", "Replace the list (no names: none)", desktop::ProgramListEdit::Replace);
+    return cmd;
 }
 
 /// `nicer boinc` and its subcommands, which set @p o's action.
@@ -197,6 +219,8 @@ int runCommandLine(int argc, char** argv) {
     DaemonCommandOptions daemonOptions;
     std::optional<DaemonCommand> daemonCommand;
     addDaemonCommands(app, daemonOptions, daemonCommand);
+    ProgramsOptions programs;
+    auto* programsCmd = addPrograms(app, programs);
     BoincOptions boinc;
     auto* boincCmd = addBoinc(app, boinc);
     auto* historyCmd = addHistory(app);
@@ -216,6 +240,9 @@ int runCommandLine(int argc, char** argv) {
 
     if (daemonCommand) {
         return runDaemonCommand(*daemonCommand, daemonOptions);
+    }
+    if (*programsCmd) {
+        return runPrograms(programs);
     }
     if (*boincCmd) {
         return runBoincCommand(boinc);

@@ -3,7 +3,7 @@
 #include "control/ParameterText.h"
 #include "daemon/OwnUnit.h"
 #include "daemon/SettingPrecedence.h"
-#include "desktop/ProgramListFile.h"
+#include "desktop/ProgramList.h"
 #include "util/TextFile.h"
 #include "workload/PresetFile.h"
 

@@ -1,6 +1,6 @@
 #include "daemon/RuleSources.h"
 
-#include "desktop/ProgramListFile.h"
+#include "desktop/ProgramList.h"
 
 #include <algorithm>
 #include <iostream>

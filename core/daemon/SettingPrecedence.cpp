@@ -2,7 +2,7 @@
 
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
-#include "desktop/ProgramListFile.h"
+#include "desktop/ProgramList.h"
 #include "util/TextFile.h"
 #include "workload/PresetFile.h"
 #include "workload/WorkloadChooser.h"

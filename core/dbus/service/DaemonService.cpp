@@ -4,7 +4,7 @@
 #include "api/DaemonProperties.h"
 #include "dbus/wire/Codec.h"
 #include "dbus/wire/ParameterArguments.h"
-#include "desktop/ProgramListFile.h"
+#include "desktop/ProgramList.h"
 
 #include <cerrno>
 #include <cstring>

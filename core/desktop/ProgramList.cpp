@@ -1,4 +1,4 @@
-#include "desktop/ProgramListFile.h"
+#include "desktop/ProgramList.h"
 
 #include "desktop/ProgramWatch.h"
 #include "util/KeyValueText.h"
@@ -27,6 +27,15 @@ std::vector<std::string> words(std::string_view text) {
     return out;
 }
 
+/// The names apart by spaces.
+std::string joined(const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) {
+        text.append(text.empty() ? "" : " ").append(name);
+    }
+    return text;
+}
+
 } // namespace
 
 Result<std::vector<std::string>> checkProgramList(const std::vector<std::string>& names) {
@@ -40,6 +49,37 @@ Result<std::vector<std::string>> checkProgramList(const std::vector<std::string>
         }
     }
     return checked;
+}
+
+Result<std::vector<std::string>> editProgramList(const std::vector<std::string>& current,
+                                                 ProgramListEdit edit,
+                                                 const std::vector<std::string>& names) {
+    auto given = checkProgramList(names);
+    if (!given) {
+        return given.error();
+    }
+    switch (edit) {
+    case ProgramListEdit::Add: {
+        auto both = current;
+        both.insert(both.end(), given->begin(), given->end());
+        return checkProgramList(both);
+    }
+    case ProgramListEdit::Remove: {
+        auto left = current;
+        for (const auto& name : *given) {
+            const auto found = std::find(left.begin(), left.end(), name);
+            if (found == left.end()) {
+                return Error{"'" + name + "' is not among the named programs (" +
+                             (current.empty() ? std::string("there are none") : joined(current)) + ")"};
+            }
+            left.erase(found);
+        }
+        return left;
+    }
+    case ProgramListEdit::Replace:
+        return given;
+    }
+    return given;
 }
 
 Result<std::vector<std::string>> readProgramListFile(const std::string& text, const std::string& source) {
@@ -74,12 +114,10 @@ Result<std::vector<std::string>> readProgramListFile(const std::string& text, co
 }
 
 std::string writeProgramListFile(const std::vector<std::string>& names) {
-    std::string text = "# The programs that pause the work while they run, set at run time (nicer "
-                       "exclusive-programs, the tray). Written by nicerd.\nprograms =";
-    for (const auto& name : names) {
-        text.append(" ").append(name);
-    }
-    return text + "\n";
+    const std::string list = joined(names);
+    return "# The programs that pause the work while they run, set at run time (nicer exclusive-programs, "
+           "the tray). Written by nicerd.\nprograms =" +
+           (list.empty() ? "" : " " + list) + "\n";
 }
 
 } // namespace nicer::desktop
