@@ -11,6 +11,7 @@
 using namespace nicer;
 using namespace std::chrono_literals;
 using daemon::chooseParameters;
+using daemon::chooseProgramList;
 using daemon::chooseWorkload;
 
 namespace {
@@ -27,10 +28,13 @@ daemon::DaemonConfig stateConfig(const std::string& name) {
     daemon::DaemonConfig config;
     config.parameterFile = dir / "parameters.conf";
     config.workloadFile = dir / "workload.conf";
+    config.programListFile = dir / "exclusive-programs.conf";
     config.dataDir = dir / "data";
     config.pathVariable = "/usr/bin:/bin";
     return config;
 }
+
+using CommandLineGiven = daemon::CommandLineSettings;
 
 void save(const std::filesystem::path& path, const std::string& text) {
     std::ofstream(path) << text;
@@ -147,6 +151,38 @@ TEST_CASE("a workload chosen at run time holds over nicerd.conf's, and over the 
     }
 }
 
+TEST_CASE("named programs on the command line hold over those set at run time, which hold over nicerd.conf's",
+          "[SettingPrecedence]") {
+    using Names = std::vector<std::string>;
+    const std::string source = "/state/nicer/exclusive-programs.conf";
+    SECTION("the command line's, for this run, with a line in the log") {
+        const auto chosen = chooseProgramList({"blender"}, true, Names{"gimp", "steam"}, source);
+        CHECK(chosen.names == Names{"blender"});
+        REQUIRE(chosen.notes.size() == 1);
+        CHECK(chosen.notes[0] == "the named programs from the command line (blender) hold for this run over "
+                                 "gimp steam, set at run time and kept in " +
+                                     source);
+    }
+    SECTION("set at run time, over nicerd.conf's; an empty list set at run time too") {
+        auto chosen = chooseProgramList({"blender"}, false, Names{"gimp"}, source);
+        CHECK(chosen.names == Names{"gimp"});
+        REQUIRE(chosen.notes.size() == 1);
+        CHECK_THAT(chosen.notes[0], Catch::Contains("hold over nicerd.conf's (blender;"));
+        chosen = chooseProgramList({"blender"}, false, Names{}, source);
+        CHECK(chosen.names.empty());
+        CHECK_THAT(chosen.notes.at(0), Catch::Contains("the named programs none, set at run time"));
+    }
+    SECTION("nothing set at run time: nicerd.conf's, and no line") {
+        const auto chosen = chooseProgramList({"blender"}, false, std::nullopt, source);
+        CHECK(chosen.names == Names{"blender"});
+        CHECK(chosen.notes.empty());
+    }
+    SECTION("the same list on both sides needs no line") {
+        CHECK(chooseProgramList({"blender"}, true, Names{"blender"}, source).notes.empty());
+        CHECK(chooseProgramList({}, false, Names{}, source).notes.empty());
+    }
+}
+
 TEST_CASE("the saved files are read and put where the rule says", "[SettingPrecedence]") {
     auto config = stateConfig("files");
     config.params.reserveBand = 0.05; // the command line's
@@ -157,12 +193,15 @@ TEST_CASE("the saved files are read and put where the rule says", "[SettingPrece
     save(config.parameterFile, control::writeParameterFile(saved));
     config.command = {"sleep", "60"}; // nicerd.conf's workload
     save(config.workloadFile, "preset = demo\n");
+    config.exclusivePrograms = {"blender"}; // nicerd.conf's
+    save(config.programListFile, "programs = gimp steam\n");
     const auto notes = daemon::applySavedSettings(config, {{"reserve-band"}, false});
     REQUIRE(notes.ok());
     CHECK(config.params.reserveBand == 0.05);
     CHECK(config.params.maxMultiplier == 4);
     CHECK(config.workloadPreset == "demo");
-    CHECK(notes->size() == 3);
+    CHECK(config.exclusivePrograms == std::vector<std::string>{"gimp", "steam"});
+    CHECK(notes->size() == 4);
     CHECK(config.commandLineParameters == std::vector<std::string>{"reserve-band"});
     CHECK(config.keptParams == saved);
 }
@@ -196,6 +235,21 @@ TEST_CASE("the saved files' faults stop the start, naming the file, unless the c
         config.command = {"sleep", "60"}; // on the command line: the file is no obstacle
         CHECK(daemon::applySavedSettings(config, {{}, true}).ok());
         CHECK(config.workloadPreset.empty());
+    }
+    SECTION("named programs that cannot be programs, or a file cut short") {
+        save(config.programListFile,
+             GENERATE(std::string("programs = gimp /usr/bin/blender\n"), std::string("programs = gimp")));
+        const auto notes = daemon::applySavedSettings(config, {});
+        REQUIRE_FALSE(notes.ok());
+        CHECK_THAT(
+            notes.error().message,
+            Catch::Contains(config.programListFile.string()) &&
+                Catch::Contains("fix or delete the file; it holds the named programs set at run time"));
+        config.exclusivePrograms = {"blender"}; // on the command line: the file is no obstacle
+        CommandLineGiven given;
+        given.exclusivePrograms = true;
+        REQUIRE(daemon::applySavedSettings(config, given).ok());
+        CHECK(config.exclusivePrograms == std::vector<std::string>{"blender"});
     }
     SECTION("custom kept, but no command given") {
         save(config.workloadFile, "preset = custom\n");

@@ -7,6 +7,7 @@
 #include "api/BusNames.h"
 #include "daemon/DaemonControl.h"
 #include "dbus/service/DaemonService.h"
+#include "desktop/ProgramList.h"
 #include "libsystemd/Bus.h"
 
 #include <catch2/catch.hpp>
@@ -179,7 +180,12 @@ public:
         if (!refusal.empty()) {
             return Error{refusal};
         }
-        state_.exclusivePrograms = names;
+        // The daemon's contract: a name that cannot be a program's changes nothing.
+        auto checked = desktop::checkProgramList(names);
+        if (!checked) {
+            return checked.error();
+        }
+        state_.exclusivePrograms = *checked;
         return {};
     }
     void boincAttach(const std::string& url, const std::string& key, BoincDone done) override {

@@ -194,6 +194,24 @@ TEST_CASE("history, pause, resume and the workload preset round-trip", "[dbus][D
     CHECK_THAT(notPaused.error().message, Catch::Contains("not installed"));
 }
 
+TEST_CASE("the client sets the named programs and hears nicerd refuse a bad name with its reason",
+          "[dbus][DaemonClient]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    ServedService service(bus, daemon);
+    auto client = DaemonClient::connect();
+    REQUIRE(client.ok());
+    REQUIRE(client->setExclusivePrograms({"blender", "steam"}).ok());
+    CHECK(client->status()->exclusivePrograms == std::vector<std::string>{"blender", "steam"});
+    REQUIRE(client->setExclusivePrograms({}).ok());
+    CHECK(client->status()->exclusivePrograms.empty());
+
+    const auto path = client->setExclusivePrograms({"gimp", "/usr/bin/blender"});
+    REQUIRE_FALSE(path.ok());
+    CHECK_THAT(path.error().message, Catch::Contains("'/usr/bin/blender' is a path"));
+    CHECK(client->status()->exclusivePrograms.empty());
+}
+
 TEST_CASE("without nicerd on the bus the client says it is not running and how to start it",
           "[dbus][DaemonClient]") {
     PrivateBus bus;

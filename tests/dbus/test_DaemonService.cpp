@@ -121,7 +121,7 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     libsystemd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 10); // 9: Placement and PlacementNote
+    CHECK(version == 11); // 10: the rules; 11: SetExclusivePrograms
 }
 
 TEST_CASE("the memory limit is published: the percentage set and the bytes in force",
@@ -438,4 +438,48 @@ TEST_CASE("the codec's signatures are api/BusNames.h's", "[dbus][Codec]") {
     CHECK(dbus::codec::arraySignature<api::DownloadEntry>() == "a(sttdsbsx)");
     CHECK(dbus::codec::arraySignature<api::Sample>() == "a(tddddddubbds)");
     CHECK(dbus::codec::arraySignature<api::PresetInfo>() == "a(sssb)");
+}
+
+TEST_CASE("SetExclusivePrograms announces the new list and answers InvalidArgs for a bad name and Failed for "
+          "a refusal",
+          "[dbus][DaemonService]") {
+    PrivateBus bus;
+    FakeDaemon daemon;
+    ServedService service(bus, daemon);
+    auto client = bus.connect();
+    Announcements seen;
+    sd_bus_slot* changedSlot = nullptr;
+    REQUIRE(sd_bus_match_signal(client.get(), &changedSlot, nullptr, api::kObjectPath,
+                                "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                                &Announcements::onPropertiesChanged, &seen) >= 0);
+    libsystemd::BusSlotPtr ownedChangedSlot(changedSlot);
+    const auto call = [&](std::initializer_list<const char*> names) {
+        libsystemd::BusMessagePtr message;
+        sd_bus_message* m = nullptr;
+        REQUIRE(sd_bus_message_new_method_call(client.get(), &m, api::kBusName, api::kObjectPath,
+                                               api::kInterface, "SetExclusivePrograms") >= 0);
+        message.reset(m);
+        REQUIRE(sd_bus_message_open_container(m, 'a', "s") >= 0);
+        for (const char* name : names) {
+            REQUIRE(sd_bus_message_append(m, "s", name) >= 0);
+        }
+        REQUIRE(sd_bus_message_close_container(m) >= 0);
+        libsystemd::BusError error;
+        const int r = sd_bus_call(client.get(), m, 0, error.get(), nullptr);
+        return std::make_pair(r, std::string(r < 0 && error.get()->name ? error.get()->name : ""));
+    };
+
+    REQUIRE(call({"blender", "gimp"}).first >= 0);
+    REQUIRE(dispatchUntil(client.get(), [&] { return !seen.changes.empty(); }));
+    CHECK_FALSE(seen.unreadable);
+    CHECK(seen.changes[0] == std::vector<std::string>{"ExclusivePrograms"});
+    CHECK(daemon.state().exclusivePrograms == std::vector<std::string>{"blender", "gimp"});
+
+    CHECK(call({"blender --background"}).second == "org.freedesktop.DBus.Error.InvalidArgs");
+    {
+        std::lock_guard lock(daemon.mutex);
+        daemon.refusal = "the list was not kept: No space left on device";
+    }
+    CHECK(call({"steam"}).second == "org.freedesktop.DBus.Error.Failed");
+    CHECK(daemon.state().exclusivePrograms == std::vector<std::string>{"blender", "gimp"});
 }
