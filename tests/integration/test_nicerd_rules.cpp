@@ -8,6 +8,7 @@
 #include "Poll.h"
 #include "Skip.h"
 #include "TempDir.h"
+#include "cli/RunCommand.h"
 #include "dbus/wire/Codec.h"
 #include "desktop/FakeLaptop.h"
 #include "libsystemd/Bus.h"
@@ -373,6 +374,41 @@ TEST_CASE("a cap on battery holds above the least charge, and the work pauses un
     CHECK(s->batteryPercent == 40.0);
 }
 
+namespace {
+
+/// `nicer exclusive-programs ARGS`, run as a volunteer would.
+test::CommandResult programsCommand(const std::string& args) {
+    return test::runCommand(std::string(NICER_CLI) + " exclusive-programs " + args);
+}
+
+/// A copy of sleep running under the name of @p program, killed by stop() or at the end of its scope.
+class RunningProgram {
+public:
+    explicit RunningProgram(const std::filesystem::path& program)
+        : m_pid(::fork()) {
+        if (m_pid == 0) {
+            ::execl(program.c_str(), program.filename().c_str(), "60", nullptr);
+            ::_exit(127);
+        }
+    }
+    ~RunningProgram() { stop(); }
+    RunningProgram(const RunningProgram&) = delete;
+    RunningProgram& operator=(const RunningProgram&) = delete;
+
+    void stop() {
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, nullptr, 0);
+            m_pid = -1;
+        }
+    }
+
+private:
+    pid_t m_pid;
+};
+
+} // namespace
+
 TEST_CASE("a named program pauses the work while it runs, and the work resumes after the delay",
           "[nicerd][rules][programs]") {
     test::TempDir dir;
@@ -383,11 +419,7 @@ TEST_CASE("a named program pauses the work while it runs, and the work resumes a
         freshStateDir("rules-program"));
     REQUIRE(daemon.waitReady());
     REQUIRE(waitForState([](const api::DaemonState& now) { return now.quota > 0.0; }));
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-        ::execl(program.c_str(), "nicer-test-render", "60", nullptr);
-        ::_exit(127);
-    }
+    RunningProgram running(program);
     REQUIRE(waitForState(
         [](const api::DaemonState& now) { return now.heldBy == "program" && now.quota == 0.0; }));
     auto s = test::tryDaemonStatus();
@@ -395,10 +427,93 @@ TEST_CASE("a named program pauses the work while it runs, and the work resumes a
     CHECK(s->holdReason == "paused: nicer-test-render is running");
     CHECK(s->programsRunning == std::vector<std::string>{"nicer-test-render"});
     CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
+    running.stop();
     REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
     CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
+}
+
+TEST_CASE("named programs set with `nicer exclusive-programs` pause the work and are kept across a "
+          "restart, under the command line's for its run",
+          "[nicerd][rules][programs]") {
+    test::TempDir dir;
+    const auto program = dir.path / "nicer-test-encode";
+    std::filesystem::copy_file("/bin/sleep", program);
+    const auto state = freshStateDir("rules-program-runtime");
+    const auto kept = state / "nicer" / "exclusive-programs.conf";
+    const std::vector<std::string> args{"--period", "0.25", "--resume-delay", "1"};
+    RunningProgram running(program);
+    {
+        NicerdProcess daemon(args, state);
+        REQUIRE(daemon.waitReady());
+        REQUIRE(waitForState([](const api::DaemonState& now) { return now.quota > 0.0; }));
+        CHECK(programsCommand("").out.find("No named programs") != std::string::npos);
+
+        // Added while the program runs: the work pauses from the next period on.
+        const auto added = programsCommand("add nicer-test-encode blender");
+        CHECK(added.exitCode == 0);
+        CHECK(added.err.empty());
+        REQUIRE(waitForState(
+            [](const api::DaemonState& now) { return now.heldBy == "program" && now.quota == 0.0; }));
+        CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
+        const auto listed = programsCommand("");
+        CHECK(listed.out == "nicer-test-encode  (running: the work is paused)\nblender\n");
+        CHECK(test::readFile(kept.string()).find("programs = nicer-test-encode blender\n") !=
+              std::string::npos);
+
+        // Names that cannot be programs, and a typo in remove: refused, nothing changed.
+        const auto path = programsCommand("add /usr/bin/gimp");
+        CHECK(path.exitCode == 2);
+        CHECK_THAT(path.err,
+                   Catch::Contains("'/usr/bin/gimp' is a path: write only the executable's file name"));
+        const auto typo = programsCommand("remove blendr");
+        CHECK(typo.exitCode == 2);
+        CHECK_THAT(typo.err, Catch::Contains("'blendr' is not among the named programs (nicer-test-encode "
+                                             "blender)"));
+        CHECK(test::tryDaemonStatus()->exclusivePrograms ==
+              std::vector<std::string>{"nicer-test-encode", "blender"});
+    }
+    {
+        // Restarted: the list is nicerd's again, and the program still holds the work.
+        NicerdProcess daemon(args, state);
+        REQUIRE(daemon.waitReady());
+        REQUIRE(waitForState([](const api::DaemonState& now) {
+            return now.exclusivePrograms == std::vector<std::string>{"nicer-test-encode", "blender"} &&
+                   now.heldBy == "program";
+        }));
+        // Taken off the list: the work resumes after the delay.
+        CHECK(programsCommand("remove nicer-test-encode").exitCode == 0);
+        REQUIRE(
+            waitForState([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+        CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
+    }
+    {
+        // Set back at run time, then a run whose command line names another list: the command line's holds,
+        // the log says over which, and the kept file is left for the next run.
+        CHECK(test::readFile(kept.string()).find("programs = blender\n") != std::string::npos);
+        auto withFlag = args;
+        withFlag.insert(withFlag.end(), {"--exclusive-program", "nicer-test-encode"});
+        NicerdProcess daemon(withFlag, state);
+        REQUIRE(daemon.waitReady());
+        REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy == "program"; }));
+        CHECK(test::tryDaemonStatus()->exclusivePrograms == std::vector<std::string>{"nicer-test-encode"});
+        CHECK_THAT(daemon.log(),
+                   Catch::Contains("the named programs from the command line (nicer-test-encode) "
+                                   "hold for this run over blender"));
+        CHECK(test::readFile(kept.string()).find("programs = blender\n") != std::string::npos);
+    }
+}
+
+TEST_CASE("a kept list of named programs that nicerd did not write stops it, naming the file",
+          "[nicerd][rules][errors]") {
+    const auto state = freshStateDir("rules-bad-program-file");
+    std::filesystem::create_directories(state / "nicer");
+    std::ofstream(state / "nicer" / "exclusive-programs.conf") << "programs = gimp /opt/blender/blender\n";
+    NicerdProcess daemon({}, state);
+    REQUIRE(test::pollUntil([&] { return daemon.exited(); }, 30s, 50ms));
+    CHECK(daemon.exitCode() != 0);
+    CHECK_THAT(daemon.log(), Catch::Contains("exclusive-programs.conf:1: '/opt/blender/blender' is a path") &&
+                                 Catch::Contains("fix or delete the file"));
+    CHECK(test::slicePids().empty());
 }
 
 TEST_CASE("a program name that cannot be one stops nicerd with the reason", "[nicerd][rules][errors]") {
