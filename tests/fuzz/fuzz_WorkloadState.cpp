@@ -1,9 +1,13 @@
 // The files nicerd keeps its state in, read at start: the workload chosen at run time (workload.conf,
-// workload/PresetFile) through the `key = value` reader both files share (util/KeyValueText). What reads
-// is a workload nicerd knows and writes back to the same text; every line the reader hands on is trimmed,
+// workload/PresetFile) and the named programs set at run time (exclusive-programs.conf,
+// desktop/ProgramList) through the `key = value` reader they share (util/KeyValueText). What reads is a
+// workload nicerd knows and writes back to the same text; a list of names each valid, each once, that writes
+// back to the same list; every line the reader hands on is trimmed,
 // outside any comment, and split at its first '='.
 
 #include "FuzzSupport.h"
+#include "desktop/ProgramList.h"
+#include "desktop/ProgramWatch.h"
 #include "util/KeyValueText.h"
 #include "util/Text.h"
 #include "workload/PresetFile.h"
@@ -27,6 +31,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (workload::WorkloadChooser::known(input)) {
         const auto saved = workload::readPresetFile(workload::writePresetFile(std::string(input)), "saved");
         FUZZ_CHECK(saved.ok() && *saved == input);
+    }
+
+    const auto names = desktop::readProgramListFile(std::string(input), "fuzz");
+    if (names) {
+        FUZZ_CHECK(desktop::checkProgramList(*names).ok() && *desktop::checkProgramList(*names) == *names);
+        const auto again = desktop::readProgramListFile(desktop::writeProgramListFile(*names), "again");
+        FUZZ_CHECK(again.ok() && *again == *names);
+    }
+    // A name a client may set (SetExclusivePrograms checks it) is saved so that it reads back.
+    if (desktop::validateProgramName(input)) {
+        const std::vector<std::string> one{std::string(input)};
+        const auto saved = desktop::readProgramListFile(desktop::writeProgramListFile(one), "saved");
+        FUZZ_CHECK(saved.ok() && *saved == one);
     }
 
     std::size_t lines = 0;

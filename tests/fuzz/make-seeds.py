@@ -87,6 +87,9 @@ seed("WorkloadState", "boinc", "# The workload chosen at run time (nicer workloa
      "Written by nicerd.\n"
      "preset = boinc\n")
 seed("WorkloadState", "custom", "preset=custom\n")
+seed("WorkloadState", "programs", "# The programs that pause the work while they run, set at run time. "
+     "Written by nicerd.\nprograms = blender steam\n")
+seed("WorkloadState", "programs-none", "programs =\n")
 seed("WorkloadState", "demo-comment", "\n  # chosen by hand\npreset = demo # the default\n")
 
 # URLs: the URL, a reference to resolve against it, then a name for the download directory.
