@@ -37,40 +37,53 @@ long long workTicks() {
     return ticks;
 }
 
-/**
- * An emulated CPU temperature sensor: an hwmon directory whose temp1_input follows a first-order model driven
- * by the work's measured CPU time, T' = (ambient + gain x share - T) / tau, updated every 100 ms on a thread
- * of its own and written atomically (a rename), as the kernel's sensor is read whole.
- */
-class ThermalModelSensor {
-public:
-    static constexpr double kAmbient = 40.0;
-    static constexpr double kGain = 60.0; ///< °C at the whole machine
-    static constexpr double kTau = 4.0;   ///< seconds
+/// A first-order model of a sensor that follows the work: value' = (rest + gain x share - value) / tau.
+struct SensorModel {
+    std::string file;                   ///< its hwmon file: temp1_input, fan1_input
+    double rest;                        ///< the value with no work
+    double gain;                        ///< what the whole machine's work adds
+    double scale;                       ///< the file's unit per value's (1000: millidegrees)
+    static constexpr double kTau = 4.0; ///< seconds
+    /// The steady share of the machine that holds the model at @p target.
+    double shareAt(double target) const { return (target - rest) / gain; }
+};
 
-    explicit ThermalModelSensor(const std::filesystem::path& dir)
-        : m_dir(dir / "hwmon0") {
+const SensorModel kThermalModel{"temp1_input", 40.0, 60.0, 1000.0}; ///< °C
+const SensorModel kFanModel{"fan1_input", 1000.0, 6000.0, 1.0};     ///< rpm: 100 rpm the rule's degree
+
+/**
+ * An emulated sensor, a CPU temperature or a fan: an hwmon directory whose input follows a SensorModel driven
+ * by the work's measured CPU time, updated every 100 ms on a thread of its own and written atomically (a
+ * rename), as the kernel's sensor is read whole.
+ */
+class ModelSensor {
+public:
+    ModelSensor(const std::filesystem::path& dir, SensorModel model)
+        : m_dir(dir / "hwmon0")
+        , m_model(std::move(model))
+        , m_value(m_model.rest) {
         std::filesystem::create_directories(m_dir);
         std::ofstream(m_dir / "name") << "emulated\n";
-        write(kAmbient);
+        write(m_model.rest);
         m_thread = std::thread([this] { run(); });
     }
-    ~ThermalModelSensor() {
+    ~ModelSensor() {
         m_stop = true;
         m_thread.join();
     }
-    ThermalModelSensor(const ThermalModelSensor&) = delete;
-    ThermalModelSensor& operator=(const ThermalModelSensor&) = delete;
+    ModelSensor(const ModelSensor&) = delete;
+    ModelSensor& operator=(const ModelSensor&) = delete;
 
-    std::filesystem::path input() const { return m_dir / "temp1_input"; }
-    double temperature() const { return m_temperature.load(); }
+    std::filesystem::path hwmonDir() const { return m_dir.parent_path(); }
+    std::filesystem::path input() const { return m_dir / m_model.file; }
+    double value() const { return m_value.load(); }
     /// The work's share of the machine over the last second.
     double share() const { return m_share.load(); }
 
 private:
-    void write(double celsius) {
-        const auto tmp = m_dir / "temp1_input.new";
-        std::ofstream(tmp) << std::lround(celsius * 1000.0) << '\n';
+    void write(double value) {
+        const auto tmp = m_dir / (m_model.file + ".new");
+        std::ofstream(tmp) << std::lround(value * m_model.scale) << '\n';
         std::filesystem::rename(tmp, input());
     }
     void run() {
@@ -93,20 +106,21 @@ private:
             if (recent.size() > 10) {
                 recent.erase(recent.begin());
             }
-            double t = m_temperature.load();
-            t += (kAmbient + kGain * share - t) * (1.0 - std::exp(-dt / kTau));
-            m_temperature = t;
+            double v = m_value.load();
+            v += (m_model.rest + m_model.gain * share - v) * (1.0 - std::exp(-dt / SensorModel::kTau));
+            m_value = v;
             double sum = 0.0;
             for (const double s : recent) {
                 sum += s;
             }
             m_share = sum / static_cast<double>(recent.size());
-            write(t);
+            write(v);
         }
     }
 
     std::filesystem::path m_dir;
-    std::atomic<double> m_temperature{kAmbient};
+    SensorModel m_model;
+    std::atomic<double> m_value;
     std::atomic<double> m_share{0.0};
     std::atomic<bool> m_stop{false};
     std::thread m_thread;
@@ -213,57 +227,106 @@ const api::Sample* sampleFrom(const std::vector<Event>& events, std::size_t from
 
 } // namespace
 
-TEST_CASE("the temperature rule holds an emulated CPU at its target, smoothly, with nearly all the heat the "
-          "target allows",
-          "[nicerd][rules][thermal]") {
-    const auto dir = freshStateDir("rules-thermal");
-    ThermalModelSensor sensor(dir);
-    const double target = 70.0;
-    // The steady share that holds the model at the target: (70 - 40) / 60 = 0.5 of the machine.
-    const double largest = (target - ThermalModelSensor::kAmbient) / ThermalModelSensor::kGain;
-    NicerdProcess daemon({"--period", "0.25", "--temperature-sensor", sensor.input().string(),
-                          "--temperature-target", "70", "--resume-delay", "2"},
-                         dir);
-    REQUIRE(daemon.waitReady());
-    // Settled: the rule has taken hold as the model reached the target, and five of the model's time
-    // constants have passed since (the model runs on the wall clock, so its settling is a span of time).
-    REQUIRE(waitForState([&](const api::DaemonState& now) {
-        return now.heldBy == "temperature" && sensor.temperature() >= target - 1.0;
-    }));
-    std::this_thread::sleep_for(std::chrono::duration<double>(5.0 * ThermalModelSensor::kTau));
-    double hottest = 0.0;
+namespace {
+
+/// What a rule held once settled: the highest reading, the work's share (mean, lowest, highest) and whether
+/// @p rule held the work at every look.
+struct Settled {
+    double peak = 0.0;
+    double mean = 0.0;
+    double swing = 0.0;
+    bool heldThroughout = true;
+};
+
+/**
+ * Waits until @p rule holds the work as @p sensor reaches @p target and five of the model's time constants
+ * have passed since (the model runs on the wall clock, so its settling is a span of time), then looks once a
+ * second for @p seconds.
+ */
+Settled settleAndMeasure(const ModelSensor& sensor, const std::string& rule, double target, double near,
+                         int seconds) {
+    REQUIRE(waitForState(
+        [&](const api::DaemonState& now) { return now.heldBy == rule && sensor.value() >= target - near; }));
+    std::this_thread::sleep_for(std::chrono::duration<double>(5.0 * SensorModel::kTau));
+    Settled settled;
     double low = 1.0;
     double high = 0.0;
     double sum = 0.0;
-    int n = 0;
-    bool heldByTemperature = true;
-    for (int i = 0; i < 30; ++i) { // 30 s of samples, one a second
+    for (int i = 0; i < seconds; ++i) {
         std::this_thread::sleep_for(1s);
-        hottest = std::max(hottest, sensor.temperature());
+        settled.peak = std::max(settled.peak, sensor.value());
         const double share = sensor.share();
         low = std::min(low, share);
         high = std::max(high, share);
         sum += share;
-        ++n;
         if (const auto s = test::tryDaemonStatus()) {
-            heldByTemperature = heldByTemperature && s->heldBy == "temperature";
+            settled.heldThroughout = settled.heldThroughout && s->heldBy == rule;
         }
     }
-    const double mean = sum / n;
-    WARN("after settling: hottest " << hottest << " °C (target " << target << "), the work's mean share "
-                                    << mean << " of at most " << largest << ", its swing " << high - low);
-    INFO("hottest " << hottest << " °C, mean share " << mean << " of at most " << largest << ", swing "
-                    << high - low << "\n"
-                    << daemon.log());
-    CHECK(hottest <= target + 2.0);
-    CHECK(mean >= 0.9 * largest);
-    CHECK(high - low <= 0.1);
-    CHECK(heldByTemperature);
+    settled.mean = sum / seconds;
+    settled.swing = high - low;
+    return settled;
+}
+
+} // namespace
+
+TEST_CASE("the temperature rule holds an emulated CPU at its target, smoothly, with nearly all the heat the "
+          "target allows",
+          "[nicerd][rules][thermal]") {
+    const auto dir = freshStateDir("rules-thermal");
+    ModelSensor sensor(dir, kThermalModel);
+    const double target = 70.0;
+    // The steady share that holds the model at the target: (70 - 40) / 60 = 0.5 of the machine.
+    const double largest = kThermalModel.shareAt(target);
+    NicerdProcess daemon({"--period", "0.25", "--temperature-sensor", sensor.input().string(),
+                          "--temperature-target", "70", "--resume-delay", "2"},
+                         dir);
+    REQUIRE(daemon.waitReady());
+    const auto settled = settleAndMeasure(sensor, "temperature", target, 1.0, 30);
+    WARN("after settling: hottest " << settled.peak << " °C (target " << target << "), the work's mean share "
+                                    << settled.mean << " of at most " << largest << ", its swing "
+                                    << settled.swing);
+    INFO(daemon.log());
+    CHECK(settled.peak <= target + 2.0);
+    CHECK(settled.mean >= 0.9 * largest);
+    CHECK(settled.swing <= 0.1);
+    CHECK(settled.heldThroughout);
     const auto s = test::tryDaemonStatus();
     REQUIRE(s);
     CHECK(s->temperatureTargetInUse == target);
     CHECK_THAT(s->holdReason, Catch::StartsWith("held to ") && Catch::Contains("target 70 °C"));
     CHECK_THAT(s->temperatureSensor, Catch::Contains("emulated temp1"));
+}
+
+TEST_CASE("the fan rule holds an emulated fan at its target speed, smoothly, with nearly all the work the "
+          "target allows",
+          "[nicerd][rules][fan]") {
+    const auto dir = freshStateDir("rules-fan");
+    ModelSensor fan(dir, kFanModel);
+    const auto noThermalZones = dir / "thermal";
+    std::filesystem::create_directories(noThermalZones);
+    const double target = 4000.0;
+    // (4000 - 1000) / 6000 = 0.5 of the machine; 100 rpm is the rule's degree, so the loop is the
+    // temperature test's and so are its bounds: 200 rpm over the target, 0.9 of the share, 0.1 of swing.
+    const double largest = kFanModel.shareAt(target);
+    NicerdProcess daemon({"--period", "0.25", "--hwmon-dir", fan.hwmonDir().string(), "--thermal-dir",
+                          noThermalZones.string(), "--fan-target", "4000", "--resume-delay", "2"},
+                         dir);
+    REQUIRE(daemon.waitReady());
+    const auto settled = settleAndMeasure(fan, "fan", target, 100.0, 20);
+    WARN("after settling: fastest " << settled.peak << " rpm (target " << target
+                                    << "), the work's mean share " << settled.mean << " of at most "
+                                    << largest << ", its swing " << settled.swing);
+    INFO(daemon.log());
+    CHECK(settled.peak <= target + 200.0);
+    CHECK(settled.mean >= 0.9 * largest);
+    CHECK(settled.swing <= 0.1);
+    CHECK(settled.heldThroughout);
+    const auto s = test::tryDaemonStatus();
+    REQUIRE(s);
+    CHECK(s->fanSpeed > 0.0);
+    CHECK_THAT(s->holdReason, Catch::StartsWith("held to ") && Catch::EndsWith("rpm, target 4000 rpm"));
+    CHECK_THAT(s->sensorNote, Catch::Contains("no CPU temperature sensor"));
 }
 
 TEST_CASE("a temperature sensor that is not one stops nicerd with the reason, before any work starts",
