@@ -17,6 +17,8 @@ namespace {
 
 /// A path holds at most this many bytes (PATH_MAX), and so does the argv[0] worth comparing.
 constexpr std::size_t kPathMax = 4096;
+/// comm holds at most this many bytes of a program's name (TASK_COMM_LEN - 1).
+constexpr std::size_t kCommMax = 15;
 
 struct DirCloser {
     void operator()(DIR* dir) const noexcept { ::closedir(dir); }
@@ -59,9 +61,6 @@ public:
     /// Empty when the process ended before its comm was read.
     const std::string& comm() const { return m_comm; }
 
-    /// A kernel thread or a zombie: no command line, no executable.
-    bool hasNoCommand() { return commandName().empty(); }
-
     /// The file name of argv[0].
     const std::string& commandName() {
         if (!m_commandName) {
@@ -71,7 +70,8 @@ public:
         return *m_commandName;
     }
 
-    /// The file name of the executable; empty when the exe link cannot be read (another user's process).
+    /// The file name of the executable; empty when the exe link cannot be read (another user's process, a
+    /// kernel thread, a zombie).
     const std::string& executableName() {
         if (!m_executableName) {
             const std::string link = m_pid + "/exe";
@@ -87,12 +87,28 @@ public:
         return *m_executableName;
     }
 
+    /// A program, not a kernel thread or a zombie (neither has an executable or a command line).
+    bool hasCommand() { return !executableName().empty() || !commandName().empty(); }
+
+    /**
+     * The exe link is read before the command line: reading /proc/PID/cmdline takes the process's mmap_lock,
+     * and could wait behind a process that holds it long. Where the link can be read, argv[0] is asked only
+     * for what comm cut short (a name longer than comm's 15 bytes that begins with it); comm is otherwise
+     * argv[0]'s name already, as the kernel takes it from the file that was run.
+     */
     bool matches(const std::string& name) {
         if (m_comm == name) {
-            return !hasNoCommand(); // a kernel thread of that name is not the program
+            return hasCommand(); // a kernel thread of that name is not the program
         }
-        // comm is not the name (cut short, or renamed by the process): the executable's names decide.
-        return !hasNoCommand() && (commandName() == name || executableName() == name);
+        if (!executableName().empty()) {
+            if (executableName() == name) {
+                return true;
+            }
+            if (m_comm.size() < kCommMax || !name.starts_with(m_comm)) {
+                return false;
+            }
+        }
+        return commandName() == name;
     }
 
 private:

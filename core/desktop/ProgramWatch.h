@@ -16,11 +16,11 @@ Result<void> validateProgramName(std::string_view name);
 /**
  * Named programs ("exclusive applications", as BOINC calls them): which of them run now, from /proc. A
  * process matches a name by its kernel name (/proc/PID/comm, the name it was started by, cut at 15 bytes) or
- * by the file name of its executable: of argv[0] in /proc/PID/cmdline, and of the /proc/PID/exe link where
- * it can be read (another user's process needs root). Kernel threads and zombies (no command line) never
- * match. Cheap enough for every period: comm first; cmdline and exe only while a name is still unseen and
- * comm did not settle it; the scan ends once every name is seen; a process that ends during it is passed
- * over.
+ * by the file name of its executable: of the /proc/PID/exe link where it can be read (another user's process
+ * needs root), and of argv[0] in /proc/PID/cmdline where it cannot, or where comm was cut short. Kernel
+ * threads and zombies (no executable, no command line) never match. Cheap enough for every period: comm
+ * first, then the exe link; the command line, whose read takes the process's mmap_lock, only where those
+ * cannot settle it; the scan ends once every name is seen; a process that ends during it is passed over.
  */
 class ProgramWatch {
 public:

@@ -1,13 +1,17 @@
 #include "Poll.h"
 #include "TempDir.h"
 #include "desktop/ProgramWatch.h"
+#include "util/UniqueFd.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -87,6 +91,25 @@ TEST_CASE("named programs are found by their kernel name, their command or their
     ProgramWatch nowhere(proc.path / "absent");
     nowhere.setNames({"systemd"});
     CHECK(nowhere.running().empty());
+}
+
+TEST_CASE("the command line is not read where comm and the exe link settle a name",
+          "[desktop][ProgramWatch]") {
+    // Reading /proc/PID/cmdline takes the process's mmap_lock and waits while another holds it. Here that
+    // read would wait for good: the command line is a FIFO that no one writes.
+    nicer::test::TempDir proc("nicer-fake-proc");
+    addProcess(proc.path, 500, "Web Content", "", "/usr/lib/firefox-esr/firefox-esr");
+    const auto fifo = proc.path / "500" / "cmdline";
+    std::filesystem::remove(fifo);
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    ProgramWatch watch(proc.path);
+    watch.setNames({"absent", "firefox-esr", "Web"});
+    auto scan = std::async(std::launch::async, [&] { return watch.running(); });
+    if (scan.wait_for(30s) == std::future_status::timeout) {
+        const nicer::UniqueFd writer(::open(fifo.c_str(), O_WRONLY | O_CLOEXEC)); // lets the read end
+        FAIL("the scan read the command line, which the exe link had settled");
+    }
+    CHECK(scan.get() == Names{"firefox-esr"});
 }
 
 TEST_CASE("named programs are seen in the real /proc while they run, and not after",
