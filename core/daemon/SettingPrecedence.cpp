@@ -34,14 +34,7 @@ Result<std::optional<std::string>> readIfPresent(const std::filesystem::path& pa
 
 /// "NAME NAME" or "none", for a log line.
 std::string listText(const std::vector<std::string>& names) {
-    if (names.empty()) {
-        return "none";
-    }
-    std::string text;
-    for (const auto& name : names) {
-        text.append(text.empty() ? "" : " ").append(name);
-    }
-    return text;
+    return names.empty() ? "none" : desktop::joinedNames(names);
 }
 
 /// The part of applySavedSettings for the named programs.

@@ -27,16 +27,15 @@ std::vector<std::string> words(std::string_view text) {
     return out;
 }
 
-/// The names apart by spaces.
-std::string joined(const std::vector<std::string>& names) {
+} // namespace
+
+std::string joinedNames(const std::vector<std::string>& names) {
     std::string text;
     for (const auto& name : names) {
         text.append(text.empty() ? "" : " ").append(name);
     }
     return text;
 }
-
-} // namespace
 
 Result<std::vector<std::string>> checkProgramList(const std::vector<std::string>& names) {
     std::vector<std::string> checked;
@@ -70,7 +69,7 @@ Result<std::vector<std::string>> editProgramList(const std::vector<std::string>&
             const auto found = std::find(left.begin(), left.end(), name);
             if (found == left.end()) {
                 return Error{"'" + name + "' is not among the named programs (" +
-                             (current.empty() ? std::string("there are none") : joined(current)) + ")"};
+                             (current.empty() ? std::string("there are none") : joinedNames(current)) + ")"};
             }
             left.erase(found);
         }
@@ -114,7 +113,7 @@ Result<std::vector<std::string>> readProgramListFile(const std::string& text, co
 }
 
 std::string writeProgramListFile(const std::vector<std::string>& names) {
-    const std::string list = joined(names);
+    const std::string list = joinedNames(names);
     return "# The programs that pause the work while they run, set at run time (nicer exclusive-programs, "
            "the tray). Written by nicerd.\nprograms =" +
            (list.empty() ? "" : " " + list) + "\n";

@@ -18,6 +18,9 @@ namespace nicer::desktop {
  */
 Result<std::vector<std::string>> readProgramListFile(const std::string& text, const std::string& source);
 
+/// The names apart by spaces ("" for none), as the file and nicerd's messages write them.
+std::string joinedNames(const std::vector<std::string>& names);
+
 /// The text readProgramListFile reads back as @p names (each valid).
 std::string writeProgramListFile(const std::vector<std::string>& names);
 
