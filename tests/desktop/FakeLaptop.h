@@ -147,12 +147,19 @@ private:
 /// the package to install when a prerequisite is not there (the test then skips).
 class FakeLaptop {
 public:
+    /// Which power-profiles-daemon runs beside upowerd: none, the real one (Debian 12's, under
+    /// net.hadess.PowerProfiles), or the harness's stand-in under the later name alone.
+    enum class Profiles { None, Real, LaterName };
+
     /// @p check: only the prerequisites are checked (missing() says), nothing is started.
-    explicit FakeLaptop(const std::string& busAddress, bool profiles = false, bool check = false) {
+    explicit FakeLaptop(const std::string& busAddress, Profiles profiles = Profiles::None,
+                        bool check = false) {
         const std::string harness = std::string(NICER_TEST_DATA) + "/../harness/fake-battery.py";
         std::vector<std::string> argv{"/usr/bin/python3", harness, "--bus", busAddress};
-        if (profiles) {
+        if (profiles == Profiles::Real) {
             argv.emplace_back("--profiles");
+        } else if (profiles == Profiles::LaterName) {
+            argv.emplace_back("--profiles-later-name");
         }
         if (check) {
             argv.emplace_back("--check");

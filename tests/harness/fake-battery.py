@@ -2,9 +2,12 @@
 # A laptop's mains and battery for tests: umockdev's testbed emulates /sys/class/power_supply/{AC,BAT0}, and the
 # REAL upowerd (Debian's upower) runs on it, on the bus the test gives, with umockdev's preload library. Optionally
 # the REAL power-profiles-daemon runs there too (its "placeholder" driver), with a stand-in polkit that allows
-# everything (power-profiles-daemon asks polkit before it switches profile).
+# everything (power-profiles-daemon asks polkit before it switches profile). Debian 12's power-profiles-daemon
+# (0.12) owns only net.hadess.PowerProfiles; later ones own org.freedesktop.UPower.PowerProfiles beside it, and
+# --profiles-later-name puts a stand-in under that name alone (ActiveProfile, read, set and announced as the
+# real one does) so that a client is tested against it too.
 #
-# Usage: fake-battery.py --bus ADDRESS [--profiles] [--verbose] [--check]
+# Usage: fake-battery.py --bus ADDRESS [--profiles | --profiles-later-name] [--verbose] [--check]
 #   ADDRESS is a D-Bus address (a private bus whose policy lets anything own and call; tests/PrivateBusConfig.h).
 #   The daemons get it as DBUS_SYSTEM_BUS_ADDRESS, so they take it for the system bus.
 #
@@ -19,7 +22,7 @@
 #     charge N        the battery at N percent
 #     stop-upower     upowerd terminated (its name leaves the bus)
 #     start-upower    upowerd started again; "ok" once it owns its name
-#     profile NAME    power-profiles-daemon's ActiveProfile set to NAME (with --profiles)
+#     profile NAME    power-profiles-daemon's ActiveProfile set to NAME (with either profiles option)
 #     quit            everything stopped; stdin's end does the same
 # Diagnostics (the daemons' logs with --verbose) go to stderr.
 
@@ -97,26 +100,33 @@ class Bus:
                             GLib.Variant("(ssv)", (interface, prop, value)), None, 0, 5000, None)
 
 
-class FakePolkit(threading.Thread):
-    """org.freedesktop.PolicyKit1 that authorizes every action, on its own connection and main loop (so that the
-    harness's own blocking calls, which make power-profiles-daemon ask polkit, cannot deadlock it)."""
+PROFILES_XML = """<node><interface name="org.freedesktop.UPower.PowerProfiles">
+<property name="ActiveProfile" type="s" access="readwrite"/></interface></node>"""
+LATER_PROFILES = ("org.freedesktop.UPower.PowerProfiles", "/org/freedesktop/UPower/PowerProfiles",
+                  "org.freedesktop.UPower.PowerProfiles")
 
-    def __init__(self, address):
+
+class StandIn(threading.Thread):
+    """A service of the test's own on the bus (one object, one interface), on its own connection and main loop (so
+    that the harness's own blocking calls, which make power-profiles-daemon ask polkit, cannot deadlock it)."""
+
+    def __init__(self, address, name, path, xml):
         super().__init__(daemon=True)
-        self.address = address
+        self.address, self.name, self.path, self.xml = address, name, path, xml
         self.ready = threading.Event()
         self.error = None
+        self.conn = None
 
     def run(self):
         context = GLib.MainContext.new()
         context.push_thread_default()
         try:
             bus = Bus(self.address)
-            info = Gio.DBusNodeInfo.new_for_xml(POLKIT_XML).interfaces[0]
-            bus.conn.register_object("/org/freedesktop/PolicyKit1/Authority", info, self.call, None, None)
+            self.conn = bus.conn
+            info = Gio.DBusNodeInfo.new_for_xml(self.xml).interfaces[0]
+            bus.conn.register_object(self.path, info, self.call, self.get, self.set)
             bus.conn.call_sync("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                               "RequestName", GLib.Variant("(su)", ("org.freedesktop.PolicyKit1", 4)), None, 0, -1,
-                               None)
+                               "RequestName", GLib.Variant("(su)", (self.name, 4)), None, 0, -1, None)
         except Exception as e:  # noqa: BLE001 -- any failure is the harness's error line, not a dead thread
             self.error = str(e)
             self.ready.set()
@@ -124,9 +134,49 @@ class FakePolkit(threading.Thread):
         self.ready.set()
         GLib.MainLoop.new(context, False).run()
 
-    @staticmethod
-    def call(connection, sender, path, interface, method, parameters, invocation):
+    def start_and_wait(self):
+        self.start()
+        self.ready.wait(10)
+        if self.error:
+            raise RuntimeError("the stand-in %s: %s" % (self.name, self.error))
+
+    def call(self, connection, sender, path, interface, method, parameters, invocation):
+        invocation.return_dbus_error("org.freedesktop.DBus.Error.UnknownMethod", method)
+
+    def get(self, connection, sender, path, interface, prop):
+        return None
+
+    def set(self, connection, sender, path, interface, prop, value):
+        return False
+
+
+class FakePolkit(StandIn):
+    """org.freedesktop.PolicyKit1 that authorizes every action."""
+
+    def __init__(self, address):
+        super().__init__(address, "org.freedesktop.PolicyKit1", "/org/freedesktop/PolicyKit1/Authority",
+                         POLKIT_XML)
+
+    def call(self, connection, sender, path, interface, method, parameters, invocation):
         invocation.return_value(GLib.Variant("((bba{ss}))", ((True, False, {}),)))
+
+
+class LaterProfiles(StandIn):
+    """power-profiles-daemon under its later name alone: ActiveProfile, "balanced" at first; a Set changes it and
+    PropertiesChanged announces the new value, as the real daemon does."""
+
+    def __init__(self, address):
+        super().__init__(address, LATER_PROFILES[0], LATER_PROFILES[1], PROFILES_XML)
+        self.profile = "balanced"
+
+    def get(self, connection, sender, path, interface, prop):
+        return GLib.Variant("s", self.profile)
+
+    def set(self, connection, sender, path, interface, prop, value):
+        self.profile = value.get_string()
+        connection.emit_signal(None, path, "org.freedesktop.DBus.Properties", "PropertiesChanged",
+                               GLib.Variant("(sa{sv}as)", (interface, {prop: value}, [])))
+        return True
 
 
 class Laptop:
@@ -149,6 +199,7 @@ class Laptop:
                          "UPOWER_HISTORY_DIR": self.state_dir})
         self.upowerd = None
         self.profiles = None
+        self.profiles_name = None  # (name, path, interface) of the profiles' service, when one runs
 
     def spawn(self, program):
         argv = [program] + (["-v"] if self.args.verbose else [])
@@ -166,13 +217,14 @@ class Laptop:
             self.upowerd = None
 
     def start_profiles(self):
-        polkit = FakePolkit(self.args.bus)
-        polkit.start()
-        polkit.ready.wait(10)
-        if polkit.error:
-            raise RuntimeError("the stand-in polkit: " + polkit.error)
+        FakePolkit(self.args.bus).start_and_wait()
         self.profiles = self.spawn(PROFILES_DAEMON)
         self.bus.wait_for("net.hadess.PowerProfiles", self.profiles)
+        self.profiles_name = ("net.hadess.PowerProfiles", "/net/hadess/PowerProfiles", "net.hadess.PowerProfiles")
+
+    def start_later_profiles(self):
+        LaterProfiles(self.args.bus).start_and_wait()
+        self.profiles_name = LATER_PROFILES
 
     def change(self, device, attributes):
         for name, value in attributes.items():
@@ -193,9 +245,8 @@ class Laptop:
             self.stop_upower()
         elif words == ["start-upower"]:
             self.start_upower()
-        elif len(words) == 2 and words[0] == "profile" and self.profiles is not None:
-            self.bus.set_property("net.hadess.PowerProfiles", "/net/hadess/PowerProfiles", "net.hadess.PowerProfiles",
-                                  "ActiveProfile", GLib.Variant("s", words[1]))
+        elif len(words) == 2 and words[0] == "profile" and self.profiles_name is not None:
+            self.bus.set_property(*self.profiles_name, "ActiveProfile", GLib.Variant("s", words[1]))
         else:
             raise RuntimeError("unknown command: " + " ".join(words))
 
@@ -210,7 +261,10 @@ class Laptop:
 def main():
     parser = argparse.ArgumentParser(description="An emulated battery and mains under the real upowerd.")
     parser.add_argument("--bus", required=True, help="the D-Bus address the daemons take for the system bus")
-    parser.add_argument("--profiles", action="store_true", help="also run power-profiles-daemon")
+    profiles = parser.add_mutually_exclusive_group()
+    profiles.add_argument("--profiles", action="store_true", help="also run power-profiles-daemon")
+    profiles.add_argument("--profiles-later-name", action="store_true",
+                          help="also run a stand-in of power-profiles-daemon under its later name alone")
     parser.add_argument("--verbose", action="store_true", help="the daemons' logs on stderr")
     parser.add_argument("--check", action="store_true",
                         help="only check the prerequisites: print \"ready\" (or \"missing ...\") and exit")
@@ -238,6 +292,8 @@ def main():
             laptop.start_upower()
             if args.profiles:
                 laptop.start_profiles()
+            elif args.profiles_later_name:
+                laptop.start_later_profiles()
         except (RuntimeError, GLib.Error) as e:
             say("error " + (e.message if isinstance(e, GLib.Error) else str(e)))
             sys.exit(1)
