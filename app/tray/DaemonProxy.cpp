@@ -538,4 +538,16 @@ void DaemonProxy::setWorkloadPreset(const QString& id) {
         });
 }
 
+void DaemonProxy::setExclusivePrograms(const QStringList& names) {
+    watchReply(
+        m_daemon->SetExclusivePrograms(names),
+        [](const QDBusMessage&) {}, // the list comes by PropertiesChanged
+        [this](const QDBusMessage& error) {
+            // Nothing changed: read nicerd's list again, so that the window shows it instead of the refused
+            // one.
+            refreshProperties();
+            emit errorOccurred(tr("Setting the programs that pause the work"), error.errorMessage());
+        });
+}
+
 } // namespace nicer::tray

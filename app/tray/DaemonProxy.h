@@ -82,6 +82,9 @@ public:
     void setParameters(const control::ControllerParams& params);
     /// Switches the volunteer work to another preset ("demo", "boinc", ...); nicerd keeps the choice.
     void setWorkloadPreset(const QString& id);
+    /// Replaces the named programs that pause the work (empty: none); nicerd keeps the list. nicerd announces
+    /// the new list; a refusal (a name that cannot be a program's) comes as errorOccurred, in nicerd's words.
+    void setExclusivePrograms(const QStringList& names);
     /// Reads all of nicerd's properties again (GetAll), as is done by itself whenever nicerd appears.
     void refreshProperties();
     /// Sends @p request to nicerd (BoincAttach, BoincAttachAccountManager or BoincDetach). nicerd answers

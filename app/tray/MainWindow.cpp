@@ -30,6 +30,14 @@ QString percent(double share) {
     return QString::number(100.0 * share, 'f', 1) + QStringLiteral(" %");
 }
 
+QStringList toStringList(const std::vector<std::string>& words) {
+    QStringList list;
+    for (const auto& word : words) {
+        list.append(QString::fromStdString(word));
+    }
+    return list;
+}
+
 } // namespace
 
 MainWindow::MainWindow(DaemonProxy& daemon, bool quitOnClose, QWidget* parent)
@@ -101,6 +109,8 @@ QWidget* MainWindow::buildOverview() {
 
     m_parameters = new ParametersPanel(overview);
     connect(m_parameters, &ParametersPanel::applyRequested, &m_daemon, &DaemonProxy::setParameters);
+    connect(m_parameters, &ParametersPanel::programsApplyRequested, &m_daemon,
+            &DaemonProxy::setExclusivePrograms);
     m_downloads = new DownloadsPanel(overview);
 
     auto* top = new QHBoxLayout();
@@ -294,6 +304,7 @@ void MainWindow::onHistory(const std::vector<api::Sample>& samples) {
 void MainWindow::onProperties() {
     const auto& p = m_daemon.properties().state;
     m_parameters->setParams(p.params);
+    m_parameters->setPrograms(toStringList(p.exclusivePrograms), toStringList(p.programsRunning));
     {
         const QSignalBlocker block(m_pause);
         m_pause->setChecked(p.paused);

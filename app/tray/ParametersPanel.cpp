@@ -7,7 +7,9 @@
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QVBoxLayout>
@@ -76,6 +78,7 @@ ParametersPanel::ParametersPanel(QWidget* parent)
             column = 4;
         }
     }
+    addPrograms(grid, line, column);
 
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
@@ -85,6 +88,82 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     layout()->addWidget(m_problem);
     addButtons();
     show(m_current);
+}
+
+void ParametersPanel::addPrograms(QGridLayout* grid, int line, int column) {
+    m_programs = new QLineEdit(this);
+    m_programs->setPlaceholderText(tr("e.g. blender steam"));
+    m_programs->setAccessibleName(tr("Programs that pause the work"));
+    m_programs->setClearButtonEnabled(true);
+    m_programsLabel = new QLabel(tr("Programs that pause the work"), this);
+    m_programsLabel->setBuddy(m_programs);
+    m_running = new QLabel(this);
+    m_running->setAccessibleName(tr("Named programs running now"));
+    m_running->setWordWrap(true);
+    m_running->hide();
+    updateProgramsHelp();
+    grid->addWidget(m_programsLabel, line, column);
+    grid->addWidget(m_programs, line, column + 1, 1, 2);
+    grid->addWidget(m_running, line + 1, column + 1, 1, 2);
+
+    // Only the user's typing is an edit: the text nicerd's list puts there is not.
+    connect(m_programs, &QLineEdit::textEdited, this, [this] {
+        m_programsEdited = true;
+        edited();
+    });
+    // Enter applies, as the Apply button would.
+    connect(m_programs, &QLineEdit::returnPressed, this, [this] {
+        if (m_apply->isEnabled()) {
+            m_apply->click();
+        }
+    });
+}
+
+void ParametersPanel::updateProgramsHelp() {
+    const QString help =
+        tr("The programs that pause the volunteer work while any of them runs, as BOINC's exclusive "
+           "applications: each by the file name of its executable (blender, not /usr/bin/blender), apart by "
+           "spaces or commas; empty for none. The work resumes %1 s after the last one ends (Resume delay). "
+           "nicerd keeps the list across restarts.")
+            .arg(std::lround(m_current.resumeDelay));
+    for (QWidget* w : {static_cast<QWidget*>(m_programs), static_cast<QWidget*>(m_programsLabel)}) {
+        w->setToolTip(help);
+    }
+    m_programs->setAccessibleDescription(help);
+}
+
+QStringList ParametersPanel::parsePrograms(const QString& text) {
+    static const QRegularExpression apart(QStringLiteral("[\\s,]+"));
+    QStringList names = text.split(apart, Qt::SkipEmptyParts);
+    names.removeDuplicates();
+    return names;
+}
+
+QStringList ParametersPanel::editedPrograms() const {
+    return parsePrograms(m_programs->text());
+}
+
+bool ParametersPanel::programsPending() const {
+    return m_programsEdited && editedPrograms() != m_currentPrograms;
+}
+
+void ParametersPanel::setPrograms(const QStringList& names, const QStringList& running) {
+    m_currentPrograms = names;
+    m_running->setText(tr("Running now: %1").arg(running.join(QLatin1Char(' '))));
+    m_running->setVisible(!running.isEmpty());
+    const bool typing = m_programs->hasFocus() && m_programs->isModified();
+    if (!typing && !programsPending()) {
+        showPrograms();
+    }
+    edited();
+}
+
+void ParametersPanel::showPrograms() {
+    m_programsEdited = false;
+    if (m_programs->text() != m_currentPrograms.join(QLatin1Char(' '))) {
+        m_programs->setText(m_currentPrograms.join(QLatin1Char(' ')));
+    }
+    m_programs->setModified(false);
 }
 
 void ParametersPanel::addButtons() {
@@ -104,12 +183,26 @@ void ParametersPanel::addButtons() {
 
     connect(m_apply, &QPushButton::clicked, this, [this] {
         const auto params = editedParams();
-        if (control::validate(params)) {
+        if (!control::validate(params)) {
+            return;
+        }
+        const bool sendParams = m_paramsPending;
+        const bool sendPrograms = programsPending();
+        const QStringList names = editedPrograms();
+        // Handed to nicerd: its answer (the announced list, or the list again after a refusal) shows next.
+        m_programsEdited = false;
+        m_programs->setModified(false);
+        if (sendParams) {
             emit applyRequested(params);
         }
+        if (sendPrograms) {
+            emit programsApplyRequested(names);
+        }
+        edited();
     });
     connect(m_revert, &QPushButton::clicked, this, [this] {
-        m_pending = false;
+        m_paramsPending = false;
+        showPrograms();
         show(m_current);
     });
     connect(m_reset, &QPushButton::clicked, this, [this] {
@@ -254,7 +347,8 @@ control::ControllerParams ParametersPanel::editedParams() const {
 
 void ParametersPanel::setParams(const control::ControllerParams& params) {
     m_current = params;
-    if (!m_pending) {
+    updateProgramsHelp();
+    if (!m_paramsPending) {
         show(params);
     } else {
         edited();
@@ -277,7 +371,8 @@ void ParametersPanel::show(const control::ControllerParams& p) {
 
 void ParametersPanel::edited() {
     const auto params = editedParams();
-    m_pending = !showsSameAs(params, m_current);
+    m_paramsPending = !showsSameAs(params, m_current);
+    m_pending = m_paramsPending || programsPending();
     const auto valid = control::validate(params);
     m_problem->setVisible(!valid);
     if (!valid) {

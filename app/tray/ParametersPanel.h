@@ -3,6 +3,7 @@
 #include "control/ControllerParams.h"
 
 #include <QGroupBox>
+#include <QStringList>
 
 #include <functional>
 #include <vector>
@@ -11,6 +12,7 @@ class QCheckBox;
 class QDoubleSpinBox;
 class QGridLayout;
 class QLabel;
+class QLineEdit;
 class QPushButton;
 class QSlider;
 
@@ -23,10 +25,12 @@ namespace nicer::tray {
 /**
  * Sliders, each paired with a spin box showing the value and its unit, for the controller's parameters; a
  * check box for a switch (a whole number that is 0 or 1). The controller's own parameters come first, the
- * volunteer's rules (the rows after "period") beside them under "Cool, quiet and charged". Edits are held
- * until Apply, then sent all at once (applyRequested); "Reset to defaults" fills in the
- * controller's defaults and applies them. Invalid combinations (min multiplier above max) are shown and
- * block Apply, using the same validation as nicerd.
+ * volunteer's rules (the rows after "period") beside them under "Cool, quiet and charged", with the named
+ * programs that pause the work (a line of executable names) and those of them running now. Edits are held
+ * until Apply, then sent all at once (applyRequested; programsApplyRequested when the names changed);
+ * "Reset to defaults" fills in the controller's defaults and applies them (not the names). Invalid
+ * combinations (min multiplier above max) are shown and block Apply, using the same validation as nicerd;
+ * nicerd alone judges the names.
  */
 class ParametersPanel : public QGroupBox {
     Q_OBJECT
@@ -39,6 +43,18 @@ public:
     /// The values the controls show now.
     control::ControllerParams editedParams() const;
     bool hasPendingEdits() const { return m_pending; }
+
+    /// Shows nicerd's named programs (ExclusivePrograms) and those of them that run now (ProgramsRunning).
+    /// The field keeps what the user typed while it differs from @p names and was not applied yet, or while
+    /// the user is typing in it.
+    void setPrograms(const QStringList& names, const QStringList& running);
+    /// The names the field holds now.
+    QStringList editedPrograms() const;
+    /// The names in @p text: apart by spaces or commas, each once, in their order.
+    static QStringList parsePrograms(const QString& text);
+    QLineEdit* programsEdit() const { return m_programs; }
+    /// "Running now: ...", hidden when none of the named programs runs.
+    QLabel* programsRunningLabel() const { return m_running; }
 
     /// For tests: the slider and spin box of a parameter, by its nicer key ("reserve-band", ...); null for a
     /// switch, which has a check box instead.
@@ -53,6 +69,8 @@ public:
 
 signals:
     void applyRequested(const nicer::control::ControllerParams& params);
+    /// Apply with other names in the field than nicerd's: the whole new list (empty: none).
+    void programsApplyRequested(const QStringList& names);
 
 private:
     struct Row {
@@ -70,7 +88,14 @@ private:
     void addRow(const control::ParameterInfo& info, QGridLayout* grid, int line, int column);
     void addSwitch(Row& r, const QString& label, const QString& help);
     void addSlider(Row& r, const QString& label, const QString& help);
+    /// The named programs' field and the running ones, from @p line of @p grid on, in @p column's block.
+    void addPrograms(QGridLayout* grid, int line, int column);
     void addButtons();
+    /// Shows nicerd's names in the field, as the user's edit no longer holds.
+    void showPrograms();
+    /// The field holds an edit of the names not yet applied.
+    bool programsPending() const;
+    void updateProgramsHelp();
     /// The value @p r shows, in the text unit.
     static double shownValue(const Row& r);
     void show(const control::ControllerParams& params);
@@ -82,8 +107,14 @@ private:
     QPushButton* m_apply = nullptr;
     QPushButton* m_revert = nullptr;
     QPushButton* m_reset = nullptr;
+    QLineEdit* m_programs = nullptr;
+    QLabel* m_programsLabel = nullptr;
+    QLabel* m_running = nullptr;
     control::ControllerParams m_current;
-    bool m_pending = false;
+    QStringList m_currentPrograms; ///< nicerd's
+    bool m_paramsPending = false;  ///< the sliders and boxes hold an edit
+    bool m_programsEdited = false; ///< the user typed in the names' field since they were shown or applied
+    bool m_pending = false;        ///< either
     bool m_updating = false;
 };
 

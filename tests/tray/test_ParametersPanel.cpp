@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSlider>
@@ -174,4 +175,127 @@ TEST_CASE("a rule's 0 reads as what it means, and the rules have their own headi
         heading = heading || label->accessibleName() == "Cool, quiet and charged";
     }
     CHECK(heading);
+}
+
+TEST_CASE("the named programs: nicerd's list in the field, the running ones beside it", "[tray][rules]") {
+    ParametersPanel panel;
+    panel.setParams(ControllerParams{});
+    QLineEdit* field = panel.programsEdit();
+    REQUIRE(field != nullptr);
+    CHECK(field->text().isEmpty());
+    CHECK(field->placeholderText().contains("blender"));
+    CHECK(field->toolTip().contains("resumes 60 s after")); // the resume delay in use
+    CHECK_FALSE(panel.programsRunningLabel()->isVisibleTo(&panel));
+
+    panel.setPrograms({"blender", "steam"}, {"steam"});
+    CHECK(field->text() == "blender steam");
+    CHECK(panel.programsRunningLabel()->isVisibleTo(&panel));
+    CHECK(panel.programsRunningLabel()->text() == "Running now: steam");
+    CHECK_FALSE(panel.hasPendingEdits());
+    CHECK_FALSE(panel.applyButton()->isEnabled());
+
+    // nicerd's list changed (nicer exclusive-programs): the field follows, nothing is pending.
+    panel.setPrograms({"gimp"}, {});
+    CHECK(field->text() == "gimp");
+    CHECK_FALSE(panel.programsRunningLabel()->isVisibleTo(&panel));
+    CHECK_FALSE(panel.hasPendingEdits());
+
+    ControllerParams slower;
+    slower.resumeDelay = 120;
+    panel.setParams(slower);
+    CHECK(field->toolTip().contains("resumes 120 s after"));
+}
+
+TEST_CASE("names apart by spaces or commas, each once", "[tray][rules]") {
+    CHECK(ParametersPanel::parsePrograms("blender steam") == QStringList{"blender", "steam"});
+    CHECK(ParametersPanel::parsePrograms(" blender,steam ,, gimp\tblender ") ==
+          QStringList{"blender", "steam", "gimp"});
+    CHECK(ParametersPanel::parsePrograms("  , ").isEmpty());
+}
+
+TEST_CASE("typed names go with Apply only when they changed, and nicerd's answer shows again",
+          "[tray][rules]") {
+    ParametersPanel panel;
+    panel.setParams(ControllerParams{});
+    panel.setPrograms({"blender"}, {});
+    QSignalSpy params(&panel, &ParametersPanel::applyRequested);
+    QSignalSpy programs(&panel, &ParametersPanel::programsApplyRequested);
+    QLineEdit* field = panel.programsEdit();
+
+    // The same names written otherwise are no edit.
+    field->clear();
+    QTest::keyClicks(field, "blender,");
+    CHECK(panel.editedPrograms() == QStringList{"blender"});
+    CHECK_FALSE(panel.hasPendingEdits());
+
+    field->clear();
+    QTest::keyClicks(field, "blender, steam  /usr/bin/gimp");
+    CHECK(panel.hasPendingEdits());
+    REQUIRE(panel.applyButton()->isEnabled());
+    // A property update while the edit is not applied keeps it.
+    panel.setPrograms({"blender"}, {"blender"});
+    CHECK(field->text() == "blender, steam  /usr/bin/gimp");
+    CHECK(panel.hasPendingEdits());
+
+    QTest::mouseClick(panel.applyButton(), Qt::LeftButton);
+    REQUIRE(programs.count() == 1);
+    CHECK(programs.at(0).at(0).toStringList() == QStringList{"blender", "steam", "/usr/bin/gimp"});
+    CHECK(params.count() == 0); // the sliders did not change
+    CHECK_FALSE(panel.applyButton()->isEnabled());
+
+    // nicerd refused (a path): its list comes again, and the field shows it.
+    panel.setPrograms({"blender"}, {});
+    CHECK(field->text() == "blender");
+    CHECK_FALSE(panel.hasPendingEdits());
+
+    // A slider and the names at once: both go, and Enter in the field applies as the button does.
+    panel.spinBox("resume-delay")->setValue(90);
+    field->clear();
+    QTest::keyClicks(field, "steam");
+    QTest::keyClick(field, Qt::Key_Return);
+    REQUIRE(params.count() == 1);
+    CHECK(params.at(0).at(0).value<ControllerParams>().resumeDelay == Approx(90));
+    REQUIRE(programs.count() == 2);
+    CHECK(programs.at(1).at(0).toStringList() == QStringList{"steam"});
+
+    // An empty field is no program at all.
+    panel.setPrograms({"steam"}, {});
+    field->clear();
+    QTest::keyClicks(field, " ");
+    QTest::mouseClick(panel.applyButton(), Qt::LeftButton);
+    REQUIRE(programs.count() == 3);
+    CHECK(programs.at(2).at(0).toStringList().isEmpty());
+}
+
+TEST_CASE("Revert puts nicerd's names back, and the field is not overwritten while typed in",
+          "[tray][rules]") {
+    ParametersPanel panel;
+    panel.setParams(ControllerParams{});
+    panel.setPrograms({"blender"}, {});
+    QLineEdit* field = panel.programsEdit();
+    QTest::keyClicks(field, " krita");
+    REQUIRE(panel.hasPendingEdits());
+    QPushButton* revert = nullptr;
+    for (auto* button : panel.findChildren<QPushButton*>()) {
+        revert = button->text() == "Revert" ? button : revert;
+    }
+    REQUIRE(revert);
+    QTest::mouseClick(revert, Qt::LeftButton);
+    CHECK(field->text() == "blender");
+    CHECK_FALSE(panel.hasPendingEdits());
+
+    // Typing, even back to nicerd's names: an update that brings those names leaves the text as typed.
+    panel.setVisible(true); // (its show() is its own)
+    panel.activateWindow();
+    REQUIRE(QTest::qWaitForWindowActive(&panel));
+    field->setFocus();
+    REQUIRE(field->hasFocus());
+    field->clear();
+    QTest::keyClicks(field, "blender,");
+    panel.setPrograms({"blender"}, {});
+    CHECK(field->text() == "blender,");
+    // Once the user is done with the field, the next update shows nicerd's names as nicerd writes them.
+    field->clearFocus();
+    panel.setPrograms({"blender"}, {});
+    CHECK(field->text() == "blender");
 }

@@ -2,8 +2,10 @@
 // (tray/TrayOnFakeNicerd.h): the window's status and the icon's tooltip say which rule holds the work and
 // why, in nicerd's words (HoldReason), and the chart draws the temperature and the held spans from the
 // samples. The [xvfb] case saves the screenshots for the docs (tests/harness/xvfb-tray-host.sh runs it on a
-// real X server): held by the temperature, paused on battery, paused for a game.
+// real X server): held by the temperature, paused on battery, paused for a game. The named programs that
+// pause the work are edited in the settings and reach nicerd by SetExclusivePrograms.
 #include "tray/CpuChart.h"
+#include "tray/ParametersPanel.h"
 #include "tray/StateIcon.h"
 #include "tray/TrayIcon.h"
 #include "tray/TrayOnFakeNicerd.h"
@@ -12,8 +14,10 @@
 #include <QDir>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QPainter>
+#include <QPushButton>
 #include <QSystemTrayIcon>
 #include <QTest>
 #include <catch2/catch.hpp>
@@ -158,6 +162,80 @@ TEST_CASE("the status and the tooltip say which rule holds the work and why, in 
     CHECK_FALSE(icon.icon()->toolTip().contains("Held"));
 }
 
+TEST_CASE("the named programs: edited in the settings, sent to nicerd, shown as nicerd announces them",
+          "[tray][rules]") {
+    TrayOnFakeNicerd tray(QStringLiteral("nicer-rules-programs"), [](FakeDaemon& fake) {
+        quiet(fake);
+        fake.state_.exclusivePrograms = {"blender"};
+        fake.state_.programsRunning = {"blender"};
+    });
+    nicer::tray::ParametersPanel& panel = *tray.window.parameters();
+    QLineEdit& field = *panel.programsEdit();
+    const auto programs = [&] {
+        std::lock_guard lock(tray.fake.mutex);
+        return tray.fake.state_.exclusivePrograms;
+    };
+    // What nicerd has, from GetAll.
+    CHECK(field.text() == "blender");
+    CHECK(panel.programsRunningLabel()->isVisibleTo(&tray.window));
+    CHECK(panel.programsRunningLabel()->text() == "Running now: blender");
+    CHECK_FALSE(panel.applyButton()->isEnabled());
+
+    // Typed apart by a comma and applied: nicerd gets the list, and announces it, which the field shows with
+    // spaces.
+    const nicer::control::ControllerParams before = tray.daemon.properties().state.params;
+    field.clear();
+    QTest::keyClicks(&field, "blender,steam");
+    REQUIRE(panel.applyButton()->isEnabled());
+    QTest::mouseClick(panel.applyButton(), Qt::LeftButton);
+    REQUIRE(QTest::qWaitFor(
+        [&] {
+            return programs() == std::vector<std::string>{"blender", "steam"};
+        },
+        kFakeNicerdWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return field.text() == "blender steam"; }, kFakeNicerdWaitMs));
+    CHECK(tray.daemon.properties().state.exclusivePrograms == std::vector<std::string>{"blender", "steam"});
+    CHECK_FALSE(panel.hasPendingEdits());
+    CHECK(tray.window.errorText().isEmpty());
+    CHECK(tray.daemon.properties().state.params == before);
+
+    // Changed on nicerd's side (nicer exclusive-programs, another tray): PropertiesChanged brings it.
+    tray.change([](FakeDaemon& fake) {
+        fake.state_.exclusivePrograms = {"gimp", "krita"};
+        fake.state_.programsRunning = {"krita"};
+    });
+    tray.service->run([](auto& service) { service.announceChanges(); });
+    REQUIRE(QTest::qWaitFor([&] { return field.text() == "gimp krita"; }, kFakeNicerdWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return panel.programsRunningLabel()->text() == "Running now: krita"; },
+                            kFakeNicerdWaitMs));
+    tray.change([](FakeDaemon& fake) { fake.state_.programsRunning.clear(); });
+    tray.service->run([](auto& service) { service.announceChanges(); });
+    REQUIRE(QTest::qWaitFor([&] { return !panel.programsRunningLabel()->isVisibleTo(&tray.window); },
+                            kFakeNicerdWaitMs));
+
+    // A path is no program's name: nicerd refuses (InvalidArgs) in its words, keeps its list, and the field
+    // shows that list again.
+    field.clear();
+    QTest::keyClicks(&field, "gimp /usr/bin/blender");
+    QTest::mouseClick(panel.applyButton(), Qt::LeftButton);
+    REQUIRE(QTest::qWaitFor([&] { return !tray.window.errorText().isEmpty(); }, kFakeNicerdWaitMs));
+    CHECK(tray.window.errorText().contains("Setting the programs that pause the work"));
+    CHECK(tray.window.errorText().contains("'/usr/bin/blender' is a path"));
+    REQUIRE(QTest::qWaitFor([&] { return field.text() == "gimp krita"; }, kFakeNicerdWaitMs));
+    CHECK(programs() == std::vector<std::string>{"gimp", "krita"});
+    CHECK_FALSE(panel.hasPendingEdits());
+
+    // Any other refusal reads the same way.
+    tray.change([](FakeDaemon& fake) { fake.refusal = "cannot write exclusive-programs.conf: disk full"; });
+    field.clear();
+    QTest::keyClicks(&field, "gimp");
+    QTest::keyClick(&field, Qt::Key_Return);
+    REQUIRE(
+        QTest::qWaitFor([&] { return tray.window.errorText().contains("disk full"); }, kFakeNicerdWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return field.text() == "gimp krita"; }, kFakeNicerdWaitMs));
+    CHECK(programs() == std::vector<std::string>{"gimp", "krita"});
+}
+
 namespace {
 
 enum class Scene { Temperature, Battery, Game };
@@ -210,6 +288,9 @@ void stage(FakeDaemon& fake, Scene scene, const Sample& last) {
     s.onBattery = scene == Scene::Battery;
     s.batteryPercent = scene == Scene::Battery ? 54 : 100;
     s.games = scene == Scene::Game ? 1 : 0;
+    // The named programs in the settings; the game's launcher is one of them and runs with it.
+    s.exclusivePrograms = {"blender", "steam"};
+    s.programsRunning = scene == Scene::Game ? std::vector<std::string>{"steam"} : std::vector<std::string>{};
     switch (scene) {
     case Scene::Temperature:
         s.heldBy = "temperature";
