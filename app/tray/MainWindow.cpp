@@ -146,6 +146,7 @@ void MainWindow::buildValues(QFormLayout* form) {
     m_cap = addKeyedValue(form, CpuChart::Key::Cap, tr("Work cap"), tr("The most CPU the work may use now"));
     m_temperature = addKeyedValue(form, CpuChart::Key::Temperature, tr("CPU temperature"),
                                   tr("The CPU's temperature, and the target your rule holds it to"));
+    m_fans = addValue(form, tr("Fans"), tr("The fastest fan's speed, and the target your rule holds it to"));
     m_power = addValue(form, tr("Power"), tr("Whether this computer runs on battery or in power saver"));
     m_ruleNotes = new QLabel(form->parentWidget());
     m_ruleNotes->setWordWrap(true);
@@ -463,6 +464,14 @@ void MainWindow::updateRules() {
     }
     m_temperature->setToolTip(
         QString::fromStdString(p.temperatureSensor.empty() ? p.sensorNote : p.temperatureSensor));
+    if (p.fanSpeed >= 0.0) {
+        const QString now = tr("%1 rpm").arg(qRound(p.fanSpeed));
+        m_fans->setText(p.params.fanTarget > 0.0
+                            ? tr("%1, target %2 rpm").arg(now).arg(qRound(p.params.fanTarget))
+                            : now);
+    } else {
+        m_fans->setText(tr("not reported"));
+    }
     QString power = p.powerSource.empty() ? tr("not known")
                     : p.onBattery
                         ? (p.batteryPercent >= 0.0 ? tr("on battery, %1 %").arg(qRound(p.batteryPercent))
@@ -494,8 +503,8 @@ void MainWindow::updateValues() {
     }
     if (!m_daemon.isConnected() || !sample) {
         // Without nicerd (or its bus) the last numbers no longer hold: show none rather than old ones.
-        for (QLabel* value :
-             {m_user, m_others, m_work, m_idle, m_reserve, m_cap, m_temperature, m_power, m_overloads}) {
+        for (QLabel* value : {m_user, m_others, m_work, m_idle, m_reserve, m_cap, m_temperature, m_fans,
+                              m_power, m_overloads}) {
             value->setText(QStringLiteral("-"));
         }
         return;

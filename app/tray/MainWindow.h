@@ -113,6 +113,7 @@ private:
     QLabel* m_reserve = nullptr;
     QLabel* m_cap = nullptr;
     QLabel* m_temperature = nullptr;
+    QLabel* m_fans = nullptr;
     QLabel* m_power = nullptr;
     QLabel* m_ruleNotes =
         nullptr; ///< why a rule cannot see what it needs (no sensor, no UPower, no GameMode)

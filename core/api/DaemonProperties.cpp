@@ -75,7 +75,7 @@ std::vector<PropertyInfo> makeTable() {
         // The sensors are found once, when nicerd starts.
         {"TemperatureSensor", A::Never, field([](DaemonState & s) -> auto& { return s.temperatureSensor; })},
         {"SensorNote", A::OnChange, field([](DaemonState & s) -> auto& { return s.sensorNote; })},
-        {"FanSpeed", A::PerPeriod, field([](DaemonState & s) -> auto& { return s.fanSpeed; })},
+        {"FanSpeed", A::OnChange, field([](DaemonState & s) -> auto& { return s.fanSpeed; })},
         {"OnBattery", A::OnChange, field([](DaemonState & s) -> auto& { return s.onBattery; })},
         {"BatteryPercent", A::OnChange, field([](DaemonState & s) -> auto& { return s.batteryPercent; })},
         {"PowerSaver", A::OnChange, field([](DaemonState & s) -> auto& { return s.powerSaver; })},

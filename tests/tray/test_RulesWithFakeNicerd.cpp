@@ -127,6 +127,7 @@ TEST_CASE("the status and the tooltip say which rule holds the work and why, in 
     CHECK(icon.icon()->toolTip().contains("Your programs"));
     CHECK(value(tray.window, "Power") == "on battery, 54 %");
     CHECK(value(tray.window, "CPU temperature") == "64 \u00b0C");
+    CHECK(value(tray.window, "Fans") == "not reported");
     // The note where the volunteer looks for it, not in the error bar.
     CHECK(labelText(tray.window, "Notes on your rules").contains("GameMode does not answer"));
     CHECK(tray.window.errorText().isEmpty());
@@ -150,6 +151,18 @@ TEST_CASE("the status and the tooltip say which rule holds the work and why, in 
     CHECK(labelText(tray.window, "State").contains("Held to 40%: CPU 82 \u00b0C, target 80 \u00b0C"));
     CHECK(value(tray.window, "CPU temperature") == "82 \u00b0C, target 80 \u00b0C");
     CHECK(value(tray.window, "Power") == "on mains");
+
+    // The fans, over their target: the fan rule holds the work.
+    tray.change([](FakeDaemon& fake) {
+        fake.state_.heldBy = "fan";
+        fake.state_.holdReason = "held to 35%: fans 3050 rpm, target 3000 rpm";
+        fake.state_.fanSpeed = 3049.6;
+        fake.state_.params.fanTarget = 3000;
+    });
+    send(tray, {sample(t0 + 2'500'000, 0.1, 0.35, 79.0, "fan")});
+    REQUIRE(QTest::qWaitFor([&] { return value(tray.window, "Fans") == "3050 rpm, target 3000 rpm"; },
+                            kFakeNicerdWaitMs));
+    CHECK(labelText(tray.window, "State").contains("Held to 35%: fans 3050 rpm, target 3000 rpm"));
 
     // No rule holds any more: the words go with it.
     tray.change([](FakeDaemon& fake) {
