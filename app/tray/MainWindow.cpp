@@ -125,6 +125,7 @@ QWidget* MainWindow::buildOverview() {
 }
 
 void MainWindow::buildValues(QFormLayout* form) {
+    m_values = form;
     m_status = new QLabel(form->parentWidget());
     m_status->setAccessibleName(tr("State"));
     m_status->setWordWrap(true); // a rule's hold says why in a sentence
@@ -152,6 +153,8 @@ void MainWindow::buildValues(QFormLayout* form) {
     m_ruleNotes->setWordWrap(true);
     m_ruleNotes->setAccessibleName(tr("Notes on your rules"));
     m_ruleNotes->setForegroundRole(QPalette::PlaceholderText); // a detail, not an alarm
+    // Each line whole: the panel grows rather than cut the notes short.
+    m_ruleNotes->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     m_ruleNotes->hide();
     form->addRow(m_ruleNotes);
     updateChartKey();
@@ -464,6 +467,8 @@ void MainWindow::updateRules() {
     }
     m_temperature->setToolTip(
         QString::fromStdString(p.temperatureSensor.empty() ? p.sensorNote : p.temperatureSensor));
+    // The fans' row only where a fan reports its speed or the volunteer set a target for them.
+    m_values->setRowVisible(m_fans, p.fanSpeed >= 0.0 || p.params.fanTarget > 0.0);
     if (p.fanSpeed >= 0.0) {
         const QString now = tr("%1 rpm").arg(qRound(p.fanSpeed));
         m_fans->setText(p.params.fanTarget > 0.0
@@ -482,14 +487,20 @@ void MainWindow::updateRules() {
     }
     m_power->setText(power);
     m_power->setToolTip(QString::fromStdString(p.powerSource.empty() ? p.powerNote : p.powerSource));
-    // Why a rule cannot see what it needs: where the volunteer looks for it, in a quiet voice.
+    // Why a rule cannot see what it needs: where the volunteer looks for it, in a quiet voice. Each note is
+    // nicerd's sentence, "what: the details"; the line shows what (it fits beside the rows above) and the
+    // tooltip the whole sentences.
     QStringList notes;
+    QStringList heads;
     for (const std::string* note : {&p.sensorNote, &p.powerNote, &p.gameNote}) {
         if (!note->empty()) {
-            notes.append(QString::fromStdString(*note));
+            const QString text = QString::fromStdString(*note);
+            notes.append(text);
+            heads.append(text.section(QStringLiteral(": "), 0, 0));
         }
     }
-    m_ruleNotes->setText(notes.join(QLatin1Char('\n')));
+    m_ruleNotes->setText(heads.join(QLatin1Char('\n')));
+    m_ruleNotes->setToolTip(notes.join(QLatin1Char('\n')));
     m_ruleNotes->setVisible(m_daemon.isConnected() && !notes.isEmpty());
 }
 

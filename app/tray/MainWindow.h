@@ -114,6 +114,7 @@ private:
     QLabel* m_cap = nullptr;
     QLabel* m_temperature = nullptr;
     QLabel* m_fans = nullptr;
+    QFormLayout* m_values = nullptr; ///< the rows of numbers beside the chart
     QLabel* m_power = nullptr;
     QLabel* m_ruleNotes =
         nullptr; ///< why a rule cannot see what it needs (no sensor, no UPower, no GameMode)
