@@ -463,10 +463,11 @@ void MainWindow::updateRules() {
                 ? tr("%1, target %2 \u00b0C").arg(now).arg(qRound(p.temperatureTargetInUse))
                 : now);
     } else {
-        m_temperature->setText(tr("no sensor"));
+        m_temperature->setText(p.temperatureSensor.empty() ? tr("no sensor") : tr("not read"));
     }
+    // Why there is none, or which sensor it is.
     m_temperature->setToolTip(
-        QString::fromStdString(p.temperatureSensor.empty() ? p.sensorNote : p.temperatureSensor));
+        QString::fromStdString(p.sensorNote.empty() ? p.temperatureSensor : p.sensorNote));
     // The fans' row only where a fan reports its speed or the volunteer set a target for them.
     m_values->setRowVisible(m_fans, p.fanSpeed >= 0.0 || p.params.fanTarget > 0.0);
     if (p.fanSpeed >= 0.0) {
@@ -489,11 +490,14 @@ void MainWindow::updateRules() {
     m_power->setToolTip(QString::fromStdString(p.powerSource.empty() ? p.powerNote : p.powerSource));
     // Why a rule cannot see what it needs: where the volunteer looks for it, in a quiet voice. Each note is
     // nicerd's sentence, "what: the details"; the line shows what (it fits beside the rows above) and the
-    // tooltip the whole sentences.
+    // tooltip the whole sentences. A row that already says "no sensor" or "not known" has its note as its
+    // tooltip, and leaves the line to the others.
+    const bool temperatureShown = sample && sample->temperature > api::kNoTemperature;
     QStringList notes;
     QStringList heads;
-    for (const std::string* note : {&p.sensorNote, &p.powerNote, &p.gameNote}) {
-        if (!note->empty()) {
+    for (const std::string* note : {temperatureShown ? &p.sensorNote : nullptr,
+                                    p.powerSource.empty() ? nullptr : &p.powerNote, &p.gameNote}) {
+        if (note != nullptr && !note->empty()) {
             const QString text = QString::fromStdString(*note);
             notes.append(text);
             heads.append(text.section(QStringLiteral(": "), 0, 0));

@@ -60,27 +60,31 @@ QString labelText(const QWidget& window, const QString& accessibleName) {
 }
 
 /// The value beside the name @p name in the status panel (its field, not the name's label).
-/// The whole notes on the volunteer's rules, as the tooltip of their line gives them.
-QString ruleNotesToolTip(const QWidget& window) {
-    for (const QLabel* label : window.findChildren<QLabel*>()) {
-        if (label->accessibleName() == QStringLiteral("Notes on your rules")) {
-            return label->toolTip();
-        }
-    }
-    return {};
-}
-
-QString value(const QWidget& window, const QString& name) {
+/// The value's label named @p name in the rows beside the chart (a row's field, or a line of its own).
+const QLabel* valueLabel(const QWidget& window, const QString& name) {
     for (auto* form : window.findChildren<QFormLayout*>()) {
         for (int row = 0; row < form->rowCount(); ++row) {
-            QLayoutItem* field = form->itemAt(row, QFormLayout::FieldRole);
-            auto* label = field != nullptr ? qobject_cast<QLabel*>(field->widget()) : nullptr;
-            if (label != nullptr && label->accessibleName() == name) {
-                return label->text();
+            for (const auto role : {QFormLayout::FieldRole, QFormLayout::SpanningRole}) {
+                QLayoutItem* field = form->itemAt(row, role);
+                auto* label = field != nullptr ? qobject_cast<QLabel*>(field->widget()) : nullptr;
+                if (label != nullptr && label->accessibleName() == name) {
+                    return label;
+                }
             }
         }
     }
-    return {};
+    return nullptr;
+}
+
+QString value(const QWidget& window, const QString& name) {
+    const QLabel* label = valueLabel(window, name);
+    return label != nullptr ? label->text() : QString();
+}
+
+/// The tooltip of that label: a value's source, or the whole text of the rules' notes.
+QString tooltipOf(const QWidget& window, const QString& name) {
+    const QLabel* label = valueLabel(window, name);
+    return label != nullptr ? label->toolTip() : QString();
 }
 
 /// Sends @p samples as nicerd's Sample signals and waits until the last has arrived.
@@ -140,7 +144,7 @@ TEST_CASE("the status and the tooltip say which rule holds the work and why, in 
     CHECK(labelText(tray.window, "Fans").isEmpty()); // no fan reports, no target: no row
     // The note where the volunteer looks for it, not in the error bar.
     CHECK(labelText(tray.window, "Notes on your rules") == "GameMode does not answer on the session bus");
-    CHECK(ruleNotesToolTip(tray.window).endsWith("games cannot pause the work"));
+    CHECK(tooltipOf(tray.window, "Notes on your rules").endsWith("games cannot pause the work"));
     CHECK(tray.window.errorText().isEmpty());
     REQUIRE(tray.window.chart()->spans().size() == 1);
     CHECK(tray.window.chart()->spans().front().rule == "battery");
@@ -184,6 +188,23 @@ TEST_CASE("the status and the tooltip say which rule holds the work and why, in 
     REQUIRE(QTest::qWaitFor([&] { return icon.state() == TrayState::Running; }, kFakeNicerdWaitMs));
     CHECK_FALSE(labelText(tray.window, "State").contains("Held"));
     CHECK_FALSE(icon.icon()->toolTip().contains("Held"));
+
+    // The sensor can no longer be read: the row says so, its tooltip says why, and the notes' line does not
+    // repeat it.
+    tray.change([](FakeDaemon& fake) {
+        fake.state_.sensorNote =
+            "cannot read /sys/class/hwmon/hwmon3/temp1_input: the temperature rule waits "
+            "until it can be read";
+    });
+    send(tray, {sample(t0 + 4'000'000, 0.1, 0.9, nicer::api::kNoTemperature, "")});
+    // The sample and the note's PropertiesChanged come apart: both awaited.
+    REQUIRE(QTest::qWaitFor(
+        [&] {
+            return value(tray.window, "CPU temperature") == "not read" &&
+                   tooltipOf(tray.window, "CPU temperature").endsWith("waits until it can be read");
+        },
+        kFakeNicerdWaitMs));
+    CHECK(labelText(tray.window, "Notes on your rules") == "GameMode does not answer on the session bus");
 }
 
 TEST_CASE("the named programs: edited in the settings, sent to nicerd, shown as nicerd announces them",
