@@ -13,6 +13,20 @@
 using nicer::control::ControllerParams;
 using nicer::tray::ParametersPanel;
 
+namespace {
+
+/// The panel's Revert button, found by its words.
+QPushButton* revertButton(const ParametersPanel& panel) {
+    for (auto* button : panel.findChildren<QPushButton*>()) {
+        if (button->text() == "Revert") {
+            return button;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
 Q_DECLARE_METATYPE(nicer::control::ControllerParams)
 
 TEST_CASE("the panel shows nicerd's parameters with their units", "[tray]") {
@@ -150,10 +164,7 @@ TEST_CASE("the rules' switches are check boxes that send 0 and 1", "[tray][rules
     CHECK_FALSE(panel.hasPendingEdits());
     panel.checkBox("games-pause")->click();
     CHECK(panel.hasPendingEdits());
-    QPushButton* revert = nullptr;
-    for (auto* button : panel.findChildren<QPushButton*>()) {
-        revert = button->text() == "Revert" ? button : revert;
-    }
+    QPushButton* revert = revertButton(panel);
     REQUIRE(revert);
     QTest::mouseClick(revert, Qt::LeftButton);
     CHECK(panel.checkBox("games-pause")->isChecked());
@@ -275,10 +286,7 @@ TEST_CASE("Revert puts nicerd's names back, and the field is not overwritten whi
     QLineEdit* field = panel.programsEdit();
     QTest::keyClicks(field, " krita");
     REQUIRE(panel.hasPendingEdits());
-    QPushButton* revert = nullptr;
-    for (auto* button : panel.findChildren<QPushButton*>()) {
-        revert = button->text() == "Revert" ? button : revert;
-    }
+    QPushButton* revert = revertButton(panel);
     REQUIRE(revert);
     QTest::mouseClick(revert, Qt::LeftButton);
     CHECK(field->text() == "blender");
