@@ -2,6 +2,7 @@
 
 #include "desktop/ProgramWatch.h"
 #include "util/KeyValueText.h"
+#include "util/Text.h"
 
 #include <algorithm>
 #include <optional>
@@ -11,18 +12,11 @@ namespace nicer::desktop {
 
 namespace {
 
-/// The words of @p text apart by spaces or tabs.
+/// The words of @p text apart by spaces, tabs or CRs.
 std::vector<std::string> words(std::string_view text) {
     std::vector<std::string> out;
-    std::size_t at = 0;
-    while (at < text.size()) {
-        const auto start = text.find_first_not_of(" \t", at);
-        if (start == std::string_view::npos) {
-            break;
-        }
-        const auto end = std::min(text.find_first_of(" \t", start), text.size());
-        out.emplace_back(text.substr(start, end - start));
-        at = end;
+    for (auto word = text::nextToken(text); !word.empty(); word = text::nextToken(text)) {
+        out.emplace_back(word);
     }
     return out;
 }
