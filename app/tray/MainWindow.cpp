@@ -320,11 +320,7 @@ void MainWindow::onProperties() {
     // Why the actuator caps less well than it could, and the fix.
     m_notice->setVisible(!p.actuatorNote.empty());
     m_notice->setText(QString::fromStdString(p.actuatorNote));
-    QStringList command;
-    for (const auto& word : p.workload) {
-        command.append(QString::fromStdString(word));
-    }
-    QString workload = command.join(' ');
+    QString workload = toStringList(p.workload).join(' ');
     if (p.demoWorkload) {
         workload = tr("%1 (built-in demo)").arg(workload);
     }
