@@ -372,14 +372,13 @@ void ParametersPanel::show(const control::ControllerParams& p) {
 void ParametersPanel::edited() {
     const auto params = editedParams();
     m_paramsPending = !showsSameAs(params, m_current);
-    m_pending = m_paramsPending || programsPending();
     const auto valid = control::validate(params);
     m_problem->setVisible(!valid);
     if (!valid) {
         m_problem->setText(QString::fromStdString(valid.error().message));
     }
-    m_apply->setEnabled(m_pending && valid.ok());
-    m_revert->setEnabled(m_pending);
+    m_apply->setEnabled(hasPendingEdits() && valid.ok());
+    m_revert->setEnabled(hasPendingEdits());
 }
 
 } // namespace nicer::tray

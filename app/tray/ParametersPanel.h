@@ -42,7 +42,7 @@ public:
     void setParams(const control::ControllerParams& params);
     /// The values the controls show now.
     control::ControllerParams editedParams() const;
-    bool hasPendingEdits() const { return m_pending; }
+    bool hasPendingEdits() const { return m_paramsPending || programsPending(); }
 
     /// Shows nicerd's named programs (ExclusivePrograms) and those of them that run now (ProgramsRunning).
     /// The field keeps what the user typed while it differs from @p names and was not applied yet, or while
@@ -114,7 +114,6 @@ private:
     QStringList m_currentPrograms; ///< nicerd's
     bool m_paramsPending = false;  ///< the sliders and boxes hold an edit
     bool m_programsEdited = false; ///< the user typed in the names' field since they were shown or applied
-    bool m_pending = false;        ///< either
     bool m_updating = false;
 };
 
