@@ -1,6 +1,7 @@
 #include "Poll.h"
 #include "TempDir.h"
 #include "desktop/ProgramWatch.h"
+#include "fakes/ChildProcess.h"
 #include "util/UniqueFd.h"
 
 #include <catch2/catch.hpp>
@@ -34,32 +35,6 @@ void addProcess(const std::filesystem::path& proc, int pid, const std::string& c
         std::filesystem::create_symlink(exe, dir / "exe");
     }
 }
-
-/// A program started from @p path (argv[0] too), killed and reaped with the object.
-class Running {
-public:
-    explicit Running(const std::filesystem::path& path) {
-        m_pid = ::fork();
-        REQUIRE(m_pid >= 0);
-        if (m_pid == 0) {
-            ::execl(path.c_str(), path.c_str(), "30", nullptr);
-            ::_exit(127);
-        }
-    }
-    ~Running() { stop(); }
-    Running(const Running&) = delete;
-    Running& operator=(const Running&) = delete;
-    void stop() {
-        if (m_pid > 0) {
-            ::kill(m_pid, SIGKILL);
-            ::waitpid(m_pid, nullptr, 0);
-            m_pid = -1;
-        }
-    }
-
-private:
-    pid_t m_pid = -1;
-};
 
 } // namespace
 
@@ -124,8 +99,8 @@ TEST_CASE("named programs are seen in the real /proc while they run, and not aft
     watch.setNames({"nicer-test-absent", "nicer-tgame", "nicer-test-renderer"});
     CHECK(watch.running().empty());
 
-    Running rendering(renderer);
-    Running playing(dir.path / "nicer-start");
+    nicer::test::ChildProcess rendering(renderer);
+    nicer::test::ChildProcess playing(dir.path / "nicer-start");
     // Until both have exec'd: a fork still has the test's names.
     CHECK(nicer::test::pollUntil(
         [&] {

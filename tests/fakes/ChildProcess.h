@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -11,23 +12,28 @@
 
 namespace nicer::test {
 
-/// A real process (sleep 30) for an actuator to stop and continue; killed and reaped at the end.
+/// A real process, sleep 30, killed and reaped by stop() or at the end: for an actuator to stop and continue,
+/// or run from @p program (a copy of sleep under another name: argv[0] and its comm are that name's).
 class ChildProcess {
 public:
-    ChildProcess() {
+    explicit ChildProcess(const std::filesystem::path& program = "sleep") {
         m_pid = ::fork();
         REQUIRE(m_pid >= 0);
         if (m_pid == 0) {
-            ::execlp("sleep", "sleep", "30", static_cast<char*>(nullptr));
+            ::execlp(program.c_str(), program.c_str(), "30", static_cast<char*>(nullptr));
             ::_exit(127);
         }
     }
-    ~ChildProcess() {
-        ::kill(m_pid, SIGKILL);
-        ::waitpid(m_pid, nullptr, 0);
-    }
+    ~ChildProcess() { stop(); }
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
+    void stop() {
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, nullptr, 0);
+            m_pid = -1;
+        }
+    }
     pid_t pid() const { return m_pid; }
 
     /// The state letter of /proc/<pid>/stat: 'T' when stopped, 'S' or 'R' when running.
