@@ -25,6 +25,12 @@ std::string shown(const ParameterInfo& info, const ControllerParams& p) {
 } // namespace
 
 Result<void> validate(const ControllerParams& p) {
+    // The gap below the lowest temperature target has reasons of its own to tell (inRange() refuses it too).
+    if (p.temperatureTarget > 0.0 && p.temperatureTarget < kLowestTemperatureTarget) {
+        return Error{"temperature-target = " + text::shortNumber(p.temperatureTarget) +
+                     " °C is too low: it must be 0 (chosen from the sensor's own limits) or at least " +
+                     text::shortNumber(kLowestTemperatureTarget) + " °C, which an idle CPU stays under"};
+    }
     for (const auto& info : parameterTable()) {
         if (!inRange(info, info.get(p))) {
             return Error{std::string(info.key) + " = " + shown(info, p) + " is out of range: it must be " +
@@ -35,11 +41,6 @@ Result<void> validate(const ControllerParams& p) {
         return Error{"min-multiplier = " + text::shortNumber(p.minMultiplier) +
                      " is greater than max-multiplier = " + text::shortNumber(p.maxMultiplier) +
                      ": it must be 1 <= min-multiplier <= max-multiplier <= 64"};
-    }
-    if (p.temperatureTarget > 0.0 && p.temperatureTarget < kLowestTemperatureTarget) {
-        return Error{"temperature-target = " + text::shortNumber(p.temperatureTarget) +
-                     " °C is too low: it must be 0 (chosen from the sensor's own limits) or at least " +
-                     text::shortNumber(kLowestTemperatureTarget) + " °C, which an idle CPU stays under"};
     }
     return {};
 }

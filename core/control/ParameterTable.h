@@ -31,10 +31,12 @@ struct ParameterInfo {
     /// Words after the range that rangeText() writes from min, max and the open ends: "(whole periods)",
     /// "and at most max-multiplier"; empty for none.
     const char* rangeNote;
-    double min;      ///< in the text unit
-    double max;      ///< kUnbounded: no upper limit worth stating
-    bool minOpen;    ///< min itself is not allowed
-    bool maxOpen;    ///< max itself is not allowed
+    double min;   ///< in the text unit
+    double max;   ///< kUnbounded: no upper limit worth stating
+    bool minOpen; ///< min itself is not allowed
+    bool maxOpen; ///< max itself is not allowed
+    /// Values between 0 and this are not allowed, though 0 is (it means "off" or "auto"); 0: no such gap.
+    double lowestAboveZero;
     double busScale; ///< D-Bus value = text value x busScale (1e6 for the period: seconds to µs)
     // The tray's slider and spin box.
     double displayScale;     ///< shown value = text value x displayScale (100 for a percentage)
@@ -67,7 +69,8 @@ const ParameterInfo* findBusParameter(std::string_view busName);
 /// "reserve-band, min-multiplier, ..." or, with @p bus, "ReserveBand, MinMultiplier, ...".
 std::string parameterNameList(bool bus = false);
 
-/// True when @p value is inside the parameter's own range (not checking min <= max between parameters).
+/// True when @p value is inside the parameter's own range and not in its gap above 0 (not checking
+/// min <= max between parameters).
 bool inRange(const ParameterInfo& info, double value);
 
 /// The allowed values in words, as errors and --help show them, from min, max, the open ends and the note:

@@ -101,6 +101,12 @@ TEST_CASE("the defaults are inside every range, and the edges are as validate() 
         CHECK(inRange(info, info.min) == !info.minOpen);
         CHECK(inRange(info, info.max) == !info.maxOpen);
         CHECK_FALSE(inRange(info, std::nan("")));
+        // A gap above 0 is refused, its edge and 0 allowed: as validate() has it.
+        if (info.lowestAboveZero > 0.0) {
+            CHECK(inRange(info, 0.0));
+            CHECK(inRange(info, info.lowestAboveZero));
+            CHECK_FALSE(inRange(info, info.lowestAboveZero / 2.0));
+        }
         // The slider covers only allowed values and holds the default.
         CHECK(inRange(info, info.sliderMin / info.displayScale));
         CHECK(inRange(info, info.sliderMax / info.displayScale));
