@@ -12,15 +12,16 @@
 
 namespace nicer::test {
 
-/// A real process, sleep 30, killed and reaped by stop() or at the end: for an actuator to stop and continue,
-/// or run from @p program (a copy of sleep under another name: argv[0] and its comm are that name's).
+/// A real process, `sleep infinity`, that runs until stop() or the end of its scope kills and reaps it (never
+/// ends on its own while a slow test still counts on it): for an actuator to stop and continue, or run from
+/// @p program (a copy of sleep under another name: argv[0] is that path, its comm the file's name).
 class ChildProcess {
 public:
     explicit ChildProcess(const std::filesystem::path& program = "sleep") {
         m_pid = ::fork();
         REQUIRE(m_pid >= 0);
         if (m_pid == 0) {
-            ::execlp(program.c_str(), program.c_str(), "30", static_cast<char*>(nullptr));
+            ::execlp(program.c_str(), program.c_str(), "infinity", static_cast<char*>(nullptr));
             ::_exit(127);
         }
     }
