@@ -59,7 +59,6 @@ QString labelText(const QWidget& window, const QString& accessibleName) {
     return {};
 }
 
-/// The value beside the name @p name in the status panel (its field, not the name's label).
 /// The value's label named @p name in the rows beside the chart (a row's field, or a line of its own).
 const QLabel* valueLabel(const QWidget& window, const QString& name) {
     for (auto* form : window.findChildren<QFormLayout*>()) {
@@ -76,6 +75,7 @@ const QLabel* valueLabel(const QWidget& window, const QString& name) {
     return nullptr;
 }
 
+/// The value beside the name @p name in the status panel (its field, not the name's label).
 QString value(const QWidget& window, const QString& name) {
     const QLabel* label = valueLabel(window, name);
     return label != nullptr ? label->text() : QString();
