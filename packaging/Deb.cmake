@@ -43,9 +43,9 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${NICER_HOMEPAGE})
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # nicerd talks to the user's systemd manager and session bus; the boinc preset runs Debian's BOINC client.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "systemd, dbus-user-session | default-dbus-session-bus")
-# polkitd applies the rule that lets each user start their own nicer-work@USER.service (the root idle slice);
-# without it nicerd runs the work in the user's slice and says so.
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "boinc-client, polkitd")
+# The root idle slice needs nothing more: each user's socket comes with their manager, and no polkit rule
+# grants anything.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "boinc-client")
 # The maintainer scripts: removing the package stops the trays, nicerd and the work in every user's manager;
 # an upgrade restarts a running nicerd on the new program (docs/packaging.md, "Removing and upgrading"). Each
 # holds the shared functions of deb/maintainer/user-managers.sh.
