@@ -1,6 +1,7 @@
-// nicer-work-host: the process of nicer-work@USER.service, the system unit that runs a user's volunteer work
-// in the root idle slice. It runs as the user, lays out the cgroup systemd delegated to it, connects to the
-// user's nicerd and runs the work's instances as nicerd asks, until nicerd is gone (WorkHost.h).
+// nicer-work-host: the process of nicer-work@UID.service, the system unit that runs a user's volunteer work
+// in the root idle slice. It runs as the user, accepts the user's nicerd on the socket systemd passed, lays
+// out the cgroup systemd delegated to it and runs the work's instances as nicerd asks, until nicerd is gone
+// (WorkHost.h).
 #include "kernel/CgroupLayout.h"
 #include "util/TextFile.h"
 #include "util/UniqueFd.h"
@@ -8,6 +9,7 @@
 #include "workhost/WorkHostMessage.h"
 
 #include <CLI/CLI.hpp>
+#include <systemd/sd-daemon.h>
 
 #include <cerrno>
 #include <chrono>
@@ -16,8 +18,6 @@
 #include <iostream>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/un.h>
-#include <thread>
 #include <unistd.h>
 
 namespace {
@@ -38,35 +38,30 @@ Result<std::string> ownCgroup() {
     return text->substr(at + 3, end == std::string::npos ? std::string::npos : end - at - 3);
 }
 
-/// Connects to nicerd's socket; nicerd listens before it starts this unit, but gets a few seconds anyway.
-Result<UniqueFd> connectToNicerd() {
-    const auto path = workhost::workHostSocket(::getuid());
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
-    int error = 0;
-    for (int attempt = 0; attempt < 50; ++attempt) {
-        UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
-        if (fd && ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-            ucred peer{};
-            socklen_t length = sizeof peer;
-            if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
-                peer.uid != ::getuid()) {
-                return Error{"the process listening on " + path.string() + " is not this user's"};
+/// The connection of this user's nicerd, on the socket systemd passed (nicer-work@UID.socket). A connection of
+/// another user (root's, say: only root can reach a socket of mode 0600 but its owner) is closed unanswered.
+Result<UniqueFd> acceptNicerd(int listener) {
+    while (true) {
+        UniqueFd fd(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
+        if (!fd) {
+            if (errno == EINTR || errno == ECONNABORTED) {
+                continue;
             }
+            return Error{std::string("cannot accept nicerd's connection: ") + std::strerror(errno)};
+        }
+        ucred peer{};
+        socklen_t length = sizeof peer;
+        if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0 && peer.uid == ::getuid()) {
             return fd;
         }
-        error = errno;
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::cerr << "nicer-work-host: a connection of uid " << peer.uid << " (not this user's) was closed\n";
     }
-    return Error{"cannot reach nicerd at " + path.string() + ": " + std::strerror(error) +
-                 " (this unit is started by nicerd, not by hand)"};
 }
 
 int run(int argc, char** argv) {
     CLI::App app{"Runs one user's volunteer work in the machine's root idle slice (nicer.slice) for that "
-                 "user's nicerd. Started by nicerd through the system manager as nicer-work@USER.service; it "
-                 "takes no options and stops the work as soon as nicerd is gone.",
+                 "user's nicerd. Started by systemd as nicer-work@UID.service when nicerd connects to "
+                 "nicer-work@UID.socket; it takes no options and stops the work as soon as nicerd is gone.",
                  "nicer-work-host"};
     app.set_version_flag("--version", std::string(NICER_VERSION));
     CLI11_PARSE(app, argc, argv);
@@ -80,14 +75,22 @@ int run(int argc, char** argv) {
     ::sigprocmask(SIG_BLOCK, &signals, nullptr);
     const UniqueFd signalFd(::signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK));
 
-    auto link = connectToNicerd();
+    if (::sd_listen_fds(1) != 1) {
+        std::cerr << "nicer-work-host: systemd passed no socket: this program is started by "
+                     "nicer-work@UID.socket when nicerd connects, not by hand\n";
+        return 1;
+    }
+    const int listener = SD_LISTEN_FDS_START;
+    auto link = acceptNicerd(listener);
     if (!link) {
         std::cerr << "nicer-work-host: " << link.error().message << '\n';
         return 1;
     }
     auto cgroup = ownCgroup();
     auto layout = kernel::CgroupLayout::detect();
-    auto host = !cgroup   ? Result<workhost::WorkHost>(cgroup.error())
+    auto host = ::getuid() == 0
+                    ? Result<workhost::WorkHost>(Error{"the volunteer work never runs as root in the idle slice"})
+                : !cgroup ? Result<workhost::WorkHost>(cgroup.error())
                 : !layout ? Result<workhost::WorkHost>(layout.error())
                           : workhost::WorkHost::prepare(std::move(*layout), *cgroup);
     if (!host) {
@@ -101,7 +104,7 @@ int run(int argc, char** argv) {
         return 1;
     }
     std::cerr << "nicer-work-host: running the work in " << work << " for nicerd\n";
-    auto served = host->serve(link->get(), signalFd.get());
+    auto served = host->serve(link->get(), listener, signalFd.get());
     if (!served) {
         std::cerr << "nicer-work-host: " << served.error().message << "; the work was stopped\n";
         return 1;

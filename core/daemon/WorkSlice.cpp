@@ -8,6 +8,7 @@
 #include "workload/WorkloadSupervisor.h"
 
 #include <chrono>
+#include <unistd.h>
 #include <iostream>
 
 namespace nicer::daemon {
@@ -63,17 +64,15 @@ Result<void> WorkSlice::choosePlacement() {
               "slice";
     } else if (!m_layout.cpuOnUnified()) {
         why = "the cpu controller is on a cgroup v1 hierarchy here, and the root idle slice needs cgroup v2";
-    } else if (auto system = usermanager::SystemdUnitManager::connectSystem(); !system) {
-        why = system.error().message;
     } else {
-        auto root = workhost::WorkHostUnits::connect(*m_userUnits, std::move(*system),
-                                                     {m_config.slice, workload::kWorkUnitPrefix},
-                                                     std::chrono::seconds(10));
+        auto root = workhost::WorkHostUnits::connect(*m_userUnits, {m_config.slice, workload::kWorkUnitPrefix},
+                                                     std::chrono::seconds(10), workhost::workHostSocket(::getuid()));
         if (root) {
             m_rootUnits = std::move(*root);
             m_units = m_rootUnits.get();
             m_placementNote = "in " + std::string(workhost::kIdleSlice) + " (" + m_rootUnits->systemUnit() +
-                              "), directly under the root cgroup";
+                              "), directly under the root cgroup; setuid helpers (VirtualBox's, for some "
+                              "BOINC apps) cannot run there: placement = user-slice runs them";
             std::cerr << "nicerd: the work runs " << m_placementNote << '\n';
             return {};
         }

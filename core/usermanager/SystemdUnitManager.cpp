@@ -189,23 +189,6 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
     return units;
 }
 
-Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectSystem() {
-    sd_bus* raw = nullptr;
-    const int r = sd_bus_open_system(&raw);
-    libsystemd::BusPtr bus(raw);
-    if (r < 0) {
-        return Error{"cannot connect to the system bus (sd_bus_open_system): " +
-                     libsystemd::busErrorText(r, nullptr)};
-    }
-    sd_bus_set_description(bus.get(), "nicer-system-units");
-    sd_bus_set_method_call_timeout(bus.get(), kCallTimeoutUSec);
-    auto version = getString(bus.get(), kManagerPath, kManagerInterface, "Version", "systemd Get Version");
-    if (!version) {
-        return Error{"no systemd system manager answers on the system bus (" + version.error().message + ")"};
-    }
-    return std::make_unique<SystemdUnitManager>(std::move(bus));
-}
-
 SystemdUnitManager::SystemdUnitManager(libsystemd::BusPtr bus)
     : m_bus(std::move(bus)) {}
 

@@ -30,10 +30,6 @@ class SystemdUnitManager final : public UnitManager {
 public:
     /// Connects to the user bus (sd_bus_open_user: $DBUS_SESSION_BUS_ADDRESS or $XDG_RUNTIME_DIR/bus).
     static Result<std::unique_ptr<SystemdUnitManager>> connectUser();
-    /// Connects to the system manager on the system bus: for the units the .deb installs
-    /// (nicer-work@.service), which polkit lets the user start. Never asks for a password (no interactive
-    /// authorization).
-    static Result<std::unique_ptr<SystemdUnitManager>> connectSystem();
     /// Uses an already open connection, e.g. one to another manager in tests.
     explicit SystemdUnitManager(libsystemd::BusPtr bus);
 

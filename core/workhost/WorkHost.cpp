@@ -2,6 +2,7 @@
 
 #include "util/Text.h"
 #include "util/TextFile.h"
+#include "util/UniqueFd.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -40,6 +42,14 @@ std::string describeStatus(int status) {
 }
 
 } // namespace
+
+void refuseConnection(int listener) {
+    UniqueFd other(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+    if (other) {
+        (void)sendMessage(other.get(), {"refused", "another nicerd of this user holds the work host; one "
+                                                   "nicerd runs the work of a user"});
+    }
+}
 
 Result<void> writeCgroupFile(const fs::path& file, const std::string& value) {
     const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC);
@@ -88,7 +98,7 @@ WorkHost::WorkHost(kernel::CgroupLayout layout, fs::path unit)
     , m_unit(std::move(unit))
     , m_work(m_unit / "work") {}
 
-Result<WorkHost> WorkHost::prepare(kernel::CgroupLayout layout, const std::string& cgroup) {
+Result<WorkHost> WorkHost::prepare(kernel::CgroupLayout layout, const std::string& cgroup, bool needsCpu) {
     if (!layout.unifiedRoot()) {
         return Error{"this machine has no cgroup v2 tree, where the work host runs the work"};
     }
@@ -117,7 +127,7 @@ Result<WorkHost> WorkHost::prepare(kernel::CgroupLayout layout, const std::strin
     for (auto word = text::nextToken(rest); !word.empty(); word = text::nextToken(rest)) {
         controllers.push_back(text::trim(word));
     }
-    if (std::find(controllers.begin(), controllers.end(), "cpu") == controllers.end()) {
+    if (needsCpu && std::find(controllers.begin(), controllers.end(), "cpu") == controllers.end()) {
         return Error{"the cpu controller is not available in " + unitCgroup.string() +
                      " (it is on a cgroup v1 hierarchy, or not delegated: Delegate=cpu memory pids)"};
     }
@@ -133,15 +143,15 @@ Result<WorkHost> WorkHost::prepare(kernel::CgroupLayout layout, const std::strin
     if (!fs::create_directory(host.m_work, ec) && ec) {
         return Error{"cannot create the work's cgroup " + host.m_work.string() + ": " + ec.message()};
     }
-    if (!fs::exists(host.m_work / "cpu.max", ec)) {
+    if (needsCpu && !fs::exists(host.m_work / "cpu.max", ec)) {
         return Error{host.m_work.string() + " has no cpu.max: the kernel cannot cap the work there"};
     }
     return host;
 }
 
-Message WorkHost::start(const StartRequest& r) {
+std::optional<Message> WorkHost::start(const StartRequest& r) {
     if (m_instances.count(r.name) != 0) {
-        return {"failed", r.name, "an instance named " + r.name + " is running already"};
+        return Message{"failed", r.name, "an instance named " + r.name + " is running already"};
     }
     const fs::path leaf = leafOf(r.name);
     std::error_code ec;
@@ -150,12 +160,12 @@ Message WorkHost::start(const StartRequest& r) {
         removeCgroup(leaf, std::chrono::seconds(1));
     }
     if (!fs::create_directory(leaf, ec)) {
-        return {"failed", r.name, "cannot create the cgroup " + leaf.string() + ": " + ec.message()};
+        return Message{"failed", r.name, "cannot create the cgroup " + leaf.string() + ": " + ec.message()};
     }
     // The child reports a failed exec through a pipe that closes on a successful one.
     int pipeFds[2];
     if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
-        return {"failed", r.name, std::string("pipe: ") + std::strerror(errno)};
+        return Message{"failed", r.name, std::string("pipe: ") + std::strerror(errno)};
     }
     std::vector<char*> argv;
     for (const auto& a : r.argv) {
@@ -190,7 +200,7 @@ Message WorkHost::start(const StartRequest& r) {
             fail("cannot set its nice level");
         }
         if (!r.workingDirectory.empty() && ::chdir(r.workingDirectory.c_str()) != 0) {
-            fail("cannot enter its working directory");
+            fail(("cannot enter its working directory " + r.workingDirectory).c_str());
         }
         ::execve(r.executable.c_str(), argv.data(), envp.data());
         fail(("cannot run " + r.executable).c_str());
@@ -198,21 +208,37 @@ Message WorkHost::start(const StartRequest& r) {
     ::close(pipeFds[1]);
     if (pid < 0) {
         ::close(pipeFds[0]);
-        return {"failed", r.name, std::string("fork: ") + std::strerror(errno)};
+        removeCgroup(leaf, std::chrono::milliseconds(0));
+        return Message{"failed", r.name, std::string("fork: ") + std::strerror(errno)};
+    }
+    m_instances[r.name] = Instance{pid, pipeFds[0], std::nullopt};
+    return std::nullopt;
+}
+
+void WorkHost::finishStart(int link, const std::string& name) {
+    auto it = m_instances.find(name);
+    if (it == m_instances.end() || it->second.startPipe < 0) {
+        return;
     }
     std::string why(512, '\0');
     ssize_t n = 0;
-    while ((n = ::read(pipeFds[0], why.data(), why.size())) < 0 && errno == EINTR) {
+    while ((n = ::read(it->second.startPipe, why.data(), why.size())) < 0 && errno == EINTR) {
     }
-    ::close(pipeFds[0]);
-    if (n > 0) {
-        why.resize(static_cast<std::size_t>(n));
-        ::waitpid(pid, nullptr, 0);
-        removeCgroup(leaf, std::chrono::seconds(1));
-        return {"failed", r.name, why};
+    ::close(it->second.startPipe);
+    it->second.startPipe = -1;
+    if (n <= 0) {
+        if (link >= 0) {
+            (void)sendMessage(link, {"started", name, std::to_string(it->second.pid)});
+        }
+        return;
     }
-    m_instances[r.name] = Instance{pid, std::nullopt};
-    return {"started", r.name, std::to_string(pid)};
+    why.resize(static_cast<std::size_t>(n));
+    ::waitpid(it->second.pid, nullptr, 0);
+    removeCgroup(leafOf(name), std::chrono::seconds(1));
+    m_instances.erase(it);
+    if (link >= 0) {
+        (void)sendMessage(link, {"failed", name, why});
+    }
 }
 
 void WorkHost::stop(const std::string& name, std::chrono::seconds grace) {
@@ -258,8 +284,16 @@ void WorkHost::reap(int link) {
         if (it == m_instances.end()) {
             continue; // an orphan of the work, reaped as its subreaper
         }
-        // As a service ends: what the instance started dies with it.
         const std::string name = it->first;
+        if (it->second.startPipe >= 0) {
+            // Ended before its answer was read: the pipe holds why, or EOF (it ran, and ended at once).
+            finishStart(link, name);
+            it = m_instances.find(name);
+            if (it == m_instances.end()) {
+                continue;
+            }
+        }
+        // As a service ends: what the instance started dies with it.
         killCgroup(leafOf(name));
         removeCgroup(leafOf(name), std::chrono::seconds(1));
         m_instances.erase(it);
@@ -273,9 +307,14 @@ Result<void> WorkHost::handle(int link, const Message& message) {
     const std::string& verb = message.front();
     if (verb == "start") {
         auto request = parseStart(message);
-        return sendMessage(link, request ? start(*request)
-                                         : Message{"failed", message.size() > 1 ? message[1] : std::string(),
-                                                   request.error().message});
+        if (!request) {
+            return sendMessage(link, {"failed", message.size() > 1 ? message[1] : std::string(),
+                                      request.error().message});
+        }
+        if (auto answer = start(*request)) {
+            return sendMessage(link, *answer);
+        }
+        return {};
     }
     if (verb == "stop" && message.size() == 2) {
         if (m_instances.count(message[1]) == 0) {
@@ -288,20 +327,32 @@ Result<void> WorkHost::handle(int link, const Message& message) {
                  std::to_string(message.size() - 1) + " fields"};
 }
 
-Result<void> WorkHost::serve(int link, int signalFd) {
+Result<void> WorkHost::serve(int link, int listener, int signalFd) {
     // Orphans of the work (a daemonized child) come to this process, not to the system manager.
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
     Result<void> outcome;
     bool serving = true;
     while (serving) {
-        pollfd fds[2] = {{link, POLLIN, 0}, {signalFd, POLLIN, 0}};
+        std::vector<pollfd> fds = {{link, POLLIN, 0}, {signalFd, POLLIN, 0}, {listener, POLLIN, 0}};
+        std::vector<std::string> starting;
+        for (const auto& [name, instance] : m_instances) {
+            if (instance.startPipe >= 0) {
+                fds.push_back({instance.startPipe, POLLIN, 0});
+                starting.push_back(name);
+            }
+        }
         const int timeout = pollTimeoutMs().value_or(-1);
-        if (::poll(fds, 2, timeout) < 0) {
+        if (::poll(fds.data(), fds.size(), timeout) < 0) {
             if (errno == EINTR) {
                 continue;
             }
             outcome = Error{std::string("poll: ") + std::strerror(errno)};
             break;
+        }
+        for (std::size_t i = 0; i < starting.size(); ++i) {
+            if (fds[3 + i].revents != 0) {
+                finishStart(link, starting[i]);
+            }
         }
         if (fds[1].revents & POLLIN) {
             signalfd_siginfo info{};
@@ -311,6 +362,9 @@ Result<void> WorkHost::serve(int link, int signalFd) {
                 }
             }
             reap(link);
+        }
+        if (fds[2].revents & POLLIN) {
+            refuseConnection(listener);
         }
         if (serving && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             auto message = receiveMessage(link);
@@ -323,7 +377,7 @@ Result<void> WorkHost::serve(int link, int signalFd) {
                 break;
             }
         }
-        killOverdue();
+    killOverdue();
     }
     // nicerd is gone or the unit is stopping: the work ends with the link, thawed so that SIGTERM is handled,
     // and killed after the grace.
@@ -334,6 +388,12 @@ Result<void> WorkHost::serve(int link, int signalFd) {
     }
     for (const auto& name : names) {
         stop(name, kShutdownGrace);
+    }
+    for (auto& [name, instance] : m_instances) {
+        if (instance.startPipe >= 0) {
+            ::close(instance.startPipe);
+            instance.startPipe = -1;
+        }
     }
     const auto until = Clock::now() + kShutdownGrace;
     while (!m_instances.empty() && Clock::now() < until) {

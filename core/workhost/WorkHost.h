@@ -35,22 +35,30 @@ public:
     static constexpr std::chrono::seconds kShutdownGrace{5};
 
     /// Lays out @p cgroup, this process's own on the v2 tree of @p layout (e.g.
-    /// "/nicer.slice/nicer-work@a.service"): moves this process into "host", enables the delegated cpu,
+    /// "/nicer.slice/nicer-work@1000.service"): moves this process into "host", enables the delegated cpu,
     /// memory and pids controllers for the children and creates "work". Fails, saying why, where cpu cannot
-    /// be delegated (the cpu controller on cgroup v1).
-    static Result<WorkHost> prepare(kernel::CgroupLayout layout, const std::string& cgroup);
+    /// be delegated (the cpu controller on cgroup v1). @p needsCpu false is for tests on a v2 tree without
+    /// controllers (a hybrid machine's), where the host runs and stops the work but cannot cap it.
+    static Result<WorkHost> prepare(kernel::CgroupLayout layout, const std::string& cgroup,
+                                    bool needsCpu = true);
 
     /// The work's leaf, absolute.
     const std::filesystem::path& workDir() const { return m_work; }
 
     /// Serves nicerd on the connected @p link until it closes or @p signalFd (a signalfd of SIGTERM, SIGINT
     /// and SIGCHLD, which the caller blocked) says to stop; then stops every instance, within
-    /// kShutdownGrace. Returns an error only for a link that broke in another way than closing.
-    Result<void> serve(int link, int signalFd);
+    /// kShutdownGrace. A connection to @p listener (the socket systemd passed; -1 for none) meanwhile is
+    /// answered "refused" and closed: one nicerd holds the host. Returns an error only for a link that broke
+    /// in another way than closing.
+    Result<void> serve(int link, int listener, int signalFd);
 
 private:
     struct Instance {
         pid_t pid = 0;
+        /// While the instance starts: the read end of the pipe its child closes on exec (or writes why not).
+        /// The loop waits for it like any other descriptor, so a start that hangs (a working directory on a
+        /// stalled network file system) never blocks the host.
+        int startPipe = -1;
         std::optional<std::chrono::steady_clock::time_point> killAt; ///< set once stop was asked
     };
 
@@ -61,7 +69,11 @@ private:
     /// each where cgroup.kill is missing.
     void killCgroup(const std::filesystem::path& dir) const;
     Result<void> handle(int link, const Message& message);
-    Message start(const StartRequest& request);
+    /// Starts an instance; the answer ("started" or "failed") is sent when its exec is known (finishStart),
+    /// or at once when it cannot even be forked.
+    std::optional<Message> start(const StartRequest& request);
+    /// Reads the start pipe of instance @p name: "started" on EOF (the exec happened), "failed" with why.
+    void finishStart(int link, const std::string& name);
     void stop(const std::string& name, std::chrono::seconds grace);
     /// Reaps every ended child; an instance whose main process ended has its leaf killed and removed, and
     /// nicerd is told.
@@ -76,6 +88,8 @@ private:
     std::map<std::string, Instance> m_instances;
 };
 
+/// Accepts one connection on @p listener and answers it "refused" (the host serves one nicerd), then closes it.
+void refuseConnection(int listener);
 /// Writes @p value to the cgroup file @p file (one write, as the kernel wants it); the error names both.
 Result<void> writeCgroupFile(const std::filesystem::path& file, const std::string& value);
 /// Removes @p dir's child cgroups and then @p dir, once they are empty (waits up to @p wait).

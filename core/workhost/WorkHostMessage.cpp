@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 #include <sys/socket.h>
+#include <sys/uio.h>
 
 namespace nicer::workhost {
 
@@ -85,21 +86,11 @@ Result<StartRequest> parseStart(const Message& m) {
 }
 
 std::filesystem::path workHostSocket(uid_t uid) {
-    return std::filesystem::path("/run/user") / std::to_string(uid) / "nicer" / "work-host.socket";
+    return std::filesystem::path("/run/nicer/work") / (std::to_string(uid) + ".socket");
 }
 
-std::string workUnitFor(std::string_view user) {
-    if (user.empty()) {
-        return {};
-    }
-    for (const char c : user) {
-        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                           c == '_' || c == '.' || c == '-';
-        if (!plain) {
-            return {}; // others are escaped in unit names: the instance would no longer be the user's name
-        }
-    }
-    return "nicer-work@" + std::string(user) + ".service";
+std::string workUnitFor(uid_t uid) {
+    return "nicer-work@" + std::to_string(uid) + ".service";
 }
 
 Result<void> sendMessage(int fd, const Message& message) {
@@ -118,15 +109,24 @@ Result<void> sendMessage(int fd, const Message& message) {
 }
 
 Result<Message> receiveMessage(int fd) {
-    std::string packet(kMaxMessageBytes, '\0');
+    // One byte more than the limit: a packet that fills it is over the limit, and MSG_TRUNC says so too.
+    std::string packet(kMaxMessageBytes + 1, '\0');
+    iovec data{packet.data(), packet.size()};
+    msghdr header{};
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
     ssize_t n = 0;
-    while ((n = ::recv(fd, packet.data(), packet.size(), 0)) < 0) {
+    while ((n = ::recvmsg(fd, &header, MSG_CMSG_CLOEXEC)) < 0) {
         if (errno != EINTR) {
             return Error{std::string("cannot read the work host's link: ") + std::strerror(errno)};
         }
     }
     if (n == 0) {
         return Message{};
+    }
+    if ((header.msg_flags & MSG_TRUNC) != 0 || static_cast<std::size_t>(n) > kMaxMessageBytes) {
+        return Error{"the work host's link carried a message over its limit of " +
+                     std::to_string(kMaxMessageBytes) + " bytes; it is not read in part"};
     }
     packet.resize(static_cast<std::size_t>(n));
     return decodeMessage(packet);

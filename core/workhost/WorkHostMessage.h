@@ -14,8 +14,10 @@ namespace nicer::workhost {
  * What nicerd and its work host (nicer-work-host, in nicer-work@USER.service) say to each other over one
  * SOCK_SEQPACKET socket: each packet is one message, its fields joined by NUL bytes, the first naming it.
  *
- * nicerd listens; the host connects once it has set up its cgroups. The connection is also the liveness
- * link: when nicerd dies (even by kill -9) the kernel closes its end, and the host stops the work and exits.
+ * systemd listens (nicer-work@UID.socket, the user's alone) and starts the host when nicerd connects; the host
+ * accepts the connection, sets up its cgroups and greets. The connection is also the liveness link: when
+ * nicerd dies (even by kill -9) the kernel closes its end, and the host stops the work and exits. A second
+ * connection while one is served is answered "refused" and closed.
  *
  *   host -> nicerd   hello  WORK_CGROUP                   the leaf the work runs in, from the cgroup root
  *                    refused REASON                       the host cannot run the work here (and exits)
@@ -26,7 +28,10 @@ namespace nicer::workhost {
  */
 using Message = std::vector<std::string>;
 
-inline constexpr std::size_t kMaxMessageBytes = 256 * 1024;
+/// The largest message either side sends. A SOCK_SEQPACKET packet must fit the sender's socket buffer whole
+/// (net.core.wmem_default, 208 KiB on Linux; an unprivileged process cannot raise it past wmem_max), so the
+/// limit stays well under it: a larger message is refused before it is sent, and the link stays up.
+inline constexpr std::size_t kMaxMessageBytes = 128 * 1024;
 
 std::string encodeMessage(const Message& message);
 /// Fails on an empty packet (a message has at least its name).
@@ -45,17 +50,18 @@ Message startMessage(const StartRequest& request);
 /// The inverse of startMessage(); the error says which field is wrong.
 Result<StartRequest> parseStart(const Message& message);
 
-/// Where nicerd listens for the host of user @p uid: in the user's runtime directory, which only the user
-/// can enter. The host cannot read nicerd's environment, so both use logind's path for it.
+/// Where nicerd reaches the host of user @p uid: the socket of nicer-work@UID.socket, which systemd creates
+/// for that user alone (owner @p uid, mode 0600) in a directory only root can write.
 std::filesystem::path workHostSocket(uid_t uid);
 
-/// The system unit that hosts @p user's work, e.g. "nicer-work@alice.service"; empty when the name cannot be
-/// a unit's instance as it is (the polkit rule compares it with the caller's user name, unescaped).
-std::string workUnitFor(std::string_view user);
+/// The system unit that hosts the work of user @p uid, e.g. "nicer-work@1000.service".
+std::string workUnitFor(uid_t uid);
 
-/// Sends one message on a SOCK_SEQPACKET socket.
+/// Sends one message on a SOCK_SEQPACKET socket; one over kMaxMessageBytes is refused before anything is
+/// sent, so the link stays usable.
 Result<void> sendMessage(int fd, const Message& message);
-/// Receives one message; an empty Message means the peer closed the connection.
+/// Receives one message; an empty Message means the peer closed the connection. A packet longer than
+/// kMaxMessageBytes (which the kernel would cut) is an error, never a shortened message.
 Result<Message> receiveMessage(int fd);
 
 } // namespace nicer::workhost

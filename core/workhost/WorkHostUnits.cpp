@@ -8,9 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <poll.h>
-#include <pwd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -26,28 +24,24 @@ using usermanager::Property;
 
 namespace {
 
-constexpr const char* kCgroupRoot = "/sys/fs/cgroup";
-
-std::string userName() {
-    const passwd* pw = ::getpwuid(::getuid());
-    return pw ? pw->pw_name : std::string();
-}
-
-Result<UniqueFd> listenAt(const fs::path& path) {
-    std::error_code ec;
-    fs::create_directories(path.parent_path(), ec);
-    ::chmod(path.parent_path().c_str(), 0700);
-    ::unlink(path.c_str());
-    UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+Result<UniqueFd> connectTo(const fs::path& path) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
-    if (!fd || path.native().size() >= sizeof address.sun_path) {
-        return Error{"cannot create the work host's socket " + path.string() + ": " + std::strerror(errno)};
+    if (path.native().size() >= sizeof address.sun_path) {
+        return Error{"the work host's socket path " + path.string() + " is too long"};
     }
     std::strcpy(address.sun_path, path.c_str());
-    if (::bind(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-        ::listen(fd.get(), 1) != 0) {
-        return Error{"cannot listen on " + path.string() + ": " + std::strerror(errno)};
+    UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+    if (!fd || ::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+        return Error{"cannot connect to " + path.string() + ": " + std::strerror(errno)};
+    }
+    // Only root (systemd, which made the socket) or this user can listen there; anyone else is refused.
+    ucred peer{};
+    socklen_t length = sizeof peer;
+    if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0 ||
+        (peer.uid != 0 && peer.uid != ::getuid())) {
+        return Error{"the socket " + path.string() + " is held by uid " + std::to_string(peer.uid) +
+                     ", neither systemd nor you; refused"};
     }
     return fd;
 }
@@ -69,48 +63,35 @@ bool readable(int fd, std::chrono::milliseconds wait) {
 
 } // namespace
 
-Result<std::unique_ptr<WorkHostUnits>>
-WorkHostUnits::connect(usermanager::UnitManager& user, std::unique_ptr<usermanager::UnitManager> system,
-                       Names names, std::chrono::milliseconds wait) {
-    const std::string name = userName();
-    const std::string unit = workUnitFor(name);
-    if (unit.empty()) {
-        return Error{"the user name '" + name + "' cannot name an instance of " + kWorkTemplate};
+Result<std::unique_ptr<WorkHostUnits>> WorkHostUnits::connect(usermanager::UnitManager& user, Names names,
+                                                              std::chrono::milliseconds wait, fs::path socket,
+                                                              fs::path cgroupRoot) {
+    std::error_code ec;
+    if (!fs::exists(socket, ec)) {
+        return Error{socket.string() + " is not there: nicer's system part is not installed (nicer's .deb "
+                                       "installs it), or not yet set up for you (after the first install, log "
+                                       "out and in once, or run: sudo systemctl start nicer-work@" +
+                     std::to_string(::getuid()) + ".socket)"};
     }
-    auto file = system->unitFile(unit);
-    if (!file) {
-        return Error{"the system manager cannot be asked about " + unit + ": " + file.error().message};
-    }
-    if (file->empty()) {
-        return Error{std::string(kWorkTemplate) +
-                     " is not installed on this system (nicer's .deb installs it, " + "with the system's " +
-                     kIdleSlice + " and the polkit rule that lets you start your own)"};
-    }
-    auto units = std::unique_ptr<WorkHostUnits>(
-        new WorkHostUnits(user, std::move(system), std::move(names), unit, wait));
-    auto listener = listenAt(workHostSocket(::getuid()));
-    if (!listener) {
-        return listener.error();
-    }
-    units->m_listener = std::move(*listener);
+    auto units = std::unique_ptr<WorkHostUnits>(new WorkHostUnits(user, std::move(names), wait, std::move(socket), std::move(cgroupRoot)));
     if (auto hosted = units->ensureHost(); !hosted) {
         return hosted.error();
     }
     return units;
 }
 
-WorkHostUnits::WorkHostUnits(usermanager::UnitManager& user, std::unique_ptr<usermanager::UnitManager> system,
-                             Names names, std::string unit, std::chrono::milliseconds wait)
+WorkHostUnits::WorkHostUnits(usermanager::UnitManager& user, Names names, std::chrono::milliseconds wait,
+                             fs::path socket, fs::path cgroupRoot)
     : m_user(user)
-    , m_system(std::move(system))
     , m_names(std::move(names))
-    , m_unit(std::move(unit))
-    , m_wait(wait) {}
+    , m_unit(workUnitFor(::getuid()))
+    , m_wait(wait)
+    , m_socket(std::move(socket))
+    , m_cgroupRoot(std::move(cgroupRoot)) {}
 
 WorkHostUnits::~WorkHostUnits() {
     // Closing the link is the host's signal to stop the work and end; the unit then goes inactive by itself.
     m_link.reset();
-    ::unlink(workHostSocket(::getuid()).c_str());
 }
 
 bool WorkHostUnits::isInstance(const std::string& name) const {
@@ -123,31 +104,21 @@ Result<void> WorkHostUnits::ensureHost() {
     if (m_link) {
         return {};
     }
-    // A host that is still stopping finishes first: the start job waits for the stop.
-    if (auto started = m_system->startUnit(m_unit, true); !started) {
-        return Error{"the system manager refused to start " + m_unit + " (" + started.error().message +
-                     "); the polkit rule /usr/share/polkit-1/rules.d/60-nicer.rules allows it for its user"};
+    auto link = connectTo(m_socket);
+    if (!link) {
+        return Error{"cannot reach the work host of " + m_unit + ": " + link.error().message};
     }
-    if (!readable(m_listener.get(), m_wait)) {
-        return Error{m_unit + " started, but its host did not connect within " +
-                     std::to_string(m_wait.count()) + " ms: see journalctl -u " + m_unit};
+    // The host answers once systemd started it and it laid out its cgroups (or a host still stopping ended).
+    if (!readable(link->get(), m_wait)) {
+        return Error{m_unit + "'s host said nothing within " + std::to_string(m_wait.count()) +
+                     " ms: see journalctl -u " + m_unit};
     }
-    UniqueFd link(::accept4(m_listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    ucred peer{};
-    socklen_t length = sizeof peer;
-    if (!link || ::getsockopt(link.get(), SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) {
-        return Error{"cannot accept the work host's connection: " + std::string(std::strerror(errno))};
-    }
-    if (peer.uid != ::getuid()) {
-        return Error{"a process of uid " + std::to_string(peer.uid) + " connected as the work host; refused"};
-    }
-    if (!readable(link.get(), m_wait)) {
-        return Error{m_unit + "'s host connected but said nothing within " + std::to_string(m_wait.count()) +
-                     " ms"};
-    }
-    auto hello = receiveMessage(link.get());
+    auto hello = receiveMessage(link->get());
     if (!hello) {
         return hello.error();
+    }
+    if (hello->empty()) {
+        return Error{m_unit + "'s host closed the link before it greeted: see journalctl -u " + m_unit};
     }
     if (hello->size() == 2 && (*hello)[0] == "refused") {
         return Error{m_unit + " cannot run the work: " + (*hello)[1]};
@@ -155,11 +126,12 @@ Result<void> WorkHostUnits::ensureHost() {
     if (hello->size() != 2 || (*hello)[0] != "hello" || (*hello)[1].empty() || (*hello)[1].front() != '/') {
         return Error{m_unit + "'s host did not greet as expected"};
     }
-    m_link = std::move(link);
+    m_link = std::move(*link);
     m_workCgroup = (*hello)[1];
     for (const auto& [file, value] : m_leafFiles) {
         if (auto written = writeLeafFile(file, value); !written) {
-            return written;
+            m_link.reset(); // the host stops what it runs: nothing runs without its cap
+            return Error{"the work host's leaf did not take what nicerd set before: " + written.error().message};
         }
     }
     return {};
@@ -171,6 +143,7 @@ void WorkHostUnits::hostGone() {
         if (instance.state == "active") {
             instance.state = "failed";
         }
+        instance.pid = 0;
     }
 }
 
@@ -207,7 +180,7 @@ Result<void> WorkHostUnits::writeLeafFile(const std::string& file, const std::st
     if (!m_link) {
         return {}; // written when the host is back
     }
-    return writeCgroupFile(fs::path(kCgroupRoot) / m_workCgroup.substr(1) / file, value);
+    return writeCgroupFile(m_cgroupRoot / m_workCgroup.substr(1) / file, value);
 }
 
 Result<void> WorkHostUnits::applyProperty(const Property& p) {
@@ -225,8 +198,13 @@ Result<void> WorkHostUnits::applyProperty(const Property& p) {
     }
     if (p.name == "CPUWeight" && number) {
         // The slice above has cpu.idle 1 for everyone's work; the leaf follows what the actuator asks.
-        return *number == 0 ? writeLeafFile("cpu.idle", "1")
-                            : writeLeafFile("cpu.weight", std::to_string(*number));
+        if (*number == 0) {
+            return writeLeafFile("cpu.idle", "1");
+        }
+        if (auto notIdle = writeLeafFile("cpu.idle", "0"); !notIdle) {
+            return notIdle;
+        }
+        return writeLeafFile("cpu.weight", std::to_string(*number));
     }
     if ((p.name == "MemoryHigh" || p.name == "MemoryMax") && number) {
         return writeLeafFile(p.name == "MemoryHigh" ? "memory.high" : "memory.max", limit(*number));
@@ -284,12 +262,19 @@ Result<void> WorkHostUnits::startTransientUnit(const std::string& name, const Pr
     if (const char* home = std::getenv("HOME")) {
         request.workingDirectory = home;
     }
+    // What the host said since comes first: a link it closed is seen here, and ensureHost connects again.
+    (void)receive();
     if (auto hosted = ensureHost(); !hosted) {
         return hosted;
     }
-    (void)receive();
     m_answers.erase(name);
-    if (auto sent = sendMessage(m_link.get(), startMessage(request)); !sent) {
+    const Message start = startMessage(request);
+    if (encodeMessage(start).size() > kMaxMessageBytes) {
+        return Error{name + ": its command line and environment take " +
+                     std::to_string(encodeMessage(start).size()) + " bytes, over the work host's limit of " +
+                     std::to_string(kMaxMessageBytes) + "; shorten them"};
+    }
+    if (auto sent = sendMessage(m_link.get(), start); !sent) {
         hostGone();
         return sent;
     }

@@ -6,6 +6,7 @@
 #include "workhost/WorkHostMessage.h"
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -15,23 +16,24 @@ namespace nicer::workhost {
 
 /// What the root idle slice is made of: the .deb's system units (resources/system/).
 inline constexpr const char* kIdleSlice = "nicer.slice";
-inline constexpr const char* kWorkTemplate = "nicer-work@.service";
 
 /**
  * The work's place in the root idle slice, seen by nicerd as a unit manager, so that the workload supervisor
  * and the slice actuator run there as they run in the user manager's nicer.slice:
- * - "the slice" (the name given as @p slice) is the work's leaf in nicer-work@USER.service, a system unit
- *   that the system manager starts for this user (a polkit rule allows it); its properties are written
- *   straight to the leaf's files (cpu.max, cpu.idle, memory.high, memory.max), which this user owns;
+ * - "the slice" (the name given as @p slice) is the work's leaf in nicer-work@UID.service, a system unit
+ *   that systemd starts when this user's nicerd connects to nicer-work@UID.socket (the user's own, which
+ *   comes with the user's manager); its properties are written straight to the leaf's files (cpu.max,
+ *   cpu.idle, memory.high, memory.max), which this user owns;
  * - "transient services" named with @p instancePrefix are the work's instances, which the unit's process
  *   (nicer-work-host, WorkHost) starts in leaves of their own when asked over the link;
  * - every other unit, and the manager's own properties, are the user manager's (@p user, which must outlive
  *   this).
  * Freezing goes through the leaf's cgroup.freeze (no unit to freeze), which the slice actuator falls back to.
  *
- * The link to the host is a unix socket in the user's runtime directory: nicerd's end closes when it dies,
- * even by kill -9, and the host then stops the work. When the host ends (crashed, or stopped by the system
- * manager) every instance reads as failed, and the next start of one starts the system unit again.
+ * The link to the host is that socket's connection: nicerd's end closes when it dies, even by kill -9, and the
+ * host then stops the work. When the host ends (crashed, or stopped with the user's manager) every instance
+ * reads as failed, and the next start of one connects again, which starts the unit again (a host still
+ * stopping finishes first: the connection waits in the socket's queue).
  */
 class WorkHostUnits final : public usermanager::UnitManager {
 public:
@@ -40,15 +42,16 @@ public:
         std::string instancePrefix; ///< the supervisor's unit prefix: "PREFIX-N.service" are instances
     };
 
-    /// Starts this user's nicer-work@USER.service through the system manager on @p systemBus and waits up to
-    /// @p wait for its host. Fails, saying why and what to do, where the system part is not installed, the
-    /// start is refused, or the host cannot run the work there.
-    static Result<std::unique_ptr<WorkHostUnits>> connect(usermanager::UnitManager& user,
-                                                          std::unique_ptr<usermanager::UnitManager> system,
-                                                          Names names, std::chrono::milliseconds wait);
+    /// Connects to this user's work host at @p socket (workHostSocket(getuid()) but in tests) and waits up
+    /// to @p wait for its greeting; the leaf it names is under @p cgroupRoot. Fails, saying why and what to
+    /// do, where the system part is not installed or not set up for this user, or the host cannot run the
+    /// work there.
+    static Result<std::unique_ptr<WorkHostUnits>>
+    connect(usermanager::UnitManager& user, Names names, std::chrono::milliseconds wait,
+            std::filesystem::path socket, std::filesystem::path cgroupRoot = "/sys/fs/cgroup");
     ~WorkHostUnits() override;
 
-    /// nicer-work@USER.service.
+    /// nicer-work@UID.service.
     const std::string& systemUnit() const { return m_unit; }
     /// The work's leaf, from the cgroup root, e.g. "/nicer.slice/nicer-work@alice.service/work".
     const std::string& workCgroup() const { return m_workCgroup; }
@@ -76,12 +79,13 @@ private:
         std::uint32_t pid = 0;
     };
 
-    WorkHostUnits(usermanager::UnitManager& user, std::unique_ptr<usermanager::UnitManager> system,
-                  Names names, std::string unit, std::chrono::milliseconds wait);
+    WorkHostUnits(usermanager::UnitManager& user, Names names, std::chrono::milliseconds wait,
+                  std::filesystem::path socket, std::filesystem::path cgroupRoot);
     bool isSlice(const std::string& name) const { return name == m_names.slice; }
     bool isInstance(const std::string& name) const;
-    /// Starts the system unit (again) and waits for its host's hello; then the leaf's properties set so far
-    /// are written again.
+    /// Connects (again), which starts the system unit, and waits for its host's hello; then the leaf's
+    /// properties set so far are written again. Any failure leaves no link: a host whose leaf could not take
+    /// the cap runs nothing.
     Result<void> ensureHost();
     /// Handles what the host said since; waits up to @p wait for one message when given.
     Result<void> receive(std::optional<std::chrono::milliseconds> wait = std::nullopt);
@@ -91,11 +95,11 @@ private:
     Result<void> applyProperty(const usermanager::Property& property);
 
     usermanager::UnitManager& m_user;
-    std::unique_ptr<usermanager::UnitManager> m_system;
     Names m_names;
     std::string m_unit;
     std::chrono::milliseconds m_wait;
-    UniqueFd m_listener;
+    std::filesystem::path m_socket;
+    std::filesystem::path m_cgroupRoot;
     UniqueFd m_link;
     std::string m_workCgroup;
     std::map<std::string, Instance> m_instances;
