@@ -91,6 +91,11 @@ Result<void> WorkloadSupervisor::startInstance(Instance& instance, Clock::time_p
         // Dead instances are unloaded at once, so the same name can be started again.
         {"CollectMode", std::string("inactive-or-failed")},
         {"Nice", std::int32_t{19}},
+        // The work dies first and waits for the disk last, as in the root idle slice (nicer-work@.service):
+        // the kernel's OOM killer takes it before any other program of the user (the manager's own services
+        // have 100 to 200), and its I/O has the idle class.
+        {"OOMScoreAdjust", std::int32_t{1000}},
+        {"IOSchedulingClass", std::int32_t{3}}, // IOPRIO_CLASS_IDLE
     };
     if (!m_bindTo.empty()) {
         props.push_back({"BindsTo", std::vector<std::string>{m_bindTo}});
