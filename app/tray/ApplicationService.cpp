@@ -80,8 +80,17 @@ ApplicationService::Claim ApplicationService::claimName() {
 }
 
 QString ApplicationService::activateRunning() {
-    auto call = QDBusMessage::createMethodCall(kBusName, kObjectPath, kInterface, QStringLiteral("Activate"));
-    call << launcherPlatformData();
+    return callRunning(QStringLiteral("Activate"), {launcherPlatformData()});
+}
+
+QString ApplicationService::quitRunning() {
+    return callRunning(QStringLiteral("ActivateAction"),
+                       {QString::fromLatin1(kQuitAction), QVariantList(), launcherPlatformData()});
+}
+
+QString ApplicationService::callRunning(const QString& method, const QVariantList& arguments) {
+    auto call = QDBusMessage::createMethodCall(kBusName, kObjectPath, kInterface, method);
+    call.setArguments(arguments);
     const QDBusMessage reply = m_bus.call(call, QDBus::Block, kActivateTimeoutMs);
     if (reply.type() == QDBusMessage::ErrorMessage) {
         return tr("nicer-tray is already running but did not answer (%1). Quit it from its tray icon, or "
@@ -112,9 +121,13 @@ void ApplicationService::Open(const QStringList&, const QVariantMap& platformDat
     Activate(platformData);
 }
 
-void ApplicationService::ActivateAction(const QString&, const QVariantList&,
+void ApplicationService::ActivateAction(const QString& actionName, const QVariantList&,
                                         const QVariantMap& platformData) {
-    // The desktop entry declares no actions.
+    // The desktop entry's one action, which the package's removal calls in each user's session too.
+    if (actionName == QLatin1String(kQuitAction)) {
+        emit quitRequested();
+        return;
+    }
     Activate(platformData);
 }
 

@@ -30,6 +30,8 @@ public:
     static constexpr auto kBusName = "org.nicer.Tray";
     static constexpr auto kObjectPath = "/org/nicer/Tray";
     static constexpr auto kInterface = "org.freedesktop.Application";
+    /// The desktop entry's action that quits the tray (nicerd keeps running).
+    static constexpr auto kQuitAction = "quit";
 
     enum class Claim {
         Primary,        ///< this process owns the name and serves the interface
@@ -47,6 +49,8 @@ public:
     QString claimError() const { return m_claimError; }
     /// Asks the owner of the name to bring its window forward; empty on success, else what failed.
     QString activateRunning();
+    /// Asks the owner of the name to quit (the desktop entry's "quit" action); empty on success.
+    QString quitRunning();
 
     /// The window that Activate brings forward; an activation that came before it is done now.
     void setWindow(QWidget* window);
@@ -62,12 +66,15 @@ public slots:
 
 signals:
     void activated();
+    /// ActivateAction("quit"): the desktop's menu, or the package's removal, asks the tray to quit.
+    void quitRequested();
     /// The bus came back with another nicer-tray on the name, started while it was gone; @p message says
     /// so. Two would show two icons: this one should hand over and quit.
     void nameTaken(const QString& message);
 
 private:
     Claim claimName();
+    QString callRunning(const QString& method, const QVariantList& arguments);
     void bringWindowForward();
     void onBusBack(const QDBusConnection& bus);
 

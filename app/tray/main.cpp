@@ -45,14 +45,28 @@ int main(int argc, char** argv) {
     const QCommandLineOption show("show", QApplication::translate("main", "Open the window at start."));
     const QCommandLineOption noStart(
         "no-start", QApplication::translate("main", "Do not start nicerd if it is not running."));
-    cli.addOptions({show, noStart});
+    const QCommandLineOption quit(
+        "quit", QApplication::translate("main", "Quit the nicer-tray running in this session (nicerd keeps "
+                                                "running), and start none."));
+    cli.addOptions({show, noStart, quit});
     cli.process(app);
 
     // Its own connection, not Qt's default one: the tray outlives a restart of the session bus.
     nicer::tray::SessionBus bus;
     // One nicer-tray per session: a second launch brings the first one's window forward and leaves.
     nicer::tray::ApplicationService service(bus);
-    switch (service.claim()) {
+    const auto claim = service.claim();
+    if (cli.isSet(quit)) {
+        if (claim != nicer::tray::ApplicationService::Claim::AlreadyRunning) {
+            return 0; // none runs (this one held the name for a moment only)
+        }
+        const QString error = service.quitRunning();
+        if (!error.isEmpty()) {
+            printLine(stderr, QStringLiteral("nicer-tray: ") + error);
+        }
+        return error.isEmpty() ? 0 : 1;
+    }
+    switch (claim) {
     case nicer::tray::ApplicationService::Claim::AlreadyRunning:
         if (const QString error = service.activateRunning(); !error.isEmpty()) {
             printLine(stderr, QStringLiteral("nicer-tray: ") + error);
@@ -94,6 +108,7 @@ int main(int argc, char** argv) {
         }
         QApplication::quit();
     });
+    QObject::connect(&service, &nicer::tray::ApplicationService::quitRequested, &app, &QApplication::quit);
     if (!hasTray || cli.isSet(show)) {
         window.show();
     }

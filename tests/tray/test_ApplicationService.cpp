@@ -39,6 +39,17 @@ TEST_CASE("an activation before the window exists shows it once it does", "[tray
     CHECK(window.isVisible());
 }
 
+TEST_CASE("the desktop entry's quit action asks the tray to quit and shows nothing", "[tray][single-instance]") {
+    ApplicationService service(deadBus());
+    QWidget window;
+    service.setWindow(&window);
+    int quits = 0;
+    QObject::connect(&service, &ApplicationService::quitRequested, [&] { ++quits; });
+    service.ActivateAction(ApplicationService::kQuitAction, {}, {});
+    CHECK(quits == 1);
+    CHECK_FALSE(window.isVisible());
+}
+
 TEST_CASE("without a session bus nicer-tray runs alone and says why", "[tray][single-instance]") {
     ApplicationService service(deadBus());
     CHECK(service.claim() == ApplicationService::Claim::NoBus);
