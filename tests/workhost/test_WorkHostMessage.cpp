@@ -2,10 +2,32 @@
 
 #include <catch2/catch.hpp>
 
+#include <string>
 #include <sys/socket.h>
 #include <unistd.h>
 
 using namespace nicer::workhost;
+
+namespace {
+
+/// A connected SOCK_SEQPACKET pair, closed with the scope.
+struct SeqPacketPair {
+    int fds[2] = {-1, -1};
+    SeqPacketPair() { REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0); }
+    ~SeqPacketPair() {
+        for (int fd : fds) {
+            if (fd >= 0) {
+                ::close(fd);
+            }
+        }
+    }
+    SeqPacketPair(const SeqPacketPair&) = delete;
+    SeqPacketPair& operator=(const SeqPacketPair&) = delete;
+};
+
+const std::string kLimitText = std::to_string(kMaxMessageBytes);
+
+} // namespace
 
 TEST_CASE("a message travels as its fields joined by NUL bytes, empty fields included", "[WorkHostMessage]") {
     const Message m{"start", "", "a b", "x"};
@@ -51,33 +73,73 @@ TEST_CASE("a start request that is not whole is refused with what is wrong", "[W
     CHECK_THAT(error({"start", "..", "19", "/bin/true", "", "1", "true"}), Catch::Contains("cannot name"));
 }
 
-TEST_CASE("the instance is named exactly after the user, or not at all", "[WorkHostMessage]") {
-    CHECK(workUnitFor("alice") == "nicer-work@alice.service");
-    CHECK(workUnitFor("john-doe.2") == "nicer-work@john-doe.2.service");
-    // systemd would escape these, and polkit would then compare another name with the user's.
-    CHECK(workUnitFor("a b").empty());
-    CHECK(workUnitFor("domain\\user").empty());
-    CHECK(workUnitFor("").empty());
-    CHECK(workHostSocket(1000) == "/run/user/1000/nicer/work-host.socket");
+TEST_CASE("the work host of a user is the system unit and the socket named after the uid",
+          "[WorkHostMessage]") {
+    CHECK(workUnitFor(1000) == "nicer-work@1000.service");
+    CHECK(workUnitFor(0) == "nicer-work@0.service");
+    CHECK(workHostSocket(1000) == "/run/nicer/work/1000.socket");
 }
 
 TEST_CASE("messages keep their bounds on a SOCK_SEQPACKET pair, and a closed peer reads as empty",
           "[WorkHostMessage]") {
-    int fds[2];
-    REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) == 0);
-    REQUIRE(sendMessage(fds[0], {"hello", "/nicer.slice/nicer-work@alice.service/work"}));
-    REQUIRE(sendMessage(fds[0], {"exited", "nicer-work-1.service", "killed by SIGTERM"}));
-    auto first = receiveMessage(fds[1]);
-    auto second = receiveMessage(fds[1]);
+    SeqPacketPair pair;
+    REQUIRE(sendMessage(pair.fds[0], {"hello", "/nicer.slice/nicer-work@1000.service/work"}));
+    REQUIRE(sendMessage(pair.fds[0], {"exited", "nicer-work-1.service", "killed by SIGTERM"}));
+    auto first = receiveMessage(pair.fds[1]);
+    auto second = receiveMessage(pair.fds[1]);
     REQUIRE(first);
     REQUIRE(second);
-    CHECK(*first == Message{"hello", "/nicer.slice/nicer-work@alice.service/work"});
+    CHECK(*first == Message{"hello", "/nicer.slice/nicer-work@1000.service/work"});
     CHECK(*second == Message{"exited", "nicer-work-1.service", "killed by SIGTERM"});
-    const Message huge{"start", std::string(kMaxMessageBytes, 'x')};
-    CHECK_FALSE(sendMessage(fds[0], huge));
-    ::close(fds[0]);
-    auto closed = receiveMessage(fds[1]);
+    ::close(pair.fds[0]);
+    pair.fds[0] = -1;
+    auto closed = receiveMessage(pair.fds[1]);
     REQUIRE(closed);
     CHECK(closed->empty());
-    ::close(fds[1]);
+}
+
+TEST_CASE("a message of the limit's size travels whole, one byte more is refused before it is sent",
+          "[WorkHostMessage]") {
+    SeqPacketPair pair;
+    // "start" and its NUL take 6 bytes of the packet.
+    const Message atLimit{"start", std::string(kMaxMessageBytes - 6, 'x')};
+    REQUIRE(encodeMessage(atLimit).size() == kMaxMessageBytes);
+    REQUIRE(sendMessage(pair.fds[0], atLimit));
+    auto whole = receiveMessage(pair.fds[1]);
+    REQUIRE(whole);
+    CHECK(*whole == atLimit);
+
+    const Message overLimit{"start", std::string(kMaxMessageBytes - 5, 'x')};
+    auto refused = sendMessage(pair.fds[0], overLimit);
+    REQUIRE_FALSE(refused);
+    CHECK_THAT(refused.error().message, Catch::Contains("'start'") && Catch::Contains(kLimitText));
+    // Nothing of it was sent: the link carries the next message, and that one alone.
+    REQUIRE(sendMessage(pair.fds[0], {"stop", "nicer-work-1.service"}));
+    auto next = receiveMessage(pair.fds[1]);
+    REQUIRE(next);
+    CHECK(*next == Message{"stop", "nicer-work-1.service"});
+}
+
+TEST_CASE("a packet over the limit is an error naming the limit, never a shortened message",
+          "[WorkHostMessage]") {
+    SeqPacketPair pair;
+    const auto sendRaw = [&](const std::string& packet) {
+        REQUIRE(::send(pair.fds[0], packet.data(), packet.size(), MSG_NOSIGNAL) ==
+                static_cast<ssize_t>(packet.size()));
+    };
+    SECTION("far over it: the kernel cuts it (MSG_TRUNC)") {
+        // 150 KiB fit the kernel's default socket buffer (208 KiB), so a peer can send it.
+        sendRaw(std::string("start\0", 6) + std::string(150 * 1024, 'x'));
+    }
+    SECTION("one byte over it: the packet fills the receiver's buffer, uncut") {
+        sendRaw(std::string("start\0", 6) + std::string(kMaxMessageBytes - 5, 'x'));
+    }
+    auto over = receiveMessage(pair.fds[1]);
+    REQUIRE_FALSE(over);
+    CHECK_THAT(over.error().message, Catch::Contains(kLimitText) && Catch::Contains("limit"));
+    // The packet is gone whole: the next one reads as itself, not as the rest of the long one.
+    REQUIRE(sendMessage(pair.fds[0], {"stop", "nicer-work-1.service"}));
+    auto next = receiveMessage(pair.fds[1]);
+    REQUIRE(next);
+    CHECK(*next == Message{"stop", "nicer-work-1.service"});
 }
