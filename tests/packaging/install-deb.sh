@@ -12,9 +12,11 @@
 # on these machines), then `nicer status`; nicer-tray started from the installed desktop entry's Exec line on
 # Xvfb with a tray host, a screenshot, and a second launch through D-Bus (org.freedesktop.Application.Activate
 # on org.nicer.Tray) that must leave one process; lintian, desktop-file-validate and appstreamcli on the package;
-# the maintainer scripts: a reinstall (as an upgrade) restarts the running nicerd on the new program with its
-# pause kept, and the purge, with the tray, nicerd and the work running, leaves none of them running. The
-# same two in the Debian 12 guest under logind's user manager: tests/vm/run.sh.
+# the maintainer scripts: they act only on the user managers the system manager runs (user@UID.service), so
+# here, with no systemd as PID 1, a reinstall and a purge leave the private manager's nicerd alone, and a
+# process posing as a user manager with a bus address that runs a program (as real uid 0) never gets that
+# program run. Their work in the user managers, the restart on upgrade and the stop on purge, is checked in the
+# Debian 12 guest under logind's user managers: tests/vm/run.sh.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -52,6 +54,7 @@ work=$(mktemp -d)
 cleanup() {
     set +e
     if [ -n "${tray_host_pid:-}" ]; then kill "$tray_host_pid" 2>/dev/null; wait "$tray_host_pid" 2>/dev/null; fi
+    if [ -n "${fake_pid:-}" ]; then kill "$fake_pid" 2>/dev/null; fi
     XDG_RUNTIME_DIR=$runtime systemctl --user stop nicerd.service 2>/dev/null
     XDG_RUNTIME_DIR=$runtime "$harness/user-manager.sh" stop 2>/dev/null
     if [ -n "${restore_run_systemd:-}" ]; then mkdir -p /run/systemd/system; fi
@@ -76,20 +79,25 @@ for script in prerm postrm postinst; do
         fail "the $script script changes files or runs a program of the package as root"
     fi
 done
-# The system part (docs/placement.md) is the root idle slice and one template unit that runs as the user who
-# starts it, with nothing of it as root (no "+" or "!" command prefixes, no other User=), and the polkit rule.
-system_units=$(cd "$work/tree" && find lib/systemd/system usr/lib/systemd/system -type f -printf '%f\n' 2>/dev/null | LC_ALL=C sort | tr '\n' ' ' || true)
-[ "$system_units" = "nicer-work@.service nicer.slice " ] || fail "the system units are not the root idle slice's two: $system_units"
+# The system part (docs/placement.md) is the root idle slice, one template unit that runs as the user of its
+# instance, with nothing of it as root (no "+" or "!" command prefixes, no other User=), its socket, and the
+# drop-in that brings the socket with each user manager; no polkit rule.
+system_units=$(cd "$work/tree" && find lib/systemd/system usr/lib/systemd/system -type f -printf '%P\n' 2>/dev/null | LC_ALL=C sort | tr '\n' ' ' || true)
+[ "$system_units" = "nicer-work@.service nicer-work@.socket nicer.slice user@.service.d/nicer.conf " ] ||
+    fail "the system units are not the root idle slice's four: $system_units"
 for work_unit in "$work"/tree/{,usr/}lib/systemd/system/nicer-work@.service; do [ -f "$work_unit" ] && break; done
 grep -qx 'User=%i' "$work_unit" || fail "nicer-work@.service does not run as the user of its instance (User=%i)"
 if grep -nE '^(User=|Group=|Exec[A-Za-z]*=[-@:]*[+!]|PermissionsStartOnly|AmbientCapabilities|CapabilityBoundingSet)' "$work_unit" | grep -v 'User=%i'; then
     fail "nicer-work@.service runs something with privileges"
 fi
-rules=$(ls "$work/tree/usr/share/polkit-1/rules.d" | tr '\n' ' ')
-[ "$rules" = "60-nicer.rules " ] || fail "the polkit rules are not 60-nicer.rules alone: $rules"
-grep -q '"nicer-work@" + subject.user + ".service"' "$work/tree/usr/share/polkit-1/rules.d/60-nicer.rules" ||
-    fail "the polkit rule does not tie the instance to the caller's own name"
-step "no setuid or setgid file; the system part is the root idle slice, nicer-work@.service as its user, one polkit rule; maintainer scripts that only reach the managers"
+[ ! -e "$work/tree/usr/share/polkit-1" ] || fail "the package installs polkit files: it grants nothing"
+grep -qx 'BindsTo=user@%i.service' "$work_unit" || fail "nicer-work@.service does not end with its user's manager"
+for script in prerm postrm postinst; do
+    if sed 's/#.*//' "$work/control/$script" | grep -nE '/proc|\bcomm\b|environ|XDG_RUNTIME_DIR|setpriv|pgrep|pkill|\bkill\b'; then
+        fail "the $script script reads processes or signals them"
+    fi
+done
+step "no setuid or setgid file; the system part is the root idle slice, nicer-work@.service as its user, its socket and drop-in, no polkit rule; maintainer scripts that read no process"
 desktop-file-validate "$work/tree/usr/share/applications/org.nicer.Tray.desktop"
 appstreamcli validate --no-net "$work/tree/usr/share/metainfo/org.nicer.Tray.metainfo.xml"
 lintian --info "$deb" | tee "$out/lintian.txt" >&2 || true
@@ -170,40 +178,36 @@ apt_beside_manager() {
     return "$status"
 }
 
-# An upgrade (a reinstall runs the same maintainer scripts): the running nicerd restarts on the new program,
-# found by the scripts in this private manager (its runtime directory is not /run/user/UID), and keeps its pause.
-nicer pause >/dev/null || fail "nicer pause"
+# A process posing as a user manager, as an attacker with one sudo command can leave one: real uid 0, named
+# systemd, with --user, and an XDG_RUNTIME_DIR whose bus address runs their program. The scripts never read it.
+fake=$work/fake
+mkdir -p "$fake/a;unixexec:path=$fake/b/systemd" "$fake/b"
+printf '#!/bin/sh\ntouch %s/MARKER-RAN\n' "$fake" >"$fake/b/bus"
+printf '#!/bin/sh\nwhile :; do sleep 60; done\n' >"$fake/systemd"
+chmod 0755 "$fake/b/bus" "$fake/systemd"
+python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$fake/a;unixexec:path=$fake/b/systemd/private"
+XDG_RUNTIME_DIR="$fake/a;unixexec:path=$fake/b" setsid "$fake/systemd" --user </dev/null >/dev/null 2>&1 &
+fake_pid=$!
+
+# A reinstall (an upgrade runs the same scripts) and the purge, with the tray, nicerd and the work running in
+# a manager that no system manager runs: the scripts leave it alone, and run nothing of the fake's.
+wait_for 300 pgrep -x md5sum || fail "no work runs before the reinstall"
 before_pid=$(systemctl --user show -P MainPID nicerd.service)
 apt_beside_manager install -y -qq --reinstall --no-install-recommends "$deb" >"$out/apt-reinstall.log" 2>&1 ||
     { cat "$out/apt-reinstall.log" >&2; fail "apt-get install --reinstall"; }
-systemctl --user is-active --quiet nicerd.service || fail "nicerd.service is not active after the reinstall"
-main_pid=$(systemctl --user show -P MainPID nicerd.service)
-[ "$main_pid" != "$before_pid" ] || { cat "$out/apt-reinstall.log" >&2; fail "the reinstall did not restart nicerd"; }
-[ "$(readlink "/proc/$main_pid/exe")" = /usr/bin/nicerd ] || fail "the restarted nicerd runs $(readlink "/proc/$main_pid/exe")"
-nicer status --json | grep -q '"paused": *true' || fail "nicerd lost its pause in the restart"
-nicer resume >/dev/null || fail "nicer resume"
-step "reinstall: nicerd restarted on the new program (pid $before_pid, then $main_pid), still paused"
-
-# Removal with the tray, nicerd and the work running: none of them is left.
-wait_for 300 pgrep -x md5sum || fail "no work runs before the purge"
+[ "$(systemctl --user show -P MainPID nicerd.service)" = "$before_pid" ] ||
+    fail "the reinstall reached a user manager that no system manager runs"
 nicer_processes() { ps -eo pid=,comm= | awk '$2 ~ /^(nicerd|nicer-tray|md5sum)$/ { print $2 "(" $1 ")" }'; }
 running_before=$(nicer_processes)
-for name in nicerd nicer-tray md5sum; do
-    grep -q "^$name(" <<<"$running_before" || fail "no $name runs before the purge: the check would prove nothing"
-done
 apt_beside_manager purge -y -qq nicer >"$out/apt-purge.log" 2>&1 || { cat "$out/apt-purge.log" >&2; fail "apt-get purge"; }
-# The units stop within apt's run; the trays end on the SIGTERM the scripts sent (polled, 10 s at most).
-no_nicer_processes() { [ -z "$(nicer_processes)" ]; }
-wait_for 100 no_nicer_processes || { cat "$out/apt-purge.log" >&2; fail "running after the purge: $(nicer_processes)"; }
-# Nothing can start it again: the manager has forgotten the unit (postrm reloaded it).
-[ "$(systemctl --user show -P LoadState nicerd.service)" = not-found ] ||
-    fail "the user manager still has nicerd.service after the purge"
-active=$(systemctl --user list-units --no-legend --state=active,activating,reloading 'nicer*')
-[ -z "$active" ] || fail "units of nicer active after the purge: $active"
-step "purge with everything running: stopped" $running_before
-kill "$tray_host_pid" 2>/dev/null || true # its tray gone, the host may have ended by itself
+[ "$(nicer_processes)" = "$running_before" ] || fail "the purge reached a user manager that no system manager runs"
+[ ! -e "$fake/MARKER-RAN" ] || fail "the maintainer scripts ran the program of a process posing as a user manager"
+kill "$fake_pid" 2>/dev/null || true
+step "reinstall and purge: the private manager left alone (nicerd $before_pid), the fake manager's program never run" $running_before
+kill "$tray_host_pid" 2>/dev/null || true
 wait "$tray_host_pid" 2>/dev/null || true
 tray_host_pid=
+systemctl --user stop nicerd.service nicer.slice
 "$harness/user-manager.sh" stop
 rmdir /run/systemd/system 2>/dev/null && restore_run_systemd=1 || true
 

@@ -139,7 +139,7 @@ status_field() { as_user "nicer status --json" | python3 -c "import json, sys; p
 # Which of nicer's places the checks look at: "root-slice" (the .deb's nicer.slice, where nicerd puts the
 # work by default) or "user-slice" (the user manager's nicer.slice, with placement = user-slice in nicerd.conf).
 placement=root-slice
-root_leaf=/sys/fs/cgroup/nicer.slice/nicer-work@volunteer.service/work
+root_leaf=/sys/fs/cgroup/nicer.slice/nicer-work@1000.service/work
 slice_cgroup() {
     if [ "$placement" = root-slice ]; then
         echo "$root_leaf"
@@ -148,8 +148,30 @@ slice_cgroup() {
     fi
 }
 
-to_guest "$deb" "$here/guest/cpu-share.py" root@127.0.0.1:/tmp/
-as_root 'install -m 0755 /tmp/cpu-share.py /usr/local/bin/cpu-share'
+to_guest "$deb" "$here"/guest/{cpu-share,hold-link,test-work}.py root@127.0.0.1:/tmp/
+as_root 'for f in cpu-share hold-link test-work; do install -m 0755 /tmp/$f.py /usr/local/bin/$f; done'
+
+# Other users of the machine, each with a user manager that logind keeps (linger): NAME UID.
+ensure_user() {
+    as_root "id $1 >/dev/null 2>&1 || useradd -m -u $2 $1; loginctl enable-linger $1; systemctl start user@$2.service"
+}
+# The volunteer's work for a check: nicerd.conf's workload with N instances (test-work ARGS, as the volunteer's
+# nicerd runs it), and the demo again afterwards (also when the check fails).
+use_test_work() {
+    local instances=$1 args
+    shift
+    args=$(printf ', "%s"' "$@")
+    as_user "rm -f ~/.local/state/nicer/workload.conf; mkdir -p ~/.config/nicer
+        printf '%s\n' 'instances = $instances' 'workload = [\"/usr/local/bin/test-work\"$args]' >~/.config/nicer/nicerd.conf
+        systemctl --user restart nicerd.service && nicer status >/dev/null"
+}
+use_demo_work() {
+    as_user 'rm -f ~/.config/nicer/nicerd.conf; systemctl --user restart nicerd.service; nicer status >/dev/null' || true
+}
+# as_other NAME UID COMMAND: COMMAND as that user, on their own session bus (nicerd by D-Bus activation).
+as_other() {
+    as_root "runuser -u $1 -- env XDG_RUNTIME_DIR=/run/user/$2 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$2/bus $3 </dev/null"
+}
 
 check_deb_installs() {
     as_root "DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /tmp/$(basename "$deb")" ||
@@ -168,17 +190,17 @@ check_dbus_activation() {
     where=$(status_field "['placement']")
     echo "actuator: $actuator; placement: $where: $(status_field "['placement_note']")"
     [ "$actuator" = systemd-slice ] || die "nicer status names the actuator '$actuator', not systemd-slice"
-    [ "$where" = root-slice ] || die "with the .deb's system part and polkitd, nicerd chose '$where', not root-slice"
+    [ "$where" = root-slice ] || die "with the .deb's system part, nicerd chose '$where', not root-slice"
     as_user 'nicer status' | grep -q 'placement    root-slice: protected everywhere' ||
         die "nicer status does not say the work is protected everywhere"
 }
 
 # The work in the root idle slice: nicer.slice directly under the root cgroup with cpu.idle 1, the work's
-# processes in the leaf of the volunteer's nicer-work@volunteer.service, running as the volunteer, and the
+# processes in the leaf of the volunteer's nicer-work@1000.service, running as the volunteer, and the
 # leaf's files the volunteer's (nicerd writes them).
 check_root_slice() {
     as_root 'systemctl show -P ControlGroup nicer.slice; cat /sys/fs/cgroup/nicer.slice/cpu.idle
-        systemctl show -P ActiveState,User,ControlGroup nicer-work@volunteer.service'
+        systemctl show -P ActiveState,User,ControlGroup nicer-work@1000.service'
     [ "$(as_user 'systemctl show -P ControlGroup nicer.slice')" = /nicer.slice ] ||
         die "nicer.slice is not directly under the root cgroup"
     [ "$(as_user 'cat /sys/fs/cgroup/nicer.slice/cpu.idle')" = 1 ] || die "cpu.idle of nicer.slice is not 1"
@@ -214,12 +236,14 @@ check_session_hog_root_slice() {
         die "in the root idle slice the work kept more than 0.02 beside a hog in the login session: work, hog $shares"
 }
 
-# What the polkit rule grants, tried from the other side: a second user cannot start, stop or change the
-# volunteer's instance, and neither user can start root's, another's, or a transient unit in the idle slice.
-check_polkit_refusals() {
+# Nothing is granted, tried from the other side: no user can start, stop, restart, change or signal any
+# instance through the system manager (their own included: only their socket starts it), nor start a transient
+# unit in the idle slice; another user cannot reach the volunteer's socket; root's own socket is refused by the
+# host, which never runs the work as root.
+check_refusals() {
     as_root 'id intruder >/dev/null 2>&1 || useradd -m intruder'
     local refused=0 tried=0
-    try_refused() { # WHO COMMAND...: the command must fail with polkit's refusal
+    try_refused() { # WHO COMMAND...: the command must fail
         local who=$1 said
         shift
         tried=$((tried + 1))
@@ -230,24 +254,119 @@ check_polkit_refusals() {
             refused=$((refused + 1))
         fi
     }
-    try_refused intruder systemctl start nicer-work@volunteer.service
-    try_refused intruder systemctl stop nicer-work@volunteer.service
-    try_refused intruder systemctl restart nicer-work@volunteer.service
-    try_refused intruder systemctl set-property --runtime nicer-work@volunteer.service CPUQuota=100%
-    try_refused intruder systemctl kill nicer-work@volunteer.service
-    try_refused volunteer systemctl start nicer-work@root.service
-    try_refused intruder systemctl start nicer-work@root.service
-    try_refused volunteer systemctl start nicer-work@intruder.service
-    try_refused volunteer systemctl set-property --runtime nicer-work@volunteer.service CPUQuota=100%
+    try_refused intruder systemctl start nicer-work@1000.service
+    try_refused intruder systemctl stop nicer-work@1000.service
+    try_refused intruder systemctl restart nicer-work@1000.service
+    try_refused intruder systemctl set-property --runtime nicer-work@1000.service CPUQuota=100%
+    try_refused intruder systemctl kill nicer-work@1000.service
+    try_refused intruder systemctl stop nicer-work@1000.socket
+    try_refused volunteer systemctl start nicer-work@0.service
+    try_refused volunteer systemctl start nicer-work@1000.service
+    try_refused volunteer systemctl stop nicer-work@1000.service
+    try_refused volunteer systemctl restart nicer-work@1000.service
+    try_refused volunteer systemctl start nicer-work@0.socket
+    try_refused volunteer systemctl set-property --runtime nicer-work@1000.service CPUQuota=100%
     try_refused volunteer systemctl set-property --runtime nicer.slice CPUWeight=100
-    try_refused volunteer systemd-run --slice=nicer.slice --unit=nicer-work@volunteer-x sleep 60
+    try_refused volunteer systemd-run --slice=nicer.slice --unit=nicer-work@1000 sleep 60
+    try_refused volunteer systemd-run --unit=nicer-work@1000-x -p User=root sleep 60
     try_refused volunteer systemctl start nicer.slice
-    as_root 'systemctl is-active nicer-work@volunteer.service' || die "the volunteer's instance stopped during the refusals"
-    # The rule's own grant, from its user, through the system manager (nicerd starts it the same way).
-    as_root 'runuser -u volunteer -- systemctl restart nicer-work@volunteer.service </dev/null' ||
-        die "the volunteer could not restart their own instance"
+    # The socket is the volunteer's alone: another user cannot connect to it.
+    try_refused intruder python3 -c "'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(\"/run/nicer/work/1000.socket\")'"
+    as_root 'systemctl is-active nicer-work@1000.service' || die "the volunteer's instance stopped during the refusals"
     echo "$refused of $tried refused"
-    [ "$refused" -eq "$tried" ] || die "polkit allowed $((tried - refused)) of $tried calls it must refuse"
+    # Root's manager has its socket too (the drop-in wants it for every manager); the host refuses to run.
+    local said
+    said=$(as_root 'systemctl start user@0.service && python3 -c "
+import socket
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(\"/run/nicer/work/0.socket\")
+s.settimeout(30)
+print(s.recv(4096).decode().replace(chr(0), \" | \"))"; systemctl stop user@0.service') || die "reaching root's socket"
+    echo "root's own host answered: $said"
+    [[ $said == "refused | the volunteer work never runs as root"* ]] || die "root's host did not refuse: $said"
+    [ "$refused" -eq "$tried" ] || die "$((tried - refused)) of $tried calls that must be refused went through"
+}
+
+# The host lives no longer than its user's manager, whoever holds its link: a program of the user's own,
+# outside the user's manager and session (here started from root's session, as any process that escaped
+# them), connects to the socket, has a `sleep` started in the idle slice and holds the link. When the manager
+# ends, by `loginctl terminate-user` or as logind stops it at logout without linger, the host and the sleep end
+# within seconds (BindsTo=user@UID.service).
+check_host_bound_to_manager() {
+    ensure_user holder 1300 || die "adding the user holder"
+    local how said
+    for how in "loginctl terminate-user holder" "systemctl stop user@1300.service"; do
+        as_root 'systemctl start user@1300.service' || die "starting holder's manager"
+        as_root 'nohup runuser -u holder -- hold-link 1300 >/tmp/hold-link.log 2>&1 & echo $! >/tmp/hold-link.pid'
+        poll_user 300 "grep -q started /tmp/hold-link.log" || { as_root 'cat /tmp/hold-link.log'; die "the holder's host did not start its sleep"; }
+        as_root 'cat /tmp/hold-link.log; systemctl show -P ActiveState,ControlGroup nicer-work@1300.service'
+        said=$(as_root "$how; start=\$(date +%s%N)
+            while systemctl is-active -q nicer-work@1300.service || pgrep -u holder -x sleep >/dev/null; do
+                [ \$(( (\$(date +%s%N) - start) / 1000000 )) -lt 10000 ] || exit 1; sleep 0.05; done
+            echo \$(( (\$(date +%s%N) - start) / 1000000 ))") || {
+            as_root 'pkill -f hold-link; systemctl status nicer-work@1300.service' || true
+            die "after '$how' the holder's host or its sleep still ran 10 s later"
+        }
+        echo "after '$how': the host and its work were gone in $said ms, the link still held by $(as_root 'cat /tmp/hold-link.pid')" |
+            tee -a "$out/figures.txt"
+        as_root 'pkill -f hold-link' || true
+    done
+}
+
+# The work dies first: every process of the work's unit has the largest oom_score_adj (1000), above every other
+# process of the volunteer (the user manager's services, the login session); and when a program of the
+# session needs more memory than is left, the kernel's OOM killer takes the work, never the program or the
+# session. The work: two instances holding 700 MiB each; the program: 2600 MiB, in the guest's 4 GiB.
+check_oom_kills_work_first() {
+    local adj
+    adj=$(as_user "for p in \$(pgrep -u volunteer); do echo \"\$(cat /proc/\$p/oom_score_adj 2>/dev/null) \$(sed -n 's/^0:://p' /proc/\$p/cgroup 2>/dev/null) \$(cat /proc/\$p/comm 2>/dev/null)\"; done")
+    echo "$adj" | sort -n | uniq -c | sort -k2 -n | tail -n 12
+    # The work's unit holds the host too, which the work ends with: it is killed first as well.
+    echo "$adj" | awk -v unit=/nicer.slice/nicer-work@1000.service/ '$1 == "" { next }
+        index($2, unit) == 1 { work++; if ($1 != 1000) bad = bad " work:" $3 "=" $1; next }
+        { others++; if ($1 >= 1000) bad = bad " other:" $3 "=" $1 }
+        END { print work " processes of the work, " others " others"; if (bad != "" || work == 0) { print "wrong:" bad; exit 1 } }' ||
+        die "the work's oom_score_adj is not above every other process of the volunteer"
+    use_test_work 2 memory 700 || { use_demo_work; die "starting the memory-holding work"; }
+    poll_user 1200 "test \$(cat ${root_leaf}/memory.current) -gt \$((1300 << 20))" ||
+        { use_demo_work; die "the work did not come to hold 1300 MiB: $(as_user "cat $root_leaf/memory.current")"; }
+    local since hog kills
+    since=$(as_root 'date "+%F %T"')
+    hog=$(as_user 'python3 -c "import time; b = b\"h\" * (2600 << 20); time.sleep(1); print(\"the program got its memory\")"; echo "exit $?"')
+    kills=$(as_root "journalctl -k -o cat --since '$since' | grep -E '^oom-kill:|Killed process' || true")
+    use_demo_work
+    echo "the program: $hog"
+    echo "the kernel: $kills"
+    echo "$kills" | grep -q '^oom-kill:' || die "the kernel killed nothing: the check proved nothing"
+    echo "$hog" | grep -q '^exit 0$' || die "the session's program was killed or failed: $hog"
+    if echo "$kills" | grep '^oom-kill:' | grep -v "task_memcg=${root_leaf#/sys/fs/cgroup}/"; then
+        die "the OOM killer took something other than the work"
+    fi
+    echo "OOM: the session's program got 2600 MiB; the kernel killed $(echo "$kills" | grep -c '^oom-kill:') process(es), all of the work" |
+        tee -a "$out/figures.txt"
+}
+
+# One user's work cannot take another's tasks: the volunteer's work makes threads until its unit's TasksMax
+# stops it, and a second user's work still starts in the shared slice.
+check_tasks_bounded_per_user() {
+    ensure_user second 1200 || die "adding the user second"
+    use_test_work 1 threads || { use_demo_work; die "starting the thread-making work"; }
+    local unit=/sys/fs/cgroup/nicer.slice/nicer-work@1000.service max current
+    max=$(as_user "cat $unit/pids.max")
+    poll_user 1800 "test \$(cat $unit/pids.current) -ge \$(( $max - 2 ))" ||
+        { use_demo_work; die "the volunteer's work did not reach its TasksMax $max: $(as_user "cat $unit/pids.current")"; }
+    current=$(as_user "cat $unit/pids.current")
+    as_other second 1200 'nicer status' >/dev/null || { use_demo_work; die "the second user's nicerd did not start"; }
+    poll_user 600 "test -n \"\$(cat /sys/fs/cgroup/nicer.slice/nicer-work@1200.service/work/*/cgroup.procs 2>/dev/null)\""
+    local started=$?
+    local second_where
+    second_where=$(as_other second 1200 'nicer status --json' | python3 -c "import json, sys; print(json.load(sys.stdin)['placement'])")
+    as_other second 1200 'systemctl --user stop nicerd.service' || true
+    use_demo_work
+    echo "the volunteer's work held $current tasks (its TasksMax $max; the slice: $(as_user 'cat /sys/fs/cgroup/nicer.slice/pids.max')); the second user's work: $second_where" |
+        tee -a "$out/figures.txt"
+    [ "$started" -eq 0 ] && [ "$second_where" = root-slice ] ||
+        die "the second user's work did not start in the idle slice beside the volunteer's ($second_where)"
 }
 
 # The link: kill -9 of nicerd closes its end, and the host stops the work. Measured until the leaf is empty.
@@ -259,7 +378,7 @@ check_kill9_root_slice() {
         [ \$(( (\$(date +%s%N) - start) / 1000000 )) -lt 10000 ] || exit 1; sleep 0.02; done
         echo \$(( (\$(date +%s%N) - start) / 1000000 ))") || die "processes of the work were still running 10 s after kill -9 of nicerd"
     echo "root idle slice: the work was gone ${said} ms after kill -9 of nicerd" | tee -a "$out/figures.txt"
-    poll_user 100 '! systemctl is-active -q nicer-work@volunteer.service' || die "nicer-work@volunteer.service still runs without nicerd"
+    poll_user 100 '! systemctl is-active -q nicer-work@1000.service' || die "nicer-work@1000.service still runs without nicerd"
     as_user 'systemctl --user reset-failed nicerd.service; systemctl --user start nicerd.service'
 }
 
@@ -280,14 +399,14 @@ check_host_crash_root_slice() {
     as_user 'nicer status >/dev/null' || die "nicerd does not answer"
     poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs)\"" || die "no work runs in the root idle slice"
     local host work
-    host=$(as_user 'systemctl show -P MainPID nicer-work@volunteer.service')
+    host=$(as_user 'systemctl show -P MainPID nicer-work@1000.service')
     work=$(as_user "cat $root_leaf/*/cgroup.procs | tr '\n' ' '")
     as_user "kill -9 $host"
     poll_user 100 "! kill -0 $work 2>/dev/null && for p in $work; do ! kill -0 \$p 2>/dev/null || exit 1; done" ||
         die "the work ($work) still ran 10 s after its host was killed"
-    poll_user 600 "test -n \"\$(cat $root_leaf/*/cgroup.procs 2>/dev/null)\" && test \$(systemctl show -P MainPID nicer-work@volunteer.service) != $host" ||
+    poll_user 600 "test -n \"\$(cat $root_leaf/*/cgroup.procs 2>/dev/null)\" && test \$(systemctl show -P MainPID nicer-work@1000.service) != $host" ||
         die "nicerd did not start a new host and work within 60 s"
-    echo "host $host killed: its work ($work) ended with it; a new host $(as_user 'systemctl show -P MainPID nicer-work@volunteer.service') runs $(as_user "cat $root_leaf/*/cgroup.procs | tr '\n' ' '")"
+    echo "host $host killed: its work ($work) ended with it; a new host $(as_user 'systemctl show -P MainPID nicer-work@1000.service') runs $(as_user "cat $root_leaf/*/cgroup.procs | tr '\n' ' '")"
     [ "$(status_field "['placement']")" = root-slice ] || die "nicerd left the root idle slice"
 }
 
@@ -303,21 +422,21 @@ check_boinc_root_slice() {
     [ "$answered" -eq 0 ] || die "nicerd did not reach the BOINC client in the root idle slice over its GUI RPC"
 }
 
-# Without the rule nicerd cannot start its instance: the work runs in the user slice, and nicer says why and
-# what protects more.
+# Without the volunteer's socket (stopped by root, as on a system where the package was just installed and
+# the manager did not get it) nicerd runs the work in the user slice, and says why and what to do.
 check_without_system_part() {
     as_user 'systemctl --user stop nicerd.service'
-    # polkitd reads its rules when it starts, and systemctl returns once it answers on the bus (Type=dbus).
-    as_root 'mv /usr/share/polkit-1/rules.d/60-nicer.rules /root/ && systemctl restart polkit.service'
+    as_root 'systemctl stop nicer-work@1000.socket'
     as_user 'nicer status >/dev/null'
     local where note
     where=$(status_field "['placement']")
     note=$(status_field "['placement_note']")
     as_user 'systemctl --user stop nicerd.service'
-    as_root 'mv /root/60-nicer.rules /usr/share/polkit-1/rules.d/ && systemctl restart polkit.service'
+    as_root 'systemctl start nicer-work@1000.socket'
     echo "placement: $where: $note"
-    [ "$where" = user-slice ] || die "without the polkit rule nicerd chose '$where'"
-    [[ $note == *"refused to start nicer-work@volunteer.service"* ]] || die "the note does not say the start was refused"
+    [ "$where" = user-slice ] || die "without the socket nicerd chose '$where'"
+    [[ $note == *"/run/nicer/work/1000.socket is not there"* ]] || die "the note does not say the socket is missing"
+    [[ $note == *"sudo systemctl start nicer-work@1000.socket"* ]] || die "the note does not say what to do"
     [[ $note == *"Installing nicer's .deb protects"* ]] || die "the note does not say what protects everything"
 }
 
@@ -614,6 +733,32 @@ check_cpu_not_delegated() {
         die "under the freezer duty cycle the work kept $steady beside a system service's hog (at most 0.10)"
 }
 
+# What an attacker with one sudo command can leave running, as real uid 0: a process named `systemd`, with
+# `--user` and an XDG_RUNTIME_DIR that makes a bus address run their program (`;unixexec:path=`), and the
+# socket beside it that made the old scripts take it for a manager; and, as the volunteer, 50 processes posing
+# as user managers. The maintainer scripts read none of it (the managers are the system manager's
+# user@UID.service units): the marker program never runs in the reinstall and the purge below, and the fakes
+# cost the purge nothing.
+check_attackers_in_place() {
+    as_root 'mkdir -p "/tmp/rt/a;unixexec:path=/tmp/rt/b/systemd" /tmp/rt/b
+        printf "#!/bin/sh\ntouch /tmp/rt/MARKER-RAN\n" >/tmp/rt/b/bus; chmod 0755 /tmp/rt/b/bus
+        python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"/tmp/rt/a;unixexec:path=/tmp/rt/b/systemd/private\")"
+        printf "#!/bin/sh\nwhile :; do sleep 60; done\n" >/tmp/rt/systemd; chmod 0755 /tmp/rt/systemd
+        XDG_RUNTIME_DIR="/tmp/rt/a;unixexec:path=/tmp/rt/b" setsid /tmp/rt/systemd --user </dev/null >/dev/null 2>&1 &
+        rm -f /tmp/rt/MARKER-RAN' || die "placing root's fake manager"
+    as_user 'mkdir -p ~/fake && printf "#!/bin/sh\nwhile :; do sleep 60; done\n" >~/fake/systemd && chmod 0755 ~/fake/systemd
+        for i in $(seq 50); do XDG_RUNTIME_DIR="/run/user/1000;unixexec:path=/home/volunteer/fake" setsid ~/fake/systemd --user </dev/null >/dev/null 2>&1 & done' ||
+        die "placing the volunteer's fake managers"
+    echo "processes named systemd with --user, by owner: $(as_root 'ps -C systemd -o user=,args= | grep -- " --user" | sort | uniq -c')"
+    as_root 'test "$(awk "/^Uid:/ { print \$2 }" /proc/$(pgrep -f "^/bin/sh /tmp/rt/systemd --user")/status)" = 0' ||
+        die "root's fake manager does not run with real uid 0"
+    [ "$(as_user 'pgrep -u volunteer -fc "fake/systemd --user"')" -ge 50 ] || die "fewer than 50 fake managers of the volunteer run"
+}
+marker_never_ran() {
+    ! as_root 'test -e /tmp/rt/MARKER-RAN' || die "the attacker's program ran as root"
+    echo "the attacker's marker program did not run"
+}
+
 # An upgrade (here a reinstall, which runs the same maintainer scripts) restarts a running nicerd on the new
 # program in the volunteer's manager, and nothing the volunteer set is lost: the parameters, and a pause.
 check_reinstall_restarts_nicerd() {
@@ -627,6 +772,7 @@ check_reinstall_restarts_nicerd() {
     echo "nicerd's pid: $before before, $after after the reinstall; its program: $(as_user "readlink /proc/$after/exe")"
     [ "$after" != "$before" ] || die "nicerd was not restarted (pid $before)"
     as_user "test \"\$(readlink /proc/$after/exe)\" = /usr/bin/nicerd" || die "the restarted nicerd does not run the new /usr/bin/nicerd"
+    marker_never_ran
     [ "$(status_field "['paused']")" = True ] || die "the pause was lost in the restart"
     [ "$(status_field "['parameters']['reserve_band']")" = 0.07 ] || die "the reserve band set before was lost in the restart"
     as_user 'nicer resume && nicer set reserve-band=0.05' || die "nicer resume"
@@ -641,9 +787,28 @@ check_purge_stops_everything() {
         die "no work runs in the root idle slice before the purge"
     as_user 'rm -f /tmp/display; nohup /tmp/xvfb-tray-host.sh nicer-tray >/tmp/tray.log 2>&1 & echo $! >/tmp/tray-host.pid'
     poll_user 300 'pgrep -x nicer-tray' || die "the tray did not start"
-    local processes='ps -u volunteer -o pid=,comm=,args= | awk "\$2 ~ /^(nicerd|nicer-tray|md5sum)\$/"'
+    local processes='ps -u volunteer,second -o pid=,user=,comm=,args= | awk "\$3 ~ /^(nicerd|nicer-tray|md5sum)\$/"'
+    # A second real user with nicerd and work running; before both, in the scripts' order, a user whose
+    # manager does not answer (SIGSTOP) and then ends in the middle of the scan (SIGKILL once the scripts
+    # reach it): nobody after it is skipped.
+    ensure_user second 1200 || die "adding the user second"
+    ensure_user leaver 1100 || die "adding the user leaver"
+    as_other second 1200 'nicer status' >/dev/null || die "the second user's nicerd did not start"
+    poll_user 300 "test -n \"\$(cat /sys/fs/cgroup/nicer.slice/nicer-work@1200.service/work/*/cgroup.procs 2>/dev/null)\"" ||
+        die "no work of the second user runs before the purge"
+    as_root 'kill -STOP $(systemctl show -P MainPID user@1100.service)
+        nohup sh -c "for i in \$(seq 1200); do pgrep -u leaver -f stdio-bridge >/dev/null && break; sleep 0.1; done
+            systemctl kill -s KILL user@1100.service" >/tmp/leaver.log 2>&1 &'
     as_user "$processes; systemctl --user list-units --no-legend 'nicer*'"
+    local started elapsed
+    started=$(date +%s)
     as_root 'DEBIAN_FRONTEND=noninteractive apt-get purge -y -q nicer' || die "apt-get purge"
+    elapsed=$(($(date +%s) - started))
+    echo "the purge took $elapsed s with 50 fake managers, a manager that stopped answering and ended during it, and two users' nicer running" |
+        tee -a "$out/figures.txt"
+    marker_never_ran
+    # The scripts' own bound is 120 s for the whole operation; apt and dpkg around them take the rest.
+    [ "$elapsed" -le 240 ] || die "the purge took $elapsed s, over the scripts' bound of 120 s and apt's own time"
     # The units stop within apt's run; the tray ends on the SIGTERM the scripts sent (polled, 10 s at most).
     poll_user 100 "test -z \"\$($processes)\"" || true
     local left units load
@@ -654,9 +819,9 @@ check_purge_stops_everything() {
     as_user 'kill $(cat /tmp/tray-host.pid) 2>/dev/null' || true
     local system
     # A slice loads without a file (systemd makes any slice on demand): gone means no file and not active.
-    system=$(as_root 'echo "work unit $(systemctl show -P LoadState nicer-work@volunteer.service)," \
+    system=$(as_root 'echo "work unit $(systemctl show -P LoadState nicer-work@1000.service)," \
             "slice $(systemctl show -P ActiveState nicer.slice) from [$(systemctl show -P FragmentPath nicer.slice)]," \
-            "files [$(ls /usr/share/polkit-1/rules.d/60-nicer.rules /usr/lib/systemd/system/nicer* /usr/libexec/nicer 2>/dev/null)]," \
+            "files [$(ls /usr/lib/systemd/system/nicer* /usr/lib/systemd/system/user@.service.d/nicer.conf /run/nicer/work/* /usr/libexec/nicer 2>/dev/null)]," \
             "cgroup [$(ls -d /sys/fs/cgroup/nicer.slice 2>/dev/null)]"')
     echo "after the purge: $system"
     [ "$system" = "work unit not-found, slice inactive from [], files [], cgroup []" ] ||
@@ -678,12 +843,15 @@ run_checks() {
     check "power-profiles-daemon's power-saver profile pauses the work, balanced gives it back" check_power_saver_pauses
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd (the work in the root idle slice; screenshot)" check_tray_from_desktop_entry
     check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
-    check "polkit lets a user start, stop and restart only their own instance; every other call is refused" check_polkit_refusals
+    check "no user can start, stop or change an instance through the system manager, reach another's socket, or run work as root" check_refusals
     check "root idle slice: BOINC's client runs there and nicerd reaches it over its GUI RPC" check_boinc_root_slice
+    check "root idle slice: a program of the user's that holds the host's link keeps nothing once the user's manager ends" check_host_bound_to_manager
+    check "root idle slice: the work dies first: oom_score_adj above every process of the user, and the OOM killer takes the work, not the session's program" check_oom_kills_work_first
+    check "root idle slice: one user's work at its TasksMax leaves a second user's work room to start" check_tasks_bounded_per_user
     check "root idle slice: kill -9 of nicerd stops the work within seconds (the link)" check_kill9_root_slice
     check "root idle slice: a restart of the user manager (as at logout) stops the work" check_manager_restart_root_slice
     check "root idle slice: a crashed work host takes its work along, and nicerd starts a new one" check_host_crash_root_slice
-    check "without the polkit rule the work runs in the user slice, and nicer says why and what protects everything" check_without_system_part
+    check "without the volunteer's socket the work runs in the user slice, and nicer says why and what to do" check_without_system_part
     # The user manager's slice, as on a machine without the system part (placement = user-slice).
     check "with placement = user-slice the work runs in the user manager, and nicer status says so" use_user_slice
     placement=user-slice
@@ -700,8 +868,9 @@ run_checks() {
     check "kill -9 of nicerd leaves no process of the work under logind's user manager" check_kill9_leaves_no_work
     check "CPUWeight=idle alone leaves the work far more beside the same system hog, and beside a hog in the login session" check_system_hog_idle_weight
     check "without cpu delegated (Delegate=pids memory), nicer freezes the slice in a duty cycle and says how to delegate" check_cpu_not_delegated
-    check "apt-get install --reinstall restarts a running nicerd on the new program, keeping its parameters and pause" check_reinstall_restarts_nicerd
-    check "apt-get purge stops the tray, nicerd and the work of a lingering user, and leaves no unit, slice, rule or process" check_purge_stops_everything
+    check "an attacker's fake user managers are in place: root's with a bus address that runs a program, 50 of the volunteer's" check_attackers_in_place
+    check "apt-get install --reinstall restarts a running nicerd on the new program, keeping its parameters and pause; the attacker's program never runs" check_reinstall_restarts_nicerd
+    check "apt-get purge, with the attackers' fakes and a manager that ends mid-scan, stops every user's tray, nicerd and work within its bound, runs no attacker's program, and leaves no unit, slice or process" check_purge_stops_everything
 }
 run_checks
 
