@@ -81,11 +81,11 @@ void addSliceOptions(CLI::App& app, Settings& s) {
     app.add_option(
            "--placement", s.config.placement,
            "Where the work runs: auto (the root idle slice, the system's nicer.slice, where nicer's .deb "
-           "installed "
-           "it and polkit lets you start your nicer-work@USER.service, else your user manager's slice), "
-           "root-slice (or fail, saying why) or user-slice. In the root idle slice the kernel makes the "
-           "work yield at once to every program on the machine; in the user slice only to what runs "
-           "inside your user manager")
+           "installed it and your user manager brought your socket, /run/nicer/work/UID.socket, which "
+           "starts your nicer-work@UID.service; else your user manager's slice), root-slice (or fail, "
+           "saying why) or user-slice. In the root idle slice the kernel makes the work yield at once to "
+           "every program on the machine; in the user slice only to what runs inside your user manager. "
+           "Setuid helpers (VirtualBox's, for some BOINC apps) run only in the user slice")
         ->check(CLI::IsMember({"auto", "root-slice", "user-slice"}))
         ->capture_default_str();
     app.add_option(
