@@ -38,8 +38,9 @@ Result<std::string> ownCgroup() {
     return text->substr(at + 3, end == std::string::npos ? std::string::npos : end - at - 3);
 }
 
-/// The connection of this user's nicerd, on the socket systemd passed (nicer-work@UID.socket). A connection of
-/// another user (root's, say: only root can reach a socket of mode 0600 but its owner) is closed unanswered.
+/// The connection of this user's nicerd, on the socket systemd passed (nicer-work@UID.socket). A connection
+/// of another user (root's, say: only root can reach a socket of mode 0600 but its owner) is closed
+/// unanswered.
 Result<UniqueFd> acceptNicerd(int listener) {
     while (true) {
         UniqueFd fd(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
@@ -88,11 +89,12 @@ int run(int argc, char** argv) {
     }
     auto cgroup = ownCgroup();
     auto layout = kernel::CgroupLayout::detect();
-    auto host = ::getuid() == 0
-                    ? Result<workhost::WorkHost>(Error{"the volunteer work never runs as root in the idle slice"})
-                : !cgroup ? Result<workhost::WorkHost>(cgroup.error())
-                : !layout ? Result<workhost::WorkHost>(layout.error())
-                          : workhost::WorkHost::prepare(std::move(*layout), *cgroup);
+    auto host =
+        ::getuid() == 0
+            ? Result<workhost::WorkHost>(Error{"the volunteer work never runs as root in the idle slice"})
+        : !cgroup ? Result<workhost::WorkHost>(cgroup.error())
+        : !layout ? Result<workhost::WorkHost>(layout.error())
+                  : workhost::WorkHost::prepare(std::move(*layout), *cgroup);
     if (!host) {
         std::cerr << "nicer-work-host: " << host.error().message << '\n';
         (void)workhost::sendMessage(link->get(), {"refused", host.error().message});

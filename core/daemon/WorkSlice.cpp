@@ -8,8 +8,8 @@
 #include "workload/WorkloadSupervisor.h"
 
 #include <chrono>
-#include <unistd.h>
 #include <iostream>
+#include <unistd.h>
 
 namespace nicer::daemon {
 
@@ -65,8 +65,9 @@ Result<void> WorkSlice::choosePlacement() {
     } else if (!m_layout.cpuOnUnified()) {
         why = "the cpu controller is on a cgroup v1 hierarchy here, and the root idle slice needs cgroup v2";
     } else {
-        auto root = workhost::WorkHostUnits::connect(*m_userUnits, {m_config.slice, workload::kWorkUnitPrefix},
-                                                     std::chrono::seconds(10), workhost::workHostSocket(::getuid()));
+        auto root =
+            workhost::WorkHostUnits::connect(*m_userUnits, {m_config.slice, workload::kWorkUnitPrefix},
+                                             std::chrono::seconds(10), workhost::workHostSocket(::getuid()));
         if (root) {
             m_rootUnits = std::move(*root);
             m_units = m_rootUnits.get();

@@ -308,8 +308,8 @@ Result<void> WorkHost::handle(int link, const Message& message) {
     if (verb == "start") {
         auto request = parseStart(message);
         if (!request) {
-            return sendMessage(link, {"failed", message.size() > 1 ? message[1] : std::string(),
-                                      request.error().message});
+            return sendMessage(
+                link, {"failed", message.size() > 1 ? message[1] : std::string(), request.error().message});
         }
         if (auto answer = start(*request)) {
             return sendMessage(link, *answer);
@@ -377,7 +377,7 @@ Result<void> WorkHost::serve(int link, int listener, int signalFd) {
                 break;
             }
         }
-    killOverdue();
+        killOverdue();
     }
     // nicerd is gone or the unit is stopping: the work ends with the link, thawed so that SIGTERM is handled,
     // and killed after the grace.

@@ -14,7 +14,7 @@
 namespace nicer::workhost {
 
 /**
- * The host side of the root idle slice: the process of nicer-work@USER.service, running as the user in a
+ * The host side of the root idle slice: the process of nicer-work@UID.service, running as the user in a
  * cgroup systemd delegated to the user. It runs the work's instances in leaves of that cgroup and nothing
  * else; nicerd, in the user manager, caps them by writing the leaves' files (cpu.max, cgroup.freeze,
  * memory.high, memory.max), which the user owns.
@@ -23,9 +23,9 @@ namespace nicer::workhost {
  * ("Delegation Containment"), so the work must be started from inside it.
  *
  * Its unit's cgroup is laid out as
- *   nicer-work@USER.service/host          this process (a cgroup with children may hold no process)
- *   nicer-work@USER.service/work          the work: nicerd's cap, freeze and memory limit
- *   nicer-work@USER.service/work/NAME     one instance and everything it starts, killed as one
+ *   nicer-work@UID.service/host          this process (a cgroup with children may hold no process)
+ *   nicer-work@UID.service/work          the work: nicerd's cap, freeze and memory limit
+ *   nicer-work@UID.service/work/NAME     one instance and everything it starts, killed as one
  */
 class WorkHost {
 public:
@@ -88,7 +88,8 @@ private:
     std::map<std::string, Instance> m_instances;
 };
 
-/// Accepts one connection on @p listener and answers it "refused" (the host serves one nicerd), then closes it.
+/// Accepts one connection on @p listener and answers it "refused" (the host serves one nicerd), then closes
+/// it.
 void refuseConnection(int listener);
 /// Writes @p value to the cgroup file @p file (one write, as the kernel wants it); the error names both.
 Result<void> writeCgroupFile(const std::filesystem::path& file, const std::string& value);

@@ -11,11 +11,11 @@
 namespace nicer::workhost {
 
 /**
- * What nicerd and its work host (nicer-work-host, in nicer-work@USER.service) say to each other over one
+ * What nicerd and its work host (nicer-work-host, in nicer-work@UID.service) say to each other over one
  * SOCK_SEQPACKET socket: each packet is one message, its fields joined by NUL bytes, the first naming it.
  *
- * systemd listens (nicer-work@UID.socket, the user's alone) and starts the host when nicerd connects; the host
- * accepts the connection, sets up its cgroups and greets. The connection is also the liveness link: when
+ * systemd listens (nicer-work@UID.socket, the user's alone) and starts the host when nicerd connects; the
+ * host accepts the connection, sets up its cgroups and greets. The connection is also the liveness link: when
  * nicerd dies (even by kill -9) the kernel closes its end, and the host stops the work and exits. A second
  * connection while one is served is answered "refused" and closed.
  *

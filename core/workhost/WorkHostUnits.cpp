@@ -68,12 +68,14 @@ Result<std::unique_ptr<WorkHostUnits>> WorkHostUnits::connect(usermanager::UnitM
                                                               fs::path cgroupRoot) {
     std::error_code ec;
     if (!fs::exists(socket, ec)) {
-        return Error{socket.string() + " is not there: nicer's system part is not installed (nicer's .deb "
-                                       "installs it), or not yet set up for you (after the first install, log "
-                                       "out and in once, or run: sudo systemctl start nicer-work@" +
+        return Error{socket.string() +
+                     " is not there: nicer's system part is not installed (nicer's .deb "
+                     "installs it), or not yet set up for you (after the first install, log "
+                     "out and in once, or run: sudo systemctl start nicer-work@" +
                      std::to_string(::getuid()) + ".socket)"};
     }
-    auto units = std::unique_ptr<WorkHostUnits>(new WorkHostUnits(user, std::move(names), wait, std::move(socket), std::move(cgroupRoot)));
+    auto units = std::unique_ptr<WorkHostUnits>(
+        new WorkHostUnits(user, std::move(names), wait, std::move(socket), std::move(cgroupRoot)));
     if (auto hosted = units->ensureHost(); !hosted) {
         return hosted.error();
     }
@@ -131,7 +133,8 @@ Result<void> WorkHostUnits::ensureHost() {
     for (const auto& [file, value] : m_leafFiles) {
         if (auto written = writeLeafFile(file, value); !written) {
             m_link.reset(); // the host stops what it runs: nothing runs without its cap
-            return Error{"the work host's leaf did not take what nicerd set before: " + written.error().message};
+            return Error{"the work host's leaf did not take what nicerd set before: " +
+                         written.error().message};
         }
     }
     return {};

@@ -30,10 +30,10 @@ inline constexpr const char* kIdleSlice = "nicer.slice";
  *   this).
  * Freezing goes through the leaf's cgroup.freeze (no unit to freeze), which the slice actuator falls back to.
  *
- * The link to the host is that socket's connection: nicerd's end closes when it dies, even by kill -9, and the
- * host then stops the work. When the host ends (crashed, or stopped with the user's manager) every instance
- * reads as failed, and the next start of one connects again, which starts the unit again (a host still
- * stopping finishes first: the connection waits in the socket's queue).
+ * The link to the host is that socket's connection: nicerd's end closes when it dies, even by kill -9, and
+ * the host then stops the work. When the host ends (crashed, or stopped with the user's manager) every
+ * instance reads as failed, and the next start of one connects again, which starts the unit again (a host
+ * still stopping finishes first: the connection waits in the socket's queue).
  */
 class WorkHostUnits final : public usermanager::UnitManager {
 public:
@@ -53,7 +53,7 @@ public:
 
     /// nicer-work@UID.service.
     const std::string& systemUnit() const { return m_unit; }
-    /// The work's leaf, from the cgroup root, e.g. "/nicer.slice/nicer-work@alice.service/work".
+    /// The work's leaf, from the cgroup root, e.g. "/nicer.slice/nicer-work@1000.service/work".
     const std::string& workCgroup() const { return m_workCgroup; }
 
     Result<void> startTransientUnit(const std::string& name, const usermanager::Properties& props,

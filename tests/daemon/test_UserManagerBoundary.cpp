@@ -20,7 +20,7 @@ struct Tree {
         cpu(kManager, 7'000, false);
         cpu(std::string(kManager) + "/nicer.slice", 5'000, true);
         cpu("/nicer.slice", 2'000, true);
-        cpu("/nicer.slice/nicer-work@alice.service/work", 3'000, false);
+        cpu("/nicer.slice/nicer-work@1000.service/work", 3'000, false);
     }
     void cpu(const std::string& cgroup, std::uint64_t usageUSec, bool idle) {
         sysfs.write(cgroup.substr(1) + "/cpu.stat", "usage_usec " + std::to_string(usageUSec) + "\n");
@@ -44,7 +44,7 @@ TEST_CASE("in the root idle slice the work's CPU time is counted in, and the top
           "yield to everything",
           "[UserManagerBoundary]") {
     Tree tree;
-    CgroupBoundary boundary(tree.layout, kManager, "/nicer.slice/nicer-work@alice.service/work");
+    CgroupBoundary boundary(tree.layout, kManager, "/nicer.slice/nicer-work@1000.service/work");
     // The split expects the manager's time with the work's in it: 7 ms + the leaf's 3 ms.
     CHECK(boundary.managerCpuNSec().value() == 10'000'000);
     // The leaf's own cpu.idle (0 here) does not matter: the slice at the root has 1.

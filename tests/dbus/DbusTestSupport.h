@@ -117,7 +117,7 @@ public:
         s.actuator = "signal-duty-cycle";
         s.actuatorNote = "no cpu controller: a duty cycle holds the work";
         s.placement = "root-slice";
-        s.placementNote = "in nicer.slice (nicer-work@alice.service), directly under the root cgroup";
+        s.placementNote = "in nicer.slice (nicer-work@1000.service), directly under the root cgroup";
         s.memoryMaxPercent = 50;
         s.memoryMax = 4'294'967'296; // 4 GiB, 50% of 8 GiB
         s.signalSetting = "auto";
