@@ -39,7 +39,8 @@ TEST_CASE("an activation before the window exists shows it once it does", "[tray
     CHECK(window.isVisible());
 }
 
-TEST_CASE("the desktop entry's quit action asks the tray to quit and shows nothing", "[tray][single-instance]") {
+TEST_CASE("the desktop entry's quit action asks the tray to quit and shows nothing",
+          "[tray][single-instance]") {
     ApplicationService service(deadBus());
     QWidget window;
     service.setWindow(&window);
