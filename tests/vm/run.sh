@@ -339,10 +339,11 @@ check_oom_kills_work_first() {
     echo "the kernel: $kills"
     echo "$kills" | grep -q '^oom-kill:' || die "the kernel killed nothing: the check proved nothing"
     echo "$hog" | grep -q '^exit 0$' || die "the session's program was killed or failed: $hog"
-    if echo "$kills" | grep '^oom-kill:' | grep -v "task_memcg=${root_leaf#/sys/fs/cgroup}/"; then
+    # The instances share the leaf's memory cgroup (the leaf enables no controller for its children).
+    if echo "$kills" | grep '^oom-kill:' | grep -v "task_memcg=${root_leaf#/sys/fs/cgroup}[/,]"; then
         die "the OOM killer took something other than the work"
     fi
-    echo "OOM: the session's program got 2600 MiB; the kernel killed $(echo "$kills" | grep -c '^oom-kill:') process(es), all of the work" |
+    echo "OOM: the session's program got 2600 MiB; the kernel killed $(echo "$kills" | grep -o '^oom-kill:.*pid=[0-9]*' | sort -u | wc -l) process(es), all of the work" |
         tee -a "$out/figures.txt"
 }
 
@@ -408,6 +409,19 @@ check_host_crash_root_slice() {
         die "nicerd did not start a new host and work within 60 s"
     echo "host $host killed: its work ($work) ended with it; a new host $(as_user 'systemctl show -P MainPID nicer-work@1000.service') runs $(as_user "cat $root_leaf/*/cgroup.procs | tr '\n' ' '")"
     [ "$(status_field "['placement']")" = root-slice ] || die "nicerd left the root idle slice"
+}
+
+# A quick restart of nicerd, its old host still stopping the work: the new nicerd's connection waits in the
+# socket's queue until the old host ended, and the work stays in the root idle slice.
+check_quick_restart_root_slice() {
+    poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs 2>/dev/null)\"" || die "no work runs in the root idle slice"
+    local host
+    host=$(as_user 'systemctl show -P MainPID nicer-work@1000.service')
+    as_user 'systemctl --user restart nicerd.service && nicer status >/dev/null' || die "nicerd did not come back"
+    echo "placement after the restart: $(status_field "['placement']"): $(status_field "['placement_note']")"
+    [ "$(status_field "['placement']")" = root-slice ] || die "a quick restart left the root idle slice"
+    poll_user 300 "test -n \"\$(cat $root_leaf/*/cgroup.procs 2>/dev/null)\"" || die "no work runs in the root idle slice after the restart"
+    echo "host $host before, $(as_user 'systemctl show -P MainPID nicer-work@1000.service') after the restart"
 }
 
 # BOINC's client as the work in the root idle slice: nicerd reaches it over its GUI RPC as in the user slice.
@@ -851,6 +865,7 @@ run_checks() {
     check "root idle slice: kill -9 of nicerd stops the work within seconds (the link)" check_kill9_root_slice
     check "root idle slice: a restart of the user manager (as at logout) stops the work" check_manager_restart_root_slice
     check "root idle slice: a crashed work host takes its work along, and nicerd starts a new one" check_host_crash_root_slice
+    check "root idle slice: a quick restart of nicerd, its old host still stopping, keeps the work there" check_quick_restart_root_slice
     check "without the volunteer's socket the work runs in the user slice, and nicer says why and what to do" check_without_system_part
     # The user manager's slice, as on a machine without the system part (placement = user-slice).
     check "with placement = user-slice the work runs in the user manager, and nicer status says so" use_user_slice
