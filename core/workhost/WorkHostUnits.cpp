@@ -271,11 +271,12 @@ Result<void> WorkHostUnits::startTransientUnit(const std::string& name, const Pr
         return hosted;
     }
     m_answers.erase(name);
+    // Refused here, not by sendMessage: a message too long is the request's fault, and the link stays up.
     const Message start = startMessage(request);
-    if (encodeMessage(start).size() > kMaxMessageBytes) {
-        return Error{name + ": its command line and environment take " +
-                     std::to_string(encodeMessage(start).size()) + " bytes, over the work host's limit of " +
-                     std::to_string(kMaxMessageBytes) + "; shorten them"};
+    if (const auto bytes = encodeMessage(start).size(); bytes > kMaxMessageBytes) {
+        return Error{name + ": its command line and environment take " + std::to_string(bytes) +
+                     " bytes, over the work host's limit of " + std::to_string(kMaxMessageBytes) +
+                     "; shorten them"};
     }
     if (auto sent = sendMessage(m_link.get(), start); !sent) {
         hostGone();

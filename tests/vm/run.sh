@@ -243,12 +243,14 @@ check_session_hog_root_slice() {
 check_refusals() {
     as_root 'id intruder >/dev/null 2>&1 || useradd -m intruder'
     local refused=0 tried=0
-    try_refused() { # WHO COMMAND...: the command must fail
+    try_refused() { # WHO COMMAND...: the command must fail, refused (not failing for another reason)
         local who=$1 said
         shift
         tried=$((tried + 1))
         if said=$(as_root "runuser -u $who -- $* 2>&1 </dev/null"); then
             echo "NOT REFUSED: $who: $*: $said"
+        elif ! grep -qiE 'authentication required|access denied|permission denied' <<<"$said"; then
+            echo "FAILED, BUT NOT REFUSED: $who: $*: $said"
         else
             echo "refused: $who: $*: $(echo "$said" | head -n1)"
             refused=$((refused + 1))
@@ -270,6 +272,12 @@ check_refusals() {
     try_refused volunteer systemd-run --slice=nicer.slice --unit=nicer-work@1000 sleep 60
     try_refused volunteer systemd-run --unit=nicer-work@1000-x -p User=root sleep 60
     try_refused volunteer systemctl start nicer.slice
+    # Without the template on disk, a transient unit of an instance's name is refused too (systemd 257 asks
+    # polkit with the name before the unit exists).
+    as_root 'mv /usr/lib/systemd/system/nicer-work@.service /root/ && systemctl daemon-reload' || die "moving the template away"
+    try_refused volunteer systemd-run --unit=nicer-work@1000-t -p User=root sleep 60
+    try_refused volunteer systemd-run --unit=nicer-work@1001 sleep 60
+    as_root 'mv /root/nicer-work@.service /usr/lib/systemd/system/ && systemctl daemon-reload' || die "putting the template back"
     # The socket is the volunteer's alone: another user cannot connect to it.
     try_refused intruder python3 -c "'import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET); s.connect(\"/run/nicer/work/1000.socket\")'"
     as_root 'systemctl is-active nicer-work@1000.service' || die "the volunteer's instance stopped during the refusals"
