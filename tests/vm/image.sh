@@ -34,8 +34,8 @@ fi
 
 # The runtime of nicer's .deb (its Depends on Debian 12, which the guest checks then find installed) and what
 # the checks use: stress-ng for the hogs, Xvfb and a tray host for the tray, BOINC's client for the system
-# service, python3 for the checks' arithmetic, polkitd (the .deb recommends it) for the root idle slice's rule,
-# power-profiles-daemon for the power-saver rule.
+# service, python3 for the checks' arithmetic and their test programs, polkitd as a desktop has it (nicer adds
+# no rule: the refusals are polkit's own), power-profiles-daemon for the power-saver rule.
 packages=(
     linux-image-amd64 systemd-sysv udev dbus dbus-user-session libpam-systemd openssh-server
     iproute2 procps less ca-certificates
