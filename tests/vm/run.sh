@@ -818,14 +818,25 @@ check_purge_stops_everything() {
     as_other second 1200 'nicer status' >/dev/null || die "the second user's nicerd did not start"
     poll_user 300 "test -n \"\$(cat /sys/fs/cgroup/nicer.slice/nicer-work@1200.service/work/*/cgroup.procs 2>/dev/null)\"" ||
         die "no work of the second user runs before the purge"
-    as_root 'kill -STOP $(systemctl show -P MainPID user@1100.service)
-        nohup sh -c "for i in \$(seq 1200); do pgrep -u leaver -f stdio-bridge >/dev/null && break; sleep 0.1; done
+    # Meanwhile the far end of the scripts' connection to that manager, a process of the user's, is looked at:
+    # its descriptors and environment must hold nothing of root's (apt runs on a terminal, as an admin's does).
+    as_root 'kill -STOP $(systemctl show -P MainPID user@1100.service); rm -f /tmp/leaver-*.txt
+        nohup sh -c "for i in \$(seq 1200); do p=\$(pgrep -u leaver -f stdio-bridge | head -n1); [ -n \"\$p\" ] && break; sleep 0.1; done
+            ls -l /proc/\$p/fd >/tmp/leaver-fds.txt 2>&1; xargs -0 -n1 echo </proc/\$p/environ >/tmp/leaver-env.txt 2>&1
             systemctl kill -s KILL user@1100.service" >/tmp/leaver.log 2>&1 &'
     as_user "$processes; systemctl --user list-units --no-legend 'nicer*'"
     local started elapsed
     started=$(date +%s)
-    as_root 'DEBIAN_FRONTEND=noninteractive apt-get purge -y -q nicer' || die "apt-get purge"
+    as_root 'DEBIAN_FRONTEND=noninteractive script -qec "apt-get purge -y -q nicer" /dev/null' || die "apt-get purge"
     elapsed=$(($(date +%s) - started))
+    local fds env
+    fds=$(as_root 'cat /tmp/leaver-fds.txt' || true)
+    env=$(as_root 'cat /tmp/leaver-env.txt' || true)
+    echo "the user's end of the scripts' connection, its descriptors: $fds"
+    echo "and its environment: $env"
+    grep -q 'socket:' <<<"$fds" || die "the user's end of the connection to the stuck manager was not seen"
+    ! grep -E '/dev/(pts|tty|console)' <<<"$fds" || die "root's terminal reached a process of the user"
+    ! grep -E '^(SSH_|SUDO_|HOME=/root|TERM=)' <<<"$env" || die "root's environment reached a process of the user"
     echo "the purge took $elapsed s with 50 fake managers, a manager that stopped answering and ended during it, and two users' nicer running" |
         tee -a "$out/figures.txt"
     marker_never_ran
