@@ -12,11 +12,8 @@
 #include <systemd/sd-daemon.h>
 
 #include <cerrno>
-#include <chrono>
-#include <csignal>
 #include <cstring>
 #include <iostream>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -67,14 +64,7 @@ int run(int argc, char** argv) {
     app.set_version_flag("--version", std::string(NICER_VERSION));
     CLI11_PARSE(app, argc, argv);
 
-    // Signals are read from a signalfd, never delivered: the work's children get an empty mask again.
-    sigset_t signals;
-    sigemptyset(&signals);
-    for (int s : {SIGTERM, SIGINT, SIGCHLD}) {
-        sigaddset(&signals, s);
-    }
-    ::sigprocmask(SIG_BLOCK, &signals, nullptr);
-    const UniqueFd signalFd(::signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK));
+    const UniqueFd signalFd = workhost::WorkHost::blockSignals();
 
     if (::sd_listen_fds(1) != 1) {
         std::cerr << "nicer-work-host: systemd passed no socket: this program is started by "

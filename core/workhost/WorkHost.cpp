@@ -327,6 +327,16 @@ Result<void> WorkHost::handle(int link, const Message& message) {
                  std::to_string(message.size() - 1) + " fields"};
 }
 
+UniqueFd WorkHost::blockSignals() {
+    sigset_t signals;
+    sigemptyset(&signals);
+    for (int s : {SIGTERM, SIGINT, SIGCHLD}) {
+        sigaddset(&signals, s);
+    }
+    ::sigprocmask(SIG_BLOCK, &signals, nullptr);
+    return UniqueFd(::signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK));
+}
+
 Result<void> WorkHost::serve(int link, int listener, int signalFd) {
     // Orphans of the work (a daemonized child) come to this process, not to the system manager.
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);

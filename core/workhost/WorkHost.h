@@ -2,6 +2,7 @@
 
 #include "kernel/CgroupLayout.h"
 #include "util/Result.h"
+#include "util/UniqueFd.h"
 #include "workhost/WorkHostMessage.h"
 
 #include <chrono>
@@ -44,6 +45,10 @@ public:
 
     /// The work's leaf, absolute.
     const std::filesystem::path& workDir() const { return m_work; }
+
+    /// Blocks SIGTERM, SIGINT and SIGCHLD in this process and returns a signalfd of them, for serve():
+    /// signals are read, never delivered, and the work's children get an empty mask again.
+    static UniqueFd blockSignals();
 
     /// Serves nicerd on the connected @p link until it closes or @p signalFd (a signalfd of SIGTERM, SIGINT
     /// and SIGCHLD, which the caller blocked) says to stop; then stops every instance, within

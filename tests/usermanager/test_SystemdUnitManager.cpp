@@ -191,6 +191,16 @@ pid_t startBusy(UnitManager& manager, const std::string& slice, const std::strin
     const auto pid = manager.mainPid(service);
     REQUIRE_OK(pid);
     REQUIRE(*pid > 0);
+    // A simple service is active once forked: its process is systemd's "(sh)" until it has exec'd /bin/sh,
+    // with the manager's environment and nice level. Its own are there once the name is the shell's.
+    const auto comm = "/proc/" + std::to_string(*pid) + "/comm";
+    REQUIRE(nicer::test::pollUntil(
+        [&] {
+            std::string name;
+            std::getline(std::ifstream(comm), name);
+            return name == "sh";
+        },
+        std::chrono::seconds(10)));
     return static_cast<pid_t>(*pid);
 }
 

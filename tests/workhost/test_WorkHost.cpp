@@ -26,7 +26,6 @@
 #include <string>
 #include <sys/mount.h>
 #include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -91,21 +90,6 @@ bool contains(const std::vector<pid_t>& pids, pid_t pid) {
     return std::find(pids.begin(), pids.end(), pid) != pids.end();
 }
 
-/// Removes @p dir's child cgroups and then @p dir, waiting while their processes end.
-void removeTree(const fs::path& dir) {
-    std::error_code ec;
-    std::vector<fs::path> children;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->is_directory(ec)) {
-            children.push_back(it->path());
-        }
-    }
-    for (const auto& child : children) {
-        removeTree(child);
-    }
-    (void)pollUntil([&] { return ::rmdir(dir.c_str()) == 0 || errno == ENOENT; }, 5s, kStep);
-}
-
 /// A cgroup2 tree mounted in a temp dir, and a cgroup in it for the host's unit (the tree is the machine's
 /// one v2 hierarchy, so the name is this process's own); all removed again.
 class CgroupTree {
@@ -146,7 +130,7 @@ public:
         if (!m_unitName.empty()) {
             // Whatever a failed test left running in the unit's cgroup.
             (void)writeCgroupFile(unitDir() / "cgroup.kill", "1");
-            removeTree(unitDir());
+            removeCgroup(unitDir(), 5s);
         }
         // Never remove_all() here: on a mount still there it would remove the machine's empty cgroups.
         if (m_mounted && ::umount2(m_mountPoint.c_str(), MNT_DETACH) == 0) {
@@ -286,13 +270,7 @@ private:
             (void)sendMessage(link, {"refused", "cannot enter the unit's cgroup"});
             return 3;
         }
-        sigset_t signals;
-        sigemptyset(&signals);
-        for (int s : {SIGTERM, SIGINT, SIGCHLD}) {
-            sigaddset(&signals, s);
-        }
-        ::sigprocmask(SIG_BLOCK, &signals, nullptr);
-        const UniqueFd signalFd(::signalfd(-1, &signals, SFD_CLOEXEC | SFD_NONBLOCK));
+        const UniqueFd signalFd = WorkHost::blockSignals();
         auto host = WorkHost::prepare(tree.layout(), tree.unitCgroup(), /*needsCpu=*/false);
         if (!host) {
             (void)sendMessage(link, {"refused", host.error().message});
