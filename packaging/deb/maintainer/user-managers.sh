@@ -40,7 +40,8 @@ nicer_as_user() {
     status=0
     said=$(env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 timeout -k 2 "$left" \
         "$tool" --user --machine="$uid@" "$@" </dev/null 2>&1) || status=$?
-    if [ -n "$said" ]; then printf '%s\n' "$said" | sed "s/^/nicer: user $uid: /" >&2; fi
+    # What came back is the user's manager's (or its bus's) words: no control characters reach root's terminal.
+    if [ -n "$said" ]; then printf '%s\n' "$said" | tr -d '\000-\010\013-\037\177' | sed "s/^/nicer: user $uid: /" >&2; fi
     return "$status"
 }
 
