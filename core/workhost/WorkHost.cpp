@@ -211,21 +211,20 @@ std::optional<Message> WorkHost::start(const StartRequest& r) {
         removeCgroup(leaf, std::chrono::milliseconds(0));
         return Message{"failed", r.name, std::string("fork: ") + std::strerror(errno)};
     }
-    m_instances[r.name] = Instance{pid, pipeFds[0], std::nullopt};
+    m_instances[r.name] = Instance{pid, UniqueFd(pipeFds[0]), std::nullopt};
     return std::nullopt;
 }
 
 void WorkHost::finishStart(int link, const std::string& name) {
     auto it = m_instances.find(name);
-    if (it == m_instances.end() || it->second.startPipe < 0) {
+    if (it == m_instances.end() || !it->second.startPipe) {
         return;
     }
     std::string why(512, '\0');
     ssize_t n = 0;
-    while ((n = ::read(it->second.startPipe, why.data(), why.size())) < 0 && errno == EINTR) {
+    while ((n = ::read(it->second.startPipe.get(), why.data(), why.size())) < 0 && errno == EINTR) {
     }
-    ::close(it->second.startPipe);
-    it->second.startPipe = -1;
+    it->second.startPipe.reset();
     if (n <= 0) {
         if (link >= 0) {
             (void)sendMessage(link, {"started", name, std::to_string(it->second.pid)});
@@ -285,7 +284,7 @@ void WorkHost::reap(int link) {
             continue; // an orphan of the work, reaped as its subreaper
         }
         const std::string name = it->first;
-        if (it->second.startPipe >= 0) {
+        if (it->second.startPipe) {
             // Ended before its answer was read: the pipe holds why, or EOF (it ran, and ended at once).
             finishStart(link, name);
             it = m_instances.find(name);
@@ -346,8 +345,8 @@ Result<void> WorkHost::serve(int link, int listener, int signalFd) {
         std::vector<pollfd> fds = {{link, POLLIN, 0}, {signalFd, POLLIN, 0}, {listener, POLLIN, 0}};
         std::vector<std::string> starting;
         for (const auto& [name, instance] : m_instances) {
-            if (instance.startPipe >= 0) {
-                fds.push_back({instance.startPipe, POLLIN, 0});
+            if (instance.startPipe) {
+                fds.push_back({instance.startPipe.get(), POLLIN, 0});
                 starting.push_back(name);
             }
         }
@@ -399,11 +398,9 @@ Result<void> WorkHost::serve(int link, int listener, int signalFd) {
     for (const auto& name : names) {
         stop(name, kShutdownGrace);
     }
+    // A start still waiting for its exec is not read any more (its child may hang before it): it is stopped.
     for (auto& [name, instance] : m_instances) {
-        if (instance.startPipe >= 0) {
-            ::close(instance.startPipe);
-            instance.startPipe = -1;
-        }
+        instance.startPipe.reset();
     }
     const auto until = Clock::now() + kShutdownGrace;
     while (!m_instances.empty() && Clock::now() < until) {

@@ -63,7 +63,7 @@ private:
         /// While the instance starts: the read end of the pipe its child closes on exec (or writes why not).
         /// The loop waits for it like any other descriptor, so a start that hangs (a working directory on a
         /// stalled network file system) never blocks the host.
-        int startPipe = -1;
+        UniqueFd startPipe;
         std::optional<std::chrono::steady_clock::time_point> killAt; ///< set once stop was asked
     };
 
