@@ -81,6 +81,9 @@ void printBoinc(const api::BoincStatus& b) {
     }
     std::printf("  transfers yield to your traffic: down %s, up %s\n", rateLimit(b.maxDownRate).c_str(),
                 rateLimit(b.maxUpRate).c_str());
+    if (!b.clock.empty()) {
+        std::printf("  BOINC's clock: %s\n", b.clock.c_str());
+    }
     std::printf("Projects:%s\n", b.projects.empty() ? " none (attach one: nicer boinc attach URL KEY)" : "");
     for (const auto& p : b.projects) {
         std::printf("  %s  %s\n    credit %.0f (this computer %.0f, recently %.1f a day)%s%s%s\n",
@@ -94,6 +97,13 @@ void printBoinc(const api::BoincStatus& b) {
                     projectName(b, t.projectUrl).c_str(), t.state.c_str(), 100.0 * t.fractionDone,
                     humanDuration(t.elapsedSeconds).c_str(), humanDuration(t.remainingSeconds).c_str(),
                     t.deadline > 0 ? (", due " + localTime(t.deadline)).c_str() : "");
+        if (t.elapsedLimitSeconds > 0.0 &&
+            (t.state == "running" || t.state == "suspended" || t.state == "ready")) {
+            std::printf("    BOINC's clock: %s of the %s BOINC allows (%.0f%%), %s of CPU\n",
+                        humanDuration(t.elapsedSeconds).c_str(), humanDuration(t.elapsedLimitSeconds).c_str(),
+                        100.0 * t.elapsedSeconds / t.elapsedLimitSeconds,
+                        humanDuration(t.cpuSeconds).c_str());
+        }
     }
     if (!b.transfers.empty()) {
         std::printf("Transfers:\n");
@@ -143,6 +153,9 @@ void printBoincSummary(const api::BoincStatus& b) {
     for (const auto& t : b.tasks) {
         running += t.state == "running";
     }
+    if (!b.clock.empty()) {
+        std::printf("               BOINC's clock %s\n", b.clock.c_str());
+    }
     std::printf(
         "               %zu project%s, %zu task%s (%zu running), %zu transfer%s; `nicer boinc` lists them\n",
         b.projects.size(), b.projects.size() == 1 ? "" : "s", b.tasks.size(), b.tasks.size() == 1 ? "" : "s",
@@ -169,6 +182,9 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
                          {"fraction_done", t.fractionDone},
                          {"elapsed_s", t.elapsedSeconds},
                          {"remaining_s", t.remainingSeconds},
+                         {"cpu_s", t.cpuSeconds},
+                         {"elapsed_limit_s",
+                          t.elapsedLimitSeconds > 0.0 ? nlohmann::json(t.elapsedLimitSeconds) : nullptr},
                          {"deadline", t.deadline > 0 ? nlohmann::json(t.deadline) : nullptr}});
     }
     nlohmann::json transfers = nlohmann::json::array();
@@ -194,6 +210,7 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
             {"detail", b.detail},
             {"system_service", b.systemService},
             {"override_applied", b.overrideApplied},
+            {"clock", b.clock},
             {"max_down_rate", b.maxDownRate},
             {"max_up_rate", b.maxUpRate},
             {"projects", projects},

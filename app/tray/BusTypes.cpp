@@ -130,7 +130,7 @@ const QDBusArgument& operator>>(const QDBusArgument& arg, BoincProject& p) {
 QDBusArgument& operator<<(QDBusArgument& arg, const BoincTask& t) {
     arg.beginStructure();
     arg << q(t.name) << q(t.projectUrl) << q(t.state) << t.fractionDone << t.elapsedSeconds
-        << t.remainingSeconds << qint64(t.deadline);
+        << t.remainingSeconds << qint64(t.deadline) << t.cpuSeconds << t.elapsedLimitSeconds;
     arg.endStructure();
     return arg;
 }
@@ -141,7 +141,8 @@ const QDBusArgument& operator>>(const QDBusArgument& arg, BoincTask& t) {
     readString(arg, t.name);
     readString(arg, t.projectUrl);
     readString(arg, t.state);
-    arg >> t.fractionDone >> t.elapsedSeconds >> t.remainingSeconds >> deadline;
+    arg >> t.fractionDone >> t.elapsedSeconds >> t.remainingSeconds >> deadline >> t.cpuSeconds >>
+        t.elapsedLimitSeconds;
     arg.endStructure();
     t.deadline = deadline;
     return arg;

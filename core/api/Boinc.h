@@ -30,9 +30,13 @@ struct BoincTask {
     /// volunteer, or by the client's own suspension (e.g. the computer is busy) while it was due to run.
     std::string state;
     double fractionDone = 0.0;     ///< 0..1
-    double elapsedSeconds = 0.0;   ///< wall time it has run
+    double elapsedSeconds = 0.0;   ///< BOINC's elapsed time: the time it has run, by BOINC's clock
     double remainingSeconds = 0.0; ///< the client's estimate of the time left
     std::int64_t deadline = 0;     ///< the report deadline, seconds since the epoch (0: none given)
+    double cpuSeconds = 0.0;       ///< the CPU time it has used (of a running or stopped task; else 0)
+    /// The elapsed time at which BOINC aborts it ("exceeded elapsed time limit", exit status 197): its work
+    /// unit's rsc_fpops_bound over its app version's speed (client/app.cpp). 0: not known yet.
+    double elapsedLimitSeconds = 0.0;
 
     bool operator==(const BoincTask&) const = default;
 };
@@ -78,8 +82,12 @@ struct BoincStatus {
     /// hands BOINC to nicer; else empty.
     std::string systemService;
     bool overrideApplied = false; ///< nicer's preferences override is in force in the client
-    double maxDownRate = 0.0;     ///< bytes/s last pushed into max_bytes_sec_down; 0: no limit
-    double maxUpRate = 0.0;       ///< bytes/s last pushed into max_bytes_sec_up; 0: no limit
+    /// How nicer keeps BOINC's elapsed-time clock as fast as its tasks run (daemon/BoincClock.h), in plain
+    /// words: "" while BOINC's clock runs as it would alone, else e.g. "kept: BOINC counted 24% of the last
+    /// minute; its tasks ran at 22% of their CPUs".
+    std::string clock;
+    double maxDownRate = 0.0; ///< bytes/s last pushed into max_bytes_sec_down; 0: no limit
+    double maxUpRate = 0.0;   ///< bytes/s last pushed into max_bytes_sec_up; 0: no limit
     std::vector<BoincProject> projects;
     std::vector<BoincTask> tasks;
     std::vector<BoincTransfer> transfers;

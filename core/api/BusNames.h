@@ -10,7 +10,7 @@ inline constexpr const char* kObjectPath = "/org/nicer/Daemon";
 inline constexpr const char* kInterface = "org.nicer.Daemon1";
 /// The version of the interface's signatures (its ApiVersion property; resources/org.nicer.Daemon1.xml has
 /// what each version added). It changes whenever a signature does or a member is added.
-inline constexpr std::uint32_t kApiVersion = 11;
+inline constexpr std::uint32_t kApiVersion = 12;
 /// The error of SetWorkloadPreset when the preset's program is not installed (or custom has no command).
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
 /// The error of the Boinc* methods when no BOINC client runs under nicerd (or it does not answer yet).
@@ -30,8 +30,8 @@ inline constexpr const char* kDownloadSignature = "sttdsbsx";
 /// tasks, attached through an account manager.
 inline constexpr const char* kBoincProjectSignature = "ssdddbbb";
 /// One entry of BoincTasks: name, project URL, state keyword, fraction done, elapsed s, remaining s, report
-/// deadline (s since the epoch; 0: none).
-inline constexpr const char* kBoincTaskSignature = "sssdddx";
+/// deadline (s since the epoch; 0: none), CPU s, elapsed-time limit s (0: not known).
+inline constexpr const char* kBoincTaskSignature = "sssdddxdd";
 /// One entry of BoincTransfers: file name, project URL, upload, total bytes, bytes done, bytes per second,
 /// state keyword ("active" or "waiting").
 inline constexpr const char* kBoincTransferSignature = "ssbddds";

@@ -59,6 +59,7 @@ std::vector<PropertyInfo> makeTable() {
          field([](DaemonState & s) -> auto& { return s.boinc.systemService; })},
         {"BoincOverrideApplied", A::OnChange,
          field([](DaemonState & s) -> auto& { return s.boinc.overrideApplied; })},
+        {"BoincClock", A::OnChange, field([](DaemonState & s) -> auto& { return s.boinc.clock; })},
         {"BoincMaxDownRate", A::OnChange,
          field([](DaemonState & s) -> auto& { return s.boinc.maxDownRate; })},
         {"BoincMaxUpRate", A::OnChange, field([](DaemonState & s) -> auto& { return s.boinc.maxUpRate; })},

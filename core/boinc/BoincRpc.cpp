@@ -44,6 +44,10 @@ void BoincRpc::getFileTransfers(Done<std::vector<api::BoincTransfer>> done) {
     request<std::vector<api::BoincTransfer>>("<get_file_transfers/>\n", &parseFileTransfers, std::move(done));
 }
 
+void BoincRpc::getTaskLimits(Done<TaskLimitMap> done) {
+    request<TaskLimitMap>("<get_state/>\n", &parseTaskLimits, std::move(done));
+}
+
 void BoincRpc::getNotices(std::int64_t seqno, Done<NoticeBatch> done) {
     request<NoticeBatch>("<get_notices>\n  <seqno>" + std::to_string(seqno) + "</seqno>\n</get_notices>\n",
                          &parseNotices, std::move(done));

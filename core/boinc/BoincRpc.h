@@ -33,6 +33,8 @@ public:
     /// All tasks, not only the active ones.
     void getResults(Done<std::vector<api::BoincTask>> done);
     void getFileTransfers(Done<std::vector<api::BoincTransfer>> done);
+    /// The limits of BOINC's tasks, from its whole state (a large reply: ask when the tasks change).
+    void getTaskLimits(Done<TaskLimitMap> done);
     /// The notices after @p seqno (0: all of them).
     void getNotices(std::int64_t seqno, Done<NoticeBatch> done);
     /// The alert and error lines of the event log after @p seqno (0: the whole log the client keeps).

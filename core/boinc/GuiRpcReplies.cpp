@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <map>
+#include <tuple>
 #include <utility>
 
 namespace nicer::boinc {
@@ -145,7 +147,9 @@ Result<api::BoincTask> parseTask(pugi::xml_node node, std::size_t index) {
     auto deadline = fields.integer("report_deadline", false);
     auto remaining = fields.number("estimated_cpu_time_remaining", false);
     auto finalElapsed = fields.number("final_elapsed_time", false);
-    if (const Error* error = detail::firstError(name, url, state, deadline, remaining, finalElapsed)) {
+    auto finalCpu = fields.number("final_cpu_time", false);
+    if (const Error* error =
+            detail::firstError(name, url, state, deadline, remaining, finalElapsed, finalCpu)) {
         return *error;
     }
     task.name = std::move(*name);
@@ -153,6 +157,7 @@ Result<api::BoincTask> parseTask(pugi::xml_node node, std::size_t index) {
     task.deadline = *deadline;
     task.remainingSeconds = std::max(*remaining, 0.0);
     task.elapsedSeconds = *finalElapsed;
+    task.cpuSeconds = *finalCpu;
     facts.state = *state;
     facts.readyToReport = detail::flag(node, "ready_to_report");
     facts.gotServerAck = detail::flag(node, "got_server_ack");
@@ -165,7 +170,8 @@ Result<api::BoincTask> parseTask(pugi::xml_node node, std::size_t index) {
         auto scheduler = activeFields.integer("scheduler_state", false);
         auto fraction = activeFields.number("fraction_done", false);
         auto elapsed = activeFields.number("elapsed_time", false);
-        if (const Error* error = detail::firstError(activeState, scheduler, fraction, elapsed)) {
+        auto cpu = activeFields.number("current_cpu_time", false);
+        if (const Error* error = detail::firstError(activeState, scheduler, fraction, elapsed, cpu)) {
             return *error;
         }
         facts.hasActiveTask = true;
@@ -173,6 +179,7 @@ Result<api::BoincTask> parseTask(pugi::xml_node node, std::size_t index) {
         facts.schedulerState = *scheduler;
         task.fractionDone = std::clamp(*fraction, 0.0, 1.0);
         task.elapsedSeconds = *elapsed;
+        task.cpuSeconds = *cpu;
     }
     auto keyword = taskState(facts, at);
     if (!keyword) {
@@ -451,6 +458,84 @@ Result<std::vector<api::BoincTask>> parseResults(std::string_view reply) {
             return task.error();
         }
         tasks.push_back(std::move(*task));
+    }
+    return tasks;
+}
+
+Result<TaskLimitMap> parseTaskLimits(std::string_view reply) {
+    constexpr std::string_view kRpc = "get_state";
+    // client/client_state.h: a bound that gives less than this is a project's mistake, taken as 12 hours.
+    constexpr double kMinTimeBound = 120.0;
+    constexpr double kDefaultTimeBound = 43200.0;
+    pugi::xml_document document;
+    auto root = detail::loadReply(document, reply, kRpc);
+    if (!root) {
+        return root.error();
+    }
+    auto state = detail::answer(*root, "client_state", kRpc);
+    if (!state) {
+        return state.error();
+    }
+    // Each project's apps, app versions, work units and results follow its <project> (client_state.cpp
+    // write_state_gui), so names are looked up within the project they follow.
+    struct Version {
+        double flops = 0.0;
+        TaskLimits limits;
+    };
+    std::map<std::tuple<std::string, std::int64_t, std::string>, Version> versions; // app, version, plan
+    std::map<std::string, std::pair<std::string, double>> workunits;                // name -> app, bound
+    TaskLimitMap tasks;
+    std::size_t versionIndex = 0, workunitIndex = 0, resultIndex = 0;
+    for (const pugi::xml_node child : state->children()) {
+        const std::string_view element = child.name();
+        if (element == "project") {
+            versions.clear();
+            workunits.clear();
+        } else if (element == "app_version") {
+            const Fields fields(child, kRpc, where("app_version", versionIndex++));
+            auto app = fields.text("app_name", true);
+            auto number = fields.integer("version_num", true);
+            auto flops = fields.number("flops", true);
+            auto cpus = fields.number("avg_ncpus", false, 1.0);
+            if (const Error* error = detail::firstError(app, number, flops, cpus)) {
+                return *error;
+            }
+            Version version{*flops, TaskLimits{0.0, *cpus, static_cast<bool>(child.child("coproc"))}};
+            versions[{*app, *number, std::string(detail::textOf(child.child("plan_class")))}] = version;
+        } else if (element == "workunit") {
+            const Fields fields(child, kRpc, where("workunit", workunitIndex++));
+            auto name = fields.text("name", true);
+            auto app = fields.text("app_name", true);
+            auto bound = fields.number("rsc_fpops_bound", true);
+            if (const Error* error = detail::firstError(name, app, bound)) {
+                return *error;
+            }
+            workunits[*name] = {*app, *bound};
+        } else if (element == "result") {
+            const Fields fields(child, kRpc, where("result", resultIndex++));
+            auto name = fields.text("name", true);
+            auto url = fields.text("project_url", true);
+            auto wu = fields.text("wu_name", true);
+            auto number = fields.integer("version_num", true);
+            if (const Error* error = detail::firstError(name, url, wu, number)) {
+                return *error;
+            }
+            const auto workunit = workunits.find(*wu);
+            if (workunit == workunits.end()) {
+                continue;
+            }
+            const auto version = versions.find(
+                {workunit->second.first, *number, std::string(detail::textOf(child.child("plan_class")))});
+            if (version == versions.end() || version->second.flops <= 0.0) {
+                continue;
+            }
+            TaskLimits limits = version->second.limits;
+            limits.elapsedLimitSeconds = workunit->second.second / version->second.flops;
+            if (limits.elapsedLimitSeconds < kMinTimeBound) {
+                limits.elapsedLimitSeconds = kDefaultTimeBound;
+            }
+            tasks[{*url, *name}] = limits;
+        }
     }
     return tasks;
 }

@@ -11,8 +11,10 @@
 #include "util/Result.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace nicer::boinc {
@@ -87,7 +89,22 @@ struct OperationPoll {
     std::string describe() const;
 };
 
+/// What get_state tells of a task beyond get_results: when BOINC's clock aborts it, and what it computes on.
+struct TaskLimits {
+    /// The elapsed time at which the client aborts the task: its work unit's rsc_fpops_bound over its app
+    /// version's flops, a bound under 120 s taken as 12 hours (client/app.cpp, MIN_TIME_BOUND).
+    double elapsedLimitSeconds = 0.0;
+    double cpus = 1.0; ///< the CPUs its app version uses (avg_ncpus)
+    bool gpu = false;  ///< its app version uses a GPU (a <coproc>)
+    bool operator==(const TaskLimits&) const = default;
+};
+
+/// The tasks of get_state by (project URL, result name).
+using TaskLimitMap = std::map<std::pair<std::string, std::string>, TaskLimits>;
+
 Result<CcStatus> parseCcStatus(std::string_view reply);
+/// The limits of get_state's results; a result whose work unit or app version the reply lacks is left out.
+Result<TaskLimitMap> parseTaskLimits(std::string_view reply);
 Result<std::vector<api::BoincProject>> parseProjectStatus(std::string_view reply);
 /// The tasks of get_results, with their state as one of the keywords of api::BoincTask::state.
 Result<std::vector<api::BoincTask>> parseResults(std::string_view reply);

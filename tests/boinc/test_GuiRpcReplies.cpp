@@ -219,9 +219,12 @@ TEST_CASE("get_results: the numbers of a running task and of a finished one", "[
     CHECK(running.elapsedSeconds == 20.0);
     CHECK(running.remainingSeconds == 80.25);
     CHECK(running.deadline == 1796153932);
+    CHECK(running.cpuSeconds == 19.0);         // current_cpu_time
+    CHECK(running.elapsedLimitSeconds == 0.0); // get_state's
     const api::BoincTask& done = tasks->at(1);
     CHECK(done.fractionDone == 1.0);
     CHECK(done.elapsedSeconds == 12.5); // final_elapsed_time
+    CHECK(done.cpuSeconds == 0.0);      // final_cpu_time
     CHECK(done.remainingSeconds == 0.0);
 }
 
@@ -494,6 +497,85 @@ TEST_CASE("recorded: the test project's task while it runs", "[GuiRpcReplies]") 
 
     CHECK(parseResults(recordedReply("get_results-active_only.xml")).value().size() == 1);
     CHECK(parseResults(recordedReply("get_results-empty.xml")).value().empty());
+}
+
+namespace {
+
+/// A get_state reply: one project with @p versions (app_version elements) and two work units and results.
+std::string state(const std::string& versions, const std::string& bound = "86400000000000.0") {
+    return wrapReply(
+        "<client_state>\n"
+        "<project><master_url>http://127.0.0.1:8080/test/</master_url></project>\n"
+        "<app><name>app</name></app>\n" +
+        versions +
+        "<workunit><name>wu_1</name><app_name>app</app_name><version_num>100</version_num>"
+        "<rsc_fpops_est>1e10</rsc_fpops_est><rsc_fpops_bound>" +
+        bound +
+        "</rsc_fpops_bound></workunit>\n"
+        "<workunit><name>wu_2</name><app_name>app</app_name><version_num>100</version_num>"
+        "<rsc_fpops_bound>1e9</rsc_fpops_bound></workunit>\n"
+        "<result><name>wu_1_0</name><wu_name>wu_1</wu_name><version_num>100</version_num>"
+        "<plan_class>mt</plan_class><project_url>http://127.0.0.1:8080/test/</project_url></result>\n"
+        "<result><name>wu_2_0</name><wu_name>wu_2</wu_name><version_num>100</version_num>"
+        "<plan_class></plan_class><project_url>http://127.0.0.1:8080/test/</project_url></result>\n"
+        "<result><name>wu_3_0</name><wu_name>wu_3</wu_name><version_num>100</version_num>"
+        "<project_url>http://127.0.0.1:8080/test/</project_url></result>\n"
+        "</client_state>");
+}
+
+const std::string kUrl = "http://127.0.0.1:8080/test/";
+
+} // namespace
+
+TEST_CASE("get_state: each task's elapsed-time limit is its bound over its app version's speed",
+          "[GuiRpcReplies]") {
+    const std::string versions =
+        "<app_version><app_name>app</app_name><version_num>100</version_num><avg_ncpus>4.0</avg_ncpus>"
+        "<flops>2e9</flops><plan_class>mt</plan_class></app_version>\n"
+        "<app_version><app_name>app</app_name><version_num>100</version_num><avg_ncpus>0.2</avg_ncpus>"
+        "<flops>1e10</flops><coproc><type>NVIDIA</type><count>1</count></coproc></app_version>\n";
+    const auto limits = parseTaskLimits(state(versions));
+    REQUIRE(limits.ok());
+    REQUIRE(limits->size() == 2); // wu_3's work unit is not in the reply
+    // The multithreaded version (plan class mt): 8.64e13 / 2e9.
+    const auto& mt = limits->at({kUrl, "wu_1_0"});
+    CHECK(mt.elapsedLimitSeconds == Approx(43200.0));
+    CHECK(mt.cpus == 4.0);
+    CHECK_FALSE(mt.gpu);
+    // The GPU version: 1e9 / 1e10 = 0.1 s, under BOINC's 120 s minimum, so BOINC takes 12 hours.
+    const auto& gpu = limits->at({kUrl, "wu_2_0"});
+    CHECK(gpu.elapsedLimitSeconds == 43200.0);
+    CHECK(gpu.cpus == 0.2);
+    CHECK(gpu.gpu);
+}
+
+TEST_CASE("get_state: a tight bound, and replies that lack a field", "[GuiRpcReplies]") {
+    const std::string version =
+        "<app_version><app_name>app</app_name><version_num>100</version_num><flops>1e9</flops>"
+        "<plan_class>mt</plan_class></app_version>\n";
+    const auto tight = parseTaskLimits(state(version, "1.22e11"));
+    REQUIRE(tight.ok());
+    CHECK(tight->at({kUrl, "wu_1_0"}).elapsedLimitSeconds == Approx(122.0));
+    CHECK(tight->at({kUrl, "wu_1_0"}).cpus == 1.0); // no avg_ncpus: one CPU
+    CHECK(tight->count({kUrl, "wu_2_0"}) == 0);     // no version without a plan class
+    const auto noFlops =
+        parseTaskLimits(state("<app_version><app_name>app</app_name><version_num>100</version_num>"
+                              "</app_version>\n"));
+    REQUIRE_FALSE(noFlops.ok());
+    CHECK_THAT(noFlops.error().message, Catch::Contains("get_state") && Catch::Contains("flops"));
+    CHECK_FALSE(parseTaskLimits(wrapReply("<results/>")).ok());
+}
+
+TEST_CASE("recorded: get_state of the test project's client", "[GuiRpcReplies]") {
+    const auto limits = parseTaskLimits(recordedReply("get_state.xml"));
+    REQUIRE(limits.ok());
+    REQUIRE(limits->size() == 1);
+    const auto& [key, task] = *limits->begin();
+    CHECK(key.second == "nicertest_wu_1_0");
+    CHECK(isTestProjectUrl(key.first));
+    CHECK(task.elapsedLimitSeconds == Approx(86400.0)); // the project's default bound: a day at 1 G flops
+    CHECK(task.cpus == 1.0);
+    CHECK_FALSE(task.gpu);
 }
 
 TEST_CASE("recorded: a download in progress, its bytes from the transfer itself", "[GuiRpcReplies]") {

@@ -145,7 +145,8 @@ int read(sd_bus_message* m, api::BoincProject& p) {
 int append(sd_bus_message* m, const api::BoincTask& t) {
     return appendStruct(m, api::kBoincTaskSignature, [&](libsystemd::MessageWriter& out) {
         out.append(api::kBoincTaskSignature, t.name.c_str(), t.projectUrl.c_str(), t.state.c_str(),
-                   t.fractionDone, t.elapsedSeconds, t.remainingSeconds, t.deadline);
+                   t.fractionDone, t.elapsedSeconds, t.remainingSeconds, t.deadline, t.cpuSeconds,
+                   t.elapsedLimitSeconds);
     });
 }
 
@@ -153,7 +154,7 @@ int read(sd_bus_message* m, api::BoincTask& t) {
     return readStruct(m, api::kBoincTaskSignature, [&](libsystemd::MessageReader& in) {
         const char *name = nullptr, *url = nullptr, *state = nullptr;
         if (in.read(api::kBoincTaskSignature, &name, &url, &state, &t.fractionDone, &t.elapsedSeconds,
-                    &t.remainingSeconds, &t.deadline)) {
+                    &t.remainingSeconds, &t.deadline, &t.cpuSeconds, &t.elapsedLimitSeconds)) {
             t.name = name;
             t.projectUrl = url;
             t.state = state;
