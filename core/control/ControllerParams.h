@@ -44,6 +44,9 @@ struct ControllerParams {
     int powerSaverIsBattery = 1;
     /// 1: a game that runs with GameMode pauses the work; 0: it does not.
     int gamesPause = 1;
+    /// 1: BOINC's elapsed-time clock is kept as fast as its tasks run (daemon/BoincClock.h), so that BOINC
+    /// never aborts a task nicer slows; 0: BOINC counts the wall clock, as it does alone.
+    int boincClock = 1;
 
     bool operator==(const ControllerParams&) const = default;
 };

@@ -426,6 +426,39 @@ constexpr ParameterInfo kParameters[] = {
         },
         .newerThanSavedFiles = true,
     },
+    {
+        .key = "boinc-clock",
+        .busName = "KeepBoincClock",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Keep BOINC's clock",
+        .help =
+            "Whether BOINC's elapsed-time clock is kept as fast as its tasks run, so that BOINC never aborts "
+            "a task nicer slows (its client, not its tasks, stops for 15 s at a time)",
+        .rangeNote = "(1: yes, 0: no)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 1.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.boincClock); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"boinc-clock = " + std::to_string(v) + " is not 0 or 1"};
+            }
+            p.boincClock = static_cast<int>(std::lround(v));
+            return {};
+        },
+        .newerThanSavedFiles = true,
+    },
 };
 
 } // namespace

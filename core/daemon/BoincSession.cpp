@@ -84,6 +84,15 @@ Result<std::unique_ptr<BoincSession>> BoincSession::start(sd_event* event, Optio
         return Error{"cannot start polling the BOINC client: " + timer.error().message};
     }
     session->m_timer = std::move(*timer);
+    auto clockTimer = libsystemd::Timer::create(event, [s = session.get()] { s->continueClient(); });
+    if (!clockTimer) {
+        return Error{"cannot start keeping BOINC's clock: " + clockTimer.error().message};
+    }
+    session->m_clockTimer = std::move(*clockTimer);
+    if (session->m_options.stopClient) {
+        // A nicerd that ended while the client was stopped left it so; continuing a running one does nothing.
+        (void)session->m_options.stopClient(false);
+    }
     session->m_timer.armIn(std::chrono::milliseconds(0));
     return session;
 }
@@ -93,6 +102,7 @@ BoincSession::BoincSession(sd_event* event, Options options, std::function<void(
     , m_options(std::move(options))
     , m_onStateChanged(std::move(onStateChanged))
     , m_governor(m_options.rates)
+    , m_clock(m_options.clock)
     , m_startedAt(std::chrono::steady_clock::now()) {
     m_status.state = "starting";
 }
@@ -100,6 +110,10 @@ BoincSession::BoincSession(sd_event* event, Options options, std::function<void(
 BoincSession::~BoincSession() {
     *m_alive = false;
     m_timer = libsystemd::Timer();
+    if (m_clock.isStopped()) {
+        (void)m_options.stopClient(false);
+    }
+    m_clockTimer = libsystemd::Timer();
     m_operations.clear();
     for (const auto& weak : m_waiting) {
         if (auto waiting = weak.lock()) {
@@ -116,15 +130,35 @@ void BoincSession::onTimer() {
 }
 
 void BoincSession::setHeld(bool held, const std::string& why) {
+    if (!held && m_held && m_options.stopClient) {
+        // The work was frozen with the client and is given back. Where freezing is SIGSTOP and SIGCONT to
+        // every process (cgroup v1), the thaw also continued a client the clock keeps stopped: stop it again.
+        // Where it is the cgroup freezer, a client whose stop ended while frozen is still stopped: continue
+        // it.
+        if (m_clock.isStopped()) {
+            (void)m_options.stopClient(true);
+        } else if (m_continueOnRelease) {
+            (void)m_options.stopClient(false);
+        }
+        m_continueOnRelease = false;
+    }
     m_held = held;
     if (held) {
         setState("held", why);
     }
 }
 
+void BoincSession::setKeepClock(bool keep) {
+    m_keepClock = keep;
+    if (!keep) {
+        continueClient();
+        setClockText("");
+    }
+}
+
 void BoincSession::poll() {
-    if (m_held) {
-        return; // a frozen client cannot answer
+    if (m_held || m_clock.isStopped()) {
+        return; // a frozen or stopped client cannot answer
     }
     followOperations();
     if (m_polling) {
@@ -266,6 +300,7 @@ void BoincSession::readLists() {
                 return failed(tasks.error());
             }
             m_status.tasks = std::move(*tasks);
+            applyLimits();
             m_rpc->getNotices(m_noticeSeqno, [this, alive, failed](Result<boinc::NoticeBatch> notices) {
                 if (!*alive) {
                     return;
@@ -297,6 +332,7 @@ void BoincSession::readLists() {
                         std::stable_sort(m_status.notices.begin(), m_status.notices.end(), earlier);
                         keepNewest(m_status.notices);
                         m_polling = false;
+                        keepClock();
                     });
             });
         });
@@ -304,13 +340,96 @@ void BoincSession::readLists() {
 }
 
 void BoincSession::onRpcError(const Error& error) {
-    if (m_held) {
-        return; // frozen while the call was under way: not the client's fault
+    if (m_held || m_clock.isStopped()) {
+        return; // frozen or stopped while the call was under way: not the client's fault
     }
     if (!m_answered && std::chrono::steady_clock::now() - m_startedAt < m_options.startupGrace) {
         setState("starting", "");
     } else {
         setState("error", error.message);
+    }
+}
+
+void BoincSession::readLimits() {
+    constexpr auto kBetweenReads = std::chrono::seconds(10);
+    const auto now = std::chrono::steady_clock::now();
+    if (m_limitsAsked || now - m_limitsAskedAt < kBetweenReads) {
+        return;
+    }
+    m_limitsAsked = true;
+    m_limitsAskedAt = now;
+    m_rpc->getTaskLimits([this, alive = m_alive](Result<boinc::TaskLimitMap> limits) {
+        if (!*alive) {
+            return;
+        }
+        m_limitsAsked = false;
+        if (limits) { // an error shows in the next poll
+            m_limits = std::move(*limits);
+            applyLimits();
+        }
+    });
+}
+
+void BoincSession::applyLimits() {
+    bool missing = false;
+    for (auto& task : m_status.tasks) {
+        const auto limits = m_limits.find({task.projectUrl, task.name});
+        task.elapsedLimitSeconds = limits != m_limits.end() ? limits->second.elapsedLimitSeconds : 0.0;
+        missing = missing || (limits == m_limits.end() && task.state == "running");
+    }
+    if (missing) {
+        readLimits();
+    }
+}
+
+std::vector<ClockTask> BoincSession::runningTasks() const {
+    std::vector<ClockTask> running;
+    for (const auto& task : m_status.tasks) {
+        const auto limits = m_limits.find({task.projectUrl, task.name});
+        if (task.state == "running" && limits != m_limits.end()) {
+            running.push_back({task.projectUrl + " " + task.name, task.elapsedSeconds, task.cpuSeconds,
+                               limits->second.cpus, limits->second.gpu});
+        }
+    }
+    return running;
+}
+
+void BoincSession::keepClock() {
+    const auto now = std::chrono::steady_clock::now();
+    // Only with nothing under way: a call the stopped client cannot answer would time out as an error.
+    const bool busy = !m_operations.empty() || m_client->pendingCalls() > 0;
+    if (m_keepClock && m_options.stopClient && !m_held && m_clock.onTasks(now, runningTasks(), busy)) {
+        if (auto stopped = m_options.stopClient(true); stopped) {
+            m_clock.stopped(now);
+            m_clockTimer.armIn(m_clock.options().stopSpan);
+        } else {
+            setClockText("cannot keep BOINC's clock: " + stopped.error().message);
+            return;
+        }
+    }
+    setClockText(m_clock.describe(now));
+}
+
+void BoincSession::continueClient() {
+    if (!m_clock.isStopped()) {
+        return;
+    }
+    m_clockTimer.disarm();
+    if (m_held) {
+        m_continueOnRelease = true; // a signal now would thaw it where freezing is SIGSTOP (cgroup v1)
+    } else {
+        (void)m_options.stopClient(false); // a client that is gone needs no continuing
+    }
+    m_clock.continued(std::chrono::steady_clock::now());
+    m_polls = 0; // the next poll reads the lists
+}
+
+void BoincSession::setClockText(std::string text) {
+    if (text != m_status.clock) {
+        m_status.clock = std::move(text);
+        if (m_onStateChanged) {
+            m_onStateChanged();
+        }
     }
 }
 

@@ -3,6 +3,7 @@
 #include "api/Boinc.h"
 #include "boinc/BoincRpc.h"
 #include "boinc/GuiRpcClient.h"
+#include "daemon/BoincClock.h"
 #include "daemon/BoincRateGovernor.h"
 #include "daemon/DaemonControl.h"
 #include "libsystemd/Timer.h"
@@ -30,6 +31,11 @@ namespace nicer::daemon {
  * tasks, notices and error messages; every tenth the override, to find the volunteer's changes (the BOINC
  * Manager replaces the whole file): those are kept as the volunteer's and nicer's settings go back on top.
  *
+ * It keeps BOINC's elapsed-time clock as fast as the tasks run (BoincClock): when a task's elapsed time runs
+ * ahead of its CPU time, the client (not its tasks) is stopped for a span that BOINC does not count, and
+ * nothing is asked of it until it runs again. Each task's elapsed-time limit comes from get_state, read
+ * again when a task appears.
+ *
  * The files in the client's directory (the override before the client starts, and after it stops) are
  * boinc/ClientDirectory's; the daemon calls them around the client's start and stop.
  */
@@ -45,6 +51,10 @@ public:
         /// How long the client may take to answer after its start before the state says "error".
         std::chrono::seconds startupGrace{60};
         BoincRateOptions rates;
+        /// Stops (true) or continues (false) the client's own process, never its tasks: how BOINC's clock is
+        /// kept (BoincClock). Without it the clock runs as BOINC's own.
+        std::function<Result<void>(bool stop)> stopClient;
+        BoincClockOptions clock;
     };
 
     /// Starts watching the client of @p options on @p event; @p onStateChanged is called when the state,
@@ -64,6 +74,10 @@ public:
      * the client until it runs again.
      */
     void setHeld(bool held, const std::string& why);
+
+    /// Whether BOINC's elapsed-time clock is kept as fast as its tasks run (BoincClock; the boinc-clock
+    /// parameter). Off: the client is continued at once and counts the wall clock, as it does alone.
+    void setKeepClock(bool keep);
 
     void attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done);
     void attachAccountManager(const std::string& url, const std::string& name, const std::string& password,
@@ -86,6 +100,16 @@ private:
     /// Sends nicer's override with the limits @p wanted (never above the volunteer's own) to the client.
     void pushOverride(const TransferLimits& wanted);
     void onRpcError(const Error& error);
+    /// The tasks' limits from get_state, when a running task has none yet (at most every few seconds).
+    void readLimits();
+    void applyLimits();
+    /// After the lists were read: stops the client when BoincClock says so.
+    void keepClock();
+    /// Continues a client stopped for the clock (once the work is not frozen any more).
+    void continueClient();
+    void setClockText(std::string text);
+    /// The running tasks, as the clock sees them; those whose app version is not known yet are left out.
+    std::vector<ClockTask> runningTasks() const;
     void setState(std::string state, std::string detail);
     void setOverrideApplied(bool applied);
     /// Registers a caller's callback, so that it is answered even when the session ends first.
@@ -102,6 +126,13 @@ private:
     std::unique_ptr<boinc::BoincRpc> m_rpc;
     BoincRateGovernor m_governor;
     libsystemd::Timer m_timer;
+    libsystemd::Timer m_clockTimer; ///< continues the client after a stop
+    BoincClock m_clock;
+    bool m_keepClock = true;
+    bool m_continueOnRelease = false; ///< the clock's stop ended while the work was frozen
+    boinc::TaskLimitMap m_limits;
+    bool m_limitsAsked = false; ///< a get_state is under way
+    std::chrono::steady_clock::time_point m_limitsAskedAt{};
     std::chrono::steady_clock::time_point m_startedAt;
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 

@@ -3,7 +3,11 @@
 #include "boinc/ClientDirectory.h"
 #include "workload/BoincCommand.h"
 
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <utility>
 
@@ -15,6 +19,26 @@ namespace {
 std::optional<std::filesystem::path> boincDirOf(const workload::WorkloadSpec& spec) {
     auto client = workload::boincClientOf(spec.argv);
     return client && *client ? std::optional((*client)->dir) : std::nullopt;
+}
+
+/// Stops or continues the BOINC client among @p pids: the process named "boinc" (its tasks are its children,
+/// under their own names). It runs as the volunteer, as nicerd does, in either placement.
+Result<void> signalClient(const std::vector<pid_t>& pids, bool stop) {
+    const auto named = [](pid_t pid, std::string_view name) {
+        std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+        std::string line;
+        return std::getline(comm, line) && line == name;
+    };
+    for (const pid_t pid : pids) {
+        if (named(pid, "boinc")) {
+            if (::kill(pid, stop ? SIGSTOP : SIGCONT) != 0) {
+                return Error{std::string("cannot ") + (stop ? "stop" : "continue") +
+                             " the BOINC client (pid " + std::to_string(pid) + "): " + std::strerror(errno)};
+            }
+            return {};
+        }
+    }
+    return Error{"the BOINC client's process (boinc) is not among the work's"};
 }
 
 constexpr const char* kNoBoincClient = "no BOINC client runs under nicerd: choose the boinc workload first";
@@ -50,6 +74,7 @@ void BoincSupervisor::start(const workload::WorkloadSpec& spec, WorkPids workPid
     } else if (*client) {
         BoincSession::Options options;
         options.client = **client;
+        options.stopClient = [workPids](bool stop) { return signalClient(workPids(), stop); };
         options.clientPids = std::move(workPids);
         auto session = BoincSession::start(m_event, std::move(options), [this] { notify(); });
         if (session) {
@@ -77,8 +102,9 @@ Result<void> BoincSupervisor::restore(const workload::WorkloadSpec& stopped,
     return {};
 }
 
-void BoincSupervisor::onPeriod(const api::Sample& last) {
+void BoincSupervisor::onPeriod(const api::Sample& last, bool keepClock) {
     if (m_session) {
+        m_session->setKeepClock(keepClock);
         const bool held = last.paused || last.quota <= 0.0;
         m_session->setHeld(held, last.paused ? "paused: nicer holds the work until you resume it"
                                  : last.outsideSignal

@@ -47,7 +47,8 @@ public:
 
     /// Once a period, with its sample: the client is held while the work is (paused, or no spare CPU), and
     /// every 30 periods the system-wide client is looked for again.
-    void onPeriod(const api::Sample& last);
+    /// @p keepClock: the boinc-clock parameter (BoincSession::setKeepClock).
+    void onPeriod(const api::Sample& last, bool keepClock);
     /// Looks for the system-wide client now (at start; later onPeriod does).
     void lookForSystemService();
 

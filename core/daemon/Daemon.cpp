@@ -209,7 +209,7 @@ void Daemon::onTick() {
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count()),
         m_rules->read(m_loop->params()));
     if (m_loop->last()) {
-        m_boinc->onPeriod(*m_loop->last());
+        m_boinc->onPeriod(*m_loop->last(), m_loop->params().boincClock != 0);
     }
     m_bus->check();
     if (sample && m_enforcement) {

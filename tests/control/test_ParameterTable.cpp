@@ -52,9 +52,10 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                p.batteryCap != defaults.batteryCap,
                                p.batteryMinCharge != defaults.batteryMinCharge,
                                p.powerSaverIsBattery != defaults.powerSaverIsBattery,
-                               p.gamesPause != defaults.gamesPause};
+                               p.gamesPause != defaults.gamesPause,
+                               p.boincClock != defaults.boincClock};
         int count = 0;
-        for (int i = 0; i < 14; ++i) {
+        for (int i = 0; i < 15; ++i) {
             if (fields[i]) {
                 ++count;
                 CHECK(changedFields.insert(i).second);
@@ -63,8 +64,8 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
         CHECK(count == 1);
         REQUIRE(info.set(all, otherValue(info, defaults)).ok());
     }
-    CHECK(changedFields.size() == 14);
-    CHECK(parameterTable().size() == 14);
+    CHECK(changedFields.size() == 15);
+    CHECK(parameterTable().size() == 15);
     CHECK(all.reserveBand != defaults.reserveBand);
     CHECK(all.period != defaults.period);
 }
@@ -85,11 +86,11 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
     CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
                                  "overload-threshold, idle-epsilon, period, temperature-target, fan-target, "
                                  "resume-delay, battery-cap, battery-min-charge, power-saver-is-battery, "
-                                 "games-pause");
+                                 "games-pause, boinc-clock");
     CHECK(parameterNameList(true) ==
           "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
           "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, FanTarget, "
-          "ResumeDelay, BatteryCap, BatteryMinCharge, PowerSaverIsBattery, GamesPause");
+          "ResumeDelay, BatteryCap, BatteryMinCharge, PowerSaverIsBattery, GamesPause, KeepBoincClock");
 }
 
 TEST_CASE("the defaults are inside every range, and the edges are as validate() has them",
