@@ -26,6 +26,11 @@ bool notStarted(const std::string& state) {
     return state == "downloading" || state == "ready";
 }
 
+/// A task that can still run, so BOINC's clock of it goes on: its elapsed-time limit matters.
+bool canRun(const std::string& state) {
+    return state == "running" || state == "suspended" || state == "ready";
+}
+
 QString withCapital(QString text) {
     if (!text.isEmpty()) {
         text[0] = text[0].toUpper();
@@ -92,6 +97,10 @@ QString BoincModel::limitsText(const api::BoincStatus& status) {
         return tr("Uploads limited to %1 so your own traffic comes first; downloads not limited.").arg(up);
     }
     return tr("Transfers not limited now: nicer limits them when your own traffic needs the link.");
+}
+
+QString BoincModel::clockText(const api::BoincStatus& status) {
+    return status.clock.empty() ? QString() : tr("BOINC's clock: %1").arg(q(status.clock));
 }
 
 SystemServiceAdvice BoincModel::splitSystemService(const QString& advice) {
@@ -239,8 +248,32 @@ std::vector<BoincTaskRow> BoincModel::taskRows(const api::BoincStatus& status, s
         row.state = taskStateText(t.state);
         row.fraction = std::clamp(std::isfinite(t.fractionDone) ? t.fractionDone : 0.0, 0.0, 1.0);
         row.progress = QStringLiteral("%1 %").arg(100.0 * row.fraction, 0, 'f', 1);
-        row.elapsed = notStarted(t.state) && t.elapsedSeconds <= 0 ? QStringLiteral("\u2014")
-                                                                   : durationText(t.elapsedSeconds);
+        const bool started = !(notStarted(t.state) && t.elapsedSeconds <= 0);
+        row.elapsed = started ? durationText(t.elapsedSeconds) : QStringLiteral("\u2014");
+        const double limit = t.elapsedLimitSeconds;
+        if (started && canRun(t.state) && limit > 0 && std::isfinite(limit) &&
+            std::isfinite(t.elapsedSeconds)) {
+            const double elapsedSeconds = std::max(t.elapsedSeconds, 0.0);
+            const double share = elapsedSeconds / limit;
+            row.elapsedNearLimit = share > kElapsedWarnShare;
+            const QString elapsed = durationText(elapsedSeconds);
+            const QString allowed = durationText(limit);
+            row.elapsed = tr("%1 of %2").arg(elapsed, allowed);
+            // Whole percents, down: 100% only once BOINC's clock has reached the limit.
+            const QString percent =
+                QLocale().toString(static_cast<qint64>(std::floor(100.0 * elapsedSeconds / limit + 1e-9)));
+            row.elapsedToolTip =
+                row.elapsedNearLimit
+                    ? tr("BOINC's clock: %1 of the %2 it allows before it aborts the task (%3%, close to the "
+                         "limit)")
+                          .arg(elapsed, allowed, percent)
+                    : tr("BOINC's clock: %1 of the %2 it allows before it aborts the task (%3%)")
+                          .arg(elapsed, allowed, percent);
+            if (t.cpuSeconds > 0 && std::isfinite(t.cpuSeconds)) {
+                row.elapsedToolTip += tr("; %1 of CPU").arg(durationText(t.cpuSeconds));
+            }
+            row.elapsedToolTip += QLatin1Char('.');
+        }
         row.remaining = t.remainingSeconds > 0 ? durationText(t.remainingSeconds) : QStringLiteral("\u2014");
         row.urgency = deadlineUrgency(t, now);
         if (t.deadline > 0) {

@@ -55,7 +55,13 @@ struct BoincTaskRow {
     QString state;   ///< in words
     double fraction = 0.0;
     QString progress; ///< "45.2 %"
+    /// BOINC's elapsed time; "1 h 20 min of 2 h 40 min" while the task can still run and the elapsed time at
+    /// which BOINC aborts it is known.
     QString elapsed;
+    /// With that limit: BOINC's clock against it and the CPU time, in words; else empty.
+    QString elapsedToolTip;
+    /// The elapsed time has passed kElapsedWarnShare of the limit: BOINC may soon abort the task.
+    bool elapsedNearLimit = false;
     QString remaining;
     QString deadline; ///< local date and time; empty when none
     QString deadlineToolTip;
@@ -92,6 +98,9 @@ class BoincModel {
     Q_DECLARE_TR_FUNCTIONS(BoincModel)
 
 public:
+    /// The share of a task's elapsed-time limit past which its elapsed time is shown as a warning.
+    static constexpr double kElapsedWarnShare = 0.8;
+
     /// Whether the BOINC panel has anything to show: a BOINC client runs under nicerd, or the system one
     /// competes with it.
     static bool matters(const api::BoincStatus& status);
@@ -103,6 +112,8 @@ public:
     static QString preferencesText(const api::BoincStatus& status);
     /// The transfer limits nicerd pushed into BOINC now, and why.
     static QString limitsText(const api::BoincStatus& status);
+    /// "BOINC's clock: kept: ..." while nicer keeps BOINC's elapsed-time clock (BoincClock); else empty.
+    static QString clockText(const api::BoincStatus& status);
     /// BoincSystemService cut into what it means and the command (after "run:", or in backquotes).
     static SystemServiceAdvice splitSystemService(const QString& advice);
 

@@ -44,6 +44,8 @@ const QColor kPastText(0x84, 0x20, 0x29);
 const QColor kSoonBackground(0xff, 0xf3, 0xcd);
 const QColor kSoonText(0x66, 0x4d, 0x03);
 const QColor kErrorText(0xb0, 0x2a, 0x37);
+// A task's elapsed time close to the limit at which BOINC aborts it: text only, on any background.
+const QColor kElapsedWarningText(0xb3, 0x5c, 0x00);
 
 QTableWidget* makeTable(QWidget* parent, const QStringList& headers, const QString& accessibleName) {
     auto* table = new QTableWidget(0, static_cast<int>(headers.size()), parent);
@@ -213,6 +215,11 @@ void BoincPanel::buildHeader() {
     m_state->setAccessibleName(tr("BOINC state"));
     m_state->setWordWrap(true);
     m_state->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_clock = wrappedLabel(m_header, tr("BOINC's clock"));
+    m_clock->setToolTip(
+        tr("BOINC aborts a task whose elapsed time passes a limit, however little CPU the task got. nicer "
+           "keeps BOINC's clock as fast as its tasks run, so no task is aborted for the time nicer held it "
+           "back."));
     m_preferences = wrappedLabel(m_header, tr("BOINC preferences"));
     m_preferences->setToolTip(
         tr("nicer sets BOINC to compute whenever it may, and decides itself how much CPU "
@@ -227,6 +234,7 @@ void BoincPanel::buildHeader() {
     auto* headerText = new QVBoxLayout();
     headerText->setSpacing(2);
     headerText->addWidget(m_state);
+    headerText->addWidget(m_clock);
     headerText->addWidget(m_preferences);
     headerText->addWidget(m_limits);
     auto* headerLayout = new QHBoxLayout(m_header);
@@ -342,6 +350,9 @@ void BoincPanel::setStatus(const api::BoincStatus& status, std::optional<std::in
 
     m_state->setText(QStringLiteral("<b>BOINC: <font color=\"%1\">\u25cf</font> %2</b>")
                          .arg(stateColor(status.state), BoincModel::stateText(status).toHtmlEscaped()));
+    const QString clock = BoincModel::clockText(status);
+    m_clock->setText(clock);
+    m_clock->setVisible(!clock.isEmpty());
     m_preferences->setText(BoincModel::preferencesText(status));
     m_limits->setText(BoincModel::limitsText(status));
     m_limits->setVisible(answers(status.state));
@@ -426,6 +437,12 @@ void BoincPanel::renderTasks(std::int64_t now) {
         bar->setFormat(r.progress);
         bar->setAccessibleName(tr("Progress of %1").arg(r.name));
         setCell(m_tasks, i, kElapsed, r.elapsed, true);
+        auto* elapsed = cell(m_tasks, i, kElapsed);
+        if (!r.elapsedToolTip.isEmpty()) {
+            elapsed->setToolTip(r.elapsedToolTip);
+        }
+        elapsed->setData(Qt::ForegroundRole,
+                         r.elapsedNearLimit ? QVariant(QBrush(kElapsedWarningText)) : QVariant());
         setCell(m_tasks, i, kRemaining, r.remaining, true);
         auto* deadline = cell(m_tasks, i, kDeadline);
         deadline->setText(r.deadline);
@@ -628,6 +645,10 @@ QString BoincPanel::preferencesText() const {
 
 QString BoincPanel::limitsText() const {
     return m_limits->isVisibleTo(this) ? m_limits->text() : QString();
+}
+
+QString BoincPanel::clockText() const {
+    return m_clock->isVisibleTo(this) ? m_clock->text() : QString();
 }
 
 QString BoincPanel::systemServiceText() const {

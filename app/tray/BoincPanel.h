@@ -61,6 +61,8 @@ public:
     QString stateText() const;
     QString preferencesText() const;
     QString limitsText() const;
+    /// The line on how nicer keeps BOINC's clock; empty while it is hidden.
+    QString clockText() const;
     /// The system-service warning box (hidden when there is no system-wide client) and its command field.
     QWidget* systemServiceBox() const { return m_warning; }
     QString systemServiceText() const;
@@ -89,7 +91,7 @@ signals:
 private:
     /// The line shown while no BOINC client runs under nicerd: how to start one.
     void buildOffHint();
-    /// The state, the preferences and the transfer limits, with Attach.
+    /// The state, how nicer keeps BOINC's clock, the preferences and the transfer limits, with Attach.
     void buildHeader();
     void buildSystemServiceWarning();
     void buildProjectsTable();
@@ -115,6 +117,7 @@ private:
     QLabel* m_offText = nullptr;
     QWidget* m_header = nullptr;
     QLabel* m_state = nullptr;
+    QLabel* m_clock = nullptr;
     QLabel* m_preferences = nullptr;
     QLabel* m_limits = nullptr;
     QPushButton* m_attachButton = nullptr;

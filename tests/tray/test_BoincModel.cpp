@@ -38,6 +38,24 @@ BoincTask task(std::string keyword, std::int64_t deadline) {
     return t;
 }
 
+/// A task that has run @p elapsed s by BOINC's clock (@p cpu s of CPU), which BOINC aborts at @p limit s.
+BoincTask clocked(std::string keyword, double elapsed, double limit, double cpu = 0.0) {
+    BoincTask t = task(std::move(keyword), 0);
+    t.fractionDone = 0.5;
+    t.elapsedSeconds = elapsed;
+    t.elapsedLimitSeconds = limit;
+    t.cpuSeconds = cpu;
+    return t;
+}
+
+nicer::tray::BoincTaskRow rowOf(const BoincTask& t) {
+    BoincStatus s = state("running");
+    s.tasks = {t};
+    const auto rows = BoincModel::taskRows(s, kNow);
+    REQUIRE(rows.size() == 1);
+    return rows[0];
+}
+
 } // namespace
 
 TEST_CASE("BOINC's state reads as plain words, with nicerd's detail", "[tray][boinc]") {
@@ -163,6 +181,94 @@ TEST_CASE("a task row has its state in words, its progress and its times", "[tra
     CHECK(oddRows[0].fraction == 1.0);
     CHECK(oddRows[1].fraction == 0.0);
     CHECK(oddRows[1].progress == "0.0 %");
+}
+
+TEST_CASE("a task that can still run shows BOINC's clock against the limit at which BOINC aborts it",
+          "[tray][boinc]") {
+    const LocaleGuard locale;
+    const auto running = rowOf(clocked("running", 80, 160, 62));
+    CHECK(running.elapsed == "1 min 20 s of 2 min 40 s");
+    CHECK(running.elapsedToolTip ==
+          "BOINC's clock: 1 min 20 s of the 2 min 40 s it allows before it aborts the task (50%); 1 min 2 s "
+          "of CPU.");
+    CHECK_FALSE(running.elapsedNearLimit);
+
+    // Stopped by the volunteer or by BOINC, or preempted for another task: the clock of it still runs out.
+    const auto suspended = rowOf(clocked("suspended", 3 * kHour + 12 * 60, 8 * kHour, 2 * kHour));
+    CHECK(suspended.elapsed == "3 h 12 min of 8 h");
+    CHECK(suspended.elapsedToolTip.contains("(40%); 2 h of CPU."));
+    const auto preempted = rowOf(clocked("ready", 48 * 60, 2 * kHour, 40 * 60));
+    CHECK(preempted.elapsed == "48 min of 2 h");
+    CHECK(preempted.elapsedToolTip.startsWith("BOINC's clock: 48 min of the 2 h it allows"));
+
+    // Without its CPU time (not read yet) the tooltip says nothing of it.
+    const auto noCpu = rowOf(clocked("running", 80, 160));
+    CHECK(noCpu.elapsedToolTip ==
+          "BOINC's clock: 1 min 20 s of the 2 min 40 s it allows before it aborts the task (50%).");
+    // Whole percents, rounded down: 100% only once the limit is reached.
+    CHECK(rowOf(clocked("running", 29, 100)).elapsedToolTip.contains("(29%)"));
+    CHECK(rowOf(clocked("running", 99.9, 100)).elapsedToolTip.contains("(99%"));
+}
+
+TEST_CASE("past 80% of its limit a task's elapsed time is a warning", "[tray][boinc]") {
+    const LocaleGuard locale;
+    // 2 h 8 min of 2 h 40 min is 80% exactly: not yet.
+    const auto atEighty = rowOf(clocked("running", 2 * kHour + 8 * 60, 2 * kHour + 40 * 60, 2 * kHour));
+    CHECK(atEighty.elapsed == "2 h 8 min of 2 h 40 min");
+    CHECK_FALSE(atEighty.elapsedNearLimit);
+    CHECK_FALSE(atEighty.elapsedToolTip.contains("close to the limit"));
+
+    const auto past = rowOf(clocked("running", 2 * kHour + 16 * 60, 2 * kHour + 40 * 60, 2 * kHour + 5 * 60));
+    CHECK(past.elapsedNearLimit);
+    CHECK(past.elapsed == "2 h 16 min of 2 h 40 min");
+    CHECK(
+        past.elapsedToolTip ==
+        "BOINC's clock: 2 h 16 min of the 2 h 40 min it allows before it aborts the task (85%, close to the "
+        "limit); 2 h 5 min of CPU.");
+    CHECK(rowOf(clocked("suspended", 81, 100)).elapsedNearLimit);
+    // Past the limit (BOINC has not aborted it yet): still a warning, and over 100%.
+    const auto over = rowOf(clocked("running", 170, 160));
+    CHECK(over.elapsedNearLimit);
+    CHECK(over.elapsedToolTip.contains("(106%, close to the limit)"));
+}
+
+TEST_CASE("without a known limit, or once a task is finished, its elapsed time shows as before",
+          "[tray][boinc]") {
+    const LocaleGuard locale;
+    for (const double unknown :
+         {0.0, -1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
+        const auto row = rowOf(clocked("running", 80, unknown, 62));
+        INFO(unknown);
+        CHECK(row.elapsed == "1 min 20 s");
+        CHECK(row.elapsedToolTip.isEmpty());
+        CHECK_FALSE(row.elapsedNearLimit);
+    }
+    // BOINC's clock of a finished task has stopped: its limit no longer matters, even past 80%.
+    for (const char* over : {"uploading", "ready-to-report", "reported", "error", "aborted"}) {
+        const auto row = rowOf(clocked(over, 150, 160, 140));
+        INFO(over);
+        CHECK(row.elapsed == "2 min 30 s");
+        CHECK(row.elapsedToolTip.isEmpty());
+        CHECK_FALSE(row.elapsedNearLimit);
+    }
+    // Not started yet: no time to set against the limit.
+    const auto waiting = rowOf(clocked("ready", 0, 160));
+    CHECK(waiting.elapsed == QString::fromUtf8("\u2014"));
+    CHECK(waiting.elapsedToolTip.isEmpty());
+    CHECK(rowOf(clocked("downloading", 0, 160)).elapsed == QString::fromUtf8("\u2014"));
+    // Nor do the sample tasks, which carry no limit.
+    for (const auto& row : BoincModel::taskRows(realisticBoinc(kNow), kNow)) {
+        CHECK_FALSE(row.elapsed.contains(" of "));
+        CHECK(row.elapsedToolTip.isEmpty());
+    }
+}
+
+TEST_CASE("how nicer keeps BOINC's clock is said only while it does", "[tray][boinc]") {
+    BoincStatus s = state("running");
+    CHECK(BoincModel::clockText(s).isEmpty());
+    s.clock = "kept: BOINC counted 24% of the last minute; its tasks ran at 22% of their CPUs";
+    CHECK(BoincModel::clockText(s) ==
+          "BOINC's clock: kept: BOINC counted 24% of the last minute; its tasks ran at 22% of their CPUs");
 }
 
 TEST_CASE("durations read as days, hours, minutes and seconds", "[tray][boinc]") {

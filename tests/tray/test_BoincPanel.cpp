@@ -5,9 +5,11 @@
 #include "tray/BoincTestData.h"
 #include "tray/LocaleGuard.h"
 
+#include <QCoreApplication>
 #include <QDBusError>
 #include <QDBusMessage>
 #include <QGroupBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -237,6 +239,98 @@ TEST_CASE("the panel shows the client's state, projects, tasks, transfers and no
     CHECK_FALSE(panel.attachButton()->isEnabled());
     CHECK_FALSE(panel.detachButton(0)->isEnabled());
     CHECK(panel.limitsText().isEmpty());
+}
+
+TEST_CASE("a task's elapsed time shows against BOINC's limit, as a warning when it is close",
+          "[tray][boinc]") {
+    const LocaleGuard locale;
+    BoincPanel panel;
+    panel.setConnected(true);
+    panel.show();
+    BoincStatus s = realisticBoinc(kNow);
+    s.tasks[0].elapsedSeconds = 80;
+    s.tasks[0].elapsedLimitSeconds = 160;
+    s.tasks[0].cpuSeconds = 62;
+    s.tasks[1].elapsedSeconds = 2 * 3600 + 16 * 60; // 85% of the limit
+    s.tasks[1].elapsedLimitSeconds = 2 * 3600 + 40 * 60;
+    s.tasks[1].cpuSeconds = 2 * 3600 + 5 * 60;
+    s.tasks[4].elapsedLimitSeconds = 8 * 3600; // ready to report: 7 h 58 min, past 80%, but over
+    panel.setStatus(s, kNow);
+
+    QTableWidget* tasks = panel.tasksTable();
+    REQUIRE(tasks->rowCount() == 6);
+    REQUIRE(tasks->horizontalHeaderItem(4)->text() == "Elapsed");
+    const auto elapsed = [&](int row) { return tasks->item(row, 4); };
+    CHECK(elapsed(0)->text() == "1 min 20 s of 2 min 40 s");
+    CHECK(elapsed(0)->toolTip() ==
+          "BOINC's clock: 1 min 20 s of the 2 min 40 s it allows before it aborts the task (50%); 1 min 2 s "
+          "of CPU.");
+    CHECK_FALSE(elapsed(0)->data(Qt::ForegroundRole).isValid());
+
+    CHECK(elapsed(1)->text() == "2 h 16 min of 2 h 40 min");
+    CHECK(elapsed(1)->toolTip().contains("(85%, close to the limit)"));
+    REQUIRE(elapsed(1)->data(Qt::ForegroundRole).isValid());
+    CHECK(elapsed(1)->foreground().color() == QColor(0xb3, 0x5c, 0x00));
+
+    // No limit known: as before, the tooltip the text itself. A finished task: as before, never a warning.
+    CHECK(elapsed(2)->text() == "2 h 40 min");
+    CHECK(elapsed(2)->toolTip() == "2 h 40 min");
+    CHECK(elapsed(4)->text() == "7 h 58 min");
+    CHECK(elapsed(4)->toolTip() == "7 h 58 min");
+    CHECK_FALSE(elapsed(4)->data(Qt::ForegroundRole).isValid());
+
+    // The next read: the warned task's limit grew (BOINC re-estimated its speed), the first one finished.
+    // The cells are reused: neither the colour nor the tooltip may stay from the last read.
+    s.tasks[1].elapsedLimitSeconds = 8 * 3600;
+    s.tasks[0].state = "uploading";
+    panel.setStatus(s, kNow);
+    CHECK(elapsed(1)->text() == "2 h 16 min of 8 h");
+    CHECK_FALSE(elapsed(1)->data(Qt::ForegroundRole).isValid());
+    CHECK_FALSE(elapsed(1)->toolTip().contains("close to the limit"));
+    CHECK(elapsed(0)->text() == "1 min 20 s");
+    CHECK(elapsed(0)->toolTip() == "1 min 20 s");
+}
+
+TEST_CASE("how nicer keeps BOINC's clock shows under the state, and only while it does", "[tray][boinc]") {
+    BoincPanel panel;
+    panel.setConnected(true);
+    panel.show();
+    BoincStatus s = realisticBoinc(kNow);
+    panel.setStatus(s, kNow);
+    CHECK(panel.clockText().isEmpty());
+    const auto line = [&] {
+        for (auto* label : panel.findChildren<QLabel*>()) {
+            if (label->accessibleName() == "BOINC's clock") {
+                return label;
+            }
+        }
+        return static_cast<QLabel*>(nullptr);
+    };
+    REQUIRE(line() != nullptr);
+    CHECK_FALSE(line()->isVisible());
+
+    s.clock = "kept: BOINC counted 24% of the last minute; its tasks ran at 22% of their CPUs";
+    panel.setStatus(s, kNow);
+    CHECK(panel.clockText() ==
+          "BOINC's clock: kept: BOINC counted 24% of the last minute; its tasks ran at 22% of their CPUs");
+    CHECK(line()->isVisible());
+    CHECK_FALSE(line()->toolTip().isEmpty());
+    // Under the state line, above the preferences (once the layout has placed the line it just showed).
+    QCoreApplication::processEvents();
+    for (auto* label : panel.findChildren<QLabel*>()) {
+        if (label->accessibleName() == "BOINC state") {
+            CHECK(line()->y() > label->y());
+        }
+        if (label->accessibleName() == "BOINC preferences") {
+            CHECK(line()->y() < label->y());
+        }
+    }
+
+    // nicer leaves BOINC's clock alone again: the line goes.
+    s.clock.clear();
+    panel.setStatus(s, kNow);
+    CHECK(panel.clockText().isEmpty());
+    CHECK_FALSE(line()->isVisible());
 }
 
 TEST_CASE(

@@ -98,6 +98,25 @@ TEST_CASE("the BOINC tab shows nicerd's client, follows what nicerd announces, a
     REQUIRE(QTest::qWaitFor([&] { return panel->stateText() == "Suspended: the computer is on batteries"; },
                             kWaitMs));
 
+    // How nicer keeps BOINC's clock (BoincClock), and a task's CPU time and elapsed-time limit (BoincTasks).
+    tray.changeBoinc([](auto& b) {
+        b.clock = "kept: BOINC counted 24% of the last minute; its tasks ran at 22% of their CPUs";
+        b.tasks[0].elapsedSeconds = 80;
+        b.tasks[0].elapsedLimitSeconds = 160;
+        b.tasks[0].cpuSeconds = 62;
+    });
+    tray.service->run([](auto& service) { service.announceChanges(); });
+    const auto elapsed = [&] { return panel->tasksTable()->item(0, 4); };
+    REQUIRE(QTest::qWaitFor(
+        [&] { return !panel->clockText().isEmpty() && elapsed()->text() == "1 min 20 s of 2 min 40 s"; },
+        kWaitMs));
+    CHECK(panel->clockText() ==
+          "BOINC's clock: kept: BOINC counted 24% of the last minute; its tasks ran at 22% of their CPUs");
+    CHECK(elapsed()->toolTip().endsWith("(50%); 1 min 2 s of CPU."));
+    tray.changeBoinc([](auto& b) { b.clock.clear(); });
+    tray.service->run([](auto& service) { service.announceChanges(); });
+    REQUIRE(QTest::qWaitFor([&] { return panel->clockText().isEmpty(); }, kWaitMs));
+
     // Attach: the URL and the key reach nicerd, and its answer comes back to the dialog.
     panel->attachButton()->click();
     auto* dialog = panel->attachDialog();
