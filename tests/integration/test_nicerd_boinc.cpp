@@ -4,6 +4,7 @@
 // suspending itself while the user's programs are busy, and the volunteer's own override put back when the
 // workload changes. Covers the hybrid machines' path (the private user manager, cpu controller on v1).
 #include "CpuMeter.h"
+#include "LocalBoincProject.h"
 #include "NicerSlice.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
@@ -30,9 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kProject = std::string(NICER_TESTS_DIR) + "/boinc/project/boinc_test_project.py";
-const std::string kAuthenticator = "nicertest_authenticator";
-
 /// The volunteer's own override: BOINC's defaults that fight nicer (suspend above 25% non-BOINC CPU, a
 /// 50% duty cycle), plus the limits the test machine's small disk needs.
 const std::string kVolunteerOverride = "<global_preferences>\n"
@@ -45,66 +43,6 @@ const std::string kVolunteerOverride = "<global_preferences>\n"
                                        "   <work_buf_min_days>0.01</work_buf_min_days>\n"
                                        "   <max_bytes_sec_down>500000</max_bytes_sec_down>\n"
                                        "</global_preferences>\n";
-
-/// A child process (argv, no shell) stopped with SIGTERM when destroyed.
-class Child {
-public:
-    Child(std::vector<std::string> argv, const fs::path& log) {
-        m_pid = ::fork();
-        if (m_pid == 0) {
-            const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-            ::dup2(fd, STDOUT_FILENO);
-            ::dup2(fd, STDERR_FILENO);
-            std::vector<char*> args;
-            for (auto& a : argv) {
-                args.push_back(a.data());
-            }
-            args.push_back(nullptr);
-            ::execvp(args[0], args.data());
-            ::_exit(127);
-        }
-    }
-    ~Child() {
-        if (m_pid > 0) {
-            ::kill(m_pid, SIGTERM);
-            ::waitpid(m_pid, nullptr, 0);
-        }
-    }
-    Child(const Child&) = delete;
-    Child& operator=(const Child&) = delete;
-    bool running() const { return m_pid > 0 && ::waitpid(m_pid, nullptr, WNOHANG) == 0; }
-
-private:
-    pid_t m_pid = -1;
-};
-
-std::string readFile(const fs::path& path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-api::DaemonState status() {
-    auto client = dbus::DaemonClient::connect();
-    REQUIRE(client.ok());
-    auto s = client->status();
-    REQUIRE(s.ok());
-    return *s;
-}
-
-/// The processes of the test project's app (the BOINC task) on this machine.
-std::vector<pid_t> appPids() {
-    std::vector<pid_t> pids;
-    for (const auto& entry : fs::directory_iterator("/proc")) {
-        const auto name = entry.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos) {
-            continue;
-        }
-        if (readFile(entry.path() / "cmdline").find("nicertest_app") != std::string::npos) {
-            pids.push_back(std::stoi(name));
-        }
-    }
-    return pids;
-}
 
 const api::BoincTask* findTask(const api::BoincStatus& boinc) {
     return boinc.tasks.empty() ? nullptr : &boinc.tasks.front();
@@ -121,55 +59,38 @@ TEST_CASE(
     }
     const auto dir = fs::temp_directory_path() / ("nicer-it-boinc-" + std::to_string(::getpid()));
     fs::remove_all(dir);
-    fs::create_directories(dir / "server");
-    const auto boincDir = dir / "data" / "nicer" / "boinc";
-    fs::create_directories(boincDir);
-
     // The local project: one work unit whose app computes for 60 CPU seconds, so that it is still running
     // when the user's program has been busy for 30 s.
-    Child server({"python3", kProject, "--dir", (dir / "server").string(), "--workunits", "1",
-                  "--task-seconds", "60", "--url-file", (dir / "url").string()},
-                 dir / "server.log");
-    REQUIRE(test::pollUntil(
-        [&] {
-            std::error_code ec;
-            return fs::file_size(dir / "url", ec) > 0 && !ec;
-        },
-        30s));
-    std::string url = readFile(dir / "url");
-    url.erase(url.find_last_not_of(" \n") + 1);
-    INFO("project " << url << ", server log " << (dir / "server.log"));
-    // The app in the client's directory before it attaches (anonymous platform), test-friendly cc_config,
-    // and the volunteer's override in place of the one the helper writes.
-    const auto prepared =
-        test::runCommand("python3 " + kProject + " prepare-client --boinc-dir " + boincDir.string() +
-                         " --url " + url + " --task-seconds 60 --client-config");
-    REQUIRE(prepared.exitCode == 0);
+    const test::LocalBoincProject project(dir, {"--workunits", "1", "--task-seconds", "60"}, 60);
+    const auto& url = project.url();
+    const auto boincDir = project.boincDir();
+    INFO("project " << url << ", server log " << project.log());
+    // The volunteer's override in place of the one the helper writes.
     std::ofstream(boincDir / boinc::kOverrideFile) << kVolunteerOverride;
 
     test::NicerdProcess daemon({"--period", "0.5", "--workload-preset", "boinc"}, dir);
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    REQUIRE(test::pollUntil([] { return status().boinc.state == "running"; }, 60s, 250ms));
-    CHECK(test::pollUntil([] { return status().boinc.overrideApplied; }, 30s, 250ms));
+    REQUIRE(test::pollUntil([] { return test::boincStatus().boinc.state == "running"; }, 60s, 250ms));
+    CHECK(test::pollUntil([] { return test::boincStatus().boinc.overrideApplied; }, 30s, 250ms));
     // nicer's transfer limits never go above the volunteer's own (500 kB/s down).
-    CHECK(test::pollUntil([] { return status().boinc.maxDownRate > 0; }, 30s, 250ms));
-    CHECK(status().boinc.maxDownRate <= 500000);
+    CHECK(test::pollUntil([] { return test::boincStatus().boinc.maxDownRate > 0; }, 30s, 250ms));
+    CHECK(test::boincStatus().boinc.maxDownRate <= 500000);
     // The volunteer's is kept aside, nicer's is in force, and theirs shows through where nicer sets nothing.
-    CHECK(readFile(boincDir / boinc::kSavedOverrideFile) == kVolunteerOverride);
-    CHECK_THAT(readFile(boincDir / boinc::kOverrideFile),
+    CHECK(test::readFile(boincDir / boinc::kSavedOverrideFile) == kVolunteerOverride);
+    CHECK_THAT(test::readFile(boincDir / boinc::kOverrideFile),
                Catch::Contains("<suspend_cpu_usage>0</suspend_cpu_usage>") &&
                    Catch::Contains("<disk_min_free_gb>0.1</disk_min_free_gb>"));
 
     auto client = dbus::DaemonClient::connect();
     REQUIRE(client.ok());
-    const auto attached = client->boincAttach(url, kAuthenticator);
+    const auto attached = client->boincAttach(url, test::kBoincAuthenticator);
     REQUIRE(attached.ok());
 
     double seenFraction = 0.0;
     bool cliListedTask = false;
     const auto watch = [&] {
-        const auto s = status();
+        const auto s = test::boincStatus();
         if (const auto* task = findTask(s.boinc)) {
             seenFraction = std::max(seenFraction, task->fractionDone);
         }
@@ -188,11 +109,11 @@ TEST_CASE(
         [&] {
             const auto s = watch();
             const auto* task = findTask(s.boinc);
-            return task && task->state == "running" && !appPids().empty();
+            return task && task->state == "running" && !test::appPids().empty();
         },
         120s, 500ms));
     const auto inSlice = test::slicePids();
-    for (const pid_t app : appPids()) {
+    for (const pid_t app : test::appPids()) {
         CAPTURE(app);
         CHECK(std::find(inSlice.begin(), inSlice.end(), app) != inSlice.end());
     }
@@ -209,7 +130,8 @@ TEST_CASE(
             }
         }
         // The shares over the whole window, measured from /proc while nicerd is polled once a second.
-        auto taskShare = std::async(std::launch::async, [] { return test::machineShare(appPids, 30s); });
+        auto taskShare =
+            std::async(std::launch::async, [] { return test::machineShare(test::appPids, 30s); });
         auto hogShare = std::async(std::launch::async, [hog] {
             return test::machineShare([hog] { return std::vector<pid_t>{hog}; }, 30s);
         });
@@ -242,23 +164,19 @@ TEST_CASE(
     // Without the foreground the task gets the machine, finishes, uploads and is reported.
     const auto reported = [&] {
         watch();
-        return readFile(dir / "server" / "state.json").find("\"status\": \"reported\"") != std::string::npos;
+        return !project.reported().empty();
     };
     CHECK(test::pollUntil(reported, 180s, 1000ms));
     CHECK(seenFraction > 0.0);
     CHECK(cliListedTask);
-    const auto state = nlohmann::json::parse(readFile(dir / "server" / "state.json"));
-    bool success = false;
-    for (const auto& [name, result] : state["results"].items()) {
-        success = success || (result["status"] == "reported" && result["outcome"] == "success");
-    }
-    CHECK(success);
+    const auto results = project.reported();
+    CHECK(std::ranges::any_of(results, [](const auto& result) { return result["outcome"] == "success"; }));
 
     // Switching away: BOINC stops and gets the volunteer's own override back, byte for byte.
     const auto switched = test::runCommand(std::string(NICER_CLI) + " workload demo");
     CHECK(switched.exitCode == 0);
-    CHECK(status().boinc.state == "off");
-    CHECK(readFile(boincDir / boinc::kOverrideFile) == kVolunteerOverride);
+    CHECK(test::boincStatus().boinc.state == "off");
+    CHECK(test::readFile(boincDir / boinc::kOverrideFile) == kVolunteerOverride);
     CHECK_FALSE(fs::exists(boincDir / boinc::kSavedOverrideFile));
     CHECK(daemon.stop() == 0);
     fs::remove_all(dir);

@@ -413,7 +413,8 @@ class Scheduler:
                 "<file_ref>\n<file_name>%s</file_name>\n<open_name>%s</open_name>\n<copy_file/>\n"
                 "</file_ref>\n</workunit>"
                 % (r["wu"], APP_NAME, APP_VERSION_NUM, command,
-                   fpops_est, max(fpops_est * 1000, 86400 * APP_FLOPS),
+                   fpops_est, fpops_est * opts.bound_factor if opts.bound_factor else
+                   max(fpops_est * 1000, 86400 * APP_FLOPS),
                    2e8, max(1e9, 3.0 * self.state.content.size + 1e8 + 2.0 * opts.output_bytes),
                    r["input_file"], INPUT_OPEN_NAME))
 
@@ -884,6 +885,10 @@ def serve_parser():
                         "get_file_size before uploading)")
     p.add_argument("--task-seconds", type=_nonnegative_float, default=10.0,
                    help="CPU seconds each job computes (default 10)")
+    p.add_argument("--bound-factor", type=_nonnegative_float, default=0,
+                   help="rsc_fpops_bound as this many times the estimate, as a project sets it: the client "
+                        "aborts a task whose elapsed time passes that many times --task-seconds (a limit "
+                        "under 120 s is taken as 12 hours); default 0: a day of wall time")
     p.add_argument("--task-exit-status", type=_nonnegative_int, default=0,
                    help="make the app fail with this exit status at the end (default 0: succeed)")
     p.add_argument("--download-rate", type=_nonnegative_float, default=0,
