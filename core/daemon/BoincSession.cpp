@@ -110,7 +110,7 @@ BoincSession::BoincSession(sd_event* event, Options options, std::function<void(
 BoincSession::~BoincSession() {
     *m_alive = false;
     m_timer = libsystemd::Timer();
-    if (m_clock.isStopped()) {
+    if (m_clock.isStopped() || m_continueOnRelease) {
         (void)m_options.stopClient(false);
     }
     m_clockTimer = libsystemd::Timer();
@@ -139,6 +139,7 @@ void BoincSession::setHeld(bool held, const std::string& why) {
             (void)m_options.stopClient(true);
         } else if (m_continueOnRelease) {
             (void)m_options.stopClient(false);
+            m_clock.continued(std::chrono::steady_clock::now()); // its window starts now
         }
         m_continueOnRelease = false;
     }
@@ -395,10 +396,13 @@ std::vector<ClockTask> BoincSession::runningTasks() const {
 }
 
 void BoincSession::keepClock() {
+    if (!m_keepClock || !m_options.stopClient || m_held) {
+        return;
+    }
     const auto now = std::chrono::steady_clock::now();
     // Only with nothing under way: a call the stopped client cannot answer would time out as an error.
     const bool busy = !m_operations.empty() || m_client->pendingCalls() > 0;
-    if (m_keepClock && m_options.stopClient && !m_held && m_clock.onTasks(now, runningTasks(), busy)) {
+    if (m_clock.onTasks(now, runningTasks(), busy)) {
         if (auto stopped = m_options.stopClient(true); stopped) {
             m_clock.stopped(now);
             m_clockTimer.armIn(m_clock.options().stopSpan);
@@ -420,8 +424,12 @@ void BoincSession::continueClient() {
     } else {
         (void)m_options.stopClient(false); // a client that is gone needs no continuing
     }
-    m_clock.continued(std::chrono::steady_clock::now());
+    const auto now = std::chrono::steady_clock::now();
+    m_clock.continued(now);
     m_polls = 0; // the next poll reads the lists
+    if (m_keepClock) {
+        setClockText(m_clock.describe(now));
+    }
 }
 
 void BoincSession::setClockText(std::string text) {
@@ -465,6 +473,7 @@ void BoincSession::attach(const std::string& url, const std::string& key, Daemon
     if (auto ok = checkBoincAttach(url, key); !ok) {
         return done(ok.error());
     }
+    continueClient(); // the volunteer's request first: a stopped client would not answer it
     auto waiting = wait(std::move(done));
     m_rpc->projectAttach(url, key, "", [this, alive = m_alive, waiting](const Result<void>& started) {
         if (!*alive) {
@@ -484,6 +493,7 @@ void BoincSession::attachAccountManager(const std::string& url, const std::strin
     if (auto ok = checkBoincAccountManager(url, name, password); !ok) {
         return done(ok.error());
     }
+    continueClient(); // the volunteer's request first: a stopped client would not answer it
     auto waiting = wait(std::move(done));
     m_rpc->acctMgrRpc(url, name, password, [this, alive = m_alive, waiting](const Result<void>& started) {
         if (!*alive) {
@@ -502,6 +512,7 @@ void BoincSession::detach(const std::string& url, DaemonControl::BoincDone done)
     if (auto ok = checkBoincProjectUrl(url); !ok) {
         return done(ok.error());
     }
+    continueClient(); // the volunteer's request first: a stopped client would not answer it
     auto waiting = wait(std::move(done));
     m_rpc->projectDetach(url, [this, alive = m_alive, waiting](const Result<void>& detached) {
         if (!*alive) {
