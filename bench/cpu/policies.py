@@ -12,9 +12,11 @@ foreground (`released_share`, waited for before a foreground's first seconds are
 run here, if it cannot (`unavailable(ctx)`)."""
 
 import collections
+import json
 import os
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -472,8 +474,93 @@ class NicerWindow10ms(Nicer):
     options = ["--quota-period", "0.01"]
 
 
+class NicerBoinc(Nicer):
+    """An experiment, run only when named (--only): nicerd's boinc preset, its work the real BOINC client
+    (Debian's) with one task per CPU from the local test project (tests/boinc/project: each hashes its input,
+    as md5sum does), nicer keeping BOINC's clock (the default: the client stopped in spans BOINC does not count
+    while a task's elapsed time runs ahead of its CPU time). Beside NicerBoincWallClock it says whether that
+    costs the foreground anything."""
+
+    key = "nicer-boinc"
+    label = "nicer, BOINC client, BOINC's clock kept"
+    placements = EVERY_PLACEMENT
+    classes = ["compute", "server", "video", "wakeup", "bursty"]
+    # A band of 40% keeps the tasks at a low share all along (about half their CPUs), so that the client is
+    # stopped for the clock while the foregrounds are measured; with the default band the tasks gain enough
+    # lead on an idle machine that the clock is not kept within a run's short phases.
+    options = ["--reserve-band", "0.4"]
+    released_share = 0.5  # 40% kept idle
+    project = Path(__file__).resolve().parents[2] / "tests/boinc/project/boinc_test_project.py"
+
+    def unavailable(self, ctx):
+        if not Path("/usr/bin/boinc").exists():
+            return "Debian's boinc-client is not installed (/usr/bin/boinc)"
+        return None
+
+    def start(self, kind):
+        self.state = tempfile.mkdtemp(prefix="nicer-bench-boinc-")
+        state = Path(self.state)
+        boinc_dir = state / "data/nicer/boinc"
+        boinc_dir.mkdir(parents=True)
+        self.server = subprocess.Popen(
+            ["python3", str(self.project), "--dir", str(state / "server"), "--workunits", str(NCPU),
+             "--task-seconds", "100000", "--url-file", str(state / "url"), "-q"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while not (state / "url").exists() or not (state / "url").read_text().strip():
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.label}: the test project did not start within 30 s")
+            time.sleep(0.2)
+        url = (state / "url").read_text().strip()
+        run("python3", str(self.project), "prepare-client", "--boinc-dir", str(boinc_dir), "--url", url,
+            "--task-seconds", "100000", "--client-config")
+        env = {"XDG_STATE_HOME": self.state, "XDG_CONFIG_HOME": self.state, "XDG_DATA_HOME": self.state + "/data"}
+        log = state / "nicerd.log"
+        run("systemd-run", "--user", "--quiet", "--collect", "--unit=bench-nicerd.service",
+            f"--property=StandardError=file:{log}",
+            *[f"--setenv={k}={v}" for k, v in env.items()], str(self.ctx.nicerd), "--workload-preset", "boinc",
+            *self.options)
+        deadline = time.monotonic() + 60
+        while self.boinc().get("state") != "running":
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.label}: nicerd's BOINC client did not answer within 60 s: {log}")
+            time.sleep(1)
+        run(str(self.ctx.nicer), "boinc", "attach", url, "nicertest_authenticator", timeout=130)
+        deadline = time.monotonic() + 120
+        while sum(t["state"] == "running" for t in self.tasks()) < NCPU:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.label}: {NCPU} BOINC tasks were not running within 120 s: {log}")
+            time.sleep(1)
+        self.work = Work("nicer.slice")
+        self.pid = int(run("systemctl", "--user", "show", "-p", "MainPID", "--value", "bench-nicerd.service"))
+
+    def boinc(self):
+        """`nicer boinc --json`, or {} while nicerd does not answer."""
+        done = subprocess.run([str(self.ctx.nicer), "boinc", "--json"], capture_output=True, text=True, timeout=30)
+        return json.loads(done.stdout) if done.returncode == 0 else {}
+
+    def tasks(self):
+        return self.boinc().get("tasks", [])
+
+    def stop(self):
+        clock = self.boinc().get("clock", "")
+        print(f"bench/cpu: {self.label}: BOINC's clock at the end: {clock or 'not kept in the last minute'}",
+              file=sys.stderr)
+        super().stop()
+        self.server.terminate()
+        self.server.wait()
+
+
+class NicerBoincWallClock(NicerBoinc):
+    """The row above with BOINC's clock left to BOINC (--boinc-clock 0): nicer's behaviour before."""
+
+    key = "nicer-boinc-wall"
+    label = "nicer, BOINC client, BOINC's wall clock"
+    options = NicerBoinc.options + ["--boinc-clock", "0"]
+
+
 def extra_policies():
-    return [NicerWindow10ms]
+    return [NicerWindow10ms, NicerBoinc, NicerBoincWallClock]
 
 
 def all_policies():
