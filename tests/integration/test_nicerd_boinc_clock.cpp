@@ -89,19 +89,17 @@ private:
 
 /// What one run of the tight task showed.
 struct TightRun {
-    bool finished = false;   ///< reported, or aborted by the client
-    nlohmann::json result;   ///< the reported result (the project's state file), if any
-    double wall = 0.0;       ///< wall seconds from the task's start to its end (or abort)
-    double limit = 0.0;      ///< the elapsed-time limit nicerd showed (elapsed_limit_s)
-    double maxElapsed = 0.0; ///< the largest elapsed time nicerd showed
-    double cpuAtEnd = 0.0;   ///< the task's CPU seconds last shown
-    std::string clock;       ///< a non-empty BoincClock seen while it ran
+    bool finished = false;        ///< reported, or aborted by the client
+    nlohmann::json result;        ///< the reported result (the project's state file), if any
+    double wall = 0.0;            ///< wall seconds from the task's start to its end (or abort)
+    double limit = 0.0;           ///< the elapsed-time limit nicerd showed (elapsed_limit_s)
+    double maxElapsed = 0.0;      ///< the largest elapsed time nicerd showed
+    double cpuAtEnd = 0.0;        ///< the task's CPU seconds last shown
+    std::string clock;            ///< a non-empty BoincClock seen while it ran
     bool abortedByClient = false; ///< seen in the error state before it was reported
 
     /// BOINC aborted the task for its elapsed time: seen so, or reported with exit status 197.
-    bool aborted() const {
-        return abortedByClient || (!result.is_null() && result["exit_status"] == 197);
-    }
+    bool aborted() const { return abortedByClient || (!result.is_null() && result["exit_status"] == 197); }
 
     std::string figures() const {
         std::ostringstream out;
