@@ -607,8 +607,9 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     // the methods BoincAttach, BoincAttachAccountManager and BoincDetach; ApiVersion 4 MultiplierDecay;
     // ApiVersion 5 ActuatorNote; ApiVersion 6 MemoryMaxPercent and MemoryMax; ApiVersion 8 Outside, Signal
     // and SignalSetting; ApiVersion 9 Placement and PlacementNote; ApiVersion 10 the rules' 7 parameters and
-    // their 16 properties of state; ApiVersion 11 SetExclusivePrograms.
-    CHECK(documented.size() == 78);
+    // their 16 properties of state; ApiVersion 11 SetExclusivePrograms; ApiVersion 12 BoincClock and
+    // KeepBoincClock.
+    CHECK(documented.size() == 80);
     CHECK(daemon.stop() == 0);
 }
 
