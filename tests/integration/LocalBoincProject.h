@@ -53,7 +53,6 @@ public:
     }
     Child(const Child&) = delete;
     Child& operator=(const Child&) = delete;
-    bool running() const { return m_pid > 0 && ::waitpid(m_pid, nullptr, WNOHANG) == 0; }
 
 private:
     pid_t m_pid = -1;
