@@ -7,8 +7,8 @@
 #                              of the tested build (build/nicer_VERSION_ARCH.deb) (what CI runs)
 #   packaging/dev.sh build [TARGET...]  install and build only (everything, or the CMake targets named)
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
-#   packaging/dev.sh sanitize  install, build with ASan and UBSan (build-sanitize), run the unit and CLI tests
-#   packaging/dev.sh fuzz      install, build the libFuzzer targets with clang (build-fuzz), run each a while
+#   packaging/dev.sh sanitize  install, build with clang, ASan and UBSan (build-sanitize), run the unit and CLI tests
+#   packaging/dev.sh fuzz      install, build the libFuzzer targets in that build, run each a while
 #   packaging/dev.sh vm [ARGS]  install, build, package that build, run it in a Debian 12 guest (tests/vm/run.sh ARGS)
 #   packaging/dev.sh bench [--quick]  install, build, run bench/cpu (nicer against the alternatives, plots)
 #   packaging/dev.sh packages  print the Debian packages this script installs, one a line
@@ -117,34 +117,53 @@ package_nicer() {
     package_build "$deb_build"
 }
 
-# Every test built with AddressSanitizer (with LeakSanitizer) and UndefinedBehaviorSanitizer (NICER_SANITIZE),
-# unoptimized with line tables only (-O0 -g1: 11 min to build and run against 15 at -O1, as good for the
-# reports), in its own build; then the unit and CLI tests (only their executables are built: target
-# nicer_unit_and_cli_tests) run under them, and any report fails its test. The integration tests run against
-# the plain build in `test`; under the sanitizers they take as long again, so CI leaves them to a run by hand
-# (build build-sanitize whole, then ctest -L integration there).
-sanitize_nicer() {
+# One clang build (build-sanitize) for the sanitizers and the fuzzers: AddressSanitizer (with LeakSanitizer) and
+# UndefinedBehaviorSanitizer on everything (NICER_SANITIZE), libFuzzer's coverage with them (NICER_FUZZ),
+# unoptimized with line tables only (-O0 -g1). clang compiles it in about half of GCC's time at -O0, and the
+# core's files are compiled once for both. Asserts on.
+sanitize_build() {
     local san_build=${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}
-    cmake -S "$root" -B "$san_build" -G Ninja "${cache_flags[@]}" -DNICER_SANITIZE=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1"
-    cmake --build "$san_build" --target nicer_unit_and_cli_tests --parallel "$(nproc)"
+    cmake -S "$root" -B "$san_build" -G Ninja "${cache_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ -DNICER_SANITIZE=ON \
+        -DNICER_FUZZ=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1"
+    cmake --build "$san_build" --parallel "$(nproc)" --target "$@"
+    san_dir=$san_build
+}
+
+# The unit and CLI tests (only their executables are built: target nicer_unit_and_cli_tests) under the
+# sanitizers; any report fails its test. The integration tests run against the plain build in `test`; under
+# the sanitizers they take as long again, so CI leaves them to a run by hand (build build-sanitize whole, then
+# ctest -L integration there).
+sanitize_nicer() {
+    sanitize_build nicer_unit_and_cli_tests
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
-    (cd "$san_build" && ctest --output-on-failure --parallel "$(nproc)" -L 'unit|cli')
+    (cd "$san_dir" && ctest --output-on-failure --parallel "$(nproc)" -L 'unit|cli')
 }
 
-# The libFuzzer targets (tests/fuzz), in their own build: clang with NICER_FUZZ (AddressSanitizer,
-# UndefinedBehaviorSanitizer and libFuzzer's coverage on the core layers they use), -O1 and line tables only
-# (quicker to build, as good to fuzz), asserts on. Then each target runs NICER_FUZZ_SECONDS (20) on a copy of
-# its seed corpus, as many at once as there are CPUs; any finding fails.
+# The libFuzzer targets (tests/fuzz) of the same build; each runs NICER_FUZZ_SECONDS (20) on a copy of its seed
+# corpus, as many at once as there are CPUs; any finding fails.
 fuzz_nicer() {
-    local fuzz_build=${NICER_FUZZ_BUILD_DIR:-$root/build-fuzz}
-    cmake -S "$root" -B "$fuzz_build" -G Ninja "${cache_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ -DNICER_FUZZ=ON \
-        -DNICER_BUILD_TESTS=OFF -DNICER_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only"
-    cmake --build "$fuzz_build" --target nicer_fuzzers --parallel "$(nproc)"
-    "$root/tests/fuzz/run.sh" -t "${NICER_FUZZ_SECONDS:-20}" -j "$(nproc)" "$fuzz_build"
+    sanitize_build nicer_fuzzers
+    "$root/tests/fuzz/run.sh" -t "${NICER_FUZZ_SECONDS:-20}" -j "$(nproc)" "$san_dir"
+}
+
+# timed WHAT COMMAND...: COMMAND, then how long it took, so that a log of `test` shows where its minutes go.
+timed() {
+    local what=$1 start=$SECONDS
+    shift
+    "$@"
+    echo "dev.sh: $what took $((SECONDS - start)) s" >&2
+}
+
+# wait_for_image: the guest's image that `test` started in the background; its log if it failed.
+wait_for_image() {
+    if ! wait "$image_pid"; then
+        cat "$image_log" >&2
+        echo "dev.sh: the guest's image (tests/vm/image.sh bookworm) failed: its log is above" >&2
+        return 1
+    fi
 }
 
 # Ctrl-C (or the tray ending) stops everything `run` started: the tray and its X server, nicerd and the work
@@ -199,13 +218,21 @@ run)
     exit "$tray_status"
     ;;
 test)
-    install_packages
-    build_nicer
-    (cd "$build" && ctest --output-on-failure --parallel "$(nproc)")
-    sanitize_nicer
-    fuzz_nicer
-    package_build "$build"
-    "$root/tests/vm/run.sh" --deb "$(ls -t "$build"/nicer_*.deb | head -n1)" --tests "$build"
+    timed "installing the packages" install_packages
+    # The guest's image (tests/vm/image.sh: debootstrap, about 5 minutes on a fresh machine, mostly the archive's
+    # downloads; cached afterwards) is made while the project compiles, and waited for before any test starts:
+    # nothing of it runs beside a test that measures CPU time.
+    image_log=$(mktemp)
+    "$root/tests/vm/image.sh" bookworm >"$image_log" 2>&1 &
+    image_pid=$!
+    trap 'kill "$image_pid" 2>/dev/null || true; rm -f "$image_log"' EXIT
+    timed "the build" build_nicer
+    timed "the wait for the guest's image" wait_for_image
+    timed "ctest" ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)"
+    timed "the sanitizers' build and tests" sanitize_nicer
+    timed "the fuzzers" fuzz_nicer
+    timed "the .deb" package_build "$build"
+    timed "the guest" "$root/tests/vm/run.sh" --deb "$(ls -t "$build"/nicer_*.deb | head -n1)" --tests "$build"
     ;;
 build)
     shift

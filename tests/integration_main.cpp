@@ -1,7 +1,6 @@
 // Main of the integration tests: they talk to a real systemd user manager, which the CTest fixture
 // "user manager" starts with tests/harness/user-manager.sh when none is running.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "CatchRunner.h"
 
 #include <cstdlib>
 #include <string>
@@ -13,5 +12,5 @@ int main(int argc, char** argv) {
     ::setenv("XDG_RUNTIME_DIR", runtime.c_str(), 0);
     ::setenv("DBUS_SESSION_BUS_ADDRESS",
              ("unix:path=" + std::string(std::getenv("XDG_RUNTIME_DIR")) + "/bus").c_str(), 0);
-    return Catch::Session().run(argc, argv);
+    return nicer::test::runCatch(argc, argv);
 }

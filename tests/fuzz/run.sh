@@ -8,7 +8,7 @@
 #   -t SECONDS  how long each target runs (default 20)
 #   -j JOBS     targets run at once (default 1)
 #   -k          keep the grown corpora and the logs (their directory is printed)
-#   BUILD_DIR   the build (default $NICER_FUZZ_BUILD_DIR, else build-fuzz in the source tree)
+#   BUILD_DIR   the build (default $NICER_SANITIZE_BUILD_DIR, else build-sanitize in the source tree)
 #   TARGET      names such as Url or fuzz_Url (default: every fuzz_* in BUILD_DIR/tests/fuzz)
 #
 # What a target finds in this run is saved in BUILD_DIR/fuzz-findings/<target>/, and the command that replays
@@ -32,7 +32,7 @@ while getopts "t:j:k" option; do
     esac
 done
 shift $((OPTIND - 1))
-build=${1:-${NICER_FUZZ_BUILD_DIR:-$root/build-fuzz}}
+build=${1:-${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}}
 [ $# -gt 0 ] && shift
 
 targets=()

@@ -1,8 +1,8 @@
 // Main of the tray's tests: a QApplication for the widgets, offscreen unless the caller chose a platform
 // (tests/harness/xvfb-tray-host.sh runs some under Xvfb with a tray host, for the screenshot).
-#define CATCH_CONFIG_RUNNER
+#include "CatchRunner.h"
+
 #include <QApplication>
-#include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <string>
@@ -16,5 +16,5 @@ int main(int argc, char** argv) {
     ::setenv("DBUS_SESSION_BUS_ADDRESS",
              ("unix:path=" + std::string(std::getenv("XDG_RUNTIME_DIR")) + "/bus").c_str(), 0);
     QApplication app(argc, argv);
-    return Catch::Session().run(argc, argv);
+    return nicer::test::runCatch(argc, argv);
 }
