@@ -3,8 +3,9 @@
 # and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
 #
 #   packaging/dev.sh run       install, build, start the tray and nicerd on the demo workload
-#   packaging/dev.sh test      install, build, run every test, then `sanitize`, `fuzz`, and `vm` on the .deb
-#                              of the tested build (build/nicer_VERSION_ARCH.deb) (what CI runs)
+#   packaging/dev.sh test      install, build, run the integration tests, the lint and the packaging checks, then
+#                              `sanitize` (the unit and CLI tests), `fuzz`, and `vm` on the .deb of the tested
+#                              build (build/nicer_VERSION_ARCH.deb) (what CI runs)
 #   packaging/dev.sh build [TARGET...]  install and build only (everything, or the CMake targets named)
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
 #   packaging/dev.sh sanitize  install, build with clang, ASan and UBSan (build-sanitize), run the unit and CLI tests
@@ -92,12 +93,14 @@ release_flags() {
         -DCMAKE_EXE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)")
 }
 
-# The tests' build has the release flags, so the programs the tests run are the ones `test` packages.
+# The tests' build has the release flags, so the programs the tests run are the ones `test` packages. Its tests
+# are the integration tests, the lint and the packaging checks; the unit and CLI tests are built and run once,
+# under the sanitizers (sanitize_nicer).
 # build_nicer [TARGET...]: everything, or only the targets named.
 build_nicer() {
     release_flags
     cmake -S "$root" -B "$build" -G Ninja "${cache_flags[@]}" "${release[@]}" -DNICER_BUILD_TESTS=ON \
-        -DNICER_WERROR=ON
+        -DNICER_UNIT_TESTS=OFF -DNICER_WERROR=ON
     cmake --build "$build" --parallel "$(nproc)" ${1:+--target "$@"}
 }
 
@@ -268,7 +271,7 @@ packages)
     printf '%s\n' "${packages[@]}"
     ;;
 *)
-    sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
