@@ -11,6 +11,7 @@
 #include "libsystemd/ExitSignals.h"
 #include "net/rate/RateLimiter.h"
 #include "options/ControllerOptions.h"
+#include "util/Log.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"
 
@@ -22,7 +23,6 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
-#include <iostream>
 #include <istream>
 #include <memory>
 #include <optional>
@@ -285,7 +285,7 @@ std::optional<int> parse(CLI::App& app, int argc, char** argv) {
             return 0;
         }
         if (std::filesystem::exists(app["--config"]->as<std::string>())) {
-            std::cerr << "nicerd: check " << app["--config"]->as<std::string>() << " and the command line\n";
+            log::error() << "nicerd: check " << app["--config"]->as<std::string>() << " and the command line";
         }
         return 2;
     }
@@ -346,13 +346,13 @@ Result<std::unique_ptr<daemon::DaemonObserver>> publishService(sd_bus* bus, daem
 /// What runs, with which actuator, and what is downloaded, in nicerd's log.
 void logStart(daemon::Daemon& d) {
     const auto s = d.state();
-    std::cerr << "nicerd: running " << (s.demoWorkload ? "the demo workload" : "the workload") << " '"
-              << s.workloadPreset << "' (" << s.instances << " instances) with the " << s.actuator
-              << " actuator\n";
+    log::info() << "nicerd: running " << (s.demoWorkload ? "the demo workload" : "the workload") << " '"
+                << s.workloadPreset << "' (" << s.instances << " instances) with the " << s.actuator
+                << " actuator";
     if (!s.downloads.empty()) {
-        std::cerr << "nicerd: downloading " << s.downloads.size()
-                  << (s.downloads.size() == 1 ? " file" : " files") << " into " << d.downloadDir().string()
-                  << " (bandwidth: " << api::bandwidthModeText(api::bandwidthOf(s)) << ")\n";
+        log::info() << "nicerd: downloading " << s.downloads.size()
+                    << (s.downloads.size() == 1 ? " file" : " files") << " into " << d.downloadDir().string()
+                    << " (bandwidth: " << api::bandwidthModeText(api::bandwidthOf(s)) << ")";
     }
 }
 
@@ -366,18 +366,18 @@ int run(int argc, char** argv) {
     }
     auto config = configFrom(std::move(settings));
     if (!config) {
-        std::cerr << "nicerd: " << config.error().message << '\n';
+        log::error() << "nicerd: " << config.error().message;
         return 2;
     }
     // What was set at run time, where the rule puts it. A saved file that stops the start is nicerd's own
     // state, not bad input.
     auto notes = daemon::applySavedSettings(*config, givenOnCommandLine(argc, argv));
     if (!notes) {
-        std::cerr << "nicerd: " << notes.error().message << '\n';
+        log::error() << "nicerd: " << notes.error().message;
         return 1;
     }
     for (const auto& note : *notes) {
-        std::cerr << "nicerd: " << note << '\n';
+        log::notice() << "nicerd: " << note;
     }
     // systemd stops nicerd with SIGTERM, a terminal with SIGINT: blocked before the work starts, so that one
     // that comes meanwhile waits for the loop, which then ends and stops the work in order.
@@ -385,12 +385,12 @@ int run(int argc, char** argv) {
     libsystemd::blockSignals(stopSignals);
     auto daemon = daemon::Daemon::create(std::move(*config), publishService);
     if (!daemon) {
-        std::cerr << "nicerd: " << daemon.error().message << '\n';
+        log::error() << "nicerd: " << daemon.error().message;
         return 1;
     }
     auto watched = libsystemd::exitOnSignals((*daemon)->event(), stopSignals);
     if (!watched) {
-        std::cerr << "nicerd: " << watched.error().message << '\n';
+        log::error() << "nicerd: " << watched.error().message;
         return 1;
     }
     logStart(**daemon);
@@ -405,9 +405,9 @@ int main(int argc, char** argv) {
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {
-        std::cerr << "nicerd: internal error: " << e.what() << '\n';
+        log::error() << "nicerd: internal error: " << e.what();
     } catch (...) {
-        std::cerr << "nicerd: internal error\n";
+        log::error() << "nicerd: internal error";
     }
     return EXIT_FAILURE;
 }

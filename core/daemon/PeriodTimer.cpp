@@ -1,8 +1,7 @@
 #include "daemon/PeriodTimer.h"
 
 #include "actuator/BandwidthWindows.h"
-
-#include <iostream>
+#include "util/Log.h"
 
 namespace nicer::daemon {
 
@@ -20,10 +19,11 @@ Result<std::unique_ptr<PeriodTimer>> PeriodTimer::create(sd_event* event, actuat
     timer->setActuator(actuator);
     if (const auto window = actuator.bandwidthWindow();
         window && !actuator::periodStartsWindows(period, *window)) {
-        std::cerr << "nicerd: the period (" << period.count() << " ms) is not a whole number of CPU "
-                  << "bandwidth windows (" << window->count() / 1000.0 << " ms, --quota-period): the quota "
-                  << "changes inside windows, where the kernel refills the work's budget, so the work may "
-                  << "get more than its quota\n";
+        log::warning()
+            << "nicerd: the period (" << period.count() << " ms) is not a whole number of CPU "
+            << "bandwidth windows (" << window->count() / 1000.0 << " ms, --quota-period): the quota "
+            << "changes inside windows, where the kernel refills the work's budget, so the work may "
+            << "get more than its quota";
     }
     return timer;
 }

@@ -1,9 +1,9 @@
 #include "daemon/RuleSources.h"
 
 #include "desktop/ProgramList.h"
+#include "util/Log.h"
 
 #include <algorithm>
-#include <iostream>
 
 namespace nicer::daemon {
 
@@ -41,7 +41,7 @@ Result<void> RuleSources::findSensors(const DaemonConfig& config) {
         m_sensor = *found;
     } else {
         m_sensorNote = found.error().message + ": the work runs without the temperature rule";
-        std::cerr << "nicerd: " << m_sensorNote << '\n';
+        log::notice() << "nicerd: " << m_sensorNote;
     }
     m_fans = kernel::findFans(config.hwmonDir);
     return {};

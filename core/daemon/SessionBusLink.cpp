@@ -1,6 +1,6 @@
 #include "daemon/SessionBusLink.h"
 
-#include <iostream>
+#include "util/Log.h"
 
 namespace nicer::daemon {
 
@@ -35,19 +35,19 @@ void SessionBusLink::check() {
         return;
     }
     if (m_observer) {
-        std::cerr << "nicerd: the session bus closed; the work stays under control, connecting again\n";
+        log::warning() << "nicerd: the session bus closed; the work stays under control, connecting again";
         m_observer.reset(); // its object and name went with the old connection
         m_bus.reset();
     }
     if (auto connected = connect(); !connected) {
         if (m_error != connected.error().message) {
             m_error = connected.error().message;
-            std::cerr << "nicerd: not on the session bus yet: " << m_error << '\n';
+            log::warning() << "nicerd: not on the session bus yet: " << m_error;
         }
         return;
     }
     m_error.clear();
-    std::cerr << "nicerd: back on the session bus\n";
+    log::notice() << "nicerd: back on the session bus";
 }
 
 } // namespace nicer::daemon
