@@ -28,19 +28,22 @@ Result<void> validate(const ControllerParams& p) {
     // The gap below the lowest temperature target has reasons of its own to tell (inRange() refuses it too).
     if (p.temperatureTarget > 0.0 && p.temperatureTarget < kLowestTemperatureTarget) {
         return Error{"temperature-target = " + text::shortNumber(p.temperatureTarget) +
-                     " °C is too low: it must be 0 (chosen from the sensor's own limits) or at least " +
-                     text::shortNumber(kLowestTemperatureTarget) + " °C, which an idle CPU stays under"};
+                         " °C is too low: it must be 0 (chosen from the sensor's own limits) or at least " +
+                         text::shortNumber(kLowestTemperatureTarget) + " °C, which an idle CPU stays under",
+                     ErrorKind::InvalidInput};
     }
     for (const auto& info : parameterTable()) {
         if (!inRange(info, info.get(p))) {
             return Error{std::string(info.key) + " = " + shown(info, p) + " is out of range: it must be " +
-                         rangeText(info)};
+                             rangeText(info),
+                         ErrorKind::InvalidInput};
         }
     }
     if (p.minMultiplier > p.maxMultiplier) {
         return Error{"min-multiplier = " + text::shortNumber(p.minMultiplier) +
-                     " is greater than max-multiplier = " + text::shortNumber(p.maxMultiplier) +
-                     ": it must be 1 <= min-multiplier <= max-multiplier <= 64"};
+                         " is greater than max-multiplier = " + text::shortNumber(p.maxMultiplier) +
+                         ": it must be 1 <= min-multiplier <= max-multiplier <= 64",
+                     ErrorKind::InvalidInput};
     }
     return {};
 }

@@ -29,7 +29,7 @@ struct ControllerParams {
     // The volunteer's own limits (docs/user-guide.md, "Cool, quiet and charged"): rules that hold the work
     // under the controller's quota, or pause it, whatever idle time there is.
     /// The CPU temperature the work may heat the machine to, in °C; 0: chosen from the sensor's own limits
-    /// (control/TemperatureRule.h, defaultTemperatureTarget).
+    /// (control/WorkRules.h, resolveTemperatureTarget).
     double temperatureTarget = 0.0;
     /// The fan speed the work may drive the fans to, in rpm; 0: no fan rule.
     double fanTarget = 0.0;

@@ -153,7 +153,8 @@ constexpr ParameterInfo kParameters[] = {
         .set = [](ControllerParams& p, double v) -> Result<void> {
             if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
                 return Error{"overload-threshold = " + std::to_string(v) +
-                             " is not a whole number of periods"};
+                                 " is not a whole number of periods",
+                             ErrorKind::InvalidInput};
             }
             p.overloadThreshold = static_cast<int>(std::lround(v));
             return {};
@@ -388,7 +389,8 @@ constexpr ParameterInfo kParameters[] = {
         .get = [](const ControllerParams& p) { return static_cast<double>(p.powerSaverIsBattery); },
         .set = [](ControllerParams& p, double v) -> Result<void> {
             if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
-                return Error{"power-saver-is-battery = " + std::to_string(v) + " is not 0 or 1"};
+                return Error{"power-saver-is-battery = " + std::to_string(v) + " is not 0 or 1",
+                             ErrorKind::InvalidInput};
             }
             p.powerSaverIsBattery = static_cast<int>(std::lround(v));
             return {};
@@ -419,7 +421,8 @@ constexpr ParameterInfo kParameters[] = {
         .get = [](const ControllerParams& p) { return static_cast<double>(p.gamesPause); },
         .set = [](ControllerParams& p, double v) -> Result<void> {
             if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
-                return Error{"games-pause = " + std::to_string(v) + " is not 0 or 1"};
+                return Error{"games-pause = " + std::to_string(v) + " is not 0 or 1",
+                             ErrorKind::InvalidInput};
             }
             p.gamesPause = static_cast<int>(std::lround(v));
             return {};
@@ -452,7 +455,8 @@ constexpr ParameterInfo kParameters[] = {
         .get = [](const ControllerParams& p) { return static_cast<double>(p.boincClock); },
         .set = [](ControllerParams& p, double v) -> Result<void> {
             if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
-                return Error{"boinc-clock = " + std::to_string(v) + " is not 0 or 1"};
+                return Error{"boinc-clock = " + std::to_string(v) + " is not 0 or 1",
+                             ErrorKind::InvalidInput};
             }
             p.boincClock = static_cast<int>(std::lround(v));
             return {};

@@ -17,7 +17,8 @@ Result<T> parseValue(std::string_view key, std::string_view value) {
     T v{};
     if (!text::parseNumber(value, v)) {
         return Error{std::string(key) + " = '" + std::string(value) + "' is not " +
-                     (std::is_integral_v<T> ? "a whole number" : "a number")};
+                         (std::is_integral_v<T> ? "a whole number" : "a number"),
+                     ErrorKind::InvalidInput};
     }
     return v;
 }
@@ -33,7 +34,8 @@ std::string exact(double v) {
 
 Result<std::chrono::milliseconds> periodFromSeconds(double seconds) {
     if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e6) {
-        return Error{"period = " + text::shortNumber(seconds) + " is not a duration in seconds"};
+        return Error{"period = " + text::shortNumber(seconds) + " is not a duration in seconds",
+                     ErrorKind::InvalidInput};
     }
     return std::chrono::milliseconds(std::llround(seconds * 1000.0));
 }
@@ -43,7 +45,8 @@ Result<void> setParameterFromText(ControllerParams& p, std::string_view key, std
     const ParameterInfo* info = findParameter(key);
     if (!info) {
         return Error{"unknown parameter '" + std::string(key) + "': the parameters are " +
-                     parameterNameList()};
+                         parameterNameList(),
+                     ErrorKind::InvalidInput};
     }
     double v = 0;
     if (info->type == ParameterType::Count) {
@@ -85,7 +88,7 @@ Result<ControllerParams> readParameterFile(const std::string& text, const std::s
         return read.error();
     }
     if (auto valid = validate(params); !valid) {
-        return Error{source + ": " + valid.error().message};
+        return valid.error().within(source + ": ");
     }
     return params;
 }

@@ -124,26 +124,32 @@ private:
 
 Result<void> validateProgramName(std::string_view name) {
     if (name.empty()) {
-        return Error{"a program name is empty: write the name of its executable, e.g. blender"};
+        return Error{"a program name is empty: write the name of its executable, e.g. blender",
+                     ErrorKind::InvalidInput};
     }
     if (name.find('/') != std::string_view::npos) {
         return Error{"'" + std::string(name) + "' is a path: write only the executable's file name (" +
-                     std::string(name.substr(name.rfind('/') + 1)) + ")"};
+                         std::string(name.substr(name.rfind('/') + 1)) + ")",
+                     ErrorKind::InvalidInput};
     }
     if (name.find('#') != std::string_view::npos) {
         return Error{"'" + std::string(name) +
-                     "' holds a '#', which nicerd's files read as the start of a comment: no program is "
-                     "named so; write its executable's file name"};
+                         "' holds a '#', which nicerd's files read as the start of a comment: no program is "
+                         "named so; write its executable's file name",
+                     ErrorKind::InvalidInput};
     }
     if (name.size() > 255) {
         return Error{"a program name of " + std::to_string(name.size()) +
-                     " bytes is longer than any file name (255): write the executable's file name"};
+                         " bytes is longer than any file name (255): write the executable's file name",
+                     ErrorKind::InvalidInput};
     }
     if (std::any_of(name.begin(), name.end(),
                     [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); })) {
-        return Error{"'" + std::string(name) +
-                     "' holds a space or a control character: write the executable's name alone, without its "
-                     "arguments"};
+        return Error{
+            "'" + std::string(name) +
+                "' holds a space or a control character: write the executable's name alone, without its "
+                "arguments",
+            ErrorKind::InvalidInput};
     }
     return {};
 }

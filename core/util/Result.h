@@ -1,14 +1,27 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace nicer {
 
+/// Which kind of failure an Error is, set where the fault is known. It chooses how the failure is answered (a
+/// D-Bus error name, for one), never what it says.
+enum class ErrorKind {
+    Failed,       ///< a valid request that did not succeed: a file not written, a call refused
+    InvalidInput, ///< what the caller gave is wrong, and it fails the same way until the caller changes it
+    Unavailable,  ///< a valid request whose means are not there now: a program not installed, a client not up
+};
+
 /// A failure a user can read: what went wrong and, where possible, what to do about it.
 struct Error {
     std::string message;
+    ErrorKind kind = ErrorKind::Failed;
+
+    /// The same failure, its message after @p context ("the parameters were not changed: ").
+    Error within(std::string_view context) const { return {std::string(context) + message, kind}; }
 };
 
 /// The value of an operation that can fail, or the Error that says why (errors are values in the core).

@@ -44,7 +44,7 @@ bool WorkloadChooser::known(std::string_view id) {
 Result<WorkloadSpec> WorkloadChooser::resolve(const std::string& id) const {
     if (id == kCustomPreset) {
         if (m_command.empty()) {
-            return Error{customUnavailableMessage()};
+            return Error{customUnavailableMessage(), ErrorKind::Unavailable};
         }
         if (auto found = resolveExecutable(m_command.front(), m_pathVariable); !found) {
             return found.error();
@@ -53,7 +53,8 @@ Result<WorkloadSpec> WorkloadChooser::resolve(const std::string& id) const {
     }
     const auto* preset = findPreset(id);
     if (!preset) {
-        return Error{"unknown workload preset '" + id + "': choose " + presetIdList()};
+        return Error{"unknown workload preset '" + id + "': choose " + presetIdList(),
+                     ErrorKind::InvalidInput};
     }
     return specForPreset(*preset, m_instances, m_dataDir, m_pathVariable);
 }

@@ -71,7 +71,7 @@ std::string customUnavailableMessage() {
 Result<WorkloadSpec> specForPreset(const WorkloadPreset& preset, int cpuCount,
                                    const std::filesystem::path& dataDir, const std::string& pathVariable) {
     if (!resolveExecutable(preset.argv.front(), pathVariable)) {
-        return Error{notInstalledMessage(preset) + ", or choose another workload"};
+        return Error{notInstalledMessage(preset) + ", or choose another workload", ErrorKind::Unavailable};
     }
     WorkloadSpec spec{preset.argv, preset.onePerCpu ? cpuCount : 1, preset.id == "demo", preset.id};
     if (!preset.directory.empty()) {

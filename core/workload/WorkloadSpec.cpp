@@ -12,7 +12,7 @@ WorkloadSpec demoWorkload(int cpuCount) {
 Result<std::string> resolveExecutable(const std::string& command, const std::string& pathVariable) {
     namespace fs = std::filesystem;
     if (command.empty()) {
-        return Error{"the workload command is empty"};
+        return Error{"the workload command is empty", ErrorKind::InvalidInput};
     }
     const auto isExecutable = [](const fs::path& p) {
         std::error_code ec;
@@ -21,7 +21,8 @@ Result<std::string> resolveExecutable(const std::string& command, const std::str
     if (command.find('/') != std::string::npos) {
         const fs::path p = fs::absolute(command);
         if (!isExecutable(p)) {
-            return Error{"the workload command " + p.string() + " is not an executable file"};
+            return Error{"the workload command " + p.string() + " is not an executable file",
+                         ErrorKind::Unavailable};
         }
         return p.lexically_normal().string();
     }
@@ -35,7 +36,8 @@ Result<std::string> resolveExecutable(const std::string& command, const std::str
         start = end + 1;
     }
     return Error{"the workload command '" + command + "' is not in PATH (" + pathVariable +
-                 "): install it or give its full path"};
+                     "): install it or give its full path",
+                 ErrorKind::Unavailable};
 }
 
 } // namespace nicer::workload

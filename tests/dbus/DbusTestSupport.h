@@ -141,6 +141,7 @@ public:
     api::DaemonState state_;
     std::string lastPreset;
     std::string refusal; ///< when set, pause(), setWorkloadPreset() and setExclusivePrograms() fail with it
+    ErrorKind refusalKind = ErrorKind::Failed; ///< the kind of that failure
     std::vector<std::string> boincRequests; ///< "attach URL KEY", "manager URL NAME PASSWORD", "detach URL"
     std::string boincRefusal;               ///< when set, the BOINC requests fail with it
 
@@ -157,7 +158,7 @@ public:
     Result<void> pause() override {
         std::lock_guard lock(mutex);
         if (!refusal.empty()) {
-            return Error{refusal};
+            return Error{refusal, refusalKind};
         }
         state_.paused = true;
         return {};
@@ -171,14 +172,14 @@ public:
         std::lock_guard lock(mutex);
         lastPreset = id;
         if (!refusal.empty()) {
-            return Error{refusal};
+            return Error{refusal, refusalKind};
         }
         return {};
     }
     Result<void> setExclusivePrograms(const std::vector<std::string>& names) override {
         std::lock_guard lock(mutex);
         if (!refusal.empty()) {
-            return Error{refusal};
+            return Error{refusal, refusalKind};
         }
         // The daemon's contract: a name that cannot be a program's changes nothing.
         auto checked = desktop::checkProgramList(names);

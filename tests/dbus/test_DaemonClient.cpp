@@ -53,7 +53,7 @@ TEST_CASE("status reads every property nicerd publishes: the whole state comes b
     st.downloads = everyState();
     st.bandwidthMode = "nice";
     st.bandwidthCap = 524288;
-    st.boinc.state = "running";
+    st.boinc.state = api::BoincState::Running;
     st.boinc.detail = "detail";
     st.boinc.systemService = "boinc-client.service is enabled";
     st.boinc.overrideApplied = true;
@@ -189,6 +189,21 @@ TEST_CASE("history, pause, resume and the workload preset round-trip", "[dbus][D
     const auto refused = client->setWorkloadPreset("boinc");
     REQUIRE_FALSE(refused.ok());
     CHECK_THAT(refused.error().message, Catch::Contains("sudo apt install boinc-client"));
+    CHECK(refused.error().kind == ErrorKind::Failed);
+    // The failure's kind crosses the bus as the error's name (DaemonService) and back (DaemonClient).
+    for (const auto kind : {ErrorKind::InvalidInput, ErrorKind::Unavailable}) {
+        {
+            std::lock_guard lock(daemon.mutex);
+            daemon.refusalKind = kind;
+        }
+        const auto again = client->setWorkloadPreset("boinc");
+        REQUIRE_FALSE(again.ok());
+        CHECK(again.error().kind == kind);
+    }
+    {
+        std::lock_guard lock(daemon.mutex);
+        daemon.refusalKind = ErrorKind::Failed;
+    }
     const auto notPaused = client->pause();
     REQUIRE_FALSE(notPaused.ok());
     CHECK_THAT(notPaused.error().message, Catch::Contains("not installed"));
@@ -276,7 +291,7 @@ TEST_CASE("a property of another signature than the table's is left out, not an 
 TEST_CASE("the BOINC client's state and lists read back field by field", "[dbus][DaemonClient]") {
     PrivateBus bus;
     FakeDaemon daemon;
-    daemon.state_.boinc.state = "suspended";
+    daemon.state_.boinc.state = api::BoincState::Suspended;
     daemon.state_.boinc.detail = "suspended by you";
     daemon.state_.boinc.systemService =
         "the system-wide BOINC service is enabled: sudo systemctl disable --now ...";
@@ -317,7 +332,7 @@ TEST_CASE("attach, account manager and detach reach the daemon, and its refusal 
     {
         std::lock_guard lock(daemon.mutex);
         CHECK(daemon.boincRequests.empty());
-        daemon.state_.boinc.state = "running";
+        daemon.state_.boinc.state = api::BoincState::Running;
     }
     REQUIRE(client->boincAttach("http://a.example/", "key 1").ok());
     REQUIRE(client->boincAttachAccountManager("https://bam.example/", "me", "secret").ok());

@@ -36,3 +36,12 @@ TEST_CASE("Result<void> is success by default and carries an error otherwise", "
     CHECK_FALSE(failed.ok());
     CHECK(failed.error().message == "no");
 }
+
+TEST_CASE("an Error is a failure unless its kind says otherwise, and keeps its kind within a context",
+          "[Result]") {
+    CHECK(Error{"disk full"}.kind == ErrorKind::Failed);
+    const Error bad{"'a b' holds a space", ErrorKind::InvalidInput};
+    const Error within = bad.within("the named programs were not changed: ");
+    CHECK(within.message == "the named programs were not changed: 'a b' holds a space");
+    CHECK(within.kind == ErrorKind::InvalidInput);
+}

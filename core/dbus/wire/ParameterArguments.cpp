@@ -40,13 +40,14 @@ Result<void> setParameterFromBus(const control::ParameterInfo& info, BusNumber v
     double v = 0;
     if (const auto* u = std::get_if<std::uint32_t>(&value)) {
         if (*u > static_cast<std::uint32_t>(INT32_MAX)) {
-            return Error{std::string(info.busName) + " = " + std::to_string(*u) + " is out of range"};
+            return Error{std::string(info.busName) + " = " + std::to_string(*u) + " is out of range",
+                         ErrorKind::InvalidInput};
         }
         v = *u;
     } else if (const auto* t = std::get_if<std::uint64_t>(&value)) {
         // The period is kept in whole milliseconds.
         if (*t % 1000 != 0) {
-            return Error{std::string(info.busName) + " must be whole milliseconds"};
+            return Error{std::string(info.busName) + " must be whole milliseconds", ErrorKind::InvalidInput};
         }
         v = static_cast<double>(*t);
     } else {
@@ -61,11 +62,13 @@ Result<control::ControllerParams> applyParameterArguments(control::ControllerPar
         const control::ParameterInfo* info = control::findBusParameter(argument.key);
         if (!info) {
             return Error{"unknown parameter '" + argument.key + "': the parameters are " +
-                         control::parameterNameList(true)};
+                             control::parameterNameList(true),
+                         ErrorKind::InvalidInput};
         }
         if (signatureOf(argument) != info->busSignature) {
             return Error{std::string("parameter ") + info->busName + " has the wrong type: it must be " +
-                         info->busSignature};
+                             info->busSignature,
+                         ErrorKind::InvalidInput};
         }
         if (auto set = setParameterFromBus(*info, *numberOf(argument), current); !set) {
             return set.error();
