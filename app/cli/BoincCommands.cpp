@@ -54,13 +54,13 @@ std::string rateLimit(double rate) {
 /// "running", "suspended: the computer is busy", ...: the state line's words. nicerd's detail of "held" is a
 /// sentence of its own that starts with why ("held: ...", "paused: ..."), as the tray shows it.
 std::string stateWords(const api::BoincStatus& b) {
-    std::string words = b.state;
-    if (b.state == "held" && !b.detail.empty()) {
+    std::string words(api::boincStateKeyword(b.state));
+    if (b.state == api::BoincState::Held && !b.detail.empty()) {
         words = b.detail;
     } else if (!b.detail.empty()) {
         words += ": " + b.detail;
     }
-    if (b.state == "running" || b.state == "suspended") {
+    if (api::boincAnswers(b.state)) {
         words += b.overrideApplied
                      ? " (nicer's preferences are in force: it never suspends or throttles itself)"
                      : " (nicer's preferences are not in force yet)";
@@ -73,7 +73,7 @@ void printBoinc(const api::BoincStatus& b) {
     if (!b.systemService.empty()) {
         std::printf("  note: %s\n", b.systemService.c_str());
     }
-    if (b.state == "off") {
+    if (b.state == api::BoincState::Off) {
         if (b.systemService.empty()) {
             std::printf("  choose the boinc workload to run it under nicer: nicer workload boinc\n");
         }
@@ -139,14 +139,14 @@ std::string readPassword() {
 } // namespace
 
 void printBoincSummary(const api::BoincStatus& b) {
-    if (b.state == "off" && b.systemService.empty()) {
+    if (b.state == api::BoincState::Off && b.systemService.empty()) {
         return;
     }
     std::printf("  boinc        %s\n", stateWords(b).c_str());
     if (!b.systemService.empty()) {
         std::printf("               %s\n", b.systemService.c_str());
     }
-    if (b.state == "off") {
+    if (b.state == api::BoincState::Off) {
         return;
     }
     std::size_t running = 0;
@@ -206,7 +206,7 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
                            {"text", n.text},
                            {"error", n.error}});
     }
-    return {{"state", b.state},
+    return {{"state", api::boincStateKeyword(b.state)},
             {"detail", b.detail},
             {"system_service", b.systemService},
             {"override_applied", b.overrideApplied},

@@ -41,33 +41,28 @@ QString withCapital(QString text) {
 } // namespace
 
 bool BoincModel::matters(const api::BoincStatus& status) {
-    return status.state != "off" || !status.systemService.empty();
+    return status.state != api::BoincState::Off || !status.systemService.empty();
 }
 
 QString BoincModel::stateText(const api::BoincStatus& status) {
     const QString detail = q(status.detail);
-    if (status.state == "running") {
+    switch (status.state) {
+    case api::BoincState::Running:
         return tr("Running");
-    }
-    if (status.state == "starting") {
+    case api::BoincState::Starting:
         return tr("Starting\u2026");
-    }
-    if (status.state == "suspended") {
+    case api::BoincState::Suspended:
         return detail.isEmpty() ? tr("Suspended") : tr("Suspended: %1").arg(detail);
-    }
-    if (status.state == "held") {
+    case api::BoincState::Held:
         // nicer froze the work and the client with it; the detail says why, in a sentence of its own
         // ("paused: ...", "held: ...").
         return detail.isEmpty() ? tr("Held by nicer") : withCapital(detail);
-    }
-    if (status.state == "error") {
+    case api::BoincState::Error:
         return detail.isEmpty() ? tr("Error") : tr("Error: %1").arg(detail);
+    case api::BoincState::Off:
+        break;
     }
-    if (status.state == "off") {
-        return tr("Off");
-    }
-    // A state this tray has no words for: its keyword is better than nothing.
-    return detail.isEmpty() ? q(status.state) : QStringLiteral("%1: %2").arg(q(status.state), detail);
+    return tr("Off");
 }
 
 QString BoincModel::preferencesText(const api::BoincStatus& status) {
@@ -76,7 +71,7 @@ QString BoincModel::preferencesText(const api::BoincStatus& status) {
             "nicer's preferences are in force: BOINC computes whenever nicer gives it CPU, and only nicer "
             "holds it back.");
     }
-    if (status.state == "starting" || status.state == "off") {
+    if (status.state == api::BoincState::Starting || status.state == api::BoincState::Off) {
         return tr("nicer's preferences apply as soon as BOINC answers.");
     }
     return tr(

@@ -1,5 +1,6 @@
 #include "tray/BoincPanel.h"
 
+#include "api/BusNames.h"
 #include "tray/BoincAttachDialog.h"
 
 #include <QApplication>
@@ -25,6 +26,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <chrono>
 
 namespace nicer::tray {
 
@@ -108,34 +110,38 @@ QLabel* wrappedLabel(QWidget* parent, const QString& accessibleName) {
     return label;
 }
 
-QString stateColor(const std::string& state) {
-    if (state == "running") {
+QString stateColor(api::BoincState state) {
+    switch (state) {
+    case api::BoincState::Running:
         return QStringLiteral("#2e9e5b");
-    }
-    if (state == "suspended" || state == "starting" || state == "held") {
+    case api::BoincState::Suspended:
+    case api::BoincState::Starting:
+    case api::BoincState::Held:
         return QStringLiteral("#c79a16");
-    }
-    if (state == "error") {
+    case api::BoincState::Error:
         return QStringLiteral("#d03b3b");
+    case api::BoincState::Off:
+        break;
     }
     return QStringLiteral("#8a8f96");
 }
 
-/// Whether the client answers requests in @p state.
-bool answers(const std::string& state) {
-    return state == "running" || state == "suspended";
-}
+/// How long nicerd waits for BOINC to finish an attach, in whole minutes.
+constexpr auto kOperationMinutes =
+    std::chrono::duration_cast<std::chrono::minutes>(api::kBoincOperationLimit).count();
 
 QString busyText(const BoincRequest& r, const QString& name) {
     switch (r.kind) {
     case BoincRequest::Kind::Attach:
         return BoincPanel::tr("Attaching to %1\u2026 BOINC answers once it has read the project's web site "
-                              "(up to a minute).")
-            .arg(r.url);
+                              "(up to %2 minutes).")
+            .arg(r.url)
+            .arg(kOperationMinutes);
     case BoincRequest::Kind::AttachAccountManager:
         return BoincPanel::tr("Attaching to the account manager %1\u2026 BOINC answers once it has logged in "
-                              "(up to a minute).")
-            .arg(r.url);
+                              "(up to %2 minutes).")
+            .arg(r.url)
+            .arg(kOperationMinutes);
     case BoincRequest::Kind::Detach:
         break;
     }
@@ -342,7 +348,7 @@ void BoincPanel::setConnected(bool connected) {
 void BoincPanel::setStatus(const api::BoincStatus& status, std::optional<std::int64_t> now) {
     m_status = status;
     // Off: one line on how to start BOINC, and the system-wide client's warning when it runs instead.
-    const bool off = !BoincModel::matters(status) || status.state == "off";
+    const bool off = !BoincModel::matters(status) || status.state == api::BoincState::Off;
     m_offHint->setVisible(off);
     m_header->setVisible(!off);
     m_lists->setVisible(!off);
@@ -355,7 +361,7 @@ void BoincPanel::setStatus(const api::BoincStatus& status, std::optional<std::in
     m_clock->setVisible(!clock.isEmpty());
     m_preferences->setText(BoincModel::preferencesText(status));
     m_limits->setText(BoincModel::limitsText(status));
-    m_limits->setVisible(answers(status.state));
+    m_limits->setVisible(api::boincAnswers(status.state));
 
     if (!status.systemService.empty()) {
         const auto advice = BoincModel::splitSystemService(QString::fromStdString(status.systemService));
@@ -376,10 +382,10 @@ void BoincPanel::setStatus(const api::BoincStatus& status, std::optional<std::in
 }
 
 void BoincPanel::updateEnabled() {
-    const bool canAsk = m_connected && answers(m_status.state);
+    const bool canAsk = m_connected && api::boincAnswers(m_status.state);
     m_attachButton->setEnabled(canAsk);
     m_attachButton->setToolTip(canAsk ? tr("Attach this computer to a BOINC project or an account manager")
-                               : m_status.state == "held"
+                               : m_status.state == api::BoincState::Held
                                    ? tr("nicer holds BOINC now: attach when it runs again")
                                    : tr("BOINC must be running to attach a project"));
     if (auto* use = m_offHint->findChild<QPushButton*>(QStringLiteral("useBoinc"))) {

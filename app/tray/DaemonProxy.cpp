@@ -30,9 +30,10 @@ constexpr auto kSystemdManager = "org.freedesktop.systemd1.Manager";
 constexpr auto kUnitName = "nicerd.service";
 // nicerd is Type=notify and takes its name only when ready; give a slow machine time before saying so.
 constexpr int kStartTimeoutMs = 20000;
-// nicerd answers BoincAttach and the others when BOINC has, which can take a minute (the project's page is
-// fetched first); past this, the call fails on our side with NoReply.
-constexpr int kBoincCallTimeoutMs = 90000;
+// nicerd answers BoincAttach and the others when BOINC has (api::kBoincOperationLimit at most); past this,
+// the call fails on our side with NoReply.
+constexpr int kBoincCallTimeoutMs =
+    static_cast<int>(std::chrono::milliseconds(api::kBoincCallTimeout).count());
 
 /// The D-Bus signature of a value QtDBus read into @p value: "b", "as", "a(sssb)", ...
 QString signatureOf(const QVariant& value) {
@@ -57,6 +58,10 @@ void convert(const QVariant& value, double& field) {
 }
 void convert(const QVariant& value, std::string& field) {
     field = value.toString().toStdString();
+}
+/// A keyword this tray does not know (a newer nicerd's) reads as Error: its detail says what it is.
+void convert(const QVariant& value, api::BoincState& field) {
+    field = api::boincStateFromKeyword(value.toString().toStdString()).value_or(api::BoincState::Error);
 }
 void convert(const QVariant& value, std::vector<std::string>& field) {
     const QStringList list = value.toStringList();

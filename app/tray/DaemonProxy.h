@@ -88,8 +88,8 @@ public:
     /// Reads all of nicerd's properties again (GetAll), as is done by itself whenever nicerd appears.
     void refreshProperties();
     /// Sends @p request to nicerd (BoincAttach, BoincAttachAccountManager or BoincDetach). nicerd answers
-    /// when BOINC has, up to a minute later: the caller watches the returned call (its error is nicerd's
-    /// message). The outcome shows in the BOINC lists, which nicerd announces.
+    /// when BOINC has (api::kBoincOperationLimit at most): the caller watches the returned call (its error is
+    /// nicerd's message). The outcome shows in the BOINC lists, which nicerd announces.
     QDBusPendingCall boincRequest(const BoincRequest& request);
 
 signals:

@@ -399,7 +399,7 @@ void MainWindow::updateBoinc() {
     m_boinc->setStatus(boinc);
     // Something the volunteer should see without opening the tab: the system-wide client, or an error.
     const int tab = m_tabs->indexOf(m_boinc);
-    const bool warn = !boinc.systemService.empty() || boinc.state == "error";
+    const bool warn = !boinc.systemService.empty() || boinc.state == api::BoincState::Error;
     m_tabs->setTabIcon(tab, warn ? style()->standardIcon(QStyle::SP_MessageBoxWarning) : QIcon());
     m_tabs->setTabToolTip(tab, tr("BOINC: %1").arg(BoincModel::stateText(boinc)));
 }

@@ -1,10 +1,49 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace nicer::api {
+
+/// How nicerd's BOINC client stands. On D-Bus, in `nicer boinc --json` and in the tray's words it is its
+/// keyword (boincStateKeyword).
+enum class BoincState {
+    Off,       ///< the boinc preset is not running
+    Starting,  ///< the client does not answer yet
+    Running,   ///< the client runs its tasks
+    Suspended, ///< the client suspended its work itself (detail says why)
+    Held,      ///< nicer holds the work and the client with it: the user's programs need every CPU, or the
+               ///< work is paused (detail says which)
+    Error,     ///< detail says what
+};
+
+inline constexpr std::array<std::string_view, 6> kBoincStateKeywords = {"off",       "starting", "running",
+                                                                        "suspended", "held",     "error"};
+
+/// "off", "starting", ...: the state's keyword.
+constexpr std::string_view boincStateKeyword(BoincState state) {
+    return kBoincStateKeywords[static_cast<std::size_t>(state)];
+}
+
+/// The state for its keyword; nullopt for an unknown one (a newer daemon's).
+constexpr std::optional<BoincState> boincStateFromKeyword(std::string_view keyword) {
+    for (std::size_t i = 0; i < kBoincStateKeywords.size(); ++i) {
+        if (kBoincStateKeywords[i] == keyword) {
+            return static_cast<BoincState>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+/// Whether the client answers requests (attach, detach, the lists) in @p state: it runs, or it suspended its
+/// own work.
+constexpr bool boincAnswers(BoincState state) {
+    return state == BoincState::Running || state == BoincState::Suspended;
+}
 
 /// One project the BOINC client is attached to (get_project_status), as nicerd shows it.
 struct BoincProject {
@@ -72,11 +111,7 @@ struct BoincNotice {
 
 /// How nicerd's BOINC client stands, for the tray, `nicer status` and `nicer boinc`.
 struct BoincStatus {
-    /// "off" (the boinc preset is not running), "starting" (the client is not answering yet), "running",
-    /// "suspended" (the client suspended its work itself; detail says why), "held" (nicer holds the work
-    /// and the client with it: the user's programs need every CPU, or the work is paused; detail says
-    /// which) or "error" (detail says what).
-    std::string state = "off";
+    BoincState state = BoincState::Off;
     std::string detail; ///< plain words for suspended and error; else empty
     /// When an enabled system-wide boinc-client.service is found: what that means and the one command that
     /// hands BOINC to nicer; else empty.

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 
 namespace nicer::api {
@@ -15,6 +16,12 @@ inline constexpr std::uint32_t kApiVersion = 12;
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
 /// The error of the Boinc* methods when no BOINC client runs under nicerd (or it does not answer yet).
 inline constexpr const char* kBoincUnavailableError = "org.nicer.Daemon1.Error.BoincUnavailable";
+/// How long nicerd waits for BOINC to finish an attach or an account manager's login (it fetches the
+/// project's web site first) before it answers BoincAttach or BoincAttachAccountManager with an error.
+inline constexpr std::chrono::seconds kBoincOperationLimit{120};
+/// How long a client waits for nicerd's answer to the Boinc* methods: that limit and a margin for the calls
+/// to BOINC before and after it.
+inline constexpr std::chrono::seconds kBoincCallTimeout = kBoincOperationLimit + std::chrono::seconds(15);
 
 // D-Bus signatures of the structs on the bus, written down once here; dbus/wire/Codec encodes and decodes
 // them and resources/org.nicer.Daemon1.xml documents them.

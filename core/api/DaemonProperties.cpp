@@ -103,7 +103,7 @@ std::string signatureOfType() {
         return "t";
     } else if constexpr (std::is_same_v<T, double>) {
         return "d";
-    } else if constexpr (std::is_same_v<T, std::string>) {
+    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, BoincState>) {
         return "s";
     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
         return "as";

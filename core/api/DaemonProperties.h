@@ -27,10 +27,11 @@ template <typename T>
 using Field = T& (*)(DaemonState&);
 
 /// A property's value: a field of the state (its type gives the signature: b, u, t, d, s, as, or an array
-/// of one of the bus's structs), or a controller parameter (the parameter table converts its unit).
+/// of one of the bus's structs; an enum with keywords travels as its keyword, s), or a controller parameter
+/// (the parameter table converts its unit).
 using PropertyField =
     std::variant<Field<bool>, Field<std::uint32_t>, Field<std::uint64_t>, Field<double>, Field<std::string>,
-                 Field<std::vector<std::string>>, Field<std::vector<PresetInfo>>,
+                 Field<BoincState>, Field<std::vector<std::string>>, Field<std::vector<PresetInfo>>,
                  Field<std::vector<DownloadEntry>>, Field<std::vector<BoincProject>>,
                  Field<std::vector<BoincTask>>, Field<std::vector<BoincTransfer>>,
                  Field<std::vector<BoincNotice>>, const control::ParameterInfo*>;

@@ -1,5 +1,6 @@
 #include "daemon/BoincSession.h"
 
+#include "api/BusNames.h"
 #include "boinc/ClientDirectory.h"
 #include "boinc/GlobalPrefsOverride.h"
 #include "boinc/GuiRpcPassword.h"
@@ -15,8 +16,6 @@ namespace {
 
 /// How many notices and error messages are kept for display, the newest.
 constexpr std::size_t kKeptNotices = 50;
-/// Polls of an attach or account manager operation (one a second) before giving up on it.
-constexpr int kOperationPolls = 120;
 
 /// The time of @p a before @p b, for the merged list of notices and errors.
 bool earlier(const api::BoincNotice& a, const api::BoincNotice& b) {
@@ -47,7 +46,7 @@ struct BoincSession::Waiting {
 struct BoincSession::Operation {
     std::function<void(boinc::BoincRpc::Done<boinc::OperationPoll>)> poll;
     std::shared_ptr<Waiting> waiting;
-    int pollsLeft = kOperationPolls;
+    int pollsLeft = 0; ///< before giving up: api::kBoincOperationLimit at the session's poll interval
     bool asked = false;
 };
 
@@ -104,7 +103,7 @@ BoincSession::BoincSession(sd_event* event, Options options, std::function<void(
     , m_governor(m_options.rates)
     , m_clock(m_options.clock)
     , m_startedAt(std::chrono::steady_clock::now()) {
-    m_status.state = "starting";
+    m_status.state = api::BoincState::Starting;
 }
 
 BoincSession::~BoincSession() {
@@ -145,7 +144,7 @@ void BoincSession::setHeld(bool held, const std::string& why) {
     }
     m_held = held;
     if (held) {
-        setState("held", why);
+        setState(api::BoincState::Held, why);
     }
 }
 
@@ -178,9 +177,9 @@ void BoincSession::poll() {
         }
         m_answered = true;
         if (cc->tasksSuspended()) {
-            setState("suspended", cc->taskSuspendText);
+            setState(api::BoincState::Suspended, cc->taskSuspendText);
         } else {
-            setState("running", "");
+            setState(api::BoincState::Running, "");
         }
         m_rpc->getFileTransfers([this, alive](Result<std::vector<api::BoincTransfer>> transfers) {
             if (!*alive) {
@@ -235,7 +234,8 @@ void BoincSession::pushOverride(const TransferLimits& wanted) {
     const TransferLimits limits{capped(wanted.down, caps.down), capped(wanted.up, caps.up)};
     auto text = boinc::withTransferLimits(m_nicerOverride, limits.down, limits.up);
     if (!text) {
-        setState("error", "cannot write BOINC's preferences override: " + text.error().message);
+        setState(api::BoincState::Error,
+                 "cannot write BOINC's preferences override: " + text.error().message);
         return;
     }
     m_rpc->setGlobalPrefsOverride(*text, [this, alive = m_alive, limits](const Result<void>& set) {
@@ -266,13 +266,13 @@ void BoincSession::checkOverride() {
         setOverrideApplied(false);
         auto nicer = boinc::withNicerSettings(*text);
         if (!nicer) {
-            setState("error", "the preferences override set in BOINC is not readable (" +
-                                  nicer.error().message +
-                                  "); nicer cannot keep BOINC from suspending itself");
+            setState(api::BoincState::Error, "the preferences override set in BOINC is not readable (" +
+                                                 nicer.error().message +
+                                                 "); nicer cannot keep BOINC from suspending itself");
             return;
         }
         if (auto kept = boinc::rememberVolunteerOverride(m_options.client.dir, *text); !kept) {
-            setState("error", kept.error().message);
+            setState(api::BoincState::Error, kept.error().message);
             return;
         }
         m_nicerOverride = std::move(*nicer);
@@ -345,9 +345,9 @@ void BoincSession::onRpcError(const Error& error) {
         return; // frozen or stopped while the call was under way: not the client's fault
     }
     if (!m_answered && std::chrono::steady_clock::now() - m_startedAt < m_options.startupGrace) {
-        setState("starting", "");
+        setState(api::BoincState::Starting, "");
     } else {
-        setState("error", error.message);
+        setState(api::BoincState::Error, error.message);
     }
 }
 
@@ -441,11 +441,11 @@ void BoincSession::setClockText(std::string text) {
     }
 }
 
-void BoincSession::setState(std::string state, std::string detail) {
+void BoincSession::setState(api::BoincState state, std::string detail) {
     if (state == m_status.state && detail == m_status.detail) {
         return;
     }
-    m_status.state = std::move(state);
+    m_status.state = state;
     m_status.detail = std::move(detail);
     if (m_onStateChanged) {
         m_onStateChanged();
@@ -529,6 +529,8 @@ void BoincSession::follow(std::function<void(boinc::BoincRpc::Done<boinc::Operat
     auto operation = std::make_shared<Operation>();
     operation->poll = std::move(poll);
     operation->waiting = std::move(waiting);
+    operation->pollsLeft = static_cast<int>(std::max<std::int64_t>(
+        1, std::chrono::milliseconds(api::kBoincOperationLimit) / m_options.pollInterval));
     m_operations.push_back(std::move(operation));
 }
 
@@ -549,8 +551,9 @@ void BoincSession::followOperations() {
             } else if (state->inProgress() && --operation->pollsLeft > 0) {
                 return; // asked again at the next poll
             } else if (state->inProgress()) {
-                outcome =
-                    Error{"BOINC has not finished after two minutes; see `nicer boinc` for its notices"};
+                outcome = Error{"BOINC has not finished after " +
+                                std::to_string(api::kBoincOperationLimit.count()) +
+                                " s; see `nicer boinc` for its notices"};
             } else if (!state->succeeded()) {
                 outcome = Error{state->describe()};
             }

@@ -48,7 +48,7 @@ public:
         /// link's queue; without it BOINC's own transfer counts are taken, and no round trips.
         std::function<std::vector<pid_t>()> clientPids;
         std::chrono::milliseconds pollInterval{1000};
-        /// How long the client may take to answer after its start before the state says "error".
+        /// How long the client may take to answer after its start before the state says Error.
         std::chrono::seconds startupGrace{60};
         BoincRateOptions rates;
         /// Stops (true) or continues (false) the client's own process, never its tasks: how BOINC's clock is
@@ -70,7 +70,7 @@ public:
 
     /**
      * While nicer holds the work (the controller stopped it, or the volunteer paused it), the client is
-     * frozen with its tasks and cannot answer: the state says "held" and @p why, and nothing is asked of
+     * frozen with its tasks and cannot answer: the state says Held and @p why, and nothing is asked of
      * the client until it runs again.
      */
     void setHeld(bool held, const std::string& why);
@@ -110,7 +110,7 @@ private:
     void setClockText(std::string text);
     /// The running tasks, as the clock sees them; those whose app version is not known yet are left out.
     std::vector<ClockTask> runningTasks() const;
-    void setState(std::string state, std::string detail);
+    void setState(api::BoincState state, std::string detail);
     void setOverrideApplied(bool applied);
     /// Registers a caller's callback, so that it is answered even when the session ends first.
     std::shared_ptr<Waiting> wait(DaemonControl::BoincDone done);

@@ -130,7 +130,7 @@ void BoincSupervisor::setSystemService(std::string advice) {
 api::BoincStatus BoincSupervisor::status() const {
     api::BoincStatus status = m_session ? m_session->status() : api::BoincStatus{};
     if (!m_session && !m_error.empty()) {
-        status.state = "error";
+        status.state = api::BoincState::Error;
         status.detail = m_error;
     }
     status.systemService = m_systemService;

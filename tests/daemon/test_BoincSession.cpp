@@ -330,7 +330,7 @@ TEST_CASE("BoincSession: a stop that ends while the work is held continues the c
     const std::size_t requests = h.server.requests().size();
 
     h.session->setHeld(true, "paused by the volunteer");
-    CHECK(h.session->status().state == "held");
+    CHECK(h.session->status().state == api::BoincState::Held);
     CHECK(h.session->status().detail == "paused by the volunteer");
     // Well past the stop's span: no continue (a signal would thaw the work where freezing is SIGSTOP), and
     // nothing asked of the frozen client.
@@ -388,7 +388,7 @@ TEST_CASE("BoincSession: a reading that ends while the work is held does not sto
     h.runFor(kStopSpan);
     CHECK(h.countCalls(true) == 0);
     CHECK(h.requestsNamed("get_messages") == 1); // nothing asked while held
-    CHECK(h.session->status().state == "held");
+    CHECK(h.session->status().state == api::BoincState::Held);
 
     // Released, the next reading stops it.
     h.session->setHeld(false, "");
@@ -428,7 +428,7 @@ TEST_CASE("BoincSession: a stop that fails says so in the clock's text and is ne
     CHECK_THAT(h.session->status().clock, Catch::StartsWith("cannot keep BOINC's clock: ") &&
                                               Catch::Contains("is not among the work's"));
     CHECK(h.countCalls(false) == 1); // start()'s
-    CHECK(h.session->status().state == "running");
+    CHECK(h.session->status().state == api::BoincState::Running);
 }
 
 // Bugs these tests found, fixed.

@@ -100,3 +100,18 @@ TEST_CASE("sameValue compares exactly the property's field", "[dbus][DaemonPrope
         CHECK(api::sameValue(property, b, b));
     }
 }
+
+TEST_CASE("each BOINC state has one keyword, which reads back as the state", "[dbus][DaemonProperties]") {
+    for (std::size_t i = 0; i < api::kBoincStateKeywords.size(); ++i) {
+        const auto state = static_cast<api::BoincState>(i);
+        CAPTURE(api::boincStateKeyword(state));
+        CHECK(api::boincStateFromKeyword(api::boincStateKeyword(state)) == state);
+    }
+    CHECK(api::boincStateKeyword(api::BoincState::Held) == "held");
+    // A newer nicerd's state: none here (the bindings read it as Error, whose detail says what it is).
+    CHECK_FALSE(api::boincStateFromKeyword("benchmarking").has_value());
+    CHECK(api::boincAnswers(api::BoincState::Suspended));
+    CHECK_FALSE(api::boincAnswers(api::BoincState::Held));
+    // On the bus it is a string.
+    CHECK(api::signatureOf(*api::findProperty("BoincState")) == "s");
+}

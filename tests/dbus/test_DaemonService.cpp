@@ -422,7 +422,7 @@ TEST_CASE("nicerd announces the downloads and BOINC's lists when they change, an
     service.run([&](dbus::DaemonService& s) { s.onSample(sample); });
     {
         std::lock_guard lock(daemon.mutex);
-        daemon.state_.boinc.state = "running";
+        daemon.state_.boinc.state = api::BoincState::Running;
         daemon.state_.boinc.tasks.push_back(api::BoincTask{});
         daemon.state_.boinc.tasks.back().name = "h1_0685.45";
     }

@@ -71,7 +71,8 @@ TEST_CASE(
     test::NicerdProcess daemon({"--period", "0.5", "--workload-preset", "boinc"}, dir);
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    REQUIRE(test::pollUntil([] { return test::boincStatus().boinc.state == "running"; }, 60s, 250ms));
+    REQUIRE(test::pollUntil([] { return test::boincStatus().boinc.state == api::BoincState::Running; }, 60s,
+                            250ms));
     CHECK(test::pollUntil([] { return test::boincStatus().boinc.overrideApplied; }, 30s, 250ms));
     // nicer's transfer limits never go above the volunteer's own (500 kB/s down).
     CHECK(test::pollUntil([] { return test::boincStatus().boinc.maxDownRate > 0; }, 30s, 250ms));
@@ -140,9 +141,10 @@ TEST_CASE(
         while (taskShare.wait_for(1s) != std::future_status::ready) {
             const auto s = watch();
             ++polls;
-            suspended += s.boinc.state == "suspended";
-            running += s.boinc.state == "running";
-            held += s.boinc.state == "held"; // nicer's controller stopped the work for a moment
+            suspended += s.boinc.state == api::BoincState::Suspended;
+            running += s.boinc.state == api::BoincState::Running;
+            held +=
+                s.boinc.state == api::BoincState::Held; // nicer's controller stopped the work for a moment
             quotaSum += s.quota;
         }
         const double task = taskShare.get(), user = hogShare.get(), quota = quotaSum / polls;
@@ -175,7 +177,7 @@ TEST_CASE(
     // Switching away: BOINC stops and gets the volunteer's own override back, byte for byte.
     const auto switched = test::runCommand(std::string(NICER_CLI) + " workload demo");
     CHECK(switched.exitCode == 0);
-    CHECK(test::boincStatus().boinc.state == "off");
+    CHECK(test::boincStatus().boinc.state == api::BoincState::Off);
     CHECK(test::readFile(boincDir / boinc::kOverrideFile) == kVolunteerOverride);
     CHECK_FALSE(fs::exists(boincDir / boinc::kSavedOverrideFile));
     CHECK(daemon.stop() == 0);

@@ -149,7 +149,8 @@ TightRun runTightTask(const fs::path& dir, std::vector<std::string> nicerdArgs,
     test::NicerdProcess daemon(nicerdArgs, dir);
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    REQUIRE(test::pollUntil([] { return test::boincStatus().boinc.state == "running"; }, 60s, 250ms));
+    REQUIRE(test::pollUntil([] { return test::boincStatus().boinc.state == api::BoincState::Running; }, 60s,
+                            250ms));
     auto client = dbus::DaemonClient::connect();
     REQUIRE(client.ok());
     REQUIRE(client->boincAttach(project.url(), test::kBoincAuthenticator).ok());

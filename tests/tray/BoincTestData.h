@@ -28,7 +28,7 @@ inline api::BoincStatus realisticBoinc(std::int64_t now, bool withSystemService 
     constexpr std::int64_t hour = 3600;
     constexpr std::int64_t day = 24 * hour;
     api::BoincStatus s;
-    s.state = "running";
+    s.state = api::BoincState::Running;
     s.overrideApplied = true;
     s.maxDownRate = 1.5 * 1024 * 1024;
     s.maxUpRate = 256 * 1024;

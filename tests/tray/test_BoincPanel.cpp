@@ -204,7 +204,7 @@ TEST_CASE("the panel shows the client's state, projects, tasks, transfers and no
 
     // The next read has fewer rows, no transfers, and a suspended client: the panel follows.
     BoincStatus later = realisticBoinc(kNow);
-    later.state = "suspended";
+    later.state = nicer::api::BoincState::Suspended;
     later.detail = "the computer is in use";
     later.tasks.resize(2);
     later.transfers.clear();
@@ -222,7 +222,7 @@ TEST_CASE("the panel shows the client's state, projects, tasks, transfers and no
     CHECK(panel.attachButton()->isEnabled());
 
     // Held by nicer: frozen, nothing can be asked of it (nicerd would refuse), the lists stay.
-    later.state = "held";
+    later.state = nicer::api::BoincState::Held;
     later.detail = "held: your programs need every CPU, nicer holds the work";
     panel.setStatus(later, kNow);
     CHECK(panel.stateText() == "Held: your programs need every CPU, nicer holds the work");
@@ -233,7 +233,7 @@ TEST_CASE("the panel shows the client's state, projects, tasks, transfers and no
     CHECK(tasks->rowCount() == 2);
 
     // Starting: nothing to ask BOINC yet, and no limits to speak of.
-    later.state = "starting";
+    later.state = nicer::api::BoincState::Starting;
     panel.setStatus(later, kNow);
     CHECK(panel.stateText() == QString::fromUtf8("Starting\u2026"));
     CHECK_FALSE(panel.attachButton()->isEnabled());

@@ -91,7 +91,7 @@ TEST_CASE("the BOINC tab shows nicerd's client, follows what nicerd announces, a
 
     // The state is announced at once.
     tray.changeBoinc([](auto& b) {
-        b.state = "suspended";
+        b.state = nicer::api::BoincState::Suspended;
         b.detail = "the computer is on batteries";
     });
     tray.service->run([](auto& service) { service.onStateChanged(); });
@@ -244,7 +244,7 @@ TEST_CASE("the BOINC tab with a volunteer's projects, tasks, transfers and notic
     dialog->keyEdit()->setText("5f4dcc3b5aa765d61d8327deb882cf99");
     dialog->setBusy(
         "Attaching to https://www.gpugrid.net/\u2026 BOINC answers once it has read the project's web "
-        "site (up to a minute).");
+        "site (up to 2 minutes).");
     QTest::qWait(100);
     CHECK(dialog->grab().save(NICER_SCREENSHOT_DIR "/nicer-tray-boinc-attach.png"));
     dialog->showResult(false,

@@ -5,6 +5,8 @@
 #include "dbus/wire/Codec.h"
 #include "libsystemd/Message.h"
 
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -16,9 +18,17 @@ namespace {
 Error callError(const char* method, int r, const libsystemd::BusError& error) {
     if (error.hasName("org.freedesktop.DBus.Error.ServiceUnknown") ||
         error.hasName("org.freedesktop.DBus.Error.NameHasNoOwner")) {
-        return Error{"nicerd is not running: start it with `systemctl --user start nicerd` or run `nicerd`"};
+        return Error{"nicerd is not running: start it with `systemctl --user start nicerd` or run `nicerd`",
+                     ErrorKind::Unavailable};
     }
-    return libsystemd::busError(std::string("nicerd ") + method, r, error);
+    // The kind back from the error's name (DaemonService chose it by the kind nicerd's failure had).
+    Error failure = libsystemd::busError(std::string("nicerd ") + method, r, error);
+    if (error.hasName("org.freedesktop.DBus.Error.InvalidArgs")) {
+        failure.kind = ErrorKind::InvalidInput;
+    } else if (error.hasName(api::kWorkloadUnavailableError) || error.hasName(api::kBoincUnavailableError)) {
+        failure.kind = ErrorKind::Unavailable;
+    }
+    return failure;
 }
 
 /// Calls nicerd's @p method with the arguments @p write appends, and no reply value; @p timeoutUsec 0 is
@@ -126,8 +136,8 @@ Result<void> DaemonClient::setExclusivePrograms(const std::vector<std::string>& 
 }
 
 namespace {
-/// BOINC answers an attach after fetching the project's master page, which may take a while.
-constexpr std::uint64_t kBoincAttachTimeoutUsec = 120'000'000;
+constexpr auto kBoincAttachTimeoutUsec =
+    static_cast<std::uint64_t>(std::chrono::microseconds(api::kBoincCallTimeout).count());
 } // namespace
 
 Result<void> DaemonClient::boincAttach(const std::string& url, const std::string& accountKey) {

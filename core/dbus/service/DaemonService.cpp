@@ -4,7 +4,6 @@
 #include "api/DaemonProperties.h"
 #include "dbus/wire/Codec.h"
 #include "dbus/wire/ParameterArguments.h"
-#include "desktop/ProgramList.h"
 
 #include <cerrno>
 #include <cstring>
@@ -33,6 +32,24 @@ int guarded(sd_bus_error* error, Body&& body) noexcept {
     } catch (...) {
         return sd_bus_error_set(error, kFailed, "unexpected error in nicerd");
     }
+}
+
+/// The D-Bus error name of a failed request, by the failure's kind (its message says what was wrong);
+/// @p unavailable names a request whose means are not there now, for a client to tell it apart.
+const char* errorName(const Error& failure, const char* unavailable = kFailed) {
+    switch (failure.kind) {
+    case ErrorKind::Failed:
+        break;
+    case ErrorKind::InvalidInput:
+        return kInvalidArgs;
+    case ErrorKind::Unavailable:
+        return unavailable;
+    }
+    return kFailed;
+}
+
+int replyError(sd_bus_error* error, const Error& failure, const char* unavailable = kFailed) {
+    return sd_bus_error_set(error, errorName(failure, unavailable), failure.message.c_str());
 }
 
 /// Reads a method's string arguments into @p out; a clear InvalidArgs when one is missing (their content
@@ -161,7 +178,7 @@ int DaemonService::onPause(sd_bus_message* m, void* userdata, sd_bus_error* erro
     return guarded(error, [&]() -> int {
         auto* self = static_cast<DaemonService*>(userdata);
         if (auto paused = self->m_daemon.pause(); !paused) {
-            return sd_bus_error_set(error, kFailed, paused.error().message.c_str());
+            return replyError(error, paused.error());
         }
         self->announceChanges();
         return sd_bus_reply_method_return(m, "");
@@ -172,7 +189,7 @@ int DaemonService::onResume(sd_bus_message* m, void* userdata, sd_bus_error* err
     return guarded(error, [&]() -> int {
         auto* self = static_cast<DaemonService*>(userdata);
         if (auto resumed = self->m_daemon.resume(); !resumed) {
-            return sd_bus_error_set(error, kFailed, resumed.error().message.c_str());
+            return replyError(error, resumed.error());
         }
         self->announceChanges();
         return sd_bus_reply_method_return(m, "");
@@ -189,10 +206,10 @@ int DaemonService::onSetParameters(sd_bus_message* m, void* userdata, sd_bus_err
         // All or nothing: nothing changes unless every value is valid together.
         const auto params = applyParameterArguments(self->m_daemon.state().params, arguments);
         if (!params) {
-            return sd_bus_error_set(error, kInvalidArgs, params.error().message.c_str());
+            return replyError(error, params.error());
         }
         if (auto set = self->m_daemon.setParams(*params); !set) {
-            return sd_bus_error_set(error, kFailed, set.error().message.c_str());
+            return replyError(error, set.error());
         }
         self->announceChanges();
         return sd_bus_reply_method_return(m, "");
@@ -207,14 +224,7 @@ int DaemonService::onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus
             return sd_bus_error_setf(error, kInvalidArgs, "SetWorkloadPreset takes s: %s", std::strerror(-r));
         }
         if (auto set = self->m_daemon.setWorkloadPreset(id); !set) {
-            // The daemon's message says what is wrong; the error's name lets a client tell the cases apart.
-            const char* name = kInvalidArgs; // an id that is none of the choices
-            for (const auto& preset : self->m_daemon.state().workloadPresets) {
-                if (preset.id == id) {
-                    name = preset.available ? kFailed : api::kWorkloadUnavailableError;
-                }
-            }
-            return sd_bus_error_set(error, name, set.error().message.c_str());
+            return replyError(error, set.error(), api::kWorkloadUnavailableError);
         }
         self->announceChanges();
         return sd_bus_reply_method_return(m, "");
@@ -230,9 +240,7 @@ int DaemonService::onSetExclusivePrograms(sd_bus_message* m, void* userdata, sd_
                                      std::strerror(-r));
         }
         if (auto set = self->m_daemon.setExclusivePrograms(names); !set) {
-            // A name that cannot be a program's is the caller's; a file that cannot be written is not.
-            const bool badName = !desktop::checkProgramList(names);
-            return sd_bus_error_set(error, badName ? kInvalidArgs : kFailed, set.error().message.c_str());
+            return replyError(error, set.error());
         }
         self->announceChanges();
         return sd_bus_reply_method_return(m, "");
@@ -261,20 +269,25 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
 int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
                                      const std::function<void(daemon::DaemonControl::BoincDone)>& request) {
     const auto boinc = m_daemon.state().boinc;
-    const auto& state = boinc.state;
-    if (state == "held") {
+    switch (boinc.state) {
+    case api::BoincState::Held:
         return sd_bus_error_setf(
             error, api::kBoincUnavailableError,
             "nicerd holds the BOINC client, frozen with its work (%s): try again when it runs",
             boinc.detail.c_str());
-    }
-    if (state == "off" || state == "starting") {
+    case api::BoincState::Off:
         return sd_bus_error_set(error, api::kBoincUnavailableError,
-                                state == "off"
-                                    ? "no BOINC client runs under nicerd: choose the boinc workload "
-                                      "first (nicer workload boinc, or the preset in the tray's window)"
-                                    : "nicerd's BOINC client is starting and does not answer yet: "
-                                      "try again in a few seconds");
+                                "no BOINC client runs under nicerd: choose the boinc workload first (nicer "
+                                "workload boinc, or the preset in the tray's window)");
+    case api::BoincState::Starting:
+        return sd_bus_error_set(
+            error, api::kBoincUnavailableError,
+            "nicerd's BOINC client is starting and does not answer yet: try again in a few "
+            "seconds");
+    case api::BoincState::Running:
+    case api::BoincState::Suspended:
+    case api::BoincState::Error:
+        break;
     }
     // The reply goes out when BOINC has answered; the message is kept until then.
     auto call = std::make_shared<libsystemd::BusMessagePtr>(sd_bus_message_ref(m));
@@ -282,7 +295,8 @@ int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
         if (done) {
             sd_bus_reply_method_return(call->get(), "");
         } else {
-            sd_bus_reply_method_errorf(call->get(), kFailed, "%s", done.error().message.c_str());
+            sd_bus_reply_method_errorf(call->get(), errorName(done.error(), api::kBoincUnavailableError),
+                                       "%s", done.error().message.c_str());
         }
     });
     return 1;

@@ -351,6 +351,9 @@ int appendValue(sd_bus_message* m, double value) {
 int appendValue(sd_bus_message* m, const std::string& value) {
     return sd_bus_message_append(m, "s", value.c_str());
 }
+int appendValue(sd_bus_message* m, api::BoincState value) {
+    return sd_bus_message_append(m, "s", std::string(api::boincStateKeyword(value)).c_str());
+}
 int appendValue(sd_bus_message* m, const std::vector<std::string>& values) {
     return appendStrings(m, values);
 }
@@ -378,6 +381,13 @@ int readValue(sd_bus_message* m, std::string& value) {
     const char* text = nullptr;
     const int r = sd_bus_message_read_basic(m, 's', &text);
     value = text != nullptr ? text : "";
+    return r;
+}
+/// A keyword this client does not know (a newer nicerd's) reads as Error: its detail says what it is.
+int readValue(sd_bus_message* m, api::BoincState& value) {
+    std::string keyword;
+    const int r = readValue(m, keyword);
+    value = api::boincStateFromKeyword(keyword).value_or(api::BoincState::Error);
     return r;
 }
 int readValue(sd_bus_message* m, std::vector<std::string>& values) {
