@@ -3,6 +3,7 @@
 // out the cgroup systemd delegated to it and runs the work's instances as nicerd asks, until nicerd is gone
 // (WorkHost.h).
 #include "kernel/CgroupLayout.h"
+#include "util/Log.h"
 #include "util/TextFile.h"
 #include "util/UniqueFd.h"
 #include "workhost/WorkHost.h"
@@ -13,7 +14,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <iostream>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -52,7 +52,8 @@ Result<UniqueFd> acceptNicerd(int listener) {
         if (::getsockopt(fd.get(), SOL_SOCKET, SO_PEERCRED, &peer, &length) == 0 && peer.uid == ::getuid()) {
             return fd;
         }
-        std::cerr << "nicer-work-host: a connection of uid " << peer.uid << " (not this user's) was closed\n";
+        log::warning() << "nicer-work-host: a connection of uid " << peer.uid
+                       << " (not this user's) was closed";
     }
 }
 
@@ -67,14 +68,14 @@ int run(int argc, char** argv) {
     const UniqueFd signalFd = workhost::WorkHost::blockSignals();
 
     if (::sd_listen_fds(1) != 1) {
-        std::cerr << "nicer-work-host: systemd passed no socket: this program is started by "
-                     "nicer-work@UID.socket when nicerd connects, not by hand\n";
+        log::error() << "nicer-work-host: systemd passed no socket: this program is started by "
+                        "nicer-work@UID.socket when nicerd connects, not by hand";
         return 1;
     }
     const int listener = SD_LISTEN_FDS_START;
     auto link = acceptNicerd(listener);
     if (!link) {
-        std::cerr << "nicer-work-host: " << link.error().message << '\n';
+        log::error() << "nicer-work-host: " << link.error().message;
         return 1;
     }
     auto cgroup = ownCgroup();
@@ -86,22 +87,22 @@ int run(int argc, char** argv) {
         : !layout ? Result<workhost::WorkHost>(layout.error())
                   : workhost::WorkHost::prepare(std::move(*layout), *cgroup);
     if (!host) {
-        std::cerr << "nicer-work-host: " << host.error().message << '\n';
+        log::error() << "nicer-work-host: " << host.error().message;
         (void)workhost::sendMessage(link->get(), {"refused", host.error().message});
         return 1;
     }
-    const std::string work = *cgroup + "/work";
+    const std::string& work = host->workCgroup();
     if (auto greeted = workhost::sendMessage(link->get(), {"hello", work}); !greeted) {
-        std::cerr << "nicer-work-host: " << greeted.error().message << '\n';
+        log::error() << "nicer-work-host: " << greeted.error().message;
         return 1;
     }
-    std::cerr << "nicer-work-host: running the work in " << work << " for nicerd\n";
+    log::info() << "nicer-work-host: running the work in " << work << " for nicerd";
     auto served = host->serve(link->get(), listener, signalFd.get());
     if (!served) {
-        std::cerr << "nicer-work-host: " << served.error().message << "; the work was stopped\n";
+        log::error() << "nicer-work-host: " << served.error().message << "; the work was stopped";
         return 1;
     }
-    std::cerr << "nicer-work-host: nicerd is gone or the unit was stopped; the work was stopped\n";
+    log::info() << "nicer-work-host: nicerd is gone or the unit was stopped; the work was stopped";
     return 0;
 }
 
@@ -112,9 +113,9 @@ int main(int argc, char** argv) {
     try {
         return run(argc, argv);
     } catch (const std::exception& e) {
-        std::cerr << "nicer-work-host: internal error: " << e.what() << '\n';
+        log::error() << "nicer-work-host: internal error: " << e.what();
     } catch (...) {
-        std::cerr << "nicer-work-host: internal error\n";
+        log::error() << "nicer-work-host: internal error";
     }
     return 1;
 }

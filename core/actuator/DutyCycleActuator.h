@@ -55,8 +55,6 @@ public:
     bool frozen() const override { return m_duty <= 0.0; }
     Result<void> release() override;
 
-    DutyCycleMethod method() const { return m_method; }
-
 private:
     DutyCycleActuator(kernel::CgroupLayout layout, std::string cgroup, DutyCycleMethod method,
                       std::chrono::milliseconds slot);

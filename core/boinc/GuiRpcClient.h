@@ -55,7 +55,6 @@ public:
     /// How long to wait for each step (the connection, each half of the sign-in, each reply) before giving
     /// up on the connection; 10 s unless set. Applies from the next step on.
     void setTimeout(std::chrono::milliseconds timeout) { m_timeout = timeout; }
-    std::chrono::milliseconds timeout() const { return m_timeout; }
 
     /// "127.0.0.1:31416", as the error messages name it.
     const std::string& endpoint() const { return m_endpoint; }

@@ -4,6 +4,7 @@
 #include "daemon/OwnUnit.h"
 #include "daemon/SettingPrecedence.h"
 #include "desktop/ProgramList.h"
+#include "util/Log.h"
 #include "util/TextFile.h"
 #include "workload/PresetFile.h"
 
@@ -11,7 +12,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <iostream>
 
 namespace nicer::daemon {
 
@@ -141,8 +141,8 @@ Result<void> Daemon::startLoop() {
         if (auto paused = m_loop->pause(); !paused) {
             return paused;
         }
-        std::cerr << "nicerd: the work stays paused, as it was before nicerd restarted ("
-                  << c.pauseFile.string() << "; nicer resume ends the pause)\n";
+        log::notice() << "nicerd: the work stays paused, as it was before nicerd restarted ("
+                      << c.pauseFile.string() << "; nicer resume ends the pause)";
     }
     auto timer = PeriodTimer::create(
         m_event.get(), actuator, c.params.period, [this] { onTick(); },
@@ -172,8 +172,8 @@ Result<workload::WorkloadSpec> Daemon::startupWorkload() {
 int Daemon::run() {
     const int r = sd_event_loop(m_event.get());
     if (r < 0) {
-        std::cerr << "nicerd: the event loop failed: " << libsystemd::busErrorText(r, nullptr)
-                  << "; stopping the work\n";
+        log::error() << "nicerd: the event loop failed: " << libsystemd::busErrorText(r, nullptr)
+                     << "; stopping the work";
     }
     shutdown();
     return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
@@ -217,7 +217,7 @@ void Daemon::onTick() {
             if (*fallback) {
                 switchActuator(std::move(**fallback));
             } else {
-                std::cerr << "nicerd: " << fallback->error().message << '\n';
+                log::warning() << "nicerd: " << fallback->error().message;
             }
         }
     }
@@ -231,7 +231,7 @@ void Daemon::onTick() {
 }
 
 void Daemon::switchActuator(EnforcementWatch::Fallback fallback) {
-    std::cerr << "nicerd: " << fallback.note << '\n';
+    log::warning() << "nicerd: " << fallback.note;
     auto old = m_slice->replaceActuator(std::move(fallback.actuator), std::move(fallback.note));
     m_enforcement.reset();
     if (auto handed = m_loop->setActuator(m_slice->actuator()); !handed) {
@@ -329,7 +329,7 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
 Result<void> Daemon::setExclusivePrograms(const std::vector<std::string>& names) {
     auto checked = desktop::checkProgramList(names);
     if (!checked) {
-        return Error{"the named programs were not changed: " + checked.error().message};
+        return checked.error().within("the named programs were not changed: ");
     }
     // Saved first, like the parameters: the list nicerd uses is the one it starts with next time.
     if (auto saved = writeFileAtomically(m_config.programListFile, desktop::writeProgramListFile(*checked));

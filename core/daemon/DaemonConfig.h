@@ -1,6 +1,7 @@
 #pragma once
 
 #include "actuator/SystemdSliceActuator.h"
+#include "api/MemoryLimit.h"
 #include "control/Controller.h"
 #include "control/ControllerParams.h"
 #include "daemon/DownloadSettings.h"
@@ -15,8 +16,6 @@
 
 namespace nicer::daemon {
 
-/// BOINC's default for "use at most N% of memory when the computer is in use".
-inline constexpr double kDefaultMemoryMaxPercent = 50.0;
 /// The smallest memory limit taken: below it hardly any volunteer task fits, and the work would be
 /// OOM-killed over and over.
 inline constexpr double kMinMemoryMaxPercent = 10.0;
@@ -51,7 +50,7 @@ struct DaemonConfig {
     /// user manager, or auto (outside where the work's slice has cpu.idle 1).
     control::Signal signal = control::Signal::Auto;
     /// The work's memory limit, in percent of the machine's memory (--memory-max; 100: none).
-    double memoryMaxPercent = kDefaultMemoryMaxPercent;
+    double memoryMaxPercent = api::kDefaultMemoryMaxPercent;
     /// Where the machine's memory size is read (MemTotal); sysconf's count when it cannot be.
     std::string procMeminfo = "/proc/meminfo";
     /// The idle weight and the CPU bandwidth period of the slice (the systemd-slice actuator).

@@ -5,10 +5,10 @@
 #include "actuator/SliceMemoryLimit.h"
 #include "actuator/SystemdSliceActuator.h"
 #include "kernel/MemInfo.h"
+#include "util/Log.h"
 #include "workload/WorkloadSupervisor.h"
 
 #include <chrono>
-#include <iostream>
 #include <unistd.h>
 
 namespace nicer::daemon {
@@ -74,7 +74,7 @@ Result<void> WorkSlice::choosePlacement() {
             m_placementNote = "in " + std::string(workhost::kIdleSlice) + " (" + m_rootUnits->systemUnit() +
                               "), directly under the root cgroup; setuid helpers (VirtualBox's, for some "
                               "BOINC apps) cannot run there: placement = user-slice runs them";
-            std::cerr << "nicerd: the work runs " << m_placementNote << '\n';
+            log::notice() << "nicerd: the work runs " << m_placementNote;
             return {};
         }
         why = root.error().message;
@@ -88,7 +88,7 @@ Result<void> WorkSlice::choosePlacement() {
         "(GNOME, Plasma); a session kept outside it (Cinnamon, XFCE, MATE, LXQt), system services "
         "and other users are protected by nicer's quota alone. Installing nicer's .deb protects "
         "them all.";
-    std::cerr << "nicerd: the work runs " << m_placementNote << '\n';
+    log::warning() << "nicerd: the work runs " << m_placementNote;
     return {};
 }
 
@@ -145,7 +145,7 @@ Result<void> WorkSlice::selectActuator() {
         whySliceFailed.empty()
             ? actuator::dutyCycleChosenNote(m_actuator->name())
             : actuator::dutyCycleFallbackNote(m_layout, *cgroup, m_actuator->name(), whySliceFailed);
-    std::cerr << "nicerd: " << m_actuatorNote << '\n';
+    log::notice() << "nicerd: " << m_actuatorNote;
     return {};
 }
 
@@ -157,7 +157,7 @@ void WorkSlice::applyMemoryLimit() {
         if (!total) {
             m_memoryNote = "nicer cannot tell the machine's memory size (" + total.error().message +
                            "), so the work runs without a memory limit.";
-            std::cerr << "nicerd: " << m_memoryNote << '\n';
+            log::warning() << "nicerd: " << m_memoryNote;
             return;
         }
         limit = actuator::memoryLimitFor(*total, c.memoryMaxPercent);
@@ -168,7 +168,7 @@ void WorkSlice::applyMemoryLimit() {
     m_memoryMaxBytes = outcome.maxInForce == actuator::kNoMemoryLimit ? 0 : outcome.maxInForce;
     m_memoryNote = outcome.note;
     if (!m_memoryNote.empty()) {
-        std::cerr << "nicerd: " << m_memoryNote << '\n';
+        log::warning() << "nicerd: " << m_memoryNote;
     }
 }
 
@@ -203,10 +203,10 @@ std::unique_ptr<UserManagerBoundary> WorkSlice::userManagerBoundary(control::Sig
         return std::make_unique<CgroupBoundary>(m_layout, *manager, *slice);
     }
     if (signal != control::Signal::Machine) {
-        std::cerr
+        log::warning()
             << "nicerd: the controller answers the whole machine's idle time: cannot tell your programs "
                "from other users and services ("
-            << why << ")\n";
+            << why << ")";
     }
     return nullptr;
 }

@@ -49,13 +49,9 @@ public:
     api::Placement placement() const {
         return m_rootUnits ? api::Placement::RootSlice : api::Placement::UserSlice;
     }
-    /// Why the work runs where it runs, and what would protect everything.
-    const std::string& placementNote() const { return m_placementNote; }
     /// Why the actuator caps the work less well than it could, and the memory limit's note; empty when all
     /// is well.
     std::string actuatorNote() const;
-    /// The memory limit the kernel enforces on the work, in bytes; 0 when none.
-    std::uint64_t memoryMaxBytes() const { return m_memoryMaxBytes; }
     /// Its part of the daemon's state: the actuator, the placement and the memory limit, with their notes.
     void describe(api::DaemonState& state) const;
 

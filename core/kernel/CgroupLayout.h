@@ -32,7 +32,6 @@ public:
     const std::optional<std::filesystem::path>& cpuRoot() const { return m_cpu; }
     const std::optional<std::filesystem::path>& cpuacctRoot() const { return m_cpuacct; }
     const std::optional<std::filesystem::path>& freezerRoot() const { return m_freezer; }
-    const std::optional<std::filesystem::path>& memoryRoot() const { return m_memory; }
     /// True when the cpu controller is on the v2 tree (pure v2), false when it is a v1 hierarchy.
     bool cpuOnUnified() const { return m_cpuOnUnified; }
 

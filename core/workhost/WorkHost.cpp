@@ -93,17 +93,18 @@ void removeCgroup(const fs::path& dir, std::chrono::milliseconds wait) {
     ::rmdir(dir.c_str());
 }
 
-WorkHost::WorkHost(kernel::CgroupLayout layout, fs::path unit)
+WorkHost::WorkHost(kernel::CgroupLayout layout, fs::path unit, std::string workCgroup)
     : m_layout(std::move(layout))
     , m_unit(std::move(unit))
-    , m_work(m_unit / "work") {}
+    , m_work(m_unit / "work")
+    , m_workCgroup(std::move(workCgroup)) {}
 
 Result<WorkHost> WorkHost::prepare(kernel::CgroupLayout layout, const std::string& cgroup, bool needsCpu) {
     if (!layout.unifiedRoot()) {
         return Error{"this machine has no cgroup v2 tree, where the work host runs the work"};
     }
     const fs::path unitCgroup = *layout.unifiedRoot() / cgroup.substr(1);
-    WorkHost host(std::move(layout), unitCgroup);
+    WorkHost host(std::move(layout), unitCgroup, cgroup + "/work");
     std::error_code ec;
     // Leaves left by a host that was killed (systemd emptied them when it stopped the unit).
     for (const char* leaf : {"work", "host"}) {

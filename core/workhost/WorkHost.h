@@ -43,8 +43,9 @@ public:
     static Result<WorkHost> prepare(kernel::CgroupLayout layout, const std::string& cgroup,
                                     bool needsCpu = true);
 
-    /// The work's leaf, absolute.
-    const std::filesystem::path& workDir() const { return m_work; }
+    /// The work's cgroup as the kernel names it, e.g. "/nicer.slice/nicer-work@1000.service/work": what the
+    /// host tells nicerd in its "hello".
+    const std::string& workCgroup() const { return m_workCgroup; }
 
     /// Blocks SIGTERM, SIGINT and SIGCHLD in this process and returns a signalfd of them, for serve():
     /// signals are read, never delivered, and the work's children get an empty mask again.
@@ -67,7 +68,7 @@ private:
         std::optional<std::chrono::steady_clock::time_point> killAt; ///< set once stop was asked
     };
 
-    WorkHost(kernel::CgroupLayout layout, std::filesystem::path unit);
+    WorkHost(kernel::CgroupLayout layout, std::filesystem::path unit, std::string workCgroup);
     /// Sends @p signal to every process of the cgroup directory @p dir and its children.
     void signalAll(const std::filesystem::path& dir, int signal) const;
     /// Kills every process of @p dir and its children at once (cgroup.kill, Linux 5.14), or by SIGKILL to
@@ -90,6 +91,7 @@ private:
     kernel::CgroupLayout m_layout;
     std::filesystem::path m_unit;
     std::filesystem::path m_work;
+    std::string m_workCgroup;
     std::map<std::string, Instance> m_instances;
 };
 

@@ -276,7 +276,7 @@ private:
             (void)sendMessage(link, {"refused", host.error().message});
             return 3;
         }
-        if (!sendMessage(link, {"hello", tree.unitCgroup() + "/work"})) {
+        if (!sendMessage(link, {"hello", host->workCgroup()})) {
             return 4;
         }
         return host->serve(link, listener, signalFd.get()) ? 0 : 2;

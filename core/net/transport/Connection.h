@@ -101,8 +101,6 @@ public:
     /// True from onConnected() until the connection closes.
     bool isOpen() const { return m_state == State::Open; }
     const Endpoint& endpoint() const { return m_endpoint; }
-    /// The address connected to or being tried ("127.0.0.1", "::1"); empty before resolution.
-    const std::string& peerAddress() const { return m_peer; }
 
 private:
     enum class State { Idle, Resolving, Connecting, Handshaking, Open, Closed };
