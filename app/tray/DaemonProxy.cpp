@@ -59,9 +59,8 @@ void convert(const QVariant& value, double& field) {
 void convert(const QVariant& value, std::string& field) {
     field = value.toString().toStdString();
 }
-/// A keyword this tray does not know (a newer nicerd's) reads as Error: its detail says what it is.
 void convert(const QVariant& value, api::BoincState& field) {
-    field = api::boincStateFromKeyword(value.toString().toStdString()).value_or(api::BoincState::Error);
+    field = api::boincStateFromBus(value.toString().toStdString());
 }
 void convert(const QVariant& value, std::vector<std::string>& field) {
     const QStringList list = value.toStringList();

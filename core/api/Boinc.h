@@ -1,5 +1,7 @@
 #pragma once
 
+#include "api/Keywords.h"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -26,17 +28,18 @@ inline constexpr std::array<std::string_view, 6> kBoincStateKeywords = {"off",  
 
 /// "off", "starting", ...: the state's keyword.
 constexpr std::string_view boincStateKeyword(BoincState state) {
-    return kBoincStateKeywords[static_cast<std::size_t>(state)];
+    return keywordIn(kBoincStateKeywords, state);
 }
 
 /// The state for its keyword; nullopt for an unknown one (a newer daemon's).
 constexpr std::optional<BoincState> boincStateFromKeyword(std::string_view keyword) {
-    for (std::size_t i = 0; i < kBoincStateKeywords.size(); ++i) {
-        if (kBoincStateKeywords[i] == keyword) {
-            return static_cast<BoincState>(i);
-        }
-    }
-    return std::nullopt;
+    return valueIn<BoincState>(kBoincStateKeywords, keyword);
+}
+
+/// The state a client reads from nicerd: a keyword it does not know (a newer nicerd's) reads as Error, whose
+/// detail says what it is.
+constexpr BoincState boincStateFromBus(std::string_view keyword) {
+    return boincStateFromKeyword(keyword).value_or(BoincState::Error);
 }
 
 /// Whether the client answers requests (attach, detach, the lists) in @p state: it runs, or it suspended its

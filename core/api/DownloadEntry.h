@@ -1,5 +1,7 @@
 #pragma once
 
+#include "api/Keywords.h"
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -25,17 +27,12 @@ inline constexpr std::array<std::string_view, 8> kDownloadStateKeywords = {
 
 /// "checking", "queued", ...: the state's keyword on D-Bus.
 constexpr std::string_view downloadStateKeyword(DownloadState state) {
-    return kDownloadStateKeywords[static_cast<std::size_t>(state)];
+    return keywordIn(kDownloadStateKeywords, state);
 }
 
 /// The state for its keyword; nullopt for an unknown one (a newer daemon's).
 constexpr std::optional<DownloadState> downloadStateFromKeyword(std::string_view keyword) {
-    for (std::size_t i = 0; i < kDownloadStateKeywords.size(); ++i) {
-        if (kDownloadStateKeywords[i] == keyword) {
-            return static_cast<DownloadState>(i);
-        }
-    }
-    return std::nullopt;
+    return valueIn<DownloadState>(kDownloadStateKeywords, keyword);
 }
 
 /// One work unit as nicerd shows it: the Downloads property, `nicer status` and the tray.
@@ -82,16 +79,11 @@ struct BandwidthMode {
 inline constexpr std::array<std::string_view, 4> kBandwidthKindKeywords = {"none", "nice", "capped", "full"};
 
 constexpr std::string_view bandwidthKindKeyword(BandwidthMode::Kind kind) {
-    return kBandwidthKindKeywords[static_cast<std::size_t>(kind)];
+    return keywordIn(kBandwidthKindKeywords, kind);
 }
 
 constexpr std::optional<BandwidthMode::Kind> bandwidthKindFromKeyword(std::string_view keyword) {
-    for (std::size_t i = 0; i < kBandwidthKindKeywords.size(); ++i) {
-        if (kBandwidthKindKeywords[i] == keyword) {
-            return static_cast<BandwidthMode::Kind>(i);
-        }
-    }
-    return std::nullopt;
+    return valueIn<BandwidthMode::Kind>(kBandwidthKindKeywords, keyword);
 }
 
 } // namespace nicer::api

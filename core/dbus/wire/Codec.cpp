@@ -383,11 +383,10 @@ int readValue(sd_bus_message* m, std::string& value) {
     value = text != nullptr ? text : "";
     return r;
 }
-/// A keyword this client does not know (a newer nicerd's) reads as Error: its detail says what it is.
 int readValue(sd_bus_message* m, api::BoincState& value) {
     std::string keyword;
     const int r = readValue(m, keyword);
-    value = api::boincStateFromKeyword(keyword).value_or(api::BoincState::Error);
+    value = api::boincStateFromBus(keyword);
     return r;
 }
 int readValue(sd_bus_message* m, std::vector<std::string>& values) {
