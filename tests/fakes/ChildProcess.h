@@ -1,5 +1,7 @@
 #pragma once
 
+#include "EndWithTest.h"
+
 #include <catch2/catch.hpp>
 
 #include <csignal>
@@ -18,9 +20,11 @@ namespace nicer::test {
 class ChildProcess {
 public:
     explicit ChildProcess(const std::filesystem::path& program = "sleep") {
+        const pid_t test = ::getpid();
         m_pid = ::fork();
         REQUIRE(m_pid >= 0);
         if (m_pid == 0) {
+            endWithTest(test);
             ::execlp(program.c_str(), program.c_str(), "infinity", static_cast<char*>(nullptr));
             ::_exit(127);
         }

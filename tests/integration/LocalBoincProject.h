@@ -3,6 +3,7 @@
 // The local BOINC project (tests/boinc/project, Python) on loopback and a client directory prepared for it,
 // for the integration tests that run nicerd with the REAL BOINC client (Debian's boinc-client 7.20.5).
 
+#include "EndWithTest.h"
 #include "Poll.h"
 #include "cli/RunCommand.h"
 #include "dbus/client/DaemonClient.h"
@@ -31,8 +32,10 @@ inline const std::string kBoincAuthenticator = "nicertest_authenticator";
 class Child {
 public:
     Child(std::vector<std::string> argv, const std::filesystem::path& log) {
+        const pid_t test = ::getpid();
         m_pid = ::fork();
         if (m_pid == 0) {
+            endWithTest(test);
             const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
             ::dup2(fd, STDOUT_FILENO);
             ::dup2(fd, STDERR_FILENO);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "EndWithTest.h"
 #include "Poll.h"
 #include "cli/RunCommand.h"
 #include "dbus/client/DaemonClient.h"
@@ -30,8 +31,10 @@ public:
                   const std::vector<std::pair<std::string, std::string>>& env = {})
         : m_log(stateDir / "nicerd.log") {
         std::filesystem::create_directories(stateDir);
+        const pid_t test = ::getpid();
         m_pid = ::fork();
         if (m_pid == 0) {
+            endWithTest(test);
             ::setenv("XDG_STATE_HOME", stateDir.c_str(), 1);
             ::setenv("XDG_CONFIG_HOME", stateDir.c_str(), 1);
             ::setenv("XDG_DATA_HOME", (stateDir / "data").c_str(), 1);

@@ -225,7 +225,7 @@ void checkKept(const TightRun& run) {
 } // namespace
 
 TEST_CASE("a BOINC task with a tight bound, held at a low share by a busy desktop, is never aborted for "
-          "its elapsed time: nicer keeps BOINC's clock",
+          "its elapsed time, since nicer keeps BOINC's clock",
           "[nicerd][boinc][boinc-clock][busy-desktop]") {
     if (!boincInstalled()) {
         NICER_SKIP(kNoBoinc);
@@ -238,7 +238,7 @@ TEST_CASE("a BOINC task with a tight bound, held at a low share by a busy deskto
 }
 
 TEST_CASE("a BOINC task with a tight bound, held under the temperature rule's long cap, is never aborted for "
-          "its elapsed time: nicer keeps BOINC's clock",
+          "its elapsed time, since nicer keeps BOINC's clock",
           "[nicerd][boinc][boinc-clock]") {
     if (!boincInstalled()) {
         NICER_SKIP(kNoBoinc);
