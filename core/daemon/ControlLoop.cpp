@@ -12,7 +12,7 @@ ControlLoop::ControlLoop(cpu::CpuSampler sampler, const control::ControllerParam
                          actuator::QuotaActuator& actuator, std::size_t historyCapacity,
                          control::Signal signal, UserManagerBoundary* boundary)
     : m_sampler(std::move(sampler))
-    , m_controller(params)
+    , m_step(params)
     , m_actuator(&actuator)
     , m_historyCapacity(historyCapacity)
     , m_signal(signal)
@@ -86,28 +86,27 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec, const control::Sur
     s.background = demand.work;
     s.foreground = demand.inside + demand.outside;
     s.outside = demand.split ? demand.outside : -1.0;
-    s.paused = m_paused;
+    s.paused = paused();
     s.outsideSignal = demand.split && answerOutside();
-    if (!m_paused) {
-        if (s.outsideSignal) {
-            // In the root idle slice the kernel makes the work yield at once to everything, the outside
-            // included: no demand is left for the quota to answer.
-            const auto everything = m_boundary->workYieldsToEverything();
-            m_controller.stepOutside(demand.idle, demand.work,
-                                     everything && *everything ? 0.0 : demand.outside);
-        } else {
-            m_controller.step(demand.idle);
-        }
-    }
-    const auto& state = m_controller.state();
-    const double seconds = static_cast<double>(params().period.count()) / 1000.0;
-    const auto hold = m_rules.step(surroundings, params(), seconds);
-    m_holdText = m_paused ? std::string() : control::holdText(hold, state.quota);
     s.temperature = surroundings.temperature.value_or(api::kNoTemperature);
-    s.heldBy = m_holdText.empty() ? std::string() : std::string(control::ruleName(hold.rule));
-    s.quota = m_paused ? 0.0 : std::min(state.quota, hold.cap);
-    s.multiplier = state.multiplier;
-    s.overloadCount = static_cast<std::uint32_t>(state.overloadCount);
+
+    control::PeriodInput input;
+    input.idle = demand.idle;
+    input.work = demand.work;
+    input.outside = demand.split ? std::optional<double>(demand.outside) : std::nullopt;
+    input.outsideSignal = s.outsideSignal;
+    if (s.outsideSignal) {
+        const auto everything = m_boundary->workYieldsToEverything();
+        input.yieldsToEverything = everything && *everything;
+    }
+    input.surroundings = surroundings;
+    input.seconds = static_cast<double>(params().period.count()) / 1000.0;
+    auto decision = m_step.step(input);
+    m_holdText = std::move(decision.holdText);
+    s.heldBy = control::ruleName(decision.heldBy);
+    s.quota = decision.quota;
+    s.multiplier = decision.controller.multiplier;
+    s.overloadCount = static_cast<std::uint32_t>(decision.controller.overloadCount);
 
     auto applied = m_actuator->apply(s.quota, m_cpuCount);
     m_history.push_back(s);
@@ -125,15 +124,12 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec, const control::Sur
 }
 
 Result<void> ControlLoop::pause() {
-    m_paused = true;
+    m_step.pause();
     return m_actuator->apply(0.0, m_cpuCount);
 }
 
 void ControlLoop::resume() {
-    if (m_paused) {
-        m_paused = false;
-        m_controller.reset();
-    }
+    m_step.resume();
 }
 
 Result<void> ControlLoop::setActuator(actuator::QuotaActuator& actuator) {
@@ -145,18 +141,18 @@ Result<void> ControlLoop::setActuator(actuator::QuotaActuator& actuator) {
     }
     m_actuator = &actuator;
     m_workNSec = *work;
-    const double quota = m_paused || !m_last ? 0.0 : m_last->quota;
+    const double quota = paused() || !m_last ? 0.0 : m_last->quota;
     return m_actuator->apply(quota, m_cpuCount);
 }
 
 Result<void> ControlLoop::restart() {
-    m_controller.reset();
+    m_step.restart();
     return m_actuator->apply(0.0, m_cpuCount);
 }
 
 void ControlLoop::describe(api::DaemonState& s) const {
     s.params = params();
-    s.paused = m_paused;
+    s.paused = paused();
     s.multiplier = state().multiplier;
     s.overloadCount = static_cast<std::uint32_t>(state().overloadCount);
     s.cpuCount = static_cast<std::uint32_t>(cpuCount());

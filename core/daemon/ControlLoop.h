@@ -4,6 +4,7 @@
 #include "api/DaemonState.h"
 #include "api/Sample.h"
 #include "control/Controller.h"
+#include "control/PeriodStep.h"
 #include "control/WorkRules.h"
 #include "cpu/CpuSampler.h"
 #include "daemon/UserManagerBoundary.h"
@@ -16,9 +17,10 @@
 namespace nicer::daemon {
 
 /**
- * One period of nicer's closed loop: sample the machine's idle time, step the controller, apply the quota,
- * and split the busy time into the user's (foreground) and the work's (background), and the user's at the
- * user manager's boundary (your programs, other users and services).
+ * One period of nicer's closed loop: sample the machine's idle time, decide the period (control::PeriodStep,
+ * the step `nicer simulate` replays traces with), apply the quota, and split the busy time into the user's
+ * (foreground) and the work's (background), and the user's at the user manager's boundary (your programs,
+ * other users and services).
  *
  * The controller answers the signal chosen by control::Signal: the whole machine's idle time, or only the
  * demand from outside the user manager. Auto decides every period, so a cpu.idle written or lost while
@@ -46,7 +48,7 @@ public:
     Result<void> pause();
     /// Lets the controller take over again from its initial state.
     void resume();
-    bool paused() const { return m_paused; }
+    bool paused() const { return m_step.paused(); }
     /// Its part of the daemon's state: the parameters, the pause, the controller's state, the last period and
     /// the rule that held the work in it.
     void describe(api::DaemonState& state) const;
@@ -59,9 +61,9 @@ public:
     Result<void> setActuator(actuator::QuotaActuator& actuator);
 
     /// Parameters are validated by the caller; the controller keeps its integral.
-    void setParams(const control::ControllerParams& params) { m_controller.setParams(params); }
-    const control::ControllerParams& params() const { return m_controller.params(); }
-    const control::ControllerState& state() const { return m_controller.state(); }
+    void setParams(const control::ControllerParams& params) { m_step.setParams(params); }
+    const control::ControllerParams& params() const { return m_step.params(); }
+    const control::ControllerState& state() const { return m_step.state(); }
 
     const std::deque<api::Sample>& history() const { return m_history; }
     const std::optional<api::Sample>& last() const { return m_last; }
@@ -73,8 +75,7 @@ private:
     bool answerOutside();
 
     cpu::CpuSampler m_sampler;
-    control::Controller m_controller;
-    control::WorkRules m_rules;
+    control::PeriodStep m_step;
     std::string m_holdText; ///< control::holdText of the last period's hold; empty when none held the work
     actuator::QuotaActuator* m_actuator;
     std::size_t m_historyCapacity;
@@ -86,7 +87,6 @@ private:
     std::optional<std::uint64_t> m_managerNSec;
     long m_ticksPerSecond;
     int m_cpuCount = 1;
-    bool m_paused = false;
 };
 
 } // namespace nicer::daemon

@@ -1,15 +1,13 @@
 #include "control/Controller.h"
 #include "daemon/ControlLoop.h"
 #include "fakes/FakeActuator.h"
+#include "fakes/FakeMachine.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 using nicer::api::Sample;
@@ -17,69 +15,15 @@ using nicer::control::Controller;
 using nicer::control::ControllerParams;
 using nicer::cpu::CpuSampler;
 using nicer::daemon::ControlLoop;
+using nicer::test::advancePeriod;
 using nicer::test::FakeActuator;
-namespace fs = std::filesystem;
+using nicer::test::FakeBoundary;
+using nicer::test::MachinePeriod;
+using nicer::test::nsPerTick;
+using nicer::test::StatFile;
+using nicer::test::TwoCpuMachine;
 
 namespace {
-
-/// A /proc/stat stand-in that the test rewrites between ticks.
-class StatFile {
-public:
-    StatFile() {
-        static int counter = 0;
-        m_path = fs::temp_directory_path() /
-                 ("nicer-loop-procstat-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
-    }
-    ~StatFile() {
-        std::error_code ec;
-        fs::remove(m_path, ec);
-    }
-    StatFile(const StatFile&) = delete;
-    StatFile& operator=(const StatFile&) = delete;
-
-    void copyFixture(const std::string& name) const {
-        fs::copy_file(std::string(NICER_TEST_DATA) + "/procstat/" + name, m_path,
-                      fs::copy_options::overwrite_existing);
-    }
-    void write(const std::string& text) const { std::ofstream(m_path, std::ios::trunc) << text; }
-    void remove() const { fs::remove(m_path); }
-    std::string path() const { return m_path.string(); }
-
-private:
-    fs::path m_path;
-};
-
-/// A two-CPU machine whose counters advance by 100 ticks per CPU each period.
-class TwoCpuMachine {
-public:
-    explicit TwoCpuMachine(const StatFile& file)
-        : m_file(file) {
-        write();
-    }
-    /// One period in which each CPU was idle for @p idleTicks of its 100 ticks.
-    void advance(std::uint64_t idleTicks) {
-        m_idle += idleTicks;
-        m_user += 100 - idleTicks;
-        write();
-    }
-
-private:
-    void write() const {
-        const auto line = [&](const std::string& label, std::uint64_t factor) {
-            return label + " " + std::to_string(factor * m_user) + " 0 0 " + std::to_string(factor * m_idle) +
-                   " 0 0 0 0 0 0\n";
-        };
-        m_file.write(line("cpu ", 2) + line("cpu0", 1) + line("cpu1", 1));
-    }
-
-    const StatFile& m_file;
-    std::uint64_t m_user = 1000;
-    std::uint64_t m_idle = 5000;
-};
-
-double nsPerTick() {
-    return 1e9 / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
 
 Sample tickOk(ControlLoop& loop, std::uint64_t timeUSec) {
     auto sample = loop.tick(timeUSec);
@@ -406,39 +350,10 @@ TEST_CASE("a new actuator takes over at the last quota and counts the work's CPU
 
 namespace {
 
-/// A user manager whose CPU time and whose work's cpu.idle the test sets between ticks.
-class FakeBoundary final : public nicer::daemon::UserManagerBoundary {
-public:
-    nicer::Result<std::uint64_t> managerCpuNSec() override {
-        if (!managerReadable) {
-            return nicer::Error{"cpu.stat: no such file"};
-        }
-        return managerNSec;
-    }
-    nicer::Result<bool> workYieldsToSiblings() override { return cpuIdle; }
-    nicer::Result<bool> workYieldsToEverything() override { return rootIdle; }
-
-    std::uint64_t managerNSec = 7'000'000'000;
-    bool managerReadable = true;
-    bool cpuIdle = true;
-    bool rootIdle = false; ///< the work in the root idle slice
-};
-
-/// One period of a two-CPU machine: shares of the machine used by the work, by its siblings in the user
-/// manager and from outside it; the rest is idle.
-struct Period {
-    double work, inside, outside;
-};
-
-/// Drives the machine, the work's counter and the user manager's counter through one period.
+/// One period of the machine, then the loop's tick.
 Sample tickPeriod(ControlLoop& loop, TwoCpuMachine& machine, FakeActuator& actuator, FakeBoundary& boundary,
-                  const Period& p, std::uint64_t timeUSec) {
-    const double machineNSec = 200 * nsPerTick();
-    const auto idleTicks =
-        static_cast<std::uint64_t>(std::llround(100.0 * (1.0 - p.work - p.inside - p.outside)));
-    machine.advance(idleTicks);
-    actuator.addWorkCpuNSec(static_cast<std::uint64_t>(std::llround(p.work * machineNSec)));
-    boundary.managerNSec += static_cast<std::uint64_t>(std::llround((p.work + p.inside) * machineNSec));
+                  const MachinePeriod& p, std::uint64_t timeUSec) {
+    advancePeriod(machine, actuator, boundary, p);
     return tickOk(loop, timeUSec);
 }
 
@@ -511,8 +426,8 @@ TEST_CASE("auto answers the outside only while the work's slice has cpu.idle", "
     SECTION("a hog outside the user manager stops the work, as the thesis's controller would") {
         Controller byHand(params);
         bool sawStop = false;
-        const std::vector<Period> trace{{0.95, 0, 0}, {0.5, 0, 0.5}, {0.4, 0, 0.6}, {0.2, 0, 0.8},
-                                        {0, 0, 1},    {0, 0, 1},     {0, 0, 1},     {0, 0, 1}};
+        const std::vector<MachinePeriod> trace{{0.95, 0, 0}, {0.5, 0, 0.5}, {0.4, 0, 0.6}, {0.2, 0, 0.8},
+                                               {0, 0, 1},    {0, 0, 1},     {0, 0, 1},     {0, 0, 1}};
         for (std::size_t i = 0; i < trace.size(); ++i) {
             INFO("period " << i);
             const auto s = tickPeriod(loop, machine, actuator, boundary, trace[i], i);
