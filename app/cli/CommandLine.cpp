@@ -106,13 +106,14 @@ CLI::App* addHistory(CLI::App& parent) {
         "Columns: time (UTC), idle, work and outside (shares of the machine: the volunteer work's, and what "
         "ran\n"
         "outside your user manager), signal (what the controller answered: machine or outside), paused,\n"
-        "multiplier, overload_count, quota. Shares are written in full precision, so\n"
+        "temperature (the CPU's, °C, as the temperature rule read it; empty without a sensor), multiplier,\n"
+        "overload_count, quota. Numbers are written in full precision, so\n"
         "  nicer history > trace.csv && nicer simulate --trace trace.csv\n"
         "replays nicerd's own decisions: the same quotas, when the history starts with nicerd and no "
         "parameter\n"
-        "was changed while it ran (`nicer simulate` takes the parameters as options). When nicerd cannot "
-        "read\n"
-        "your user manager's CPU time, the work and outside columns are left out.");
+        "was changed while it ran (`nicer simulate` takes the parameters as options, and --step is nicerd's\n"
+        "period). When nicerd cannot read your user manager's CPU time, the work and outside columns are\n"
+        "left out.");
     return cmd;
 }
 
