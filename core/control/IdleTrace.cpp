@@ -115,6 +115,15 @@ public:
             }
             period.paused = field == "1" || field == "true";
         }
+        if (m_temperatureColumn && !fields[*m_temperatureColumn].empty()) {
+            const auto field = fields[*m_temperatureColumn];
+            const auto celsius = parseNumber(field);
+            if (!celsius || !std::isfinite(*celsius)) {
+                return error("'" + std::string(field) +
+                             "' is not a temperature; each period's is in °C, or empty without a sensor");
+            }
+            period.temperature = *celsius;
+        }
         m_periods.push_back(period);
         return {};
     }
@@ -136,6 +145,8 @@ private:
                 m_signalColumn = i;
             } else if (name == "paused") {
                 m_pausedColumn = i;
+            } else if (name == "temperature") {
+                m_temperatureColumn = i;
             }
         }
         if (!m_idleColumn) {
@@ -175,6 +186,7 @@ private:
     std::optional<std::size_t> m_outsideColumn;
     std::optional<std::size_t> m_signalColumn;
     std::optional<std::size_t> m_pausedColumn;
+    std::optional<std::size_t> m_temperatureColumn;
     std::size_t m_columnCount = 0;
     std::vector<TracePeriod> m_periods;
 };

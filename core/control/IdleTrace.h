@@ -23,6 +23,9 @@ struct TracePeriod {
     /// Whether the work was paused in this period, from a `paused` column: the controller holds, and starts
     /// afresh when the work resumes.
     std::optional<bool> paused;
+    /// The CPU's temperature the volunteer's rules read in this period, in °C, from a `temperature` column;
+    /// none where the field is empty (no sensor). `nicer simulate` feeds it to the temperature rule.
+    std::optional<double> temperature;
 };
 
 /**
@@ -31,8 +34,8 @@ struct TracePeriod {
  * Blank lines and `#` comments are ignored. A CSV whose header has an `idle` column is accepted too (for
  * example the output of `nicer simulate` or `nicer sample --csv`); when it also has
  * `work` (or `background`) and `outside` columns, each period carries the split signal too; `signal`
- * (machine or outside) and `paused` (0 or 1) columns, as `nicer history` writes them, are read too. Errors
- * name @p source and the line.
+ * (machine or outside), `paused` (0 or 1) and `temperature` (°C, empty for none) columns, as `nicer history`
+ * writes them, are read too. Errors name @p source and the line.
  */
 Result<std::vector<TracePeriod>> readTrace(std::istream& in, const std::string& source);
 

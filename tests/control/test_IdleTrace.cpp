@@ -79,7 +79,10 @@ TEST_CASE("bad traces are rejected naming the file and line", "[trace]") {
         Case{
             "idle,signal\n0,machine\n0,outside\n",
             "trace.txt:3: the period answered the outside signal, but the trace has no 'work' and 'outside'"},
-        Case{"idle,paused\n0,yes\n", "trace.txt:2: 'yes' is not a paused flag; each period's is 0 or 1"});
+        Case{"idle,paused\n0,yes\n", "trace.txt:2: 'yes' is not a paused flag; each period's is 0 or 1"},
+        Case{"idle,temperature\n0,hot\n",
+             "trace.txt:2: 'hot' is not a temperature; each period's is in °C, or empty without a sensor"},
+        Case{"idle,temperature\n0,inf\n", "trace.txt:2: 'inf' is not a temperature"});
     CAPTURE(c.text);
     const auto trace = read(c.text);
     REQUIRE_FALSE(trace.ok());
@@ -118,4 +121,18 @@ TEST_CASE("a trace's signal and paused columns are read period by period", "[tra
     REQUIRE(plain.ok());
     CHECK_FALSE(plain->at(0).signal.has_value());
     CHECK_FALSE(plain->at(0).paused.has_value());
+}
+
+TEST_CASE("a trace's temperature column is read period by period, empty where there was no sensor",
+          "[trace]") {
+    const auto trace = readPeriods("time,idle,signal,paused,temperature,quota\n"
+                                   "2026-11-27T16:00:00.000Z,0.5,machine,0,71.5,1\n"
+                                   "2026-11-27T16:00:01.000Z,0.5,machine,0,,1\n"
+                                   "2026-11-27T16:00:02.000Z,0.5,machine,0,-3,1\n");
+    REQUIRE(trace.ok());
+    REQUIRE(trace->size() == 3);
+    CHECK((*trace)[0].temperature == 71.5);
+    CHECK_FALSE((*trace)[1].temperature.has_value());
+    CHECK((*trace)[2].temperature == -3.0);
+    CHECK_FALSE(readPeriods("idle\n0.5\n")->at(0).temperature.has_value());
 }
