@@ -167,11 +167,13 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
         "are ignored, and a CSV with an 'idle' column in its header is accepted. A CSV with 'work'\n"
         "(or 'background') and 'outside' columns too, shares of the machine used by the work and\n"
         "outside the user manager, can be replayed with the split signal; 'signal' (machine or outside,\n"
-        "followed by --signal auto) and 'paused' (0 or 1) columns too: `nicer history` writes such a\n"
-        "trace. '-' reads stdin.\n"
+        "followed by --signal auto), 'paused' (0 or 1) and 'temperature' (°C, read by the temperature rule\n"
+        "unless the thermal model runs; empty for none) columns too: `nicer history` writes such a trace.\n"
+        "'-' reads stdin.\n"
         "Output columns: step,idle,multiplier,overload_count,quota; with the outside signal\n"
         "step,idle,work,outside,multiplier,overload_count,quota, with signal and paused after outside when\n"
-        "the trace has them, and temperature,held_by at the end with the thermal model.\n"
+        "the trace has them, and temperature,held_by at the end with the thermal model or the trace's\n"
+        "temperatures.\n"
         "The thermal model (--thermal-gain more than 0): the CPU's temperature approaches\n"
         "ambient + gain x the busy share (the work's as capped, plus your programs' where the trace has the\n"
         "work's column) with time constant tau; the temperature rule holds it at --temperature-target.");
@@ -190,7 +192,9 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
         ->capture_default_str();
     cmd->add_option("--thermal-tau", o.thermal.tau, "Seconds of the thermal model's time constant")
         ->capture_default_str();
-    cmd->add_option("--step", o.thermal.step, "Seconds of one trace line, for the thermal model")
+    cmd->add_option(
+           "--step", o.stepSeconds,
+           "Seconds of one trace line (nicerd's period): the rules' clock and the thermal model's step")
         ->capture_default_str();
     return cmd;
 }

@@ -4,6 +4,7 @@
 #include "control/Controller.h"
 #include "control/ControllerParams.h"
 #include "control/IdleTrace.h"
+#include "control/PeriodStep.h"
 #include "control/WorkRules.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 namespace nicer::cli {
 
@@ -22,11 +24,12 @@ namespace {
 struct Heat {
     const ThermalModel& model;
     double temperature;
-    /// Advances one trace line with the work at @p workShare and your programs at @p userShare; the reading.
-    double advance(double workShare, double userShare) {
+    /// Advances one trace line of @p seconds with the work at @p workShare and your programs at @p userShare;
+    /// the reading.
+    double advance(double workShare, double userShare, double seconds) {
         const double busy = std::min(1.0, userShare + std::min(workShare, 1.0 - userShare));
         temperature +=
-            (model.ambient + model.gain * busy - temperature) * (1.0 - std::exp(-model.step / model.tau));
+            (model.ambient + model.gain * busy - temperature) * (1.0 - std::exp(-seconds / model.tau));
         return std::round(temperature);
     }
 };
@@ -41,6 +44,48 @@ Result<std::vector<control::TracePeriod>> readTraceOption(const std::string& pat
         return Error{"cannot open trace " + path + ": " + std::strerror(errno)};
     }
     return control::readTrace(file, path);
+}
+
+/// The columns `nicer simulate` prints beside step, idle and the decision (multiplier, overload_count,
+/// quota).
+struct Columns {
+    bool split = false;       ///< work,outside
+    bool signal = false;      ///< signal: the trace's own, followed period by period
+    bool paused = false;      ///< paused
+    bool temperature = false; ///< temperature,held_by at the end: the rule read temperatures
+};
+
+void printHeader(const Columns& c) {
+    std::printf("step,idle%s%s%s,multiplier,overload_count,quota%s\n", c.split ? ",work,outside" : "",
+                c.signal ? ",signal" : "", c.paused ? ",paused" : "",
+                c.temperature ? ",temperature,held_by" : "");
+}
+
+/// One line of the output: @p period of the trace, whether the controller answered the outside part, the
+/// @p decision, and the @p temperature shown (empty for none).
+void printPeriod(const Columns& c, std::size_t step, const control::TracePeriod& period, bool outsideSignal,
+                 const control::PeriodDecision& decision, std::optional<double> temperature) {
+    std::printf("%zu,%.10g", step, period.idle);
+    if (c.split) {
+        std::printf(",%.10g,%.10g", *period.work, *period.outside);
+    }
+    if (c.signal) {
+        const auto signal = outsideSignal ? control::Signal::Outside : control::Signal::Machine;
+        std::printf(",%s", std::string(control::signalName(signal)).c_str());
+    }
+    if (c.paused) {
+        std::printf(",%d", period.paused.value_or(false) ? 1 : 0);
+    }
+    std::printf(",%.10g,%d,%.10g", decision.controller.multiplier, decision.controller.overloadCount,
+                decision.quota);
+    if (c.temperature) {
+        std::printf(",");
+        if (temperature) {
+            std::printf("%.10g", *temperature);
+        }
+        std::printf(",%s", std::string(control::ruleName(decision.heldBy)).c_str());
+    }
+    std::printf("\n");
 }
 
 } // namespace
@@ -74,72 +119,56 @@ int runSimulate(const SimulateOptions& o) {
         }
         return period.signal ? *period.signal == control::Signal::Outside : split;
     };
-    const bool splitOutput = split && o.signal != control::Signal::Machine;
 
-    control::Controller controller(o.params);
     const bool thermal = o.thermal.gain > 0.0;
-    if (thermal && !(o.thermal.tau > 0.0 && o.thermal.step > 0.0)) {
-        std::cerr << "nicer simulate: --thermal-tau and --step must be more than 0 seconds\n";
+    // Without the model, the temperatures the trace recorded (`nicer history`'s column) are what the rule
+    // reads, as nicerd read its sensor.
+    const bool recorded = !thermal && std::any_of(trace->begin(), trace->end(), [](const auto& period) {
+        return period.temperature.has_value();
+    });
+    if ((thermal || recorded) && !(o.stepSeconds > 0.0)) {
+        std::cerr << "nicer simulate: --step must be more than 0 seconds\n";
         return kExitBadInput;
     }
-    control::WorkRules rules;
+    if (thermal && !(o.thermal.tau > 0.0)) {
+        std::cerr << "nicer simulate: --thermal-tau must be more than 0 seconds\n";
+        return kExitBadInput;
+    }
+    control::PeriodStep periodStep(o.params);
     Heat heat{o.thermal, o.thermal.ambient};
     double reading = std::round(heat.temperature);
     const double target =
         control::resolveTemperatureTarget(o.params.temperatureTarget, std::nullopt, std::nullopt);
-    std::printf("step,idle%s%s%s,multiplier,overload_count,quota%s\n", splitOutput ? ",work,outside" : "",
-                perPeriod ? ",signal" : "", pausedColumn ? ",paused" : "",
-                thermal ? ",temperature,held_by" : "");
+    const Columns columns{.split = split && o.signal != control::Signal::Machine,
+                          .signal = perPeriod,
+                          .paused = pausedColumn,
+                          .temperature = thermal || recorded};
+    printHeader(columns);
     std::size_t step = 0;
-    bool wasPaused = false;
     for (const auto& period : *trace) {
+        // As nicerd: one PeriodStep per period, paused where the trace says so.
         const bool paused = period.paused.value_or(false);
-        const bool outside = answersOutside(period);
-        // As nicerd: a paused period holds the controller with no quota, and the work resumes afresh.
-        if (!paused) {
-            if (wasPaused) {
-                controller.reset();
-            }
-            if (outside) {
-                controller.stepOutside(period.idle, *period.work, *period.outside);
-            } else {
-                controller.step(period.idle);
-            }
+        if (paused) {
+            periodStep.pause();
+        } else {
+            periodStep.resume();
         }
-        wasPaused = paused;
-        const auto& s = controller.state();
-        double quota = paused ? 0.0 : s.quota;
-        std::string heldBy;
+        control::PeriodInput input;
+        input.idle = period.idle;
+        input.work = period.work;
+        input.outside = period.outside;
+        input.outsideSignal = answersOutside(period);
+        input.seconds = o.stepSeconds;
+        // The rule reads the temperature the model's last period left, as nicerd reads its sensor.
+        input.surroundings.temperature = thermal ? std::optional<double>(reading) : period.temperature;
+        input.surroundings.temperatureTarget = target;
+        const auto decision = periodStep.step(input);
         if (thermal) {
-            // The rule reads the temperature the last period left, as nicerd reads its sensor.
-            control::Surroundings now;
-            now.temperature = reading;
-            now.temperatureTarget = target;
-            const auto hold = rules.step(now, o.params, o.thermal.step);
-            if (!paused && !control::holdText(hold, quota).empty()) {
-                heldBy = control::ruleName(hold.rule);
-            }
-            quota = std::min(quota, hold.cap);
             const double user = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 0.0;
-            reading = heat.advance(quota, user);
+            reading = heat.advance(decision.quota, user, o.stepSeconds);
         }
-        std::printf("%zu,%.10g", step++, period.idle);
-        if (splitOutput) {
-            std::printf(",%.10g,%.10g", *period.work, *period.outside);
-        }
-        if (perPeriod) {
-            std::printf(",%s", std::string(control::signalName(outside ? control::Signal::Outside
-                                                                       : control::Signal::Machine))
-                                   .c_str());
-        }
-        if (pausedColumn) {
-            std::printf(",%d", paused ? 1 : 0);
-        }
-        std::printf(",%.10g,%d,%.10g", s.multiplier, s.overloadCount, quota);
-        if (thermal) {
-            std::printf(",%.10g,%s", reading, heldBy.c_str());
-        }
-        std::printf("\n");
+        printPeriod(columns, step++, period, input.outsideSignal, decision,
+                    thermal ? std::optional<double>(reading) : period.temperature);
     }
     return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
 }

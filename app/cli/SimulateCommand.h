@@ -17,7 +17,6 @@ struct ThermalModel {
     double ambient = 40.0; ///< °C with the machine idle
     double gain = 0.0;     ///< °C the whole machine busy adds; 0: no model
     double tau = 10.0;     ///< seconds
-    double step = 1.0;     ///< seconds of one trace line
 };
 
 struct SimulateOptions {
@@ -25,6 +24,8 @@ struct SimulateOptions {
     control::ControllerParams params;
     control::Signal signal = control::Signal::Auto;
     ThermalModel thermal;
+    /// Seconds of one trace line (nicerd's period): the rules' clock and the thermal model's step.
+    double stepSeconds = 1.0;
 };
 
 /// `nicer simulate --trace FILE [...]`: replays a trace through the controller, CSV on stdout.
