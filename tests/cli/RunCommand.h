@@ -41,16 +41,18 @@ inline CommandResult runCommand(const std::string& command) {
     return r;
 }
 
-/// A command's CSV output, a row of fields per line (no quoting: what nicer's commands print).
+/// A command's CSV output, a row of fields per line (no quoting: what nicer's commands print); an empty last
+/// field is a field too.
 inline std::vector<std::vector<std::string>> parseCsv(const std::string& text) {
     std::vector<std::vector<std::string>> rows;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
         std::vector<std::string> fields;
-        std::istringstream ls(line);
-        for (std::string f; std::getline(ls, f, ',');) {
-            fields.push_back(f);
+        std::size_t start = 0;
+        for (std::size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1) {
+            fields.push_back(line.substr(start, comma - start));
         }
+        fields.push_back(line.substr(start));
         rows.push_back(fields);
     }
     return rows;
