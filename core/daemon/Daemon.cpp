@@ -1,6 +1,7 @@
 #include "daemon/Daemon.h"
 
 #include "control/ParameterText.h"
+#include "daemon/KeptPause.h"
 #include "daemon/OwnUnit.h"
 #include "daemon/SettingPrecedence.h"
 #include "desktop/ProgramList.h"
@@ -39,11 +40,7 @@ Result<void> Daemon::start() {
     if (auto planned = planDownloads(*workload); !planned) {
         return planned;
     }
-    auto rules = RuleSources::create(m_event.get(), m_config, [this] {
-        if (auto* observer = m_bus->observer()) {
-            observer->onStateChanged();
-        }
-    });
+    auto rules = RuleSources::create(m_event.get(), m_config, [this] { announceStateChange(); });
     if (!rules) {
         return rules.error();
     }
@@ -88,7 +85,7 @@ Result<void> Daemon::planDownloads(const workload::WorkloadSpec& spec) {
     }
     auto downloads = DaemonDownloads::create(m_event.get(), c.downloads);
     if (!downloads) {
-        return Error{"the downloads cannot start: " + downloads.error().message};
+        return downloads.error().within("the downloads cannot start: ");
     }
     m_downloads = std::move(*downloads);
     return {};
@@ -109,11 +106,7 @@ Result<void> Daemon::startWork(workload::WorkloadSpec spec) {
         restoreBoinc(m_supervisor->spec());
         return started;
     }
-    m_boinc = std::make_unique<BoincSupervisor>(m_event.get(), [this] {
-        if (auto* observer = m_bus->observer()) {
-            observer->onStateChanged();
-        }
-    });
+    m_boinc = std::make_unique<BoincSupervisor>(m_event.get(), [this] { announceStateChange(); });
     m_boinc->start(m_supervisor->spec(), m_slice->workPids());
     m_boinc->lookForSystemService();
     if (!m_config.adopt.empty()) {
@@ -137,7 +130,7 @@ Result<void> Daemon::startLoop() {
     // Until the first period has measured the machine, the work stays frozen.
     (void)actuator.apply(0.0, 1);
     // A pause made before this start (nicerd restarted by an upgrade, a reboot) still holds.
-    if (std::error_code ec; !c.pauseFile.empty() && std::filesystem::exists(c.pauseFile, ec)) {
+    if (pauseKept(c.pauseFile)) {
         if (auto paused = m_loop->pause(); !paused) {
             return paused;
         }
@@ -239,6 +232,10 @@ void Daemon::switchActuator(EnforcementWatch::Fallback fallback) {
     }
     m_timer->setActuator(m_slice->actuator()); // the duty cycle has no windows to follow
     (void)old->release();                      // the duty cycle holds the work from its first slot
+    announceStateChange();
+}
+
+void Daemon::announceStateChange() {
     if (auto* observer = m_bus->observer()) {
         observer->onStateChanged();
     }
@@ -248,15 +245,13 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
     if (auto valid = control::validate(params); !valid) {
         return valid;
     }
-    const bool periodChanged = params.period != m_loop->params().period;
-    // Unless --quota-period set it, the bandwidth window follows the period: changed first, so that a window
+    const auto before = m_loop->params().period;
+    const bool periodChanged = params.period != before;
+    // The bandwidth window follows the period (WorkSlice::followPeriod): changed first, so that a window
     // systemd refuses changes nothing, and put back if the parameters cannot be saved.
-    auto& actuator = m_slice->actuator();
-    const auto oldWindow = actuator.bandwidthWindow();
-    const bool windowFollows = periodChanged && oldWindow && !m_config.sliceOptions.quotaPeriod;
-    if (windowFollows) {
-        if (auto set = actuator.setBandwidthWindow(actuator::windowForPeriod(params.period)); !set) {
-            return Error{"the parameters were not changed: " + set.error().message};
+    if (periodChanged) {
+        if (auto set = m_slice->followPeriod(params.period); !set) {
+            return set.error().within("the parameters were not changed: ");
         }
     }
     // Saved before they apply, so that a parameter set at run time is never lost at the next start; one given
@@ -264,10 +259,10 @@ Result<void> Daemon::setParams(const control::ControllerParams& params) {
     const auto kept =
         parametersToKeep(params, m_loop->params(), m_config.keptParams, m_config.commandLineParameters);
     if (auto saved = writeFileAtomically(m_config.parameterFile, control::writeParameterFile(kept)); !saved) {
-        if (windowFollows) {
-            (void)actuator.setBandwidthWindow(*oldWindow);
+        if (periodChanged) {
+            (void)m_slice->followPeriod(before);
         }
-        return Error{"the parameters were not changed: " + saved.error().message};
+        return saved.error().within("the parameters were not changed: ");
     }
     m_config.keptParams = kept;
     m_loop->setParams(params);
@@ -294,7 +289,7 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
     }
     // Saved first, like the parameters, so that the work nicerd runs is the work it starts with next time.
     if (auto saved = writeFileAtomically(m_config.workloadFile, workload::writePresetFile(id)); !saved) {
-        return Error{"the workload was not changed: " + saved.error().message};
+        return saved.error().within("the workload was not changed: ");
     }
     if (spec->preset == previous) {
         return {};
@@ -319,9 +314,8 @@ Result<void> Daemon::setWorkloadPreset(const std::string& id) {
         return switched;
     }
     if (!restarted) {
-        return Error{"the workload was changed, but the new work could not be frozen until the next period "
-                     "measures it: " +
-                     restarted.error().message};
+        return restarted.error().within("the workload was changed, but the new work could not be frozen "
+                                        "until the next period measures it: ");
     }
     return {};
 }
@@ -334,7 +328,7 @@ Result<void> Daemon::setExclusivePrograms(const std::vector<std::string>& names)
     // Saved first, like the parameters: the list nicerd uses is the one it starts with next time.
     if (auto saved = writeFileAtomically(m_config.programListFile, desktop::writeProgramListFile(*checked));
         !saved) {
-        return Error{"the named programs were not changed: " + saved.error().message};
+        return saved.error().within("the named programs were not changed: ");
     }
     m_rules->setPrograms(std::move(*checked));
     return {};
@@ -359,11 +353,7 @@ api::DaemonState Daemon::state() const {
         m_slice->describe(s);
     }
     if (m_supervisor) {
-        const auto& spec = m_supervisor->spec();
-        s.workload = spec.argv;
-        s.demoWorkload = spec.demo;
-        s.instances = static_cast<std::uint32_t>(spec.instances);
-        s.workloadPreset = spec.preset;
+        m_supervisor->describe(s);
         s.workloadPresets = m_chooser->choices();
     }
     if (m_downloads) {
@@ -399,27 +389,12 @@ Result<void> Daemon::pause() {
     if (auto paused = m_loop->pause(); !paused) {
         return paused;
     }
-    if (m_config.pauseFile.empty()) {
-        return {};
-    }
-    if (auto kept = writeFileAtomically(m_config.pauseFile,
-                                        "The volunteer work is paused until `nicer resume`: nicerd starts it "
-                                        "paused while this file is here.\n");
-        !kept) {
-        return Error{"the work is paused, but the pause will not hold if nicerd restarts: " +
-                     kept.error().message};
-    }
-    return {};
+    return keepPause(m_config.pauseFile);
 }
 
 Result<void> Daemon::resume() {
     m_loop->resume();
-    if (std::error_code ec;
-        !m_config.pauseFile.empty() && !std::filesystem::remove(m_config.pauseFile, ec) && ec) {
-        return Error{"the work runs again, but " + m_config.pauseFile.string() + " could not be removed (" +
-                     ec.message() + "): nicerd will start it paused after a restart; delete that file"};
-    }
-    return {};
+    return forgetPause(m_config.pauseFile);
 }
 
 } // namespace nicer::daemon

@@ -81,6 +81,8 @@ private:
     void onTick();
     /// Puts @p fallback in the place of the slice's actuator, whose quota the kernel does not enforce.
     void switchActuator(EnforcementWatch::Fallback fallback);
+    /// Tells the bus's observer (PropertiesChanged) that the state changed outside a period.
+    void announceStateChange();
     /// After @p stopped stopped: its BOINC client gets the volunteer's override back (a failure is the last
     /// error), unless the work @p running now uses the same BOINC directory.
     void restoreBoinc(const workload::WorkloadSpec& stopped, const workload::WorkloadSpec* running = nullptr);

@@ -92,6 +92,13 @@ Result<void> WorkSlice::choosePlacement() {
     return {};
 }
 
+Result<void> WorkSlice::followPeriod(std::chrono::milliseconds period) {
+    if (m_config.sliceOptions.quotaPeriod || !m_actuator->bandwidthWindow()) {
+        return {};
+    }
+    return m_actuator->setBandwidthWindow(actuator::windowForPeriod(period));
+}
+
 Result<void> WorkSlice::selectActuator() {
     const auto& choice = m_config.actuator;
     std::string whySliceFailed;

@@ -45,6 +45,9 @@ public:
     const kernel::CgroupLayout& layout() const { return m_layout; }
     actuator::QuotaActuator& actuator() { return *m_actuator; }
     const actuator::QuotaActuator& actuator() const { return *m_actuator; }
+    /// The bandwidth window follows nicerd's period unless --quota-period set it: the window for @p period,
+    /// where the actuator has one.
+    Result<void> followPeriod(std::chrono::milliseconds period);
 
     api::Placement placement() const {
         return m_rootUnits ? api::Placement::RootSlice : api::Placement::UserSlice;

@@ -198,4 +198,11 @@ Result<void> WorkloadSupervisor::adopt(const std::vector<pid_t>& pids) {
     return {};
 }
 
+void WorkloadSupervisor::describe(api::DaemonState& state) const {
+    state.workload = m_spec.argv;
+    state.demoWorkload = m_spec.demo;
+    state.instances = static_cast<std::uint32_t>(m_spec.instances);
+    state.workloadPreset = m_spec.preset;
+}
+
 } // namespace nicer::workload

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/DaemonState.h"
 #include "usermanager/UnitManager.h"
 #include "workload/WorkloadSpec.h"
 
@@ -58,6 +59,8 @@ public:
     Result<void> adopt(const std::vector<pid_t>& pids);
 
     const WorkloadSpec& spec() const { return m_spec; }
+    /// Its part of the daemon's state: the work's command, preset, instances and whether it is the demo.
+    void describe(api::DaemonState& state) const;
     const std::vector<Instance>& instances() const { return m_instances; }
 
 private:
