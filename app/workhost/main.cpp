@@ -88,11 +88,11 @@ int run(int argc, char** argv) {
                   : workhost::WorkHost::prepare(std::move(*layout), *cgroup);
     if (!host) {
         log::error() << "nicer-work-host: " << host.error().message;
-        (void)workhost::sendMessage(link->get(), {"refused", host.error().message});
+        (void)workhost::sendMessage(link->get(), {workhost::Verb::Refused, {host.error().message}});
         return 1;
     }
     const std::string& work = host->workCgroup();
-    if (auto greeted = workhost::sendMessage(link->get(), {"hello", work}); !greeted) {
+    if (auto greeted = workhost::sendMessage(link->get(), {workhost::Verb::Hello, {work}}); !greeted) {
         log::error() << "nicer-work-host: " << greeted.error().message;
         return 1;
     }

@@ -46,8 +46,9 @@ std::string describeStatus(int status) {
 void refuseConnection(int listener) {
     UniqueFd other(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
     if (other) {
-        (void)sendMessage(other.get(), {"refused", "another nicerd of this user holds the work host; one "
-                                                   "nicerd runs the work of a user"});
+        (void)sendMessage(other.get(), {Verb::Refused,
+                                        {"another nicerd of this user holds the work host; one nicerd runs "
+                                         "the work of a user"}});
     }
 }
 
@@ -152,7 +153,7 @@ Result<WorkHost> WorkHost::prepare(kernel::CgroupLayout layout, const std::strin
 
 std::optional<Message> WorkHost::start(const StartRequest& r) {
     if (m_instances.count(r.name) != 0) {
-        return Message{"failed", r.name, "an instance named " + r.name + " is running already"};
+        return Message{Verb::Failed, {r.name, "an instance named " + r.name + " is running already"}};
     }
     const fs::path leaf = leafOf(r.name);
     std::error_code ec;
@@ -161,12 +162,13 @@ std::optional<Message> WorkHost::start(const StartRequest& r) {
         removeCgroup(leaf, std::chrono::seconds(1));
     }
     if (!fs::create_directory(leaf, ec)) {
-        return Message{"failed", r.name, "cannot create the cgroup " + leaf.string() + ": " + ec.message()};
+        return Message{Verb::Failed,
+                       {r.name, "cannot create the cgroup " + leaf.string() + ": " + ec.message()}};
     }
     // The child reports a failed exec through a pipe that closes on a successful one.
     int pipeFds[2];
     if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
-        return Message{"failed", r.name, std::string("pipe: ") + std::strerror(errno)};
+        return Message{Verb::Failed, {r.name, std::string("pipe: ") + std::strerror(errno)}};
     }
     std::vector<char*> argv;
     for (const auto& a : r.argv) {
@@ -210,7 +212,7 @@ std::optional<Message> WorkHost::start(const StartRequest& r) {
     if (pid < 0) {
         ::close(pipeFds[0]);
         removeCgroup(leaf, std::chrono::milliseconds(0));
-        return Message{"failed", r.name, std::string("fork: ") + std::strerror(errno)};
+        return Message{Verb::Failed, {r.name, std::string("fork: ") + std::strerror(errno)}};
     }
     m_instances[r.name] = Instance{pid, UniqueFd(pipeFds[0]), std::nullopt};
     return std::nullopt;
@@ -228,7 +230,7 @@ void WorkHost::finishStart(int link, const std::string& name) {
     it->second.startPipe.reset();
     if (n <= 0) {
         if (link >= 0) {
-            (void)sendMessage(link, {"started", name, std::to_string(it->second.pid)});
+            (void)sendMessage(link, {Verb::Started, {name, std::to_string(it->second.pid)}});
         }
         return;
     }
@@ -237,7 +239,7 @@ void WorkHost::finishStart(int link, const std::string& name) {
     removeCgroup(leafOf(name), std::chrono::seconds(1));
     m_instances.erase(it);
     if (link >= 0) {
-        (void)sendMessage(link, {"failed", name, why});
+        (void)sendMessage(link, {Verb::Failed, {name, why}});
     }
 }
 
@@ -298,33 +300,33 @@ void WorkHost::reap(int link) {
         removeCgroup(leafOf(name), std::chrono::seconds(1));
         m_instances.erase(it);
         if (link >= 0) {
-            (void)sendMessage(link, {"exited", name, describeStatus(status)});
+            (void)sendMessage(link, {Verb::Exited, {name, describeStatus(status)}});
         }
     }
 }
 
 Result<void> WorkHost::handle(int link, const Message& message) {
-    const std::string& verb = message.front();
-    if (verb == "start") {
+    if (message.verb == Verb::Start) {
         auto request = parseStart(message);
         if (!request) {
-            return sendMessage(
-                link, {"failed", message.size() > 1 ? message[1] : std::string(), request.error().message});
+            const std::string name = message.fields.empty() ? std::string() : message.fields.front();
+            return sendMessage(link, {Verb::Failed, {name, request.error().message}});
         }
         if (auto answer = start(*request)) {
             return sendMessage(link, *answer);
         }
         return {};
     }
-    if (verb == "stop" && message.size() == 2) {
-        if (m_instances.count(message[1]) == 0) {
-            return sendMessage(link, {"exited", message[1], "not running"});
+    if (message.verb == Verb::Stop && message.has(1)) {
+        const auto& name = message.fields.front();
+        if (m_instances.count(name) == 0) {
+            return sendMessage(link, {Verb::Exited, {name, "not running"}});
         }
-        stop(message[1], kStopGrace);
+        stop(name, kStopGrace);
         return {};
     }
-    return Error{"nicerd sent a message the host does not know: '" + verb + "' with " +
-                 std::to_string(message.size() - 1) + " fields"};
+    return Error{"nicerd sent a message the host does not take: '" + std::string(verbKeyword(message.verb)) +
+                 "' with " + std::to_string(message.fields.size()) + " fields"};
 }
 
 UniqueFd WorkHost::blockSignals() {
@@ -378,11 +380,11 @@ Result<void> WorkHost::serve(int link, int listener, int signalFd) {
         }
         if (serving && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             auto message = receiveMessage(link);
-            if (!message || message->empty()) {
+            if (!message || !*message) {
                 outcome = message ? Result<void>{} : Result<void>(message.error());
                 break;
             }
-            if (auto handled = handle(link, *message); !handled) {
+            if (auto handled = handle(link, **message); !handled) {
                 outcome = handled;
                 break;
             }

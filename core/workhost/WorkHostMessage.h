@@ -1,8 +1,11 @@
 #pragma once
 
+#include "api/Keywords.h"
 #include "util/Result.h"
 
+#include <array>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -26,7 +29,25 @@ namespace nicer::workhost {
  *   nicerd -> host   start NAME NICE EXE CWD ARGC ARGV... ENV...
  *                    stop NAME                            SIGTERM, then SIGKILL after the host's grace
  */
-using Message = std::vector<std::string>;
+enum class Verb { Hello, Refused, Started, Failed, Exited, Start, Stop };
+
+/// The verbs' keywords on the link, in Verb's order: the only place they are spelt.
+inline constexpr std::array<std::string_view, 7> kVerbKeywords{"hello",  "refused", "started", "failed",
+                                                               "exited", "start",   "stop"};
+
+inline std::string_view verbKeyword(Verb verb) {
+    return api::keywordIn(kVerbKeywords, verb);
+}
+
+/// One message: its verb and the fields after it.
+struct Message {
+    Verb verb = Verb::Hello;
+    std::vector<std::string> fields;
+
+    bool operator==(const Message&) const = default;
+    /// Whether it has exactly @p count fields (a message of the wrong shape is the peer's fault).
+    bool has(std::size_t count) const { return fields.size() == count; }
+};
 
 /// The largest message either side sends. A SOCK_SEQPACKET packet must fit the sender's socket buffer whole
 /// (net.core.wmem_default, 208 KiB on Linux; an unprivileged process cannot raise it past wmem_max), so the
@@ -34,7 +55,8 @@ using Message = std::vector<std::string>;
 inline constexpr std::size_t kMaxMessageBytes = 128 * 1024;
 
 std::string encodeMessage(const Message& message);
-/// Fails on an empty packet (a message has at least its name).
+/// Fails on an empty packet (a message has at least its verb) and on a verb this side does not know (a host
+/// and a nicerd of different versions).
 Result<Message> decodeMessage(std::string_view packet);
 
 /// The start of one instance: what the host needs to run it as systemd would run a transient service.
@@ -60,8 +82,8 @@ std::string workUnitFor(uid_t uid);
 /// Sends one message on a SOCK_SEQPACKET socket; one over kMaxMessageBytes is refused before anything is
 /// sent, so the link stays usable.
 Result<void> sendMessage(int fd, const Message& message);
-/// Receives one message; an empty Message means the peer closed the connection. A packet longer than
+/// Receives one message; nullopt means the peer closed the connection. A packet longer than
 /// kMaxMessageBytes (which the kernel would cut) is an error, never a shortened message.
-Result<Message> receiveMessage(int fd);
+Result<std::optional<Message>> receiveMessage(int fd);
 
 } // namespace nicer::workhost

@@ -115,21 +115,22 @@ Result<void> WorkHostUnits::ensureHost() {
         return Error{m_unit + "'s host said nothing within " + std::to_string(m_wait.count()) +
                      " ms: see journalctl -u " + m_unit};
     }
-    auto hello = receiveMessage(link->get());
-    if (!hello) {
-        return hello.error();
+    auto received = receiveMessage(link->get());
+    if (!received) {
+        return received.error();
     }
-    if (hello->empty()) {
+    if (!*received) {
         return Error{m_unit + "'s host closed the link before it greeted: see journalctl -u " + m_unit};
     }
-    if (hello->size() == 2 && (*hello)[0] == "refused") {
-        return Error{m_unit + " cannot run the work: " + (*hello)[1]};
+    const Message& hello = **received;
+    if (hello.verb == Verb::Refused && hello.has(1)) {
+        return Error{m_unit + " cannot run the work: " + hello.fields.front()};
     }
-    if (hello->size() != 2 || (*hello)[0] != "hello" || (*hello)[1].empty() || (*hello)[1].front() != '/') {
+    if (hello.verb != Verb::Hello || !hello.has(1) || !hello.fields.front().starts_with('/')) {
         return Error{m_unit + "'s host did not greet as expected"};
     }
     m_link = std::move(*link);
-    m_workCgroup = (*hello)[1];
+    m_workCgroup = hello.fields.front();
     for (const auto& [file, value] : m_leafFiles) {
         if (auto written = writeLeafFile(file, value); !written) {
             m_link.reset(); // the host stops what it runs: nothing runs without its cap
@@ -151,16 +152,20 @@ void WorkHostUnits::hostGone() {
 }
 
 void WorkHostUnits::handle(const Message& message) {
-    const std::string& verb = message.front();
-    if (message.size() >= 3 && (verb == "started" || verb == "failed")) {
-        m_answers[message[1]] = verb == "started" ? "started" : "failed: " + message[2];
+    if (message.fields.size() < 2) {
+        return;
+    }
+    const auto& name = message.fields[0];
+    const auto& detail = message.fields[1];
+    if (message.verb == Verb::Started || message.verb == Verb::Failed) {
+        m_answers[name] = message;
         std::uint32_t pid = 0;
-        if (verb == "started" && text::parseNumber(message[2], pid)) {
-            m_instances[message[1]] = Instance{"active", pid};
+        if (message.verb == Verb::Started && text::parseNumber(detail, pid)) {
+            m_instances[name] = Instance{"active", pid};
         }
-    } else if (message.size() >= 3 && verb == "exited") {
-        auto& instance = m_instances[message[1]];
-        instance.state = message[2].rfind("exited with status 0", 0) == 0 ? "inactive" : "failed";
+    } else if (message.verb == Verb::Exited) {
+        auto& instance = m_instances[name];
+        instance.state = detail.starts_with("exited with status 0") ? "inactive" : "failed";
         instance.pid = 0;
     }
 }
@@ -168,11 +173,11 @@ void WorkHostUnits::handle(const Message& message) {
 Result<void> WorkHostUnits::receive(std::optional<std::chrono::milliseconds> wait) {
     while (m_link && readable(m_link.get(), wait.value_or(std::chrono::milliseconds(0)))) {
         auto message = receiveMessage(m_link.get());
-        if (!message || message->empty()) {
+        if (!message || !*message) {
             hostGone();
             return message ? Error{m_unit + "'s host ended"} : Result<void>(message.error());
         }
-        handle(*message);
+        handle(**message);
         wait.reset(); // one waited for; the rest only as far as they are there
     }
     return {};
@@ -289,12 +294,11 @@ Result<void> WorkHostUnits::startTransientUnit(const std::string& name, const Pr
             return got;
         }
     }
-    const auto answer =
-        m_answers.count(name) ? m_answers[name] : std::string("failed: no answer from the host");
-    m_answers.erase(name);
-    if (answer != "started") {
+    const auto answer = m_answers.extract(name);
+    if (answer.empty() || answer.mapped().verb != Verb::Started) {
         m_instances[name] = Instance{"failed", 0};
-        return Error{"cannot start " + name + " in " + m_unit + ": " + answer.substr(8)};
+        return Error{"cannot start " + name + " in " + m_unit + ": " +
+                     (answer.empty() ? "no answer from the host" : answer.mapped().fields[1])};
     }
     return {};
 }
@@ -336,7 +340,7 @@ Result<void> WorkHostUnits::stopUnit(const std::string& name, bool wait) {
     if (it == m_instances.end() || it->second.state != "active" || !m_link) {
         return {};
     }
-    if (auto sent = sendMessage(m_link.get(), {"stop", name}); !sent) {
+    if (auto sent = sendMessage(m_link.get(), {Verb::Stop, {name}}); !sent) {
         hostGone();
         return {};
     }

@@ -103,7 +103,7 @@ private:
     UniqueFd m_link;
     std::string m_workCgroup;
     std::map<std::string, Instance> m_instances;
-    std::map<std::string, std::string> m_answers; ///< "started"/"failed: WHY" by instance, until taken
+    std::map<std::string, Message> m_answers; ///< the host's answer to a start (started, failed), until taken
     std::uint64_t m_quotaPerSecUSec = UINT64_MAX;
     std::uint64_t m_quotaPeriodUSec = 100'000;
     std::map<std::string, std::string> m_leafFiles; ///< what was written to the leaf, to write again

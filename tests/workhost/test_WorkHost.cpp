@@ -160,14 +160,15 @@ private:
 };
 
 std::string describe(const Message& message) {
-    std::string text;
-    for (const auto& field : message) {
-        text += (text.empty() ? "" : " | ") + field;
+    std::string text(verbKeyword(message.verb));
+    for (const auto& field : message.fields) {
+        text += " | " + field;
     }
     return text;
 }
 
-Result<Message> receiveWithin(int fd, std::chrono::milliseconds wait) {
+/// The next message within @p wait; nullopt when the peer closed the link.
+Result<std::optional<Message>> receiveWithin(int fd, std::chrono::milliseconds wait) {
     pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, static_cast<int>(wait.count()));
     if (ready <= 0) {
@@ -204,8 +205,9 @@ public:
         auto greeting = receiveWithin(m_link.get(), kWait);
         INFO((greeting ? std::string() : greeting.error().message));
         REQUIRE(greeting);
-        INFO("the host's greeting: " << describe(*greeting));
-        REQUIRE(*greeting == Message{"hello", tree.unitCgroup() + "/work"});
+        REQUIRE(*greeting);
+        INFO("the host's greeting: " << describe(**greeting));
+        REQUIRE(**greeting == Message{Verb::Hello, {tree.unitCgroup() + "/work"}});
     }
     ~HostProcess() {
         if (m_pid > 0) {
@@ -226,8 +228,8 @@ public:
         auto message = receiveWithin(m_link.get(), kWait);
         INFO((message ? std::string() : message.error().message));
         REQUIRE(message);
-        REQUIRE_FALSE(message->empty());
-        return *message;
+        REQUIRE(*message);
+        return **message;
     }
     /// Sends start of @p argv (argv[0] a full path) and returns the host's answer.
     Message start(const std::string& name, const std::vector<std::string>& argv,
@@ -245,10 +247,10 @@ public:
     pid_t started(const std::string& name, const std::vector<std::string>& argv) const {
         const Message answer = start(name, argv);
         INFO("the host's answer: " << describe(answer));
-        REQUIRE(answer.size() == 3);
-        REQUIRE(answer[0] == "started");
-        REQUIRE(answer[1] == name);
-        return static_cast<pid_t>(std::stol(answer[2]));
+        REQUIRE(answer.verb == Verb::Started);
+        REQUIRE(answer.fields.size() == 2);
+        REQUIRE(answer.fields[0] == name);
+        return static_cast<pid_t>(std::stol(answer.fields[1]));
     }
 
     void closeLink() { m_link.reset(); }
@@ -267,16 +269,16 @@ private:
     /// The child: never returns into the test runner.
     static int runHost(const CgroupTree& tree, int link, int listener) {
         if (!writeCgroupFile(tree.unitDir() / "cgroup.procs", "0")) {
-            (void)sendMessage(link, {"refused", "cannot enter the unit's cgroup"});
+            (void)sendMessage(link, {Verb::Refused, {"cannot enter the unit's cgroup"}});
             return 3;
         }
         const UniqueFd signalFd = WorkHost::blockSignals();
         auto host = WorkHost::prepare(tree.layout(), tree.unitCgroup(), /*needsCpu=*/false);
         if (!host) {
-            (void)sendMessage(link, {"refused", host.error().message});
+            (void)sendMessage(link, {Verb::Refused, {host.error().message}});
             return 3;
         }
-        if (!sendMessage(link, {"hello", host->workCgroup()})) {
+        if (!sendMessage(link, {Verb::Hello, {host->workCgroup()}})) {
             return 4;
         }
         return host->serve(link, listener, signalFd.get()) ? 0 : 2;
@@ -345,13 +347,13 @@ TEST_CASE("the work host starts an instance in a leaf of its own and answers wit
 
     SECTION("a second instance of the same name is refused while the first runs") {
         const Message again = host.start("nicer-work-1.service", {"/bin/sleep", "1000"});
-        CHECK(again.at(0) == "failed");
-        CHECK_THAT(again.at(2), Catch::Contains("running already"));
+        CHECK(again.verb == Verb::Failed);
+        CHECK_THAT(again.fields.at(1), Catch::Contains("running already"));
         CHECK_FALSE(ended(pid));
     }
     SECTION("stop ends it and answers exited with how; its leaf is gone") {
-        host.send({"stop", "nicer-work-1.service"});
-        CHECK(host.next() == Message{"exited", "nicer-work-1.service", "killed by SIGTERM"});
+        host.send({Verb::Stop, {"nicer-work-1.service"}});
+        CHECK(host.next() == Message{Verb::Exited, {"nicer-work-1.service", "killed by SIGTERM"}});
         CHECK(pollUntil([&] { return ended(pid); }, kWait, kStep));
         CHECK_FALSE(fs::exists(tree.workDir() / "nicer-work-1.service"));
     }
@@ -366,29 +368,30 @@ TEST_CASE("a start the host cannot carry out answers failed, saying which step f
 
     SECTION("a working directory that does not exist") {
         const Message answer = host.start("nicer-work-1.service", {"/bin/sleep", "1000"}, "/nonexistent/dir");
-        REQUIRE(answer.size() == 3);
-        CHECK(answer[0] == "failed");
-        CHECK(answer[1] == "nicer-work-1.service");
-        CHECK_THAT(answer[2], Catch::Contains("working directory") && Catch::Contains("No such file"));
+        REQUIRE(answer.fields.size() == 2);
+        CHECK(answer.verb == Verb::Failed);
+        CHECK(answer.fields[0] == "nicer-work-1.service");
+        CHECK_THAT(answer.fields[1], Catch::Contains("working directory") && Catch::Contains("No such file"));
     }
     SECTION("a program that does not exist") {
         const Message answer = host.start("nicer-work-1.service", {"/nonexistent/program"});
-        REQUIRE(answer.size() == 3);
-        CHECK(answer[0] == "failed");
-        CHECK_THAT(answer[2], Catch::Contains("/nonexistent/program") && Catch::Contains("No such file"));
+        REQUIRE(answer.fields.size() == 2);
+        CHECK(answer.verb == Verb::Failed);
+        CHECK_THAT(answer.fields[1],
+                   Catch::Contains("/nonexistent/program") && Catch::Contains("No such file"));
     }
     SECTION("a start request that is not whole") {
-        host.send({"start", "nicer-work-1.service", "19"});
+        host.send({Verb::Start, {"nicer-work-1.service", "19"}});
         const Message answer = host.next();
-        REQUIRE(answer.size() == 3);
-        CHECK(answer[0] == "failed");
-        CHECK(answer[1] == "nicer-work-1.service");
-        CHECK_THAT(answer[2], Catch::Contains("at least 6"));
+        REQUIRE(answer.fields.size() == 2);
+        CHECK(answer.verb == Verb::Failed);
+        CHECK(answer.fields[0] == "nicer-work-1.service");
+        CHECK_THAT(answer.fields[1], Catch::Contains("at least 6"));
     }
     // No leaf is left behind, and the host serves on.
     CHECK_FALSE(fs::exists(tree.workDir() / "nicer-work-1.service"));
-    host.send({"stop", "nicer-work-9.service"});
-    CHECK(host.next() == Message{"exited", "nicer-work-9.service", "not running"});
+    host.send({Verb::Stop, {"nicer-work-9.service"}});
+    CHECK(host.next() == Message{Verb::Exited, {"nicer-work-9.service", "not running"}});
 }
 
 TEST_CASE("a second connection is refused while the link is served, and the host serves on", "[WorkHost]") {
@@ -407,17 +410,18 @@ TEST_CASE("a second connection is refused while the link is served, and the host
     REQUIRE(::connect(other.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
     auto refused = receiveWithin(other.get(), kWait);
     REQUIRE(refused);
-    REQUIRE(refused->size() == 2);
-    CHECK(refused->front() == "refused");
-    CHECK_THAT(refused->back(), Catch::Contains("another nicerd"));
+    REQUIRE(*refused);
+    CHECK((*refused)->verb == Verb::Refused);
+    REQUIRE((*refused)->has(1));
+    CHECK_THAT((*refused)->fields.front(), Catch::Contains("another nicerd"));
     auto closed = receiveWithin(other.get(), kWait);
     REQUIRE(closed);
-    CHECK(closed->empty());
+    CHECK_FALSE(closed->has_value());
 
     // The link is served as before: the instance runs, and stops when asked.
     CHECK_FALSE(ended(pid));
-    host.send({"stop", "nicer-work-1.service"});
-    CHECK(host.next() == Message{"exited", "nicer-work-1.service", "killed by SIGTERM"});
+    host.send({Verb::Stop, {"nicer-work-1.service"}});
+    CHECK(host.next() == Message{Verb::Exited, {"nicer-work-1.service", "killed by SIGTERM"}});
     CHECK(host.started("nicer-work-2.service", {"/bin/sleep", "1000"}) > 0);
 }
 
@@ -435,8 +439,8 @@ TEST_CASE("stop kills an instance's leaf as one: a daemonized grandchild that ig
     CHECK(statusField(grandchild, "PPid") == std::to_string(host.pid()));
     CHECK(ignoresSigterm(grandchild));
 
-    host.send({"stop", "nicer-work-1.service"});
-    CHECK(host.next() == Message{"exited", "nicer-work-1.service", "killed by SIGTERM"});
+    host.send({Verb::Stop, {"nicer-work-1.service"}});
+    CHECK(host.next() == Message{Verb::Exited, {"nicer-work-1.service", "killed by SIGTERM"}});
     CHECK(pollUntil([&] { return ended(pid) && ended(grandchild); }, kWait, kStep));
     CHECK_FALSE(fs::exists(tree.workDir() / "nicer-work-1.service"));
 }

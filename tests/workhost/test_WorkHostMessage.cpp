@@ -29,14 +29,32 @@ const std::string kLimitText = std::to_string(kMaxMessageBytes);
 
 } // namespace
 
-TEST_CASE("a message travels as its fields joined by NUL bytes, empty fields included", "[WorkHostMessage]") {
-    const Message m{"start", "", "a b", "x"};
+TEST_CASE("a message travels as its verb and fields joined by NUL bytes, empty fields included",
+          "[WorkHostMessage]") {
+    const Message m{Verb::Start, {"", "a b", "x"}};
     const std::string packet = encodeMessage(m);
     CHECK(packet == std::string("start\0\0a b\0x", 12));
     auto back = decodeMessage(packet);
     REQUIRE(back);
     CHECK(*back == m);
     CHECK_FALSE(decodeMessage(""));
+    const Message bare{Verb::Stop, {}};
+    CHECK(encodeMessage(bare) == "stop");
+    CHECK(decodeMessage("stop").value() == bare);
+}
+
+TEST_CASE("every verb has its own keyword and reads back as itself, and an unknown one is an error naming it",
+          "[WorkHostMessage]") {
+    for (std::size_t i = 0; i < kVerbKeywords.size(); ++i) {
+        const auto verb = static_cast<Verb>(i);
+        auto back = decodeMessage(std::string(verbKeyword(verb)) + std::string("\0x", 2));
+        REQUIRE(back);
+        CHECK(back->verb == verb);
+        CHECK(back->fields == std::vector<std::string>{"x"});
+    }
+    auto unknown = decodeMessage(std::string("resize") + '\0' + "nicer-work-1.service");
+    REQUIRE_FALSE(unknown);
+    CHECK_THAT(unknown.error().message, Catch::Contains("'resize'") && Catch::Contains("different versions"));
 }
 
 TEST_CASE("a start request survives the link: argv and the environment apart by argc", "[WorkHostMessage]") {
@@ -63,14 +81,15 @@ TEST_CASE("a start request that is not whole is refused with what is wrong", "[W
         REQUIRE_FALSE(parsed);
         return parsed.error().message;
     };
-    CHECK_THAT(error({"start", "a", "19"}), Catch::Contains("at least 6"));
-    CHECK_THAT(error({"start", "a", "x", "/bin/true", "", "1", "true"}), Catch::Contains("nice 'x'"));
-    CHECK_THAT(error({"start", "a", "19", "/bin/true", "", "3", "true"}), Catch::Contains("argc 3"));
-    CHECK_THAT(error({"start", "a", "19", "/bin/true", "", "0"}), Catch::Contains("argc 0"));
+    CHECK_THAT(error({Verb::Start, {"a", "19"}}), Catch::Contains("at least 6"));
+    CHECK_THAT(error({Verb::Start, {"a", "x", "/bin/true", "", "1", "true"}}), Catch::Contains("nice 'x'"));
+    CHECK_THAT(error({Verb::Start, {"a", "19", "/bin/true", "", "3", "true"}}), Catch::Contains("argc 3"));
+    CHECK_THAT(error({Verb::Start, {"a", "19", "/bin/true", "", "0"}}), Catch::Contains("argc 0"));
     // The name becomes a cgroup under the work's leaf: no way up or out of it.
-    CHECK_THAT(error({"start", "../host", "19", "/bin/true", "", "1", "true"}),
+    CHECK_THAT(error({Verb::Start, {"../host", "19", "/bin/true", "", "1", "true"}}),
                Catch::Contains("cannot name"));
-    CHECK_THAT(error({"start", "..", "19", "/bin/true", "", "1", "true"}), Catch::Contains("cannot name"));
+    CHECK_THAT(error({Verb::Start, {"..", "19", "/bin/true", "", "1", "true"}}),
+               Catch::Contains("cannot name"));
 }
 
 TEST_CASE("the work host of a user is the system unit and the socket named after the uid",
@@ -80,44 +99,44 @@ TEST_CASE("the work host of a user is the system unit and the socket named after
     CHECK(workHostSocket(1000) == "/run/nicer/work/1000.socket");
 }
 
-TEST_CASE("messages keep their bounds on a SOCK_SEQPACKET pair, and a closed peer reads as empty",
+TEST_CASE("messages keep their bounds on a SOCK_SEQPACKET pair, and a closed peer reads as no message",
           "[WorkHostMessage]") {
     SeqPacketPair pair;
-    REQUIRE(sendMessage(pair.fds[0], {"hello", "/nicer.slice/nicer-work@1000.service/work"}));
-    REQUIRE(sendMessage(pair.fds[0], {"exited", "nicer-work-1.service", "killed by SIGTERM"}));
+    REQUIRE(sendMessage(pair.fds[0], {Verb::Hello, {"/nicer.slice/nicer-work@1000.service/work"}}));
+    REQUIRE(sendMessage(pair.fds[0], {Verb::Exited, {"nicer-work-1.service", "killed by SIGTERM"}}));
     auto first = receiveMessage(pair.fds[1]);
     auto second = receiveMessage(pair.fds[1]);
     REQUIRE(first);
     REQUIRE(second);
-    CHECK(*first == Message{"hello", "/nicer.slice/nicer-work@1000.service/work"});
-    CHECK(*second == Message{"exited", "nicer-work-1.service", "killed by SIGTERM"});
+    CHECK(*first == Message{Verb::Hello, {"/nicer.slice/nicer-work@1000.service/work"}});
+    CHECK(*second == Message{Verb::Exited, {"nicer-work-1.service", "killed by SIGTERM"}});
     ::close(pair.fds[0]);
     pair.fds[0] = -1;
     auto closed = receiveMessage(pair.fds[1]);
     REQUIRE(closed);
-    CHECK(closed->empty());
+    CHECK_FALSE(closed->has_value());
 }
 
 TEST_CASE("a message of the limit's size travels whole, one byte more is refused before it is sent",
           "[WorkHostMessage]") {
     SeqPacketPair pair;
     // "start" and its NUL take 6 bytes of the packet.
-    const Message atLimit{"start", std::string(kMaxMessageBytes - 6, 'x')};
+    const Message atLimit{Verb::Start, {std::string(kMaxMessageBytes - 6, 'x')}};
     REQUIRE(encodeMessage(atLimit).size() == kMaxMessageBytes);
     REQUIRE(sendMessage(pair.fds[0], atLimit));
     auto whole = receiveMessage(pair.fds[1]);
     REQUIRE(whole);
     CHECK(*whole == atLimit);
 
-    const Message overLimit{"start", std::string(kMaxMessageBytes - 5, 'x')};
+    const Message overLimit{Verb::Start, {std::string(kMaxMessageBytes - 5, 'x')}};
     auto refused = sendMessage(pair.fds[0], overLimit);
     REQUIRE_FALSE(refused);
     CHECK_THAT(refused.error().message, Catch::Contains("'start'") && Catch::Contains(kLimitText));
     // Nothing of it was sent: the link carries the next message, and that one alone.
-    REQUIRE(sendMessage(pair.fds[0], {"stop", "nicer-work-1.service"}));
+    REQUIRE(sendMessage(pair.fds[0], {Verb::Stop, {"nicer-work-1.service"}}));
     auto next = receiveMessage(pair.fds[1]);
     REQUIRE(next);
-    CHECK(*next == Message{"stop", "nicer-work-1.service"});
+    CHECK(*next == Message{Verb::Stop, {"nicer-work-1.service"}});
 }
 
 TEST_CASE("a packet over the limit is an error naming the limit, never a shortened message",
@@ -138,8 +157,8 @@ TEST_CASE("a packet over the limit is an error naming the limit, never a shorten
     REQUIRE_FALSE(over);
     CHECK_THAT(over.error().message, Catch::Contains(kLimitText) && Catch::Contains("limit"));
     // The packet is gone whole: the next one reads as itself, not as the rest of the long one.
-    REQUIRE(sendMessage(pair.fds[0], {"stop", "nicer-work-1.service"}));
+    REQUIRE(sendMessage(pair.fds[0], {Verb::Stop, {"nicer-work-1.service"}}));
     auto next = receiveMessage(pair.fds[1]);
     REQUIRE(next);
-    CHECK(*next == Message{"stop", "nicer-work-1.service"});
+    CHECK(*next == Message{Verb::Stop, {"nicer-work-1.service"}});
 }

@@ -65,11 +65,11 @@ Greeting hello(const std::string& workCgroup) {
 
 /// The answers of a host that runs whatever it is asked to: "started NAME 4242", and a clean exit on stop.
 std::vector<Message> runsEverything(const Message& m) {
-    if (m.front() == "start" && m.size() > 1) {
-        return {{"started", m[1], "4242"}};
+    if (m.verb == Verb::Start && !m.fields.empty()) {
+        return {{Verb::Started, {m.fields[0], "4242"}}};
     }
-    if (m.front() == "stop" && m.size() == 2) {
-        return {{"exited", m[1], "exited with status 0"}};
+    if (m.verb == Verb::Stop && m.has(1)) {
+        return {{Verb::Exited, {m.fields[0], "exited with status 0"}}};
     }
     return {};
 }
@@ -121,7 +121,7 @@ public:
         auto all = received();
         std::vector<Message> out;
         std::copy_if(all.begin(), all.end(), std::back_inserter(out),
-                     [](const Message& m) { return m.front() == "start"; });
+                     [](const Message& m) { return m.verb == Verb::Start; });
         return out;
     }
     int connections() const {
@@ -167,16 +167,16 @@ private:
             // The link before the listener: nicerd's side closes a link before it connects again.
             if (fds[1].revents != 0) {
                 auto message = receiveMessage(link.get());
-                if (!message || message->empty()) {
+                if (!message || !*message) {
                     link.reset();
                     std::lock_guard lock(m_mutex);
                     ++m_closedByPeer;
                 } else {
                     {
                         std::lock_guard lock(m_mutex);
-                        m_received.push_back(*message);
+                        m_received.push_back(**message);
                     }
-                    for (const auto& answer : m_answer(*message)) {
+                    for (const auto& answer : m_answer(**message)) {
                         (void)sendMessage(link.get(), answer);
                     }
                 }
@@ -194,11 +194,11 @@ private:
                 }
                 switch (greeting.kind) {
                 case Greeting::Kind::Hello:
-                    (void)sendMessage(accepted.get(), {"hello", greeting.text});
+                    (void)sendMessage(accepted.get(), {Verb::Hello, {greeting.text}});
                     link = std::move(accepted);
                     break;
                 case Greeting::Kind::Refused:
-                    (void)sendMessage(accepted.get(), {"refused", greeting.text});
+                    (void)sendMessage(accepted.get(), {Verb::Refused, {greeting.text}});
                     break;
                 case Greeting::Kind::Close:
                     break;
@@ -432,7 +432,7 @@ TEST_CASE("an instance's start sends the host its command, nice level, home and 
 
     REQUIRE(units->stopUnit("nicer-work-1.service", true));
     REQUIRE(host.received().size() == 2);
-    CHECK(host.received()[1] == Message{"stop", "nicer-work-1.service"});
+    CHECK(host.received()[1] == Message{Verb::Stop, {"nicer-work-1.service"}});
     CHECK(stateIs(*units, "nicer-work-1.service", "inactive"));
     CHECK(units->mainPid("nicer-work-1.service").value() == 0U);
     CHECK(user.calls().empty());
@@ -443,7 +443,7 @@ TEST_CASE("an instance the host cannot start is an error carrying the host's rea
     FakeUnitManager user;
     FakeWorkHost host(place.socket, {hello("/unit/work")}, [](const Message& m) {
         return std::vector<Message>{
-            {"failed", m[1], "cannot enter its working directory: No such file or directory"}};
+            {Verb::Failed, {m.fields[0], "cannot enter its working directory: No such file or directory"}}};
     });
     auto units = connected(user, place);
     auto started = units->startTransientUnit("nicer-work-1.service", instanceProps({"sleep", "100"}), true);
@@ -472,7 +472,7 @@ TEST_CASE("a start over the link's limit is refused before it is sent, and the l
     REQUIRE(units->startTransientUnit("nicer-work-2.service", instanceProps({"sleep", "100"}), true));
     CHECK(stateIs(*units, "nicer-work-2.service", "active"));
     REQUIRE(host.starts().size() == 1);
-    CHECK(host.starts().front()[1] == "nicer-work-2.service");
+    CHECK(host.starts().front().fields[0] == "nicer-work-2.service");
     CHECK(host.connections() == 1);
     CHECK(host.closedByPeer() == 0);
 }
@@ -500,7 +500,7 @@ TEST_CASE("when the host closes the link its instances fail, and the next start 
     CHECK(place.read("cpu.max") == "30000 100000");
     CHECK(place.read("memory.max") == "1073741824");
     REQUIRE(host.starts().size() == 2);
-    CHECK(host.starts()[1][1] == "nicer-work-2.service");
+    CHECK(host.starts()[1].fields[0] == "nicer-work-2.service");
 }
 
 // The link's end is read before the link is used: a host that ended since is connected to again, never sent
