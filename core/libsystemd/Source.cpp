@@ -1,7 +1,5 @@
 #include "libsystemd/Source.h"
 
-#include <exception>
-
 namespace nicer::libsystemd::detail {
 
 void SourceState::run(void* userdata, std::uint32_t revents) noexcept {
@@ -9,19 +7,13 @@ void SourceState::run(void* userdata, std::uint32_t revents) noexcept {
     // live until it returns.
     try {
         const std::shared_ptr<SourceState> self = static_cast<SourceState*>(userdata)->shared_from_this();
-        try {
-            self->callback(revents);
-        } catch (const std::exception& e) {
-            self->report(e.what());
-        } catch (...) {
-            self->report("unknown exception");
-        }
+        guarded(self->onError, [&] { self->callback(revents); });
     } catch (...) {
         // shared_from_this() cannot fail for a live source; there is nothing to report to if it did.
     }
 }
 
-void SourceState::report(std::string_view what) noexcept {
+void reportError(const ErrorHandler& onError, std::string_view what) noexcept {
     if (!onError) {
         return;
     }

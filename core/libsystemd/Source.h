@@ -1,9 +1,10 @@
 #pragma once
 
-// What the loop's sources share (Timer, Defer, IoSource): the owned sd_event_source and the one exception
-// guard at the C boundary, so that no code outside this layer writes its own.
+// What the loop's sources share (Timer, Defer, IoSource): the owned sd_event_source, its callback run through
+// the one exception guard at the C boundary (Guard.h).
 
 #include "libsystemd/Event.h"
+#include "libsystemd/Guard.h"
 
 #include <systemd/sd-event.h>
 
@@ -11,12 +12,8 @@
 #include <ctime>
 #include <functional>
 #include <memory>
-#include <string_view>
 
 namespace nicer::libsystemd {
-
-/// Called with the exception's what() when a source's callback throws (or "unknown exception").
-using ErrorHandler = std::function<void(std::string_view what)>;
 
 namespace detail {
 
@@ -30,10 +27,8 @@ struct SourceState : std::enable_shared_from_this<SourceState> {
     clockid_t clock = CLOCK_MONOTONIC; // a Timer's
     std::uint64_t due = 0;             // a Timer's
 
-    /// The one guard at the C boundary: runs the callback of the state @p userdata points to; nothing thrown
-    /// gets into sd-event, and the loop keeps running.
+    /// Runs the callback of the state @p userdata points to, through the guard (Guard.h).
     static void run(void* userdata, std::uint32_t revents) noexcept;
-    void report(std::string_view what) noexcept;
 };
 
 /// The common part of the loop's sources: an owned source, disabled and released on destruction.

@@ -1,0 +1,284 @@
+#include "EventLoop.h"
+#include "PrivateBusConfig.h"
+#include "libsystemd/Connection.h"
+#include "libsystemd/Message.h"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstdlib>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+using namespace nicer;
+
+namespace {
+
+/// A real dbus-daemon on a private bus at one fixed address, stopped (SIGTERM) and started again at will.
+class RestartableBus {
+public:
+    RestartableBus() {
+        char dir[] = "/tmp/nicer-connection-test-XXXXXX";
+        REQUIRE(::mkdtemp(dir) != nullptr);
+        m_dir = dir;
+        m_address = "unix:path=" + m_dir + "/bus";
+        {
+            std::ofstream out(m_dir + "/bus.conf");
+            out << test::privateBusConfig(m_dir, m_address);
+            REQUIRE(out.good());
+        }
+        start();
+    }
+    ~RestartableBus() {
+        stop();
+        std::error_code ignored;
+        std::filesystem::remove_all(m_dir, ignored);
+    }
+    RestartableBus(const RestartableBus&) = delete;
+    RestartableBus& operator=(const RestartableBus&) = delete;
+
+    const std::string& address() const { return m_address; }
+
+    void start() {
+        int fds[2];
+        REQUIRE(::pipe(fds) == 0);
+        m_pid = ::fork();
+        REQUIRE(m_pid >= 0);
+        if (m_pid == 0) {
+            ::dup2(fds[1], STDOUT_FILENO);
+            // Its log apart: as root, a bus warns that it cannot raise its file limit.
+            const std::string log = m_dir + "/dbus-daemon.log";
+            if (const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); fd >= 0) {
+                ::dup2(fd, STDERR_FILENO);
+            }
+            ::close(fds[0]);
+            ::close(fds[1]);
+            const std::string config = "--config-file=" + m_dir + "/bus.conf";
+            ::execlp("dbus-daemon", "dbus-daemon", config.c_str(), "--print-address", "--nofork", nullptr);
+            ::_exit(127);
+        }
+        ::close(fds[1]);
+        std::string line;
+        char c = 0;
+        // The address comes once the bus listens; a dbus-daemon that is missing closes the pipe.
+        while (::read(fds[0], &c, 1) == 1 && c != '\n') {
+            line += c;
+        }
+        ::close(fds[0]);
+        INFO("dbus-daemon did not start: install the dbus-daemon package (packaging/dev.sh does)");
+        REQUIRE_FALSE(line.empty());
+    }
+    void stop() {
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGTERM);
+            ::waitpid(m_pid, nullptr, 0);
+            m_pid = -1;
+            std::filesystem::remove(m_dir + "/bus"); // the next daemon listens on the same path
+        }
+    }
+
+    /// A second client, blocking, that sends the signals the tests watch for.
+    libsystemd::BusPtr client() const {
+        sd_bus* bus = nullptr;
+        REQUIRE(sd_bus_new(&bus) >= 0);
+        libsystemd::BusPtr owned(bus);
+        REQUIRE(sd_bus_set_address(bus, m_address.c_str()) >= 0);
+        REQUIRE(sd_bus_set_bus_client(bus, 1) >= 0);
+        REQUIRE(sd_bus_start(bus) >= 0);
+        return owned;
+    }
+
+private:
+    std::string m_dir;
+    std::string m_address;
+    pid_t m_pid = -1;
+};
+
+constexpr const char* kPingRule = "type='signal',interface='org.nicer.Test',member='Ping'";
+
+void ping(sd_bus* client) {
+    REQUIRE(sd_bus_emit_signal(client, "/org/nicer/Test", "org.nicer.Test", "Ping", "") >= 0);
+    REQUIRE(sd_bus_flush(client) >= 0);
+}
+
+/// A call to the bus daemon itself: org.freedesktop.DBus.GetId, answered with the bus's id.
+libsystemd::BusMessagePtr getId(sd_bus* bus) {
+    sd_bus_message* call = nullptr;
+    REQUIRE(sd_bus_message_new_method_call(bus, &call, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                           "org.freedesktop.DBus", "GetId") >= 0);
+    return libsystemd::BusMessagePtr(call);
+}
+
+/// Adds kPingRule on @p connection, counting into @p pings, and runs @p loop until the bus installed it.
+libsystemd::BusSlot watchPings(sd_event* loop, libsystemd::Connection& connection, int& pings,
+                               libsystemd::MessageCallback onPing = {}) {
+    bool installed = false;
+    auto slot = connection.addMatch(
+        kPingRule,
+        [&pings, onPing](sd_bus_message* message) {
+            ++pings;
+            if (onPing) {
+                onPing(message);
+            }
+        },
+        [&installed](sd_bus_message* reply) {
+            CHECK(sd_bus_message_get_error(reply) == nullptr);
+            installed = true;
+        });
+    REQUIRE(slot);
+    REQUIRE(test::runLoopUntil(loop, [&] { return installed; }));
+    return std::move(*slot);
+}
+
+} // namespace
+
+TEST_CASE("a match's callback gets the signals, until its slot is dropped", "[Connection]") {
+    RestartableBus bus;
+    auto loop = test::newLoop();
+    libsystemd::Connection connection(loop.get(), libsystemd::BusTarget::at(bus.address()));
+    REQUIRE(connection.connect());
+    CHECK(connection.isOpen());
+    int pings = 0;
+    auto slot = watchPings(loop.get(), connection, pings);
+    const auto client = bus.client();
+    ping(client.get());
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 1; }));
+
+    slot.reset();
+    ping(client.get());
+    CHECK_FALSE(test::runLoopUntil(
+        loop.get(), [&] { return pings > 1; }, std::chrono::milliseconds(300)));
+}
+
+TEST_CASE("an asynchronous call's callback gets the reply, and may drop its own slot", "[Connection]") {
+    RestartableBus bus;
+    auto loop = test::newLoop();
+    libsystemd::Connection connection(loop.get(), libsystemd::BusTarget::at(bus.address()));
+    REQUIRE(connection.connect());
+    std::string id;
+    libsystemd::BusSlot call;
+    auto made = connection.callAsync(
+        getId(connection.bus()).get(),
+        [&](sd_bus_message* reply) {
+            call.reset(); // its state lives on until the callback returns (ASan checks it)
+            REQUIRE(sd_bus_message_get_error(reply) == nullptr);
+            const char* text = nullptr;
+            libsystemd::MessageReader in(reply);
+            in.read("s", &text);
+            id = text != nullptr ? text : "";
+        },
+        1'000'000);
+    REQUIRE(made);
+    call = std::move(*made);
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return !id.empty(); }));
+    CHECK(id.size() == 32); // the bus's id: 128 bits in hex
+    CHECK_FALSE(call);
+}
+
+TEST_CASE("an exception from a match's or a call's callback goes to the error handler, and the loop runs on",
+          "[Connection]") {
+    RestartableBus bus;
+    auto loop = test::newLoop();
+    std::vector<std::string> errors;
+    libsystemd::Connection connection(
+        loop.get(), libsystemd::BusTarget::at(bus.address()),
+        {.connected = {}, .lost = {}, .onError = [&](std::string_view what) { errors.emplace_back(what); }});
+    REQUIRE(connection.connect());
+    int pings = 0;
+    const auto slot = watchPings(loop.get(), connection, pings,
+                                 [](sd_bus_message*) { throw std::runtime_error("no ping"); });
+    const auto client = bus.client();
+    ping(client.get());
+    ping(client.get());
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 2; }));
+    CHECK(errors == std::vector<std::string>{"no ping", "no ping"});
+
+    bool answered = false;
+    auto call = connection.callAsync(
+        getId(connection.bus()).get(),
+        [&](sd_bus_message*) {
+            answered = true;
+            throw 42;
+        },
+        1'000'000);
+    REQUIRE(call);
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return answered; }));
+    CHECK(errors.back() == "unknown exception");
+    // Still connected, and still served.
+    CHECK(connection.isOpen());
+    ping(client.get());
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 3; }));
+}
+
+TEST_CASE("a bus daemon that restarts: the loss is told, and connect() calls the connected callback again, "
+          "whose matches work",
+          "[Connection]") {
+    RestartableBus bus;
+    auto loop = test::newLoop();
+    int connected = 0;
+    int lost = 0;
+    int pings = 0;
+    libsystemd::BusSlot match;
+    bool installed = false;
+    libsystemd::Connection* self = nullptr;
+    libsystemd::Connection connection(loop.get(), libsystemd::BusTarget::at(bus.address()),
+                                      {.connected = [&](sd_bus*) -> Result<void> {
+                                           ++connected;
+                                           installed = false;
+                                           auto made = self->addMatch(
+                                               kPingRule, [&](sd_bus_message*) { ++pings; },
+                                               [&](sd_bus_message*) { installed = true; });
+                                           if (!made) {
+                                               return made.error();
+                                           }
+                                           match = std::move(*made);
+                                           return {};
+                                       },
+                                       .lost = [&] { ++lost; },
+                                       .onError = {}});
+    self = &connection;
+    REQUIRE(connection.connect());
+    CHECK(connected == 1);
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return installed; }));
+
+    bus.stop();
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return lost == 1; }));
+    CHECK_FALSE(connection.isOpen());
+    const auto refused = connection.connect();
+    REQUIRE_FALSE(refused);
+    CHECK(refused.error().kind == ErrorKind::Unavailable);
+    CHECK(connected == 1);
+
+    bus.start();
+    REQUIRE(connection.connect());
+    CHECK(connection.isOpen());
+    CHECK(connected == 2);
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return installed; }));
+    const auto client = bus.client();
+    ping(client.get());
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 1; }));
+    CHECK(lost == 1);
+}
+
+TEST_CASE("a connected callback that fails drops the new connection, and connect() says why",
+          "[Connection]") {
+    RestartableBus bus;
+    auto loop = test::newLoop();
+    libsystemd::Connection connection(
+        loop.get(), libsystemd::BusTarget::at(bus.address()),
+        {.connected = [](sd_bus*) -> Result<void> { return Error{"the name is taken"}; },
+         .lost = {},
+         .onError = {}});
+    const auto done = connection.connect();
+    REQUIRE_FALSE(done);
+    CHECK(done.error().message == "the name is taken");
+    CHECK(done.error().kind == ErrorKind::Failed);
+    CHECK_FALSE(connection.isOpen());
+    CHECK(connection.bus() == nullptr);
+}
