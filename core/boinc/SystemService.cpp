@@ -82,7 +82,7 @@ constexpr std::uint64_t kLookTimeoutUsec = 1'000'000;
 } // namespace
 
 SystemServiceProbe::SystemServiceProbe(sd_event* event, fs::path root)
-    : m_event(event)
+    : m_bus(event, libsystemd::BusTarget::system())
     , m_root(std::move(root)) {}
 
 SystemServiceProbe::~SystemServiceProbe() = default;
@@ -92,61 +92,48 @@ void SystemServiceProbe::look(Done done) {
         return; // the last look has not been answered yet
     }
     m_done = std::move(done);
-    if (m_bus && sd_bus_is_open(m_bus.get()) <= 0) {
-        m_bus.reset(); // the system bus restarted: connect again
+    if (!m_bus.isOpen()) {
+        // The first look, or the system bus restarted: connect (again). Without one, the file check answers.
+        (void)m_bus.connect();
     }
-    if (!m_bus) {
-        sd_bus* raw = nullptr;
-        if (sd_bus_open_system(&raw) >= 0 &&
-            sd_bus_attach_event(raw, m_event, SD_EVENT_PRIORITY_NORMAL) >= 0) {
-            m_bus.reset(raw);
-        } else {
-            sd_bus_unref(raw);
-        }
-    }
-    if (int r = m_bus ? ask() : -ENOTCONN; r < 0) {
-        finish(libsystemd::busError("cannot ask the system manager", r));
+    if (auto asked = m_bus.bus() != nullptr ? ask() : Error{libsystemd::busErrorText(-ENOTCONN, nullptr)};
+        !asked) {
+        finish(asked.error().within("cannot ask the system manager: "));
     }
 }
 
-int SystemServiceProbe::ask() {
+Result<void> SystemServiceProbe::ask() {
     char* rawPath = nullptr;
     if (int r = sd_bus_path_encode("/org/freedesktop/systemd1/unit", kSystemServiceUnit, &rawPath); r < 0) {
-        return r;
+        return Error{libsystemd::busErrorText(r, nullptr)};
     }
     const std::unique_ptr<char, decltype(&std::free)> path(rawPath, &std::free);
     sd_bus_message* raw = nullptr;
-    if (int r = sd_bus_message_new_method_call(m_bus.get(), &raw, "org.freedesktop.systemd1", path.get(),
+    if (int r = sd_bus_message_new_method_call(m_bus.bus(), &raw, "org.freedesktop.systemd1", path.get(),
                                                "org.freedesktop.DBus.Properties", "GetAll");
         r < 0) {
-        return r;
+        return Error{libsystemd::busErrorText(r, nullptr)};
     }
     const libsystemd::BusMessagePtr call(raw);
-    sd_bus_slot* slot = nullptr;
     libsystemd::MessageWriter out(call.get());
-    out.append("s", "org.freedesktop.systemd1.Unit").run([&] {
-        return sd_bus_call_async(m_bus.get(), &slot, call.get(), &SystemServiceProbe::onReply, this,
-                                 kLookTimeoutUsec);
-    });
-    if (out.ok()) {
-        m_call.reset(slot);
+    if (!out.append("s", "org.freedesktop.systemd1.Unit").ok()) {
+        return Error{libsystemd::busErrorText(out.result(), nullptr)};
     }
-    return out.result();
+    auto made = m_bus.callAsync(
+        call.get(), [this](sd_bus_message* reply) { onReply(reply); }, kLookTimeoutUsec);
+    if (!made) {
+        return made.error();
+    }
+    m_call = std::move(*made);
+    return {};
 }
 
-int SystemServiceProbe::onReply(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
-    auto* self = static_cast<SystemServiceProbe*>(userdata);
-    try {
-        const sd_bus_error* error = sd_bus_message_get_error(reply);
-        self->m_call.reset();
-        self->finish(error != nullptr
-                         ? Result<SystemServiceState>(libsystemd::busError(
-                               "the system manager did not answer", -sd_bus_error_get_errno(error)))
-                         : readSystemServiceState(reply));
-    } catch (...) {
-        // Nothing to tell: the next look tries again.
-    }
-    return 0;
+void SystemServiceProbe::onReply(sd_bus_message* reply) {
+    const sd_bus_error* error = sd_bus_message_get_error(reply);
+    m_call.reset();
+    finish(error != nullptr ? Result<SystemServiceState>(libsystemd::busError(
+                                  "the system manager did not answer", -sd_bus_error_get_errno(error)))
+                            : readSystemServiceState(reply));
 }
 
 void SystemServiceProbe::finish(const Result<SystemServiceState>& state) {

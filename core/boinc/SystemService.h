@@ -1,7 +1,6 @@
 #pragma once
 
-#include "libsystemd/Bus.h"
-#include "libsystemd/Event.h"
+#include "libsystemd/Connection.h"
 #include "util/Result.h"
 
 #include <filesystem>
@@ -61,15 +60,14 @@ public:
     bool usedSystemBus() const { return m_usedBus; }
 
 private:
-    /// Sends the look's GetAll; sd-bus's negative errno when it cannot.
-    int ask();
-    static int onReply(sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
+    /// Sends the look's GetAll; sd-bus's reason when it cannot.
+    Result<void> ask();
+    void onReply(sd_bus_message* reply);
     void finish(const Result<SystemServiceState>& state);
 
-    sd_event* m_event;
+    libsystemd::Connection m_bus; ///< the system bus, opened at the first look and again after it closed
     std::filesystem::path m_root;
-    libsystemd::BusPtr m_bus;
-    libsystemd::BusSlotPtr m_call; ///< the look under way
+    libsystemd::BusSlot m_call; ///< the look under way
     Done m_done;
     bool m_usedBus = false;
 };
