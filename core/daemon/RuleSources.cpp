@@ -49,25 +49,21 @@ Result<void> RuleSources::findSensors(const DaemonConfig& config) {
 
 void RuleSources::watchGames() {
     m_games.reset();
-    m_sessionBus.reset();
-    sd_bus* bus = nullptr;
-    if (int r = sd_bus_open_user(&bus); r < 0) {
-        m_gameNote = libsystemd::busError("cannot watch GameMode: no session bus", r).message;
-        return;
+    if (auto connected = m_sessionBus.connect(); !connected) {
+        m_gameNote = "cannot watch GameMode: no session bus: " + connected.error().message;
     }
-    m_sessionBus.reset(bus);
-    if (int r = sd_bus_attach_event(bus, m_event, SD_EVENT_PRIORITY_NORMAL); r < 0) {
-        m_gameNote = libsystemd::busError("cannot watch GameMode", r).message;
-        m_sessionBus.reset();
-        return;
-    }
+}
+
+Result<void> RuleSources::watchGames(sd_bus* bus) {
     auto games = desktop::GameWatch::create(bus, [this] { m_changed(); });
     if (!games) {
+        // The connection stays: GameMode is watched again once it closes.
         m_gameNote = "cannot watch GameMode: " + games.error().message;
-        return;
+        return {};
     }
     m_games = std::move(*games);
     m_gameNote.clear();
+    return {};
 }
 
 control::Surroundings RuleSources::read(const control::ControllerParams& params) {
@@ -93,7 +89,7 @@ control::Surroundings RuleSources::read(const control::ControllerParams& params)
     now.onBattery = power.onBattery;
     now.batteryPercent = power.percent;
     now.powerSaver = power.powerSaver;
-    if (!m_sessionBus || sd_bus_is_open(m_sessionBus.get()) <= 0) {
+    if (!m_sessionBus.isOpen()) {
         watchGames(); // the session bus restarted, or was not there yet
     }
     now.games = m_games ? m_games->clientCount() : 0;

@@ -8,7 +8,7 @@
 #include "desktop/PowerWatch.h"
 #include "desktop/ProgramWatch.h"
 #include "kernel/Hwmon.h"
-#include "libsystemd/Bus.h"
+#include "libsystemd/Connection.h"
 #include "libsystemd/Event.h"
 #include "util/Result.h"
 
@@ -44,21 +44,23 @@ public:
 
 private:
     RuleSources(sd_event* event, const DaemonConfig& config, std::function<void()> changed)
-        : m_event(event)
-        , m_changed(std::move(changed))
+        : m_changed(std::move(changed))
+        , m_sessionBus(
+              event, libsystemd::BusTarget::user(),
+              {.connected = [this](sd_bus* bus) { return watchGames(bus); }, .lost = {}, .onError = {}})
         , m_programs(config.procDir) {}
     /// The temperature sensor (the one given, or the CPU's found) and the fans.
     Result<void> findSensors(const DaemonConfig& config);
-    /// GameMode on the session bus: connects (again, after the bus restarted) and watches.
+    /// GameMode on the session bus: connects (again, after the bus restarted), and watchGames(bus) watches.
     void watchGames();
+    Result<void> watchGames(sd_bus* bus);
 
-    sd_event* m_event;
     std::function<void()> m_changed;
     std::optional<kernel::TemperatureSensor> m_sensor;
     std::vector<kernel::FanSensor> m_fans;
     std::string m_sensorNote;
     std::unique_ptr<desktop::PowerWatch> m_power;
-    libsystemd::BusPtr m_sessionBus;
+    libsystemd::Connection m_sessionBus;
     std::unique_ptr<desktop::GameWatch> m_games;
     std::string m_gameNote;
     desktop::ProgramWatch m_programs;

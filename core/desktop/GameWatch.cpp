@@ -4,7 +4,7 @@
 #include "libsystemd/Message.h"
 
 #include <cerrno>
-#include <exception>
+#include <string_view>
 
 namespace nicer::desktop {
 
@@ -17,33 +17,38 @@ constexpr const char* kFallback = ": games are seen only when named with --exclu
 
 Result<std::unique_ptr<GameWatch>> GameWatch::create(sd_bus* bus, std::function<void()> changed) {
     auto watch = std::unique_ptr<GameWatch>(new GameWatch(bus, std::move(changed)));
-    sd_bus_slot* slot = nullptr;
-    const std::string owner = nameOwnerRule(kGameModeName);
-    if (int r = sd_bus_add_match_async(bus, &slot, owner.c_str(), &GameWatch::onOwner,
-                                       &GameWatch::onMatchInstalled, watch.get());
-        r < 0) {
-        return libsystemd::busError("cannot watch GameMode's name", r);
+    GameWatch* self = watch.get();
+    const auto installed = [self](sd_bus_message* reply) { self->onMatchInstalled(reply); };
+    auto owner = libsystemd::addMatch(
+        bus, nameOwnerRule(kGameModeName), [self](sd_bus_message* message) { self->onOwner(message); },
+        installed, self->onError());
+    if (!owner) {
+        return owner.error().within("cannot watch GameMode's name: ");
     }
-    watch->m_ownerMatch.reset(slot);
+    watch->m_ownerMatch = std::move(*owner);
     // GameRegistered, GameUnregistered and PropertiesChanged (ClientCount): all of gamemoded's signals there.
-    const std::string signals =
+    const std::string rule =
         std::string("type='signal',sender='") + kGameModeName + "',path='" + kGameModePath + "'";
-    if (int r = sd_bus_add_match_async(bus, &slot, signals.c_str(), &GameWatch::onSignal,
-                                       &GameWatch::onMatchInstalled, watch.get());
-        r < 0) {
-        return libsystemd::busError("cannot watch GameMode's signals", r);
+    // A game came or went: the count says how many now.
+    auto signals = libsystemd::addMatch(
+        bus, rule, [self](sd_bus_message*) { self->ask(); }, installed, self->onError());
+    if (!signals) {
+        return signals.error().within("cannot watch GameMode's signals: ");
     }
-    watch->m_signalMatch.reset(slot);
-    // sd-bus's own signal when the connection ends (a local match: the bus daemon never sees it).
-    if (int r = sd_bus_match_signal_async(bus, &slot, "org.freedesktop.DBus.Local",
-                                          "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-                                          "Disconnected", &GameWatch::onDisconnected, nullptr, watch.get());
-        r < 0) {
-        return libsystemd::busError("cannot watch the session bus's end", r);
+    watch->m_signalMatch = std::move(*signals);
+    auto disconnected = libsystemd::addMatch(
+        bus, libsystemd::kDisconnectedRule, [self](sd_bus_message*) { self->onDisconnected(); }, {},
+        self->onError());
+    if (!disconnected) {
+        return disconnected.error().within("cannot watch the session bus's end: ");
     }
-    watch->m_disconnectMatch.reset(slot);
+    watch->m_disconnectMatch = std::move(*disconnected);
     watch->ask();
     return watch;
+}
+
+libsystemd::ErrorHandler GameWatch::onError() {
+    return [this](std::string_view what) { m_note = "GameMode: " + std::string(what); };
 }
 
 void GameWatch::ask() {
@@ -59,18 +64,21 @@ void GameWatch::ask() {
         return;
     }
     libsystemd::BusMessagePtr call(raw);
-    sd_bus_slot* slot = nullptr;
     libsystemd::MessageWriter out(call.get());
-    out.append("ss", kGameModeName, "ClientCount")
-        .run([&] { return sd_bus_message_set_auto_start(call.get(), 0); }) // never start gamemoded
-        .run([&] {
-            return sd_bus_call_async(m_bus, &slot, call.get(), &GameWatch::onCount, this, kCallTimeoutUsec);
-        });
+    out.append("ss", kGameModeName, "ClientCount").run([&] {
+        return sd_bus_message_set_auto_start(call.get(), 0);
+    }); // never start gamemoded
     if (!out.ok()) {
         set(false, 0, libsystemd::busError("cannot ask GameMode", out.result()).message);
         return;
     }
-    m_call.reset(slot);
+    auto made = libsystemd::callAsync(
+        m_bus, call.get(), [this](sd_bus_message* reply) { onCount(reply); }, kCallTimeoutUsec, onError());
+    if (!made) {
+        set(false, 0, "cannot ask GameMode: " + made.error().message);
+        return;
+    }
+    m_call = std::move(*made);
 }
 
 void GameWatch::set(bool available, int count, std::string note) {
@@ -88,81 +96,49 @@ void GameWatch::set(bool available, int count, std::string note) {
     m_changed();
 }
 
-int GameWatch::onCount(sd_bus_message* reply, void* userdata, sd_bus_error* /*error*/) noexcept {
-    auto& self = *static_cast<GameWatch*>(userdata);
-    try {
-        self.m_call.reset();
-        const sd_bus_error* failure = sd_bus_message_get_error(reply);
-        int count = 0;
-        if (failure != nullptr) {
-            self.set(false, 0,
-                     serviceAbsent(failure) ? std::string("GameMode is not running") + kFallback
-                                            : "GameMode did not answer (" +
-                                                  libsystemd::busErrorText(-EIO, failure) + ")" + kFallback);
-        } else if (sd_bus_message_read(reply, "v", "i", &count) >= 0) {
-            self.set(true, count < 0 ? 0 : count, "");
-        } else {
-            self.set(false, 0, "GameMode's ClientCount is not a number: games are not seen");
-        }
-        if (self.m_again) {
-            self.m_again = false;
-            self.ask();
-        }
-    } catch (const std::exception& e) {
-        self.m_note = std::string("GameMode: ") + e.what();
-    } catch (...) {
-        self.m_note = "GameMode: an unknown error";
+void GameWatch::onCount(sd_bus_message* reply) {
+    m_call.reset();
+    const sd_bus_error* failure = sd_bus_message_get_error(reply);
+    int count = 0;
+    if (failure != nullptr) {
+        set(false, 0,
+            serviceAbsent(failure)
+                ? std::string("GameMode is not running") + kFallback
+                : "GameMode did not answer (" + libsystemd::busErrorText(-EIO, failure) + ")" + kFallback);
+    } else if (sd_bus_message_read(reply, "v", "i", &count) >= 0) {
+        set(true, count < 0 ? 0 : count, "");
+    } else {
+        set(false, 0, "GameMode's ClientCount is not a number: games are not seen");
     }
-    return 0;
+    if (m_again) {
+        m_again = false;
+        ask();
+    }
 }
 
-int GameWatch::onSignal(sd_bus_message* /*message*/, void* userdata, sd_bus_error* /*error*/) noexcept {
-    try {
-        static_cast<GameWatch*>(userdata)->ask(); // a game came or went: the count says how many now
-    } catch (...) {
+void GameWatch::onOwner(sd_bus_message* message) {
+    if (newOwner(message).empty()) {
+        set(false, 0, std::string("GameMode left the session bus") + kFallback);
+    } else {
+        ask();
     }
-    return 0;
 }
 
-int GameWatch::onOwner(sd_bus_message* message, void* userdata, sd_bus_error* /*error*/) noexcept {
-    auto& self = *static_cast<GameWatch*>(userdata);
-    try {
-        if (newOwner(message).empty()) {
-            self.set(false, 0, std::string("GameMode left the session bus") + kFallback);
-        } else {
-            self.ask();
-        }
-    } catch (...) {
+void GameWatch::onMatchInstalled(sd_bus_message* reply) {
+    if (const sd_bus_error* failure = sd_bus_message_get_error(reply)) {
+        // Handled here, the connection stays: sd-bus would close it for a refused match without this
+        // callback.
+        m_broken = "the session bus refused to pass GameMode's signals (" +
+                   libsystemd::busErrorText(-EIO, failure) + ")" + kFallback;
+        set(false, 0, m_broken);
     }
-    return 0;
 }
 
-int GameWatch::onMatchInstalled(sd_bus_message* reply, void* userdata, sd_bus_error* /*error*/) noexcept {
-    auto& self = *static_cast<GameWatch*>(userdata);
-    try {
-        const sd_bus_error* failure = sd_bus_message_get_error(reply);
-        if (failure != nullptr) {
-            // Returning 0 keeps the connection: sd-bus would close it for a refused match without this
-            // callback.
-            self.m_broken = "the session bus refused to pass GameMode's signals (" +
-                            libsystemd::busErrorText(-EIO, failure) + ")" + kFallback;
-            self.set(false, 0, self.m_broken);
-        }
-    } catch (...) {
-    }
-    return 0;
-}
-
-int GameWatch::onDisconnected(sd_bus_message* /*message*/, void* userdata, sd_bus_error* /*error*/) noexcept {
-    auto& self = *static_cast<GameWatch*>(userdata);
-    try {
-        self.m_broken =
-            std::string("the session bus closed: GameMode is not watched until it is connected again") +
-            kFallback;
-        self.set(false, 0, self.m_broken);
-    } catch (...) {
-    }
-    return 0; // not handled here: sd-bus does what it was told to do when the bus ends
+void GameWatch::onDisconnected() {
+    // Only told: sd-bus does what it was told to do when the bus ends, and the owner connects anew.
+    m_broken = std::string("the session bus closed: GameMode is not watched until it is connected again") +
+               kFallback;
+    set(false, 0, m_broken);
 }
 
 } // namespace nicer::desktop

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "libsystemd/Bus.h"
+#include "libsystemd/Connection.h"
 #include "util/Result.h"
 
 #include <functional>
@@ -43,20 +43,21 @@ private:
     void ask();
     void set(bool available, int count, std::string note);
 
-    static int onCount(sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
-    static int onSignal(sd_bus_message* message, void* userdata, sd_bus_error* error) noexcept;
-    static int onOwner(sd_bus_message* message, void* userdata, sd_bus_error* error) noexcept;
-    static int onMatchInstalled(sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
-    static int onDisconnected(sd_bus_message* message, void* userdata, sd_bus_error* error) noexcept;
+    void onCount(sd_bus_message* reply);
+    void onOwner(sd_bus_message* message);
+    void onMatchInstalled(sd_bus_message* reply);
+    void onDisconnected();
+    /// What the callbacks throw (libsystemd's guard catches it) goes to note().
+    libsystemd::ErrorHandler onError();
 
     sd_bus* m_bus;
     std::function<void()> m_changed;
-    libsystemd::BusSlotPtr m_ownerMatch;
-    libsystemd::BusSlotPtr m_signalMatch;
-    libsystemd::BusSlotPtr m_disconnectMatch;
-    libsystemd::BusSlotPtr m_call; ///< the Get under way
-    bool m_again = false;          ///< a signal came while it was under way: ask once more
-    std::string m_broken;          ///< why the watch cannot work any more (a match refused, the bus closed)
+    libsystemd::BusSlot m_ownerMatch;
+    libsystemd::BusSlot m_signalMatch;
+    libsystemd::BusSlot m_disconnectMatch;
+    libsystemd::BusSlot m_call; ///< the Get under way
+    bool m_again = false;       ///< a signal came while it was under way: ask once more
+    std::string m_broken;       ///< why the watch cannot work any more (a match refused, the bus closed)
     int m_count = 0;
     bool m_available = false;
     std::string m_note = "waiting for GameMode's answer";

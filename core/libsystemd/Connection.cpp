@@ -46,10 +46,6 @@ Result<BusSlot> addSlot(std::unique_ptr<SlotState> state, Add&& add) {
     return slot;
 }
 
-constexpr const char* kDisconnectedRule =
-    "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',"
-    "interface='org.freedesktop.DBus.Local',member='Disconnected'";
-
 int openBus(const BusTarget& target, BusPtr& bus) {
     sd_bus* raw = nullptr;
     if (target.address.empty()) {
@@ -114,7 +110,6 @@ Result<void> Connection::connect() {
         return Error{"cannot attach it to the event loop: " + busErrorText(r, nullptr),
                      ErrorKind::Unavailable};
     }
-    // sd-bus's own message when the connection ends (a local match: the bus daemon never sees it).
     auto lost = libsystemd::addMatch(
         bus.get(), kDisconnectedRule,
         [this](sd_bus_message*) {

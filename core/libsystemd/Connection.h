@@ -17,6 +17,12 @@
 
 namespace nicer::libsystemd {
 
+/// The match on sd-bus's own Disconnected message, sent when a connection ends (local: never sent to the
+/// bus).
+inline constexpr const char* kDisconnectedRule =
+    "type='signal',sender='org.freedesktop.DBus.Local',path='/org/freedesktop/DBus/Local',"
+    "interface='org.freedesktop.DBus.Local',member='Disconnected'";
+
 /// A match's or a call's callback: the signal, or the reply (sd_bus_message_get_error() says whether it is an
 /// error, a timeout's too).
 using MessageCallback = std::function<void(sd_bus_message* message)>;
