@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <exception>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -15,7 +14,7 @@ namespace nicer::desktop {
 
 namespace {
 
-using libsystemd::BusSlotPtr;
+using libsystemd::BusSlot;
 using libsystemd::MessageReader;
 
 constexpr const char* kUpower = "org.freedesktop.UPower";
@@ -122,42 +121,29 @@ Result<Properties> upowerAnswer(sd_bus_message* reply, const char* unreadable) {
     return properties;
 }
 
-/// sd_bus_open_system(), or a bus client of @p address.
-int openBus(const std::string& address, sd_bus** bus) {
-    if (address.empty()) {
-        return sd_bus_open_system(bus);
-    }
-    if (int r = sd_bus_new(bus); r < 0) {
-        return r;
-    }
-    if (int r = sd_bus_set_address(*bus, address.c_str()); r < 0) {
-        return r;
-    }
-    if (int r = sd_bus_set_bus_client(*bus, 1); r < 0) {
-        return r;
-    }
-    return sd_bus_start(*bus);
-}
-
 } // namespace
 
 struct PowerWatch::ProfilesService {
-    PowerWatch* owner;
     const ProfilesName* name;
-    BusSlotPtr ownerMatch;
-    BusSlotPtr changedMatch;
-    BusSlotPtr call;
+    BusSlot ownerMatch;
+    BusSlot changedMatch;
+    BusSlot call;
     bool powerSaver = false;
 };
 
 PowerWatch::PowerWatch(sd_event* event, Options options, std::function<void()> changed)
-    : m_event(event)
-    , m_options(std::move(options))
+    : m_options(std::move(options))
     , m_changed(std::move(changed))
+    , m_bus(event,
+            m_options.systemBusAddress.empty() ? libsystemd::BusTarget::system()
+                                               : libsystemd::BusTarget::at(m_options.systemBusAddress),
+            {.connected = [this](sd_bus*) { return watch(); },
+             .lost = [this] { onDisconnected(); },
+             .onError =
+                 [this](std::string_view what) { m_note = "the power watch failed: " + std::string(what); }})
     , m_reason("waiting for UPower's answer") {
     for (std::size_t i = 0; i < m_profiles.size(); ++i) {
-        m_profiles[i] =
-            std::make_unique<ProfilesService>(ProfilesService{this, &kProfilesNames[i], {}, {}, {}});
+        m_profiles[i] = std::make_unique<ProfilesService>(ProfilesService{&kProfilesNames[i], {}, {}, {}});
     }
 }
 
@@ -180,23 +166,10 @@ Result<std::unique_ptr<PowerWatch>> PowerWatch::create(sd_event* event, Options 
 }
 
 void PowerWatch::connect() {
-    sd_bus* raw = nullptr;
-    int r = openBus(m_options.systemBusAddress, &raw);
-    libsystemd::BusPtr bus(raw);
-    if (r < 0 || (r = sd_bus_attach_event(bus.get(), m_event, SD_EVENT_PRIORITY_NORMAL)) < 0) {
-        fallBack("no system bus (" + libsystemd::busErrorText(r, nullptr) + ")");
-        return;
-    }
-    m_bus = std::move(bus);
-    if (r = addMatches(); r < 0) {
+    if (auto connected = m_bus.connect(); !connected) {
         disconnect();
-        fallBack("cannot watch UPower on the system bus (" + libsystemd::busErrorText(r, nullptr) + ")");
-        return;
-    }
-    m_reason = "waiting for UPower's answer";
-    askUpower();
-    for (auto& service : m_profiles) {
-        askProfiles(*service);
+        const std::string& why = connected.error().message;
+        fallBack(connected.error().kind == ErrorKind::Unavailable ? "no system bus (" + why + ")" : why);
     }
 }
 
@@ -211,69 +184,63 @@ void PowerWatch::disconnect() {
     m_displayMatch.reset();
     m_upowerMatch.reset();
     m_upowerOwnerMatch.reset();
-    m_disconnected.reset();
-    m_bus.reset();
+    m_bus.close();
     m_displayPath.clear();
     m_upowerActive = false;
 }
 
-int PowerWatch::addMatches() {
-    sd_bus_slot* filter = nullptr;
-    int r = sd_bus_add_filter(m_bus.get(), &filter, &PowerWatch::onDisconnected, this);
-    if (r < 0) {
-        return r;
-    }
-    m_disconnected.reset(filter);
+Result<void> PowerWatch::watch() {
     m_displayPath = kDefaultDisplayPath;
     // The matches go to the bus before the calls that read the values: a change after a call's answer is
     // signalled.
     const auto upowerRule = [&](const std::string& path, const char* interface) {
         return propertiesChangedRule(kUpower, path, interface);
     };
-    for (const int added :
-         {addMatch(m_upowerOwnerMatch, nameOwnerRule(kUpower), &PowerWatch::onUpowerOwner, this),
-          addMatch(m_upowerMatch, upowerRule(kUpowerPath, kUpower), &PowerWatch::onUpowerChanged, this),
-          addMatch(m_displayMatch, upowerRule(m_displayPath, kDeviceInterface), &PowerWatch::onUpowerChanged,
-                   this)}) {
-        if (added < 0) {
-            return added;
-        }
-    }
+    const auto changed = [this](sd_bus_message* signal) { onUpowerChanged(signal); };
+    auto added = addMatch(m_upowerOwnerMatch, nameOwnerRule(kUpower),
+                          [this](sd_bus_message* signal) { onUpowerOwner(signal); });
+    added = added ? addMatch(m_upowerMatch, upowerRule(kUpowerPath, kUpower), changed) : added;
+    added = added ? addMatch(m_displayMatch, upowerRule(m_displayPath, kDeviceInterface), changed) : added;
     for (auto& service : m_profiles) {
-        const ProfilesName& n = *service->name;
-        if (r = addMatch(service->ownerMatch, nameOwnerRule(n.name), &PowerWatch::onProfilesOwner,
-                         service.get());
-            r < 0) {
-            return r;
-        }
-        if (r = addMatch(service->changedMatch, propertiesChangedRule(n.name, n.path, n.interface),
-                         &PowerWatch::onProfiles, service.get());
-            r < 0) {
-            return r;
-        }
+        ProfilesService* s = service.get();
+        const ProfilesName& n = *s->name;
+        const auto profiles = [this, s](sd_bus_message* message) { onProfiles(*s, message); };
+        added = added ? addMatch(s->ownerMatch, nameOwnerRule(n.name),
+                                 [this, s](sd_bus_message* signal) { onProfilesOwner(*s, signal); })
+                      : added;
+        added = added
+                    ? addMatch(s->changedMatch, propertiesChangedRule(n.name, n.path, n.interface), profiles)
+                    : added;
     }
-    return 0;
+    if (!added) {
+        return Error{"cannot watch UPower on the system bus (" + added.error().message + ")"};
+    }
+    m_reason = "waiting for UPower's answer";
+    askUpower();
+    for (auto& service : m_profiles) {
+        askProfiles(*service);
+    }
+    return {};
 }
 
-int PowerWatch::addMatch(BusSlotPtr& slot, const std::string& rule, sd_bus_message_handler_t handler,
-                         void* userdata) {
-    sd_bus_slot* made = nullptr;
-    // Asynchronous: sd_bus_add_match() would wait for the bus's answer on nicerd's loop.
-    const int r = sd_bus_add_match_async(m_bus.get(), &made, rule.c_str(), handler, nullptr, userdata);
-    if (r >= 0) {
-        slot.reset(made);
+Result<void> PowerWatch::addMatch(BusSlot& slot, const std::string& rule,
+                                  libsystemd::MessageCallback callback) {
+    auto made = m_bus.addMatch(rule, std::move(callback));
+    if (!made) {
+        return made.error();
     }
-    return r;
+    slot = std::move(*made);
+    return {};
 }
 
-int PowerWatch::callAsync(BusSlotPtr& slot, const char* destination, const char* path, const char* interface,
-                          const char* method, sd_bus_message_handler_t handler, void* userdata,
-                          const char* argument) {
+Result<void> PowerWatch::callAsync(BusSlot& slot, const char* destination, const char* path,
+                                   const char* interface, const char* method,
+                                   libsystemd::MessageCallback callback, const char* argument) {
     slot.reset(); // an earlier call's answer is not wanted any more
     sd_bus_message* raw = nullptr;
-    if (int r = sd_bus_message_new_method_call(m_bus.get(), &raw, destination, path, interface, method);
+    if (int r = sd_bus_message_new_method_call(m_bus.bus(), &raw, destination, path, interface, method);
         r < 0) {
-        return r;
+        return Error{libsystemd::busErrorText(r, nullptr)};
     }
     const libsystemd::BusMessagePtr call(raw);
     libsystemd::MessageWriter out(call.get());
@@ -282,36 +249,41 @@ int PowerWatch::callAsync(BusSlotPtr& slot, const char* destination, const char*
     if (argument != nullptr) {
         out.append("s", argument);
     }
-    sd_bus_slot* made = nullptr;
-    out.run([&] {
-        return sd_bus_call_async(m_bus.get(), &made, call.get(), handler, userdata, kCallTimeoutUsec);
-    });
-    if (out.ok()) {
-        slot.reset(made);
+    if (!out.ok()) {
+        return Error{libsystemd::busErrorText(out.result(), nullptr)};
     }
-    return out.result();
+    auto made = m_bus.callAsync(call.get(), std::move(callback), kCallTimeoutUsec);
+    if (!made) {
+        return made.error();
+    }
+    slot = std::move(*made);
+    return {};
 }
 
 void PowerWatch::askUpower() {
-    if (const int r = callAsync(m_upowerCall, kUpower, kUpowerPath, kUpower, "GetDisplayDevice",
-                                &PowerWatch::onDisplayPath, this, nullptr);
-        r < 0) {
-        fallBack("cannot ask UPower (" + libsystemd::busErrorText(r, nullptr) + ")");
+    if (auto asked = callAsync(
+            m_upowerCall, kUpower, kUpowerPath, kUpower, "GetDisplayDevice",
+            [this](sd_bus_message* reply) { onDisplayPath(reply); }, nullptr);
+        !asked) {
+        fallBack("cannot ask UPower (" + asked.error().message + ")");
     }
 }
 
 void PowerWatch::askDisplayDevice() {
-    if (const int r = callAsync(m_upowerCall, kUpower, m_displayPath.c_str(), kProperties, "GetAll",
-                                &PowerWatch::onDisplayProperties, this, kDeviceInterface);
-        r < 0) {
-        fallBack("cannot ask UPower (" + libsystemd::busErrorText(r, nullptr) + ")");
+    if (auto asked = callAsync(
+            m_upowerCall, kUpower, m_displayPath.c_str(), kProperties, "GetAll",
+            [this](sd_bus_message* reply) { onDisplayProperties(reply); }, kDeviceInterface);
+        !asked) {
+        fallBack("cannot ask UPower (" + asked.error().message + ")");
     }
 }
 
 void PowerWatch::askProfiles(ProfilesService& service) {
     const ProfilesName& n = *service.name;
-    if (callAsync(service.call, n.name, n.path, kProperties, "GetAll", &PowerWatch::onProfiles, &service,
-                  n.interface) < 0) {
+    ProfilesService* s = &service;
+    if (!callAsync(
+            service.call, n.name, n.path, kProperties, "GetAll",
+            [this, s](sd_bus_message* reply) { onProfiles(*s, reply); }, n.interface)) {
         service.powerSaver = false;
     }
 }
@@ -353,7 +325,7 @@ void PowerWatch::poll() {
     if (m_upowerActive) {
         return; // UPower tells its changes
     }
-    if (!m_bus || sd_bus_is_open(m_bus.get()) <= 0) {
+    if (!m_bus.isOpen()) {
         disconnect(); // a system bus that closed (or never was): try it again, once a period
         connect();
     }
@@ -361,161 +333,119 @@ void PowerWatch::poll() {
     publish();
 }
 
-template <typename Step>
-int PowerWatch::guarded(void* self, Step&& step) noexcept {
-    auto* watch = static_cast<PowerWatch*>(self);
-    try {
-        std::forward<Step>(step)(*watch);
-    } catch (const std::exception& e) {
-        watch->failed(e.what());
-    } catch (...) {
-        watch->failed("unknown exception");
+void PowerWatch::onDisplayPath(sd_bus_message* reply) {
+    if (const sd_bus_error* error = sd_bus_message_get_error(reply)) {
+        fallBack(upowerFailure(error));
+        return;
     }
-    return 0;
-}
-
-void PowerWatch::failed(const char* what) noexcept {
-    try {
-        m_note = std::string("the power watch failed: ") + what;
-    } catch (...) {
-        // No memory for the note either: nothing more to tell.
+    const char* path = nullptr;
+    MessageReader in(reply);
+    if (!in.read("o", &path) || path == nullptr) {
+        fallBack("UPower's display device is not readable");
+        return;
+    }
+    if (m_displayPath != path) {
+        m_displayPath = path;
+        if (auto added =
+                addMatch(m_displayMatch, propertiesChangedRule(kUpower, m_displayPath, kDeviceInterface),
+                         [this](sd_bus_message* signal) { onUpowerChanged(signal); });
+            !added) {
+            fallBack("cannot watch UPower's display device (" + added.error().message + ")");
+            return;
+        }
+    }
+    if (auto asked = callAsync(
+            m_upowerCall, kUpower, kUpowerPath, kProperties, "GetAll",
+            [this](sd_bus_message* answer) { onUpowerProperties(answer); }, kUpower);
+        !asked) {
+        fallBack("cannot ask UPower (" + asked.error().message + ")");
     }
 }
 
-int PowerWatch::onDisplayPath(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
-    return guarded(userdata, [reply](PowerWatch& self) {
-        if (const sd_bus_error* error = sd_bus_message_get_error(reply)) {
-            self.fallBack(upowerFailure(error));
-            return;
-        }
-        const char* path = nullptr;
-        MessageReader in(reply);
-        if (!in.read("o", &path) || path == nullptr) {
-            self.fallBack("UPower's display device is not readable");
-            return;
-        }
-        if (self.m_displayPath != path) {
-            self.m_displayPath = path;
-            if (const int r = self.addMatch(
-                    self.m_displayMatch, propertiesChangedRule(kUpower, self.m_displayPath, kDeviceInterface),
-                    &PowerWatch::onUpowerChanged, &self);
-                r < 0) {
-                self.fallBack("cannot watch UPower's display device (" +
-                              libsystemd::busErrorText(r, nullptr) + ")");
-                return;
-            }
-        }
-        if (const int r = self.callAsync(self.m_upowerCall, kUpower, kUpowerPath, kProperties, "GetAll",
-                                         &PowerWatch::onUpowerProperties, &self, kUpower);
-            r < 0) {
-            self.fallBack("cannot ask UPower (" + libsystemd::busErrorText(r, nullptr) + ")");
-        }
-    });
+void PowerWatch::onUpowerProperties(sd_bus_message* reply) {
+    constexpr const char* kNoOnBattery = "UPower's answer has no OnBattery";
+    const auto properties = upowerAnswer(reply, kNoOnBattery);
+    if (!properties || !properties->onBattery) {
+        fallBack(properties ? kNoOnBattery : properties.error().message);
+        return;
+    }
+    m_upowerOnBattery = *properties->onBattery;
+    askDisplayDevice();
 }
 
-int PowerWatch::onUpowerProperties(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
-    return guarded(userdata, [reply](PowerWatch& self) {
-        constexpr const char* kNoOnBattery = "UPower's answer has no OnBattery";
-        const auto properties = upowerAnswer(reply, kNoOnBattery);
-        if (!properties || !properties->onBattery) {
-            self.fallBack(properties ? kNoOnBattery : properties.error().message);
-            return;
-        }
-        self.m_upowerOnBattery = *properties->onBattery;
-        self.askDisplayDevice();
-    });
+void PowerWatch::onDisplayProperties(sd_bus_message* reply) {
+    const auto found = upowerAnswer(reply, "UPower's display device is not readable");
+    if (!found) {
+        fallBack(found.error().message);
+        return;
+    }
+    const Properties& properties = *found;
+    m_upowerCall.reset();
+    m_displayPresent = properties.isPresent.value_or(false);
+    m_upowerPercent = properties.percentage.value_or(-1.0);
+    m_upowerActive = true;
+    m_reason.clear();
+    publish();
 }
 
-int PowerWatch::onDisplayProperties(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
-    return guarded(userdata, [reply](PowerWatch& self) {
-        const auto found = upowerAnswer(reply, "UPower's display device is not readable");
-        if (!found) {
-            self.fallBack(found.error().message);
-            return;
-        }
-        const Properties& properties = *found;
-        self.m_upowerCall.reset();
-        self.m_displayPresent = properties.isPresent.value_or(false);
-        self.m_upowerPercent = properties.percentage.value_or(-1.0);
-        self.m_upowerActive = true;
-        self.m_reason.clear();
-        self.publish();
-    });
+void PowerWatch::onUpowerChanged(sd_bus_message* signal) {
+    const Properties properties = readPropertiesChanged(signal);
+    if (properties.invalidated) {
+        askUpower(); // named without a value: read them all again
+        return;
+    }
+    m_upowerOnBattery = properties.onBattery.value_or(m_upowerOnBattery);
+    m_displayPresent = properties.isPresent.value_or(m_displayPresent);
+    m_upowerPercent = properties.percentage.value_or(m_upowerPercent);
+    publish();
 }
 
-int PowerWatch::onUpowerChanged(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept {
-    return guarded(userdata, [signal](PowerWatch& self) {
-        const Properties properties = readPropertiesChanged(signal);
+void PowerWatch::onUpowerOwner(sd_bus_message* signal) {
+    if (newOwner(signal).empty()) {
+        fallBack("UPower left the system bus");
+    } else {
+        askUpower(); // back (or replaced): UPower again once it answers
+    }
+}
+
+void PowerWatch::onProfiles(ProfilesService& service, sd_bus_message* message) {
+    Properties properties;
+    if (sd_bus_message_is_signal(message, kProperties, "PropertiesChanged") > 0) {
+        properties = readPropertiesChanged(message);
         if (properties.invalidated) {
-            self.askUpower(); // named without a value: read them all again
+            askProfiles(service);
             return;
         }
-        self.m_upowerOnBattery = properties.onBattery.value_or(self.m_upowerOnBattery);
-        self.m_displayPresent = properties.isPresent.value_or(self.m_displayPresent);
-        self.m_upowerPercent = properties.percentage.value_or(self.m_upowerPercent);
-        self.publish();
-    });
-}
-
-int PowerWatch::onUpowerOwner(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept {
-    return guarded(userdata, [signal](PowerWatch& self) {
-        if (newOwner(signal).empty()) {
-            self.fallBack("UPower left the system bus");
-        } else {
-            self.askUpower(); // back (or replaced): UPower again once it answers
-        }
-    });
-}
-
-int PowerWatch::onProfiles(sd_bus_message* message, void* userdata, sd_bus_error*) noexcept {
-    auto* service = static_cast<ProfilesService*>(userdata);
-    return guarded(service->owner, [message, service](PowerWatch& self) {
-        Properties properties;
-        if (sd_bus_message_is_signal(message, kProperties, "PropertiesChanged") > 0) {
-            properties = readPropertiesChanged(message);
-            if (properties.invalidated) {
-                self.askProfiles(*service);
-                return;
-            }
-        } else if (sd_bus_message_get_error(message) != nullptr) {
-            service->call.reset();
-            properties.activeProfile = ""; // not there (or not answering): no power saving from it
-        } else {
-            service->call.reset();
-            MessageReader in(message);
-            readDictionary(in, properties);
-        }
-        if (properties.activeProfile) {
-            service->powerSaver = *properties.activeProfile == "power-saver";
-            self.publish();
-        }
-    });
-}
-
-int PowerWatch::onProfilesOwner(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept {
-    auto* service = static_cast<ProfilesService*>(userdata);
-    return guarded(service->owner, [signal, service](PowerWatch& self) {
-        if (newOwner(signal).empty()) {
-            service->call.reset();
-            service->powerSaver = false;
-            self.publish();
-        } else {
-            self.askProfiles(*service);
-        }
-    });
-}
-
-int PowerWatch::onDisconnected(sd_bus_message* message, void* userdata, sd_bus_error*) noexcept {
-    if (sd_bus_message_is_signal(message, "org.freedesktop.DBus.Local", "Disconnected") <= 0) {
-        return 0; // a filter sees every message: this one is for the matches and calls
+    } else if (sd_bus_message_get_error(message) != nullptr) {
+        service.call.reset();
+        properties.activeProfile = ""; // not there (or not answering): no power saving from it
+    } else {
+        service.call.reset();
+        MessageReader in(message);
+        readDictionary(in, properties);
     }
-    return guarded(userdata, [](PowerWatch& self) {
-        // The connection is left to poll(), which opens a new one: it is still in sd-bus's hands here.
-        for (auto& service : self.m_profiles) {
-            service->powerSaver = false;
-        }
-        self.fallBack("the system bus closed");
-    });
+    if (properties.activeProfile) {
+        service.powerSaver = *properties.activeProfile == "power-saver";
+        publish();
+    }
+}
+
+void PowerWatch::onProfilesOwner(ProfilesService& service, sd_bus_message* signal) {
+    if (newOwner(signal).empty()) {
+        service.call.reset();
+        service.powerSaver = false;
+        publish();
+    } else {
+        askProfiles(service);
+    }
+}
+
+void PowerWatch::onDisconnected() {
+    // The connection is left to poll(), which opens a new one: it is still in sd-bus's hands here.
+    for (auto& service : m_profiles) {
+        service->powerSaver = false;
+    }
+    fallBack("the system bus closed");
 }
 
 } // namespace nicer::desktop

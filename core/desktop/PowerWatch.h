@@ -1,7 +1,7 @@
 #pragma once
 
 #include "desktop/PowerSupplies.h"
-#include "libsystemd/Bus.h"
+#include "libsystemd/Connection.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -56,12 +56,13 @@ private:
 
     void connect();
     void disconnect();
-    int addMatches();
-    int addMatch(libsystemd::BusSlotPtr& slot, const std::string& rule, sd_bus_message_handler_t handler,
-                 void* userdata);
-    int callAsync(libsystemd::BusSlotPtr& slot, const char* destination, const char* path,
-                  const char* interface, const char* method, sd_bus_message_handler_t handler, void* userdata,
-                  const char* argument);
+    /// On each new connection: the matches, then the calls that read the values.
+    Result<void> watch();
+    Result<void> addMatch(libsystemd::BusSlot& slot, const std::string& rule,
+                          libsystemd::MessageCallback callback);
+    Result<void> callAsync(libsystemd::BusSlot& slot, const char* destination, const char* path,
+                           const char* interface, const char* method, libsystemd::MessageCallback callback,
+                           const char* argument);
     /// Asks UPower from the start: its display device's path, then its and the device's properties.
     void askUpower();
     void askDisplayDevice();
@@ -72,29 +73,24 @@ private:
     /// Works out state() and note() and calls changed() when either changed.
     void publish();
 
-    static int onDisplayPath(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept;
-    static int onUpowerProperties(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept;
-    static int onDisplayProperties(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept;
-    static int onUpowerChanged(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept;
-    static int onUpowerOwner(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept;
-    static int onProfiles(sd_bus_message* message, void* userdata, sd_bus_error*) noexcept;
-    static int onProfilesOwner(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept;
-    static int onDisconnected(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept;
-    /// The one guard of the C callbacks: runs @p step; what it throws ends in the note, never in sd-bus.
-    template <typename Step>
-    static int guarded(void* self, Step&& step) noexcept;
-    void failed(const char* what) noexcept;
+    // The connection's callbacks, run through libsystemd's guard: what they throw ends in the note.
+    void onDisplayPath(sd_bus_message* reply);
+    void onUpowerProperties(sd_bus_message* reply);
+    void onDisplayProperties(sd_bus_message* reply);
+    void onUpowerChanged(sd_bus_message* signal);
+    void onUpowerOwner(sd_bus_message* signal);
+    void onProfiles(ProfilesService& service, sd_bus_message* message);
+    void onProfilesOwner(ProfilesService& service, sd_bus_message* signal);
+    void onDisconnected();
 
-    sd_event* m_event;
     Options m_options;
     std::function<void()> m_changed;
     // The connection first: the slots below go before it.
-    libsystemd::BusPtr m_bus;
-    libsystemd::BusSlotPtr m_disconnected;
-    libsystemd::BusSlotPtr m_upowerOwnerMatch;
-    libsystemd::BusSlotPtr m_upowerMatch;
-    libsystemd::BusSlotPtr m_displayMatch;
-    libsystemd::BusSlotPtr m_upowerCall; ///< the call of askUpower()'s chain under way
+    libsystemd::Connection m_bus;
+    libsystemd::BusSlot m_upowerOwnerMatch;
+    libsystemd::BusSlot m_upowerMatch;
+    libsystemd::BusSlot m_displayMatch;
+    libsystemd::BusSlot m_upowerCall; ///< the call of askUpower()'s chain under way
     std::array<std::unique_ptr<ProfilesService>, 2> m_profiles;
 
     std::string m_displayPath;
