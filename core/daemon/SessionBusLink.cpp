@@ -6,38 +6,37 @@ namespace nicer::daemon {
 
 SessionBusLink::~SessionBusLink() {
     m_observer.reset(); // the service's object and name go first
-    if (m_bus) {
-        sd_bus_flush(m_bus.get());
-    }
+    m_bus.close();      // flushed: a reply to a caller is not lost
 }
 
 Result<void> SessionBusLink::connect() {
-    sd_bus* bus = nullptr;
-    if (int r = sd_bus_open_user(&bus); r < 0) {
-        return libsystemd::busError("cannot connect to the session bus (is a systemd user session running?)",
-                                    r);
+    if (auto connected = m_bus.connect(); !connected) {
+        if (connected.error().kind == ErrorKind::Unavailable) {
+            return connected.error().within(
+                "cannot connect to the session bus (is a systemd user session running?): ");
+        }
+        return connected.error(); // publishOn()'s
     }
-    libsystemd::BusPtr owned(bus);
-    if (int r = sd_bus_attach_event(bus, m_event, SD_EVENT_PRIORITY_NORMAL); r < 0) {
-        return libsystemd::busError("cannot attach the session bus to the event loop", r);
-    }
+    return {};
+}
+
+Result<void> SessionBusLink::publishOn(sd_bus* bus) {
     auto observer = m_publish(bus, m_daemon);
     if (!observer) {
         return observer.error();
     }
-    m_bus = std::move(owned);
     m_observer = std::move(*observer);
     return {};
 }
 
 void SessionBusLink::check() {
-    if (m_observer && sd_bus_is_open(m_bus.get()) > 0) {
+    if (m_observer && m_bus.isOpen()) {
         return;
     }
     if (m_observer) {
         log::warning() << "nicerd: the session bus closed; the work stays under control, connecting again";
         m_observer.reset(); // its object and name went with the old connection
-        m_bus.reset();
+        m_bus.close();
     }
     if (auto connected = connect(); !connected) {
         if (m_error != connected.error().message) {

@@ -2,7 +2,7 @@
 
 #include "daemon/DaemonControl.h"
 #include "daemon/DaemonObserver.h"
-#include "libsystemd/Bus.h"
+#include "libsystemd/Connection.h"
 #include "util/Result.h"
 
 #include <systemd/sd-event.h>
@@ -21,9 +21,10 @@ class SessionBusLink {
 public:
     /// Publishes @p daemon with @p publish on each connection, attached to @p event.
     SessionBusLink(sd_event* event, PublishDaemon publish, DaemonControl& daemon)
-        : m_event(event)
-        , m_publish(std::move(publish))
-        , m_daemon(daemon) {}
+        : m_publish(std::move(publish))
+        , m_daemon(daemon)
+        , m_bus(event, libsystemd::BusTarget::user(),
+                {.connected = [this](sd_bus* bus) { return publishOn(bus); }, .lost = {}, .onError = {}}) {}
     ~SessionBusLink();
     SessionBusLink(const SessionBusLink&) = delete;
     SessionBusLink& operator=(const SessionBusLink&) = delete;
@@ -36,10 +37,12 @@ public:
     DaemonObserver* observer() const { return m_observer.get(); }
 
 private:
-    sd_event* m_event;
+    /// On each new connection: the service and its name.
+    Result<void> publishOn(sd_bus* bus);
+
     PublishDaemon m_publish;
     DaemonControl& m_daemon;
-    libsystemd::BusPtr m_bus;
+    libsystemd::Connection m_bus;
     std::unique_ptr<DaemonObserver> m_observer; ///< null while the bus is gone
     std::string m_error;                        ///< why the last attempt to get back on the bus failed
 };
