@@ -1,3 +1,4 @@
+#include "Child.h"
 #include "EventLoop.h"
 #include "PrivateBusConfig.h"
 #include "libsystemd/Connection.h"
@@ -5,32 +6,28 @@
 
 #include <catch2/catch.hpp>
 
-#include <csignal>
 #include <cstdlib>
-#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <vector>
 
 using namespace nicer;
 
 namespace {
 
-/// A real dbus-daemon on a private bus at one fixed address, stopped (SIGTERM) and started again at will.
+/// A real dbus-daemon on a private bus at one fixed address, stopped and started again at will.
 class RestartableBus {
 public:
     RestartableBus() {
         char dir[] = "/tmp/nicer-connection-test-XXXXXX";
         REQUIRE(::mkdtemp(dir) != nullptr);
         m_dir = dir;
-        m_address = "unix:path=" + m_dir + "/bus";
+        m_address = "unix:path=" + (m_dir / "bus").string();
         {
-            std::ofstream out(m_dir + "/bus.conf");
-            out << test::privateBusConfig(m_dir, m_address);
+            std::ofstream out(m_dir / "bus.conf");
+            out << test::privateBusConfig(m_dir.string(), m_address);
             REQUIRE(out.good());
         }
         start();
@@ -46,62 +43,28 @@ public:
     const std::string& address() const { return m_address; }
 
     void start() {
-        int fds[2];
-        REQUIRE(::pipe(fds) == 0);
-        m_pid = ::fork();
-        REQUIRE(m_pid >= 0);
-        if (m_pid == 0) {
-            ::dup2(fds[1], STDOUT_FILENO);
-            // Its log apart: as root, a bus warns that it cannot raise its file limit.
-            const std::string log = m_dir + "/dbus-daemon.log";
-            if (const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); fd >= 0) {
-                ::dup2(fd, STDERR_FILENO);
-            }
-            ::close(fds[0]);
-            ::close(fds[1]);
-            const std::string config = "--config-file=" + m_dir + "/bus.conf";
-            ::execlp("dbus-daemon", "dbus-daemon", config.c_str(), "--print-address", "--nofork", nullptr);
-            ::_exit(127);
-        }
-        ::close(fds[1]);
-        std::string line;
-        char c = 0;
-        // The address comes once the bus listens; a dbus-daemon that is missing closes the pipe.
-        while (::read(fds[0], &c, 1) == 1 && c != '\n') {
-            line += c;
-        }
-        ::close(fds[0]);
+        // Its log apart: as root, a bus warns that it cannot raise its file limit.
+        m_daemon.start({"/usr/bin/dbus-daemon", "--config-file=" + (m_dir / "bus.conf").string(),
+                        "--print-address", "--nofork"},
+                       m_dir / "dbus-daemon.log");
         INFO("dbus-daemon did not start: install the dbus-daemon package (packaging/dev.sh does)");
-        REQUIRE_FALSE(line.empty());
+        REQUIRE_THAT(test::readLine(m_daemon.out()), Catch::StartsWith(m_address + ","));
     }
+    /// Ends the bus daemon: every connection to it closes; the next one listens on the same path.
     void stop() {
-        if (m_pid > 0) {
-            ::kill(m_pid, SIGTERM);
-            ::waitpid(m_pid, nullptr, 0);
-            m_pid = -1;
-            std::filesystem::remove(m_dir + "/bus"); // the next daemon listens on the same path
-        }
-    }
-
-    /// A second client, blocking, that sends the signals the tests watch for.
-    libsystemd::BusPtr client() const {
-        sd_bus* bus = nullptr;
-        REQUIRE(sd_bus_new(&bus) >= 0);
-        libsystemd::BusPtr owned(bus);
-        REQUIRE(sd_bus_set_address(bus, m_address.c_str()) >= 0);
-        REQUIRE(sd_bus_set_bus_client(bus, 1) >= 0);
-        REQUIRE(sd_bus_start(bus) >= 0);
-        return owned;
+        m_daemon.stop(std::chrono::milliseconds(0));
+        std::filesystem::remove(m_dir / "bus");
     }
 
 private:
-    std::string m_dir;
+    std::filesystem::path m_dir;
     std::string m_address;
-    pid_t m_pid = -1;
+    test::Child m_daemon;
 };
 
 constexpr const char* kPingRule = "type='signal',interface='org.nicer.Test',member='Ping'";
 
+/// Ping from @p client, a second connection to the bus.
 void ping(sd_bus* client) {
     REQUIRE(sd_bus_emit_signal(client, "/org/nicer/Test", "org.nicer.Test", "Ping", "") >= 0);
     REQUIRE(sd_bus_flush(client) >= 0);
@@ -146,12 +109,13 @@ TEST_CASE("a match's callback gets the signals, until its slot is dropped", "[Co
     CHECK(connection.isOpen());
     int pings = 0;
     auto slot = watchPings(loop.get(), connection, pings);
-    const auto client = bus.client();
-    ping(client.get());
+    libsystemd::Connection client(loop.get(), libsystemd::BusTarget::at(bus.address()));
+    REQUIRE(client.connect());
+    ping(client.bus());
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 1; }));
 
     slot.reset();
-    ping(client.get());
+    ping(client.bus());
     CHECK_FALSE(test::runLoopUntil(
         loop.get(), [&] { return pings > 1; }, std::chrono::milliseconds(300)));
 }
@@ -193,9 +157,10 @@ TEST_CASE("an exception from a match's or a call's callback goes to the error ha
     int pings = 0;
     const auto slot = watchPings(loop.get(), connection, pings,
                                  [](sd_bus_message*) { throw std::runtime_error("no ping"); });
-    const auto client = bus.client();
-    ping(client.get());
-    ping(client.get());
+    libsystemd::Connection client(loop.get(), libsystemd::BusTarget::at(bus.address()));
+    REQUIRE(client.connect());
+    ping(client.bus());
+    ping(client.bus());
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 2; }));
     CHECK(errors == std::vector<std::string>{"no ping", "no ping"});
 
@@ -212,7 +177,7 @@ TEST_CASE("an exception from a match's or a call's callback goes to the error ha
     CHECK(errors.back() == "unknown exception");
     // Still connected, and still served.
     CHECK(connection.isOpen());
-    ping(client.get());
+    ping(client.bus());
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 3; }));
 }
 
@@ -260,8 +225,9 @@ TEST_CASE("a bus daemon that restarts: the loss is told, and connect() calls the
     CHECK(connection.isOpen());
     CHECK(connected == 2);
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return installed; }));
-    const auto client = bus.client();
-    ping(client.get());
+    libsystemd::Connection client(loop.get(), libsystemd::BusTarget::at(bus.address()));
+    REQUIRE(client.connect());
+    ping(client.bus());
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 1; }));
     CHECK(lost == 1);
 }
