@@ -80,7 +80,7 @@ libsystemd::BusMessagePtr getId(sd_bus* bus) {
 
 /// Adds kPingRule on @p connection, counting into @p pings, and runs @p loop until the bus installed it.
 libsystemd::BusSlot watchPings(sd_event* loop, libsystemd::Connection& connection, int& pings,
-                               libsystemd::MessageCallback onPing = {}) {
+                               const libsystemd::MessageCallback& onPing = {}) {
     bool installed = false;
     auto slot = connection.addMatch(
         kPingRule,
