@@ -1,5 +1,7 @@
 #include "libsystemd/Connection.h"
 
+#include "util/Log.h"
+
 #include <cerrno>
 #include <memory>
 #include <utility>
@@ -94,7 +96,14 @@ Connection::Connection(sd_event* event, BusTarget target, Callbacks callbacks, i
     : m_event(event)
     , m_target(std::move(target))
     , m_callbacks(std::move(callbacks))
-    , m_priority(priority) {}
+    , m_priority(priority) {
+    if (!m_callbacks.onError) {
+        // Nobody to tell: the log says it, and the loop runs on.
+        m_callbacks.onError = [](std::string_view what) {
+            log::warning() << "a D-Bus callback failed: " << what;
+        };
+    }
+}
 
 Connection::~Connection() {
     close();

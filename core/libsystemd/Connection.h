@@ -86,7 +86,8 @@ public:
         std::function<Result<void>(sd_bus* bus)> connected;
         /// From the loop, when the connection closed. It is still sd-bus's then: connect() later, not here.
         std::function<void()> lost;
-        /// Gets what the callbacks of this connection's matches and calls throw (Guard.h).
+        /// Gets what the callbacks of this connection's matches and calls throw (Guard.h); without one, it is
+        /// logged as a warning.
         ErrorHandler onError;
     };
 

@@ -6,11 +6,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace nicer;
@@ -60,6 +62,49 @@ private:
     std::filesystem::path m_dir;
     std::string m_address;
     test::Child m_daemon;
+};
+
+/// What is written to standard error while it lives (the log, there without a journal).
+class CapturedStderr {
+public:
+    CapturedStderr()
+        : m_file(std::tmpfile())
+        , m_saved(::dup(STDERR_FILENO)) {
+        REQUIRE(m_file != nullptr);
+        REQUIRE(m_saved >= 0);
+        std::fflush(stderr);
+        REQUIRE(::dup2(::fileno(m_file), STDERR_FILENO) >= 0);
+    }
+    ~CapturedStderr() {
+        restore();
+        std::fclose(m_file);
+    }
+    CapturedStderr(const CapturedStderr&) = delete;
+    CapturedStderr& operator=(const CapturedStderr&) = delete;
+
+    /// Standard error as it was, and what was written meanwhile.
+    std::string text() {
+        restore();
+        std::string text;
+        std::rewind(m_file);
+        for (int c = std::fgetc(m_file); c != EOF; c = std::fgetc(m_file)) {
+            text += static_cast<char>(c);
+        }
+        return text;
+    }
+
+private:
+    void restore() {
+        if (m_saved >= 0) {
+            std::fflush(stderr);
+            ::dup2(m_saved, STDERR_FILENO);
+            ::close(m_saved);
+            m_saved = -1;
+        }
+    }
+
+    std::FILE* m_file;
+    int m_saved;
 };
 
 constexpr const char* kPingRule = "type='signal',interface='org.nicer.Test',member='Ping'";
@@ -179,6 +224,27 @@ TEST_CASE("an exception from a match's or a call's callback goes to the error ha
     CHECK(connection.isOpen());
     ping(client.bus());
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 3; }));
+}
+
+TEST_CASE("without an error handler, what a callback throws is logged, and the loop runs on",
+          "[Connection]") {
+    RestartableBus bus;
+    auto loop = test::newLoop();
+    libsystemd::Connection connection(loop.get(), libsystemd::BusTarget::at(bus.address()));
+    REQUIRE(connection.connect());
+    int pings = 0;
+    const auto slot = watchPings(loop.get(), connection, pings,
+                                 [](sd_bus_message*) { throw std::runtime_error("no ping"); });
+    libsystemd::Connection client(loop.get(), libsystemd::BusTarget::at(bus.address()));
+    REQUIRE(client.connect());
+    CapturedStderr log;
+    ping(client.bus());
+    const bool pinged = test::runLoopUntil(loop.get(), [&] { return pings == 1; });
+    const std::string text = log.text();
+    REQUIRE(pinged);
+    CHECK_THAT(text, Catch::Contains("a D-Bus callback failed: no ping"));
+    ping(client.bus());
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 2; }));
 }
 
 TEST_CASE("a bus daemon that restarts: the loss is told, and connect() calls the connected callback again, "
