@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace nicer::desktop {
 
@@ -197,23 +198,28 @@ Result<void> PowerWatch::watch() {
         return propertiesChangedRule(kUpower, path, interface);
     };
     const auto changed = [this](sd_bus_message* signal) { onUpowerChanged(signal); };
-    auto added = addMatch(m_upowerOwnerMatch, nameOwnerRule(kUpower),
-                          [this](sd_bus_message* signal) { onUpowerOwner(signal); });
-    added = added ? addMatch(m_upowerMatch, upowerRule(kUpowerPath, kUpower), changed) : added;
-    added = added ? addMatch(m_displayMatch, upowerRule(m_displayPath, kDeviceInterface), changed) : added;
+    struct Match {
+        BusSlot& slot;
+        std::string rule;
+        libsystemd::MessageCallback callback;
+    };
+    std::vector<Match> matches;
+    matches.push_back({m_upowerOwnerMatch, nameOwnerRule(kUpower),
+                       [this](sd_bus_message* signal) { onUpowerOwner(signal); }});
+    matches.push_back({m_upowerMatch, upowerRule(kUpowerPath, kUpower), changed});
+    matches.push_back({m_displayMatch, upowerRule(m_displayPath, kDeviceInterface), changed});
     for (auto& service : m_profiles) {
         ProfilesService* s = service.get();
         const ProfilesName& n = *s->name;
-        const auto profiles = [this, s](sd_bus_message* message) { onProfiles(*s, message); };
-        added = added ? addMatch(s->ownerMatch, nameOwnerRule(n.name),
-                                 [this, s](sd_bus_message* signal) { onProfilesOwner(*s, signal); })
-                      : added;
-        added = added
-                    ? addMatch(s->changedMatch, propertiesChangedRule(n.name, n.path, n.interface), profiles)
-                    : added;
+        matches.push_back({s->ownerMatch, nameOwnerRule(n.name),
+                           [this, s](sd_bus_message* signal) { onProfilesOwner(*s, signal); }});
+        matches.push_back({s->changedMatch, propertiesChangedRule(n.name, n.path, n.interface),
+                           [this, s](sd_bus_message* message) { onProfiles(*s, message); }});
     }
-    if (!added) {
-        return Error{"cannot watch UPower on the system bus (" + added.error().message + ")"};
+    for (auto& match : matches) {
+        if (auto added = addMatch(match.slot, match.rule, std::move(match.callback)); !added) {
+            return Error{"cannot watch UPower on the system bus (" + added.error().message + ")"};
+        }
     }
     m_reason = "waiting for UPower's answer";
     askUpower();
