@@ -144,6 +144,31 @@ libsystemd::BusSlot watchPings(sd_event* loop, libsystemd::Connection& connectio
     return std::move(*slot);
 }
 
+/// A connection whose match on Ping throws, and a client that pings it.
+struct ThrowingMatch {
+    explicit ThrowingMatch(libsystemd::ErrorHandler onError)
+        : connection(loop.get(), libsystemd::BusTarget::at(bus.address()),
+                     {.connected = {}, .lost = {}, .onError = std::move(onError)})
+        , client(loop.get(), libsystemd::BusTarget::at(bus.address())) {
+        REQUIRE(connection.connect());
+        REQUIRE(client.connect());
+        slot = watchPings(loop.get(), connection, pings,
+                          [](sd_bus_message*) { throw std::runtime_error("no ping"); });
+    }
+    /// Pings, and runs the loop until the match's callback has run @p count times in all.
+    bool pingUntil(int count) {
+        ping(client.bus());
+        return test::runLoopUntil(loop.get(), [&] { return pings == count; });
+    }
+
+    RestartableBus bus;
+    libsystemd::EventPtr loop = test::newLoop();
+    libsystemd::Connection connection;
+    libsystemd::Connection client;
+    int pings = 0;
+    libsystemd::BusSlot slot;
+};
+
 } // namespace
 
 TEST_CASE("a match's callback gets the signals, until its slot is dropped", "[Connection]") {
@@ -192,59 +217,37 @@ TEST_CASE("an asynchronous call's callback gets the reply, and may drop its own 
 
 TEST_CASE("an exception from a match's or a call's callback goes to the error handler, and the loop runs on",
           "[Connection]") {
-    RestartableBus bus;
-    auto loop = test::newLoop();
     std::vector<std::string> errors;
-    libsystemd::Connection connection(
-        loop.get(), libsystemd::BusTarget::at(bus.address()),
-        {.connected = {}, .lost = {}, .onError = [&](std::string_view what) { errors.emplace_back(what); }});
-    REQUIRE(connection.connect());
-    int pings = 0;
-    const auto slot = watchPings(loop.get(), connection, pings,
-                                 [](sd_bus_message*) { throw std::runtime_error("no ping"); });
-    libsystemd::Connection client(loop.get(), libsystemd::BusTarget::at(bus.address()));
-    REQUIRE(client.connect());
-    ping(client.bus());
-    ping(client.bus());
-    REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 2; }));
+    ThrowingMatch t([&](std::string_view what) { errors.emplace_back(what); });
+    REQUIRE(t.pingUntil(1));
+    REQUIRE(t.pingUntil(2));
     CHECK(errors == std::vector<std::string>{"no ping", "no ping"});
 
     bool answered = false;
-    auto call = connection.callAsync(
-        getId(connection.bus()).get(),
+    auto call = t.connection.callAsync(
+        getId(t.connection.bus()).get(),
         [&](sd_bus_message*) {
             answered = true;
             throw 42;
         },
         1'000'000);
     REQUIRE(call);
-    REQUIRE(test::runLoopUntil(loop.get(), [&] { return answered; }));
+    REQUIRE(test::runLoopUntil(t.loop.get(), [&] { return answered; }));
     CHECK(errors.back() == "unknown exception");
     // Still connected, and still served.
-    CHECK(connection.isOpen());
-    ping(client.bus());
-    REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 3; }));
+    CHECK(t.connection.isOpen());
+    REQUIRE(t.pingUntil(3));
 }
 
 TEST_CASE("without an error handler, what a callback throws is logged, and the loop runs on",
           "[Connection]") {
-    RestartableBus bus;
-    auto loop = test::newLoop();
-    libsystemd::Connection connection(loop.get(), libsystemd::BusTarget::at(bus.address()));
-    REQUIRE(connection.connect());
-    int pings = 0;
-    const auto slot = watchPings(loop.get(), connection, pings,
-                                 [](sd_bus_message*) { throw std::runtime_error("no ping"); });
-    libsystemd::Connection client(loop.get(), libsystemd::BusTarget::at(bus.address()));
-    REQUIRE(client.connect());
+    ThrowingMatch t({});
     CapturedStderr log;
-    ping(client.bus());
-    const bool pinged = test::runLoopUntil(loop.get(), [&] { return pings == 1; });
+    const bool pinged = t.pingUntil(1);
     const std::string text = log.text();
     REQUIRE(pinged);
     CHECK_THAT(text, Catch::Contains("a D-Bus callback failed: no ping"));
-    ping(client.bus());
-    REQUIRE(test::runLoopUntil(loop.get(), [&] { return pings == 2; }));
+    REQUIRE(t.pingUntil(2));
 }
 
 TEST_CASE("a bus daemon that restarts: the loss is told, and connect() calls the connected callback again, "
