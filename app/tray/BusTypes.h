@@ -1,7 +1,9 @@
 #pragma once
 
 #include "api/Boinc.h"
+#include "api/BusStruct.h"
 #include "api/DownloadEntry.h"
+#include "api/Keywords.h"
 #include "api/PresetInfo.h"
 #include "api/Sample.h"
 
@@ -9,10 +11,18 @@
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <QStringList>
+#include <QVariant>
 
-// nicerd's struct types as QtDBus reads them: the generated proxy (org.nicer.Daemon1.xml,
-// qt_add_dbus_interface) names the lists in its QtTypeName annotations. The field order is api/BusNames.h's
-// signatures.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+// nicerd's struct types as QtDBus writes and reads them, field by field as their kBusFields list them
+// (api/BusStruct.h): the generated proxy (org.nicer.Daemon1.xml, qt_add_dbus_interface) names the lists in
+// its QtTypeName annotations.
 
 namespace nicer::tray {
 
@@ -27,25 +37,92 @@ using BoincNoticeList = QList<api::BoincNotice>;
 /// Registers the types with QtDBus; call once before the first call to nicerd.
 void registerBusTypes();
 
+// One value of each type a property or a bus struct's field can have (api::busSignature): busValue() is
+// what QtDBus writes for it; readBusValue() reads the QVariant QtDBus made of a value of its signature (the
+// caller checked the signature). Strings travel as QString (UTF-8 in the api types).
+inline bool busValue(bool value) {
+    return value;
+}
+inline uint busValue(std::uint32_t value) {
+    return value;
+}
+inline qulonglong busValue(std::uint64_t value) {
+    return value;
+}
+inline qlonglong busValue(std::int64_t value) {
+    return value;
+}
+inline double busValue(double value) {
+    return value;
+}
+inline QString busValue(const std::string& value) {
+    return QString::fromStdString(value);
+}
+/// x, -1 for none.
+inline qlonglong busValue(const std::optional<std::int64_t>& value) {
+    return value.value_or(-1);
+}
+template <api::KeywordEnum Enum>
+QString busValue(Enum value) {
+    return QString::fromLatin1(api::busKeyword(value));
+}
+
+void readBusValue(const QVariant& value, bool& field);
+void readBusValue(const QVariant& value, std::uint32_t& field);
+void readBusValue(const QVariant& value, std::uint64_t& field);
+void readBusValue(const QVariant& value, std::int64_t& field);
+void readBusValue(const QVariant& value, double& field);
+void readBusValue(const QVariant& value, std::string& field);
+/// A negative value reads as none.
+void readBusValue(const QVariant& value, std::optional<std::int64_t>& field);
+void readBusValue(const QVariant& value, std::vector<std::string>& field);
+/// A keyword this client does not know reads as api::BusKeywords' unknown.
+template <api::KeywordEnum Enum>
+void readBusValue(const QVariant& value, Enum& field) {
+    field = api::fromBusKeyword<Enum>(value.toString().toStdString());
+}
+/// An array of one of the bus's structs, as QtDBus leaves it: a QDBusArgument (the operators below read it).
+template <api::BusStruct Struct>
+void readBusValue(const QVariant& value, std::vector<Struct>& field) {
+    const auto list = qdbus_cast<QList<Struct>>(qvariant_cast<QDBusArgument>(value));
+    field.assign(list.begin(), list.end());
+}
+
+/// A bus struct from a message's arguments, one per field (the Sample signal's). False when they are fewer
+/// or of other types than its fields; arguments after them (a newer nicerd's) are left.
+template <api::BusStruct Struct>
+bool readArguments(const QList<QVariant>& arguments, const QString& signature, Struct& value) {
+    if (!signature.startsWith(QLatin1String(api::kFieldsSignature<Struct>.data()))) {
+        return false;
+    }
+    std::size_t i = 0;
+    api::forEachField<Struct>(
+        [&](const auto& field) { readBusValue(arguments.at(qsizetype(i++)), value.*field.member); });
+    return true;
+}
+
 } // namespace nicer::tray
 
 namespace nicer::api {
-// In api's namespace, where argument-dependent lookup finds them. Strings travel as QString (UTF-8 in the
-// api types).
-QDBusArgument& operator<<(QDBusArgument& arg, const PresetInfo& p);
-const QDBusArgument& operator>>(const QDBusArgument& arg, PresetInfo& p);
-QDBusArgument& operator<<(QDBusArgument& arg, const DownloadEntry& e);
-const QDBusArgument& operator>>(const QDBusArgument& arg, DownloadEntry& e);
-QDBusArgument& operator<<(QDBusArgument& arg, const Sample& s);
-const QDBusArgument& operator>>(const QDBusArgument& arg, Sample& s);
-QDBusArgument& operator<<(QDBusArgument& arg, const BoincProject& p);
-const QDBusArgument& operator>>(const QDBusArgument& arg, BoincProject& p);
-QDBusArgument& operator<<(QDBusArgument& arg, const BoincTask& t);
-const QDBusArgument& operator>>(const QDBusArgument& arg, BoincTask& t);
-QDBusArgument& operator<<(QDBusArgument& arg, const BoincTransfer& t);
-const QDBusArgument& operator>>(const QDBusArgument& arg, BoincTransfer& t);
-QDBusArgument& operator<<(QDBusArgument& arg, const BoincNotice& n);
-const QDBusArgument& operator>>(const QDBusArgument& arg, BoincNotice& n);
+
+// In api's namespace, where argument-dependent lookup finds them: one pair for every bus struct.
+template <BusStruct Struct>
+QDBusArgument& operator<<(QDBusArgument& arg, const Struct& value) {
+    arg.beginStructure();
+    forEachField<Struct>([&](const auto& field) { arg << tray::busValue(value.*field.member); });
+    arg.endStructure();
+    return arg;
+}
+
+template <BusStruct Struct>
+const QDBusArgument& operator>>(const QDBusArgument& arg, Struct& value) {
+    arg.beginStructure();
+    forEachField<Struct>(
+        [&](const auto& field) { tray::readBusValue(arg.asVariant(), value.*field.member); });
+    arg.endStructure();
+    return arg;
+}
+
 } // namespace nicer::api
 
 Q_DECLARE_METATYPE(nicer::api::PresetInfo)

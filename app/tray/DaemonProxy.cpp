@@ -43,39 +43,6 @@ QString signatureOf(const QVariant& value) {
     return QString::fromLatin1(QDBusMetaType::typeToSignature(value.metaType()));
 }
 
-// One converter per type of the state's fields, from what QtDBus reads for its signature (checked before).
-void convert(const QVariant& value, bool& field) {
-    field = value.toBool();
-}
-void convert(const QVariant& value, std::uint32_t& field) {
-    field = value.toUInt();
-}
-void convert(const QVariant& value, std::uint64_t& field) {
-    field = value.toULongLong();
-}
-void convert(const QVariant& value, double& field) {
-    field = value.toDouble();
-}
-void convert(const QVariant& value, std::string& field) {
-    field = value.toString().toStdString();
-}
-void convert(const QVariant& value, api::BoincState& field) {
-    field = api::boincStateFromBus(value.toString().toStdString());
-}
-void convert(const QVariant& value, std::vector<std::string>& field) {
-    const QStringList list = value.toStringList();
-    field.clear();
-    for (const QString& text : list) {
-        field.push_back(text.toStdString());
-    }
-}
-/// An array of one of the bus's structs, as QtDBus leaves it: a QDBusArgument (BusTypes.h reads it).
-template <typename Struct>
-void convert(const QVariant& value, std::vector<Struct>& field) {
-    const auto list = qdbus_cast<QList<Struct>>(qvariant_cast<QDBusArgument>(value));
-    field.assign(list.begin(), list.end());
-}
-
 /// Reads @p value into @p property's field of @p state. False when the value has another signature than the
 /// property's: the field keeps its value.
 bool readProperty(const api::PropertyInfo& property, const QVariant& value, api::DaemonState& state) {
@@ -89,7 +56,7 @@ bool readProperty(const api::PropertyInfo& property, const QVariant& value, api:
                 // cannot be stored (an absurd period) keeps the last.
                 (void)field->set(state.params, value.toDouble() / field->busScale);
             } else {
-                convert(value, field(state));
+                readBusValue(value, field(state));
             }
             return true;
         },
@@ -173,12 +140,15 @@ void DaemonProxy::attach() {
     connect(m_watcher, &QDBusServiceWatcher::serviceOwnerChanged, this,
             [this](const QString&, const QString&, const QString& newOwner) { onOwnerChanged(newOwner); });
     // Signals are matched by the well-known name, so they keep arriving from a restarted nicerd.
-    connect(m_daemon, &Daemon1Interface::Sample, this, &DaemonProxy::onSample);
+    m_bus.connect(api::kBusName, api::kObjectPath, api::kInterface, "Sample", this,
+                  SLOT(onSample(QDBusMessage)));
     m_bus.connect(api::kBusName, api::kObjectPath, "org.freedesktop.DBus.Properties", "PropertiesChanged",
                   this, SLOT(onPropertiesChanged(QDBusMessage)));
 }
 
 void DaemonProxy::detach() {
+    m_bus.disconnect(api::kBusName, api::kObjectPath, api::kInterface, "Sample", this,
+                     SLOT(onSample(QDBusMessage)));
     m_bus.disconnect(api::kBusName, api::kObjectPath, "org.freedesktop.DBus.Properties", "PropertiesChanged",
                      this, SLOT(onPropertiesChanged(QDBusMessage)));
     delete m_watcher;
@@ -471,12 +441,13 @@ void DaemonProxy::fetchHistory() {
         });
 }
 
-void DaemonProxy::onSample(qulonglong timeUSec, double idle, double foreground, double background,
-                           double outside, double quota, double multiplier, uint overloadCount, bool paused,
-                           bool outsideSignal, double temperature, const QString& heldBy) {
-    const api::Sample s{timeUSec, idle,          foreground,  background,
-                        outside,  quota,         multiplier,  overloadCount,
-                        paused,   outsideSignal, temperature, heldBy.toStdString()};
+void DaemonProxy::onSample(const QDBusMessage& message) {
+    // The signal's arguments are a Sample's fields, read by its field list. A signal whose arguments do not
+    // begin with them (a nicerd of another version) is dropped.
+    api::Sample s;
+    if (!readArguments(message.arguments(), message.signature(), s)) {
+        return;
+    }
     if (!hasBus()) {
         return; // the last words of a bus that closed: nicerd may not be there when it is back
     }

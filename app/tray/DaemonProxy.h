@@ -111,9 +111,8 @@ signals:
     void errorOccurred(const QString& context, const QString& message);
 
 private slots:
-    void onSample(qulonglong timeUSec, double idle, double foreground, double background, double outside,
-                  double quota, double multiplier, uint overloadCount, bool paused, bool outsideSignal,
-                  double temperature, const QString& heldBy);
+    /// The Sample signal.
+    void onSample(const QDBusMessage& message);
     void onPropertiesChanged(const QDBusMessage& message);
 
 private:

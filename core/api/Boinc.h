@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/BusStruct.h"
 #include "api/Keywords.h"
 
 #include <array>
@@ -7,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace nicer::api {
@@ -36,11 +38,13 @@ constexpr std::optional<BoincState> boincStateFromKeyword(std::string_view keywo
     return valueIn<BoincState>(kBoincStateKeywords, keyword);
 }
 
-/// The state a client reads from nicerd: a keyword it does not know (a newer nicerd's) reads as Error, whose
-/// detail says what it is.
-constexpr BoincState boincStateFromBus(std::string_view keyword) {
-    return boincStateFromKeyword(keyword).value_or(BoincState::Error);
-}
+/// On the bus, a keyword a client does not know (a newer nicerd's) reads as Error, whose detail says what it
+/// is.
+template <>
+struct BusKeywords<BoincState> {
+    static constexpr const auto& keywords = kBoincStateKeywords;
+    static constexpr BoincState unknown = BoincState::Error;
+};
 
 /// Whether the client answers requests (attach, detach, the lists) in @p state: it runs, or it suspended its
 /// own work.
@@ -60,6 +64,18 @@ struct BoincProject {
     bool viaAccountManager = false; ///< attached through an account manager
 
     bool operator==(const BoincProject&) const = default;
+
+    /// One entry of the BoincProjects property.
+    static constexpr auto kBusFields = std::tuple{
+        busField("url", &BoincProject::url),
+        busField("name", &BoincProject::name),
+        busField("user_credit", &BoincProject::userCredit),
+        busField("host_credit", &BoincProject::hostCredit),
+        busField("recent_credit", &BoincProject::recentCredit),
+        busField("suspended", &BoincProject::suspended),
+        busField("no_more_work", &BoincProject::noMoreWork),
+        busField("via_account_manager", &BoincProject::viaAccountManager),
+    };
 };
 
 /// One task (a BOINC result: a work unit and the app that computes it), from get_results.
@@ -81,6 +97,19 @@ struct BoincTask {
     double elapsedLimitSeconds = 0.0;
 
     bool operator==(const BoincTask&) const = default;
+
+    /// One entry of the BoincTasks property.
+    static constexpr auto kBusFields = std::tuple{
+        busField("name", &BoincTask::name),
+        busField("project_url", &BoincTask::projectUrl),
+        busField("state", &BoincTask::state),
+        busField("fraction_done", &BoincTask::fractionDone),
+        busField("elapsed_s", &BoincTask::elapsedSeconds),
+        busField("remaining_s", &BoincTask::remainingSeconds),
+        busField("deadline", &BoincTask::deadline),
+        busField("cpu_s", &BoincTask::cpuSeconds),
+        busField("elapsed_limit_s", &BoincTask::elapsedLimitSeconds),
+    };
 };
 
 /// One file transfer the client has in progress or waiting (get_file_transfers).
@@ -96,6 +125,17 @@ struct BoincTransfer {
     std::string state;
 
     bool operator==(const BoincTransfer&) const = default;
+
+    /// One entry of the BoincTransfers property.
+    static constexpr auto kBusFields = std::tuple{
+        busField("name", &BoincTransfer::name),
+        busField("project_url", &BoincTransfer::projectUrl),
+        busField("upload", &BoincTransfer::upload),
+        busField("bytes_total", &BoincTransfer::bytesTotal),
+        busField("bytes_done", &BoincTransfer::bytesDone),
+        busField("rate", &BoincTransfer::rate),
+        busField("state", &BoincTransfer::state),
+    };
 };
 
 /// A notice from the client or a project, or an error message, in plain words (get_notices, get_messages).
@@ -110,6 +150,13 @@ struct BoincNotice {
     bool error = false;
 
     bool operator==(const BoincNotice&) const = default;
+
+    /// One entry of the BoincNotices property.
+    static constexpr auto kBusFields = std::tuple{
+        busField("seqno", &BoincNotice::seqno),     busField("time", &BoincNotice::time),
+        busField("project", &BoincNotice::project), busField("title", &BoincNotice::title),
+        busField("text", &BoincNotice::text),       busField("error", &BoincNotice::error),
+    };
 };
 
 /// How nicerd's BOINC client stands, for the tray, `nicer status` and `nicer boinc`.

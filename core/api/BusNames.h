@@ -23,26 +23,4 @@ inline constexpr std::chrono::seconds kBoincOperationLimit{120};
 /// to BOINC before and after it.
 inline constexpr std::chrono::seconds kBoincCallTimeout = kBoincOperationLimit + std::chrono::seconds(15);
 
-// D-Bus signatures of the structs on the bus, written down once here; dbus/wire/Codec encodes and decodes
-// them and resources/org.nicer.Daemon1.xml documents them.
-/// One entry of the WorkloadPresets property: id, name, description, available.
-inline constexpr const char* kPresetSignature = "sssb";
-/// One history entry and the Sample signal: time µs, idle, foreground, background, outside, quota,
-/// multiplier, overload count, paused, outside signal.
-inline constexpr const char* kSampleSignature = "tddddddubbds";
-/// One entry of the Downloads property: name, bytes done, total bytes (0: unknown), bytes per second, state
-/// keyword, verified, reason, seconds until nicerd tries again (-1: it will not).
-inline constexpr const char* kDownloadSignature = "sttdsbsx";
-/// One entry of BoincProjects: URL, name, user credit, host credit, recent average credit, suspended, no new
-/// tasks, attached through an account manager.
-inline constexpr const char* kBoincProjectSignature = "ssdddbbb";
-/// One entry of BoincTasks: name, project URL, state keyword, fraction done, elapsed s, remaining s, report
-/// deadline (s since the epoch; 0: none), CPU s, elapsed-time limit s (0: not known).
-inline constexpr const char* kBoincTaskSignature = "sssdddxdd";
-/// One entry of BoincTransfers: file name, project URL, upload, total bytes, bytes done, bytes per second,
-/// state keyword ("active" or "waiting").
-inline constexpr const char* kBoincTransferSignature = "ssbddds";
-/// One entry of BoincNotices: sequence number, time (s since the epoch), project name, title, text, error.
-inline constexpr const char* kBoincNoticeSignature = "xxsssb";
-
 } // namespace nicer::api

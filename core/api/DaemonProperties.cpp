@@ -92,26 +92,6 @@ std::vector<PropertyInfo> makeTable() {
     return rows;
 }
 
-/// The D-Bus signature of a field of type @p T.
-template <typename T>
-std::string signatureOfType() {
-    if constexpr (std::is_same_v<T, bool>) {
-        return "b";
-    } else if constexpr (std::is_same_v<T, std::uint32_t>) {
-        return "u";
-    } else if constexpr (std::is_same_v<T, std::uint64_t>) {
-        return "t";
-    } else if constexpr (std::is_same_v<T, double>) {
-        return "d";
-    } else if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, BoincState>) {
-        return "s";
-    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-        return "as";
-    } else {
-        return std::string("a(") + structSignature<typename T::value_type>() + ")";
-    }
-}
-
 } // namespace
 
 std::span<const PropertyInfo> daemonProperties() {
@@ -134,7 +114,7 @@ std::string signatureOf(const PropertyInfo& property) {
                 return f->busSignature;
             } else {
                 using T = std::remove_reference_t<std::invoke_result_t<F, DaemonState&>>;
-                return signatureOfType<T>();
+                return busSignature<T>();
             }
         },
         property.field);

@@ -26,9 +26,9 @@ enum class Announce {
 template <typename T>
 using Field = T& (*)(DaemonState&);
 
-/// A property's value: a field of the state (its type gives the signature: b, u, t, d, s, as, or an array
-/// of one of the bus's structs; an enum with keywords travels as its keyword, s), or a controller parameter
-/// (the parameter table converts its unit).
+/// A property's value: a field of the state (its type gives the signature, api::busSignature: b, u, t, d, s,
+/// as, or an array of one of the bus's structs; an enum with keywords travels as its keyword, s), or a
+/// controller parameter (the parameter table converts its unit).
 using PropertyField =
     std::variant<Field<bool>, Field<std::uint32_t>, Field<std::uint64_t>, Field<double>, Field<std::string>,
                  Field<BoincState>, Field<std::vector<std::string>>, Field<std::vector<PresetInfo>>,
@@ -40,28 +40,6 @@ using PropertyField =
 template <typename T>
 const T& valueOf(Field<T> field, const DaemonState& state) {
     return field(const_cast<DaemonState&>(state));
-}
-
-/// The signature of one of the bus's structs, without its parentheses (api/BusNames.h): "sssb" for a
-/// PresetInfo.
-template <typename Struct>
-constexpr const char* structSignature() {
-    if constexpr (std::is_same_v<Struct, Sample>) {
-        return kSampleSignature;
-    } else if constexpr (std::is_same_v<Struct, PresetInfo>) {
-        return kPresetSignature;
-    } else if constexpr (std::is_same_v<Struct, DownloadEntry>) {
-        return kDownloadSignature;
-    } else if constexpr (std::is_same_v<Struct, BoincProject>) {
-        return kBoincProjectSignature;
-    } else if constexpr (std::is_same_v<Struct, BoincTask>) {
-        return kBoincTaskSignature;
-    } else if constexpr (std::is_same_v<Struct, BoincTransfer>) {
-        return kBoincTransferSignature;
-    } else {
-        static_assert(std::is_same_v<Struct, BoincNotice>, "not one of the bus's structs");
-        return kBoincNoticeSignature;
-    }
 }
 
 /// One property of org.nicer.Daemon1.

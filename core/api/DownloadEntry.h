@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/BusStruct.h"
 #include "api/Keywords.h"
 
 #include <array>
@@ -7,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 namespace nicer::api {
 
@@ -35,6 +37,13 @@ constexpr std::optional<DownloadState> downloadStateFromKeyword(std::string_view
     return valueIn<DownloadState>(kDownloadStateKeywords, keyword);
 }
 
+/// On the bus, a keyword a client does not know (a newer nicerd's) shows as queued: it changes soon.
+template <>
+struct BusKeywords<DownloadState> {
+    static constexpr const auto& keywords = kDownloadStateKeywords;
+    static constexpr DownloadState unknown = DownloadState::Queued;
+};
+
 /// One work unit as nicerd shows it: the Downloads property, `nicer status` and the tray.
 struct DownloadEntry {
     std::string name;             ///< as in the manifest
@@ -44,10 +53,22 @@ struct DownloadEntry {
     DownloadState state = DownloadState::Queued;
     bool verified = false; ///< Ok or Present: checked against the manifest's hash
     std::string reason;    ///< Waiting or Failed: why, in plain words; else empty
-    /// Failed: seconds until nicerd tries the failed files again, when it will.
+    /// Failed: seconds until nicerd tries the failed files again, when it will (on the bus -1: it will not).
     std::optional<std::int64_t> retryInSeconds;
 
     bool operator==(const DownloadEntry&) const = default;
+
+    /// One entry of the Downloads property.
+    static constexpr auto kBusFields = std::tuple{
+        busField("name", &DownloadEntry::name),
+        busField("bytes_done", &DownloadEntry::bytesDone),
+        busField("bytes_total", &DownloadEntry::bytesTotal),
+        busField("rate", &DownloadEntry::rate),
+        busField("state", &DownloadEntry::state),
+        busField("verified", &DownloadEntry::verified),
+        busField("reason", &DownloadEntry::reason),
+        busField("retry_in_s", &DownloadEntry::retryInSeconds),
+    };
 };
 
 /// True for the states that change by themselves soon: checking, queued, waiting and downloading.

@@ -1,6 +1,9 @@
 #pragma once
 
+#include "api/BusStruct.h"
+
 #include <string>
+#include <tuple>
 
 namespace nicer::api {
 
@@ -13,6 +16,13 @@ struct PresetInfo {
     bool available = false; ///< its program is installed (custom: nicerd was given a command)
 
     bool operator==(const PresetInfo&) const = default;
+
+    static constexpr auto kBusFields = std::tuple{
+        busField("id", &PresetInfo::id),
+        busField("name", &PresetInfo::name),
+        busField("description", &PresetInfo::description),
+        busField("available", &PresetInfo::available),
+    };
 };
 
 } // namespace nicer::api

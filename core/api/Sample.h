@@ -1,8 +1,11 @@
 #pragma once
 
+#include "api/BusStruct.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <tuple>
 
 namespace nicer::api {
 
@@ -38,6 +41,18 @@ struct Sample {
     /// (control::ruleName: "temperature", "fan", "battery", "power-saver", "game", "program"); empty for
     /// none.
     std::string heldBy;
+
+    bool operator==(const Sample&) const = default;
+
+    /// The Sample signal's arguments, with these names, and one entry of GetHistory's answer.
+    static constexpr auto kBusFields = std::tuple{
+        busField("time_usec", &Sample::timeUSec),      busField("idle", &Sample::idle),
+        busField("foreground", &Sample::foreground),   busField("background", &Sample::background),
+        busField("outside", &Sample::outside),         busField("quota", &Sample::quota),
+        busField("multiplier", &Sample::multiplier),   busField("overload_count", &Sample::overloadCount),
+        busField("paused", &Sample::paused),           busField("outside_signal", &Sample::outsideSignal),
+        busField("temperature", &Sample::temperature), busField("held_by", &Sample::heldBy),
+    };
 };
 
 } // namespace nicer::api

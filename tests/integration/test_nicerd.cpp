@@ -534,7 +534,7 @@ TEST_CASE("nicerd emits a Sample every period and GetHistory returns the ones be
     const auto onSample = [](sd_bus_message* m, void* userdata, sd_bus_error*) -> int {
         auto* s = static_cast<Seen*>(userdata);
         api::Sample x;
-        if (dbus::codec::readSampleFields(m, x) < 0) {
+        if (dbus::codec::readFields(m, x) < 0) {
             s->consistent = false;
         }
         // The outside part is known here (the tests' user manager has a cgroup of its own) and within the

@@ -85,7 +85,7 @@ public:
 private:
     static int onSample(sd_bus_message* m, void* userdata, sd_bus_error*) {
         Event e{Event::Kind::Sample, {}, false};
-        if (dbus::codec::readSampleFields(m, e.sample) >= 0) {
+        if (dbus::codec::readFields(m, e.sample) >= 0) {
             static_cast<BusRecorder*>(userdata)->m_events.push_back(e);
         }
         return 0;

@@ -1,12 +1,15 @@
 // The tray's QDBusArgument operators of the api's structs, through a real bus: written by one connection,
-// sent back by another as it came, and read again, with their signatures checked against api/BusNames.h.
+// sent back by another as it came, and read again, with their signatures checked against the ones their
+// field lists give (api/BusStruct.h).
 
-#include "api/BusNames.h"
+#include "api/BusStruct.h"
+#include "tray/BoincTestData.h"
 #include "tray/BusTypes.h"
 #include "tray/PrivateBus.h"
 
 #include <QDBusConnection>
 #include <QDBusMessage>
+#include <QDBusMetaType>
 #include <QDBusPendingCall>
 #include <QDBusVirtualObject>
 #include <QTest>
@@ -56,6 +59,20 @@ QVariant roundTrip(const QVariant& value) {
     return reply.arguments().value(0);
 }
 
+/// @p values sent to the echo as a list and read back; the list's signature is checked on the way.
+template <nicer::api::BusStruct Struct>
+std::vector<Struct> roundTripList(const std::vector<Struct>& values) {
+    const QString signature = QString::fromLatin1(nicer::api::kArraySignature<Struct>.data());
+    // The signature QtDBus gives the registered type is the one the field list gives.
+    CHECK(QString::fromLatin1(QDBusMetaType::typeToSignature(QMetaType::fromType<QList<Struct>>())) ==
+          signature);
+    const QVariant back = roundTrip(QVariant::fromValue(QList<Struct>(values.begin(), values.end())));
+    const auto arg = qvariant_cast<QDBusArgument>(back);
+    CHECK(arg.currentSignature() == signature);
+    const auto read = qdbus_cast<QList<Struct>>(arg);
+    return {read.begin(), read.end()};
+}
+
 } // namespace
 
 TEST_CASE("presets and downloads round-trip through QtDBus in nicerd's signatures", "[tray]") {
@@ -65,12 +82,7 @@ TEST_CASE("presets and downloads round-trip through QtDBus in nicerd's signature
         {"demo", "Demo", "md5sum of /dev/zero", true},
         {"boinc", "BOINC \u00e9t\u00e9", "Einstein@Home \u2014 and others", false},
     };
-    const QVariant presetsBack =
-        roundTrip(QVariant::fromValue(nicer::tray::PresetInfoList(presets.begin(), presets.end())));
-    const auto presetsArg = qvariant_cast<QDBusArgument>(presetsBack);
-    CHECK(presetsArg.currentSignature() == QStringLiteral("a(%1)").arg(nicer::api::kPresetSignature));
-    const auto presetsRead = qdbus_cast<nicer::tray::PresetInfoList>(presetsArg);
-    CHECK(std::vector<PresetInfo>(presetsRead.begin(), presetsRead.end()) == presets);
+    CHECK(roundTripList(presets) == presets);
 
     DownloadEntry failed;
     failed.name = "units/\u00fc.bin";
@@ -90,10 +102,27 @@ TEST_CASE("presets and downloads round-trip through QtDBus in nicerd's signature
     downloading.rate = 131072.5;
     downloading.state = DownloadState::Downloading;
     const std::vector<DownloadEntry> downloads = {failed, done, downloading};
-    const QVariant downloadsBack =
-        roundTrip(QVariant::fromValue(nicer::tray::DownloadEntryList(downloads.begin(), downloads.end())));
-    const auto downloadsArg = qvariant_cast<QDBusArgument>(downloadsBack);
-    CHECK(downloadsArg.currentSignature() == QStringLiteral("a(%1)").arg(nicer::api::kDownloadSignature));
-    const auto downloadsRead = qdbus_cast<nicer::tray::DownloadEntryList>(downloadsArg);
-    CHECK(std::vector<DownloadEntry>(downloadsRead.begin(), downloadsRead.end()) == downloads);
+    CHECK(roundTripList(downloads) == downloads);
+}
+
+TEST_CASE("samples and BOINC's lists round-trip through QtDBus in nicerd's signatures", "[tray]") {
+    nicer::tray::registerBusTypes();
+
+    // Every field apart from its default, one of them held by a rule, and one paused.
+    nicer::api::Sample paused;
+    paused.paused = true;
+    const std::vector<nicer::api::Sample> samples = {
+        {1'700'000'000'123'456ULL, 0.25, 0.5, 0.25, 0.125, 0.3, 2.0, 7, false, true, 81.5, "temperature"},
+        paused};
+    CHECK(roundTripList(samples) == samples);
+
+    const auto boinc = nicer::tray::test::realisticBoinc(1'700'000'000, true);
+    REQUIRE_FALSE(boinc.tasks.empty());
+    auto tasks = boinc.tasks;
+    tasks.front().cpuSeconds = 11'000.5;
+    tasks.front().elapsedLimitSeconds = 90'000.0;
+    CHECK(roundTripList(boinc.projects) == boinc.projects);
+    CHECK(roundTripList(tasks) == tasks);
+    CHECK(roundTripList(boinc.transfers) == boinc.transfers);
+    CHECK(roundTripList(boinc.notices) == boinc.notices);
 }

@@ -131,7 +131,7 @@ Result<void> DaemonClient::setWorkloadPreset(const std::string& id) {
 
 Result<void> DaemonClient::setExclusivePrograms(const std::vector<std::string>& names) {
     return callMethod(m_bus.get(), "SetExclusivePrograms", 0, [&](libsystemd::MessageWriter& out) {
-        out.run([&] { return codec::appendStrings(out.message(), names); });
+        out.run([&] { return codec::appendValue(out.message(), names); });
     });
 }
 
@@ -163,7 +163,7 @@ Result<std::vector<api::Sample>> DaemonClient::history() {
         return callError("GetHistory", r, error);
     }
     std::vector<api::Sample> samples;
-    r = codec::readArray(reply, samples);
+    r = codec::readValue(reply, samples);
     if (r < 0) {
         return libsystemd::busError("cannot read nicerd's history", r);
     }

@@ -78,16 +78,15 @@ const sd_bus_vtable DaemonService::s_methods[] = {
                   SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("SetExclusivePrograms", "as", "", &DaemonService::onSetExclusivePrograms,
                   SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("GetHistory", "", "a(tddddddubbds)", &DaemonService::onGetHistory,
+    SD_BUS_METHOD("GetHistory", "", api::kArraySignature<api::Sample>.data(), &DaemonService::onGetHistory,
                   SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("BoincAttach", "ss", "", &DaemonService::onBoincAttach, SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("BoincAttachAccountManager", "sss", "", &DaemonService::onBoincAttachAccountManager,
                   SD_BUS_VTABLE_UNPRIVILEGED),
     SD_BUS_METHOD("BoincDetach", "s", "", &DaemonService::onBoincDetach, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_SIGNAL("Sample", api::kSampleSignature, 0),
+    SD_BUS_SIGNAL("Sample", api::kFieldsSignature<api::Sample>.data(), 0),
     SD_BUS_VTABLE_END,
 };
-static_assert(std::string_view("tddddddubbds") == api::kSampleSignature);
 
 namespace {
 
@@ -235,7 +234,7 @@ int DaemonService::onSetExclusivePrograms(sd_bus_message* m, void* userdata, sd_
     return guarded(error, [&]() -> int {
         auto* self = static_cast<DaemonService*>(userdata);
         std::vector<std::string> names;
-        if (int r = codec::readStrings(m, names); r < 0) {
+        if (int r = codec::readValue(m, names); r < 0) {
             return sd_bus_error_setf(error, kInvalidArgs, "SetExclusivePrograms takes as: %s",
                                      std::strerror(-r));
         }
@@ -258,7 +257,7 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
         }
         const auto& history = self->m_daemon.history();
         if (const int appended =
-                codec::appendArray(reply, std::vector<api::Sample>(history.begin(), history.end()));
+                codec::appendValue(reply, std::vector<api::Sample>(history.begin(), history.end()));
             appended < 0) {
             return appended;
         }
@@ -371,7 +370,7 @@ void DaemonService::onSample(const api::Sample& s) {
         return;
     }
     libsystemd::BusMessagePtr owned(message);
-    if (codec::appendSampleFields(message, s) >= 0) {
+    if (codec::appendFields(message, s) >= 0) {
         sd_bus_send(m_bus, message, nullptr);
     }
     announceChanges();

@@ -1,98 +1,143 @@
 #pragma once
 
-#include "api/Boinc.h"
+#include "api/BusStruct.h"
 #include "api/DaemonProperties.h"
 #include "api/DaemonState.h"
-#include "api/DownloadEntry.h"
-#include "api/PresetInfo.h"
-#include "api/Sample.h"
+#include "api/Keywords.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
 #include "dbus/wire/ParameterArguments.h"
 #include "libsystemd/Bus.h"
 #include "libsystemd/Message.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 /// The one typed encoder and decoder of nicerd's D-Bus types over sd_bus_message, shared by DaemonService
-/// and DaemonClient. Every function returns sd-bus's value: negative errno on failure; the readers of one
-/// array entry return 0 at the array's end.
+/// and DaemonClient. Every function returns sd-bus's value: negative errno on failure; the readers return 0
+/// at the end of the container they read from (an array's last entry was read), else a positive value.
 namespace nicer::dbus::codec {
 
-/// The fields of a Sample, not in a struct (the Sample signal's arguments).
-int appendSampleFields(sd_bus_message* m, const api::Sample& sample);
-/// Reads them back: 0, or a negative errno.
-int readSampleFields(sd_bus_message* m, api::Sample& sample);
+// One value of each type a property or a bus struct's field can have, in its signature (api::busSignature).
+int appendValue(sd_bus_message* m, bool value);
+int appendValue(sd_bus_message* m, std::uint32_t value);
+int appendValue(sd_bus_message* m, std::uint64_t value);
+int appendValue(sd_bus_message* m, std::int64_t value);
+int appendValue(sd_bus_message* m, double value);
+int appendValue(sd_bus_message* m, const std::string& value);
+/// x: the value, or -1 for none.
+int appendValue(sd_bus_message* m, const std::optional<std::int64_t>& value);
+int readValue(sd_bus_message* m, bool& value);
+int readValue(sd_bus_message* m, std::uint32_t& value);
+int readValue(sd_bus_message* m, std::uint64_t& value);
+int readValue(sd_bus_message* m, std::int64_t& value);
+int readValue(sd_bus_message* m, double& value);
+int readValue(sd_bus_message* m, std::string& value);
+/// A negative value reads as none.
+int readValue(sd_bus_message* m, std::optional<std::int64_t>& value);
 
-/// One struct of each type.
-int append(sd_bus_message* m, const api::Sample& sample);
-int append(sd_bus_message* m, const api::DownloadEntry& entry);
-int append(sd_bus_message* m, const api::PresetInfo& preset);
-int read(sd_bus_message* m, api::Sample& sample);
-int read(sd_bus_message* m, api::DownloadEntry& entry);
-int read(sd_bus_message* m, api::PresetInfo& preset);
-int append(sd_bus_message* m, const api::BoincProject& project);
-int append(sd_bus_message* m, const api::BoincTask& task);
-int append(sd_bus_message* m, const api::BoincTransfer& transfer);
-int append(sd_bus_message* m, const api::BoincNotice& notice);
-int read(sd_bus_message* m, api::BoincProject& project);
-int read(sd_bus_message* m, api::BoincTask& task);
-int read(sd_bus_message* m, api::BoincTransfer& transfer);
-int read(sd_bus_message* m, api::BoincNotice& notice);
+/// An enum travels as its keyword; one the client does not know reads as api::BusKeywords' unknown.
+template <api::KeywordEnum Enum>
+int appendValue(sd_bus_message* m, Enum value);
+template <api::KeywordEnum Enum>
+int readValue(sd_bus_message* m, Enum& value);
 
-/// "(tddddddubb)" and so on: the struct's signature (api::structSignature), and "a(...)" for an array.
+/// An array; reading it replaces @p values.
 template <typename T>
-std::string structSignature() {
-    return std::string("(") + api::structSignature<T>() + ")";
-}
+int appendValue(sd_bus_message* m, const std::vector<T>& values);
 template <typename T>
-std::string arraySignature() {
-    return "a" + structSignature<T>();
-}
+int readValue(sd_bus_message* m, std::vector<T>& values);
 
-/// An array of structs.
-template <typename T>
-int appendArray(sd_bus_message* m, const std::vector<T>& items) {
+/// A bus struct, field by field as its kBusFields lists them.
+template <api::BusStruct Struct>
+int appendValue(sd_bus_message* m, const Struct& value);
+template <api::BusStruct Struct>
+int readValue(sd_bus_message* m, Struct& value);
+
+/// A bus struct's fields, not in a struct (the Sample signal's arguments).
+template <api::BusStruct Struct>
+int appendFields(sd_bus_message* m, const Struct& value) {
     libsystemd::MessageWriter out(m);
-    out.open('a', structSignature<T>().c_str());
-    for (const auto& item : items) {
-        out.run([&] { return append(m, item); });
-    }
-    out.close();
+    api::forEachField<Struct>(
+        [&](const auto& field) { out.run([&] { return appendValue(m, value.*field.member); }); });
     return out.result();
 }
 
-template <typename T>
-int readArray(sd_bus_message* m, std::vector<T>& items) {
+/// Reads them back: 0, or a negative errno.
+template <api::BusStruct Struct>
+int readFields(sd_bus_message* m, Struct& value) {
     libsystemd::MessageReader in(m);
-    if (!in.enter('a', structSignature<T>().c_str())) {
+    api::forEachField<Struct>(
+        [&](const auto& field) { in.run([&] { return readValue(m, value.*field.member); }); });
+    return in.result();
+}
+
+template <api::KeywordEnum Enum>
+int appendValue(sd_bus_message* m, Enum value) {
+    return appendValue(m, std::string(api::busKeyword(value)));
+}
+
+template <api::KeywordEnum Enum>
+int readValue(sd_bus_message* m, Enum& value) {
+    std::string keyword;
+    const int r = readValue(m, keyword);
+    if (r > 0) {
+        value = api::fromBusKeyword<Enum>(keyword);
+    }
+    return r;
+}
+
+template <typename T>
+int appendValue(sd_bus_message* m, const std::vector<T>& values) {
+    libsystemd::MessageWriter out(m);
+    out.open('a', api::busSignature<T>().data());
+    for (const auto& value : values) {
+        out.run([&] { return appendValue(m, value); });
+    }
+    out.close();
+    return out.ok() ? 1 : out.result();
+}
+
+template <typename T>
+int readValue(sd_bus_message* m, std::vector<T>& values) {
+    values.clear();
+    libsystemd::MessageReader in(m);
+    if (!in.enter('a', api::busSignature<T>().data())) {
         return in.result();
     }
     for (;;) {
-        T item;
-        if (in.run([&] { return read(m, item); }) <= 0) {
+        T value;
+        if (in.run([&] { return readValue(m, value); }) <= 0) {
             break;
         }
-        items.push_back(std::move(item));
+        values.push_back(std::move(value));
     }
     in.exit();
-    return in.result();
+    return in.ok() ? 1 : in.result();
 }
 
-/// A variant holding an array of structs (a property's value in GetAll).
-template <typename T>
-int readArrayVariant(sd_bus_message* m, std::vector<T>& items) {
+template <api::BusStruct Struct>
+int appendValue(sd_bus_message* m, const Struct& value) {
+    libsystemd::MessageWriter out(m);
+    out.open('r', api::kFieldsSignature<Struct>.data());
+    out.run([&] { return appendFields(m, value); });
+    out.close();
+    return out.ok() ? 1 : out.result();
+}
+
+template <api::BusStruct Struct>
+int readValue(sd_bus_message* m, Struct& value) {
     libsystemd::MessageReader in(m);
-    in.enter('v', arraySignature<T>().c_str());
-    in.run([&] { return readArray(m, items); });
+    if (!in.enter('r', api::kFieldsSignature<Struct>.data())) {
+        return in.result();
+    }
+    in.run([&] { return readFields(m, value); });
     in.exit();
-    return in.result();
+    return in.ok() ? 1 : in.result();
 }
-
-/// An array of strings (as); reading it replaces @p values.
-int appendStrings(sd_bus_message* m, const std::vector<std::string>& values);
-int readStrings(sd_bus_message* m, std::vector<std::string>& values);
 
 /// One property's value in @p state, not in a variant (a property getter's reply), by its signature.
 int appendProperty(sd_bus_message* m, const api::PropertyInfo& property, const api::DaemonState& state);
