@@ -1,6 +1,9 @@
-// The property table (api/DaemonProperties.h) against the interface's XML: the one list every side of the
-// bus loops over must be the interface as documented, property by property.
+// The property table (api/DaemonProperties.h) and the bus structs' field lists (api/BusStruct.h) against
+// the interface's XML: the lists every side of the bus loops over must be the interface as documented,
+// property by property and field by field.
 
+#include "api/BusNames.h"
+#include "api/BusStruct.h"
 #include "api/DaemonProperties.h"
 #include "api/DaemonState.h"
 #include "control/ParameterTable.h"
@@ -9,8 +12,10 @@
 #include <pugixml.hpp>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace nicer;
 
@@ -21,14 +26,26 @@ struct XmlProperty {
     std::string emitsChanged; ///< the EmitsChangedSignal annotation; "true" when it has none
 };
 
+/// resources/org.nicer.Daemon1.xml, parsed.
+const pugi::xml_document& interfaceXml() {
+    static const auto doc = [] {
+        auto d = std::make_unique<pugi::xml_document>();
+        const auto path = std::string(NICER_RESOURCES) + "/org.nicer.Daemon1.xml";
+        const auto parsed = d->load_file(path.c_str());
+        INFO(path << ": " << parsed.description());
+        REQUIRE(parsed);
+        return d;
+    }();
+    return *doc;
+}
+
+pugi::xml_node interfaceNode() {
+    return interfaceXml().select_node("//interface[@name='org.nicer.Daemon1']").node();
+}
+
 std::map<std::string, XmlProperty> xmlProperties() {
-    pugi::xml_document doc;
-    const auto path = std::string(NICER_RESOURCES) + "/org.nicer.Daemon1.xml";
-    const auto parsed = doc.load_file(path.c_str());
-    INFO(path << ": " << parsed.description());
-    REQUIRE(parsed);
     std::map<std::string, XmlProperty> found;
-    const auto interface = doc.select_node("//interface[@name='org.nicer.Daemon1']").node();
+    const auto interface = interfaceNode();
     for (const auto& property : interface.children("property")) {
         XmlProperty p{property.attribute("type").value(), "true"};
         const auto emits = property.find_child_by_attribute(
@@ -114,4 +131,123 @@ TEST_CASE("each BOINC state has one keyword, which reads back as the state", "[d
     CHECK_FALSE(api::boincAnswers(api::BoincState::Held));
     // On the bus it is a string.
     CHECK(api::signatureOf(*api::findProperty("BoincState")) == "s");
+}
+
+namespace {
+
+/// A bus struct as the XML can show it: an array of it (a property, a method's argument), or its fields as a
+/// signal's arguments.
+struct StructOnBus {
+    std::string array;              ///< "a(sssb)"
+    std::string fields;             ///< "sssb"
+    std::vector<std::string> names; ///< the fields' names
+};
+
+template <api::BusStruct Struct>
+StructOnBus onBus() {
+    StructOnBus s{std::string(api::kArraySignature<Struct>.view()),
+                  std::string(api::kFieldsSignature<Struct>.view()),
+                  {}};
+    api::forEachField<Struct>([&](const auto& field) { s.names.emplace_back(field.name); });
+    return s;
+}
+
+/// Every bus struct, by the name of its list in the tray (the XML's QtTypeName annotations, which
+/// qdbusxml2cpp puts in the generated proxy; app/tray/BusTypes.h declares them).
+const std::map<std::string, StructOnBus>& structsByQtName() {
+    static const std::map<std::string, StructOnBus> structs = {
+        {"nicer::tray::PresetInfoList", onBus<api::PresetInfo>()},
+        {"nicer::tray::DownloadEntryList", onBus<api::DownloadEntry>()},
+        {"nicer::tray::SampleList", onBus<api::Sample>()},
+        {"nicer::tray::BoincProjectList", onBus<api::BoincProject>()},
+        {"nicer::tray::BoincTaskList", onBus<api::BoincTask>()},
+        {"nicer::tray::BoincTransferList", onBus<api::BoincTransfer>()},
+        {"nicer::tray::BoincNoticeList", onBus<api::BoincNotice>()},
+    };
+    return structs;
+}
+
+/// The signals whose arguments are a struct's fields, by the struct's list name as above.
+const std::map<std::string, std::string> kSignalStructs = {{"Sample", "nicer::tray::SampleList"}};
+
+/// The QtTypeName annotation @p name of @p node ("org.qtproject.QtDBus.QtTypeName", ".Out0", ...), or "".
+std::string qtTypeName(const pugi::xml_node& node, const std::string& name) {
+    return node.find_child_by_attribute("annotation", "name", name.c_str()).attribute("value").value();
+}
+
+} // namespace
+
+TEST_CASE("every struct type in the interface's XML is the signature its api field list gives, and names "
+          "the tray's type of it",
+          "[dbus][DaemonProperties][BusStruct]") {
+    const auto& structs = structsByQtName();
+    std::set<std::string> used;
+    // A property, or a method's argument, of type @p type with the QtTypeName @p qtName.
+    const auto check = [&](const std::string& what, const std::string& type, const std::string& qtName) {
+        INFO(what << " " << type << " (QtTypeName " << qtName << ")");
+        if (type.find('(') == std::string::npos) {
+            CHECK(qtName.find("nicer::") == std::string::npos); // a tray type only for the structs
+            return;
+        }
+        const auto it = structs.find(qtName);
+        REQUIRE(it != structs.end()); // a struct type must name its list: add the struct to structsByQtName
+        CHECK(type == it->second.array);
+        used.insert(qtName);
+    };
+    const auto interface = interfaceNode();
+    for (const auto& property : interface.children("property")) {
+        check(std::string("property ") + property.attribute("name").value(),
+              property.attribute("type").value(), qtTypeName(property, "org.qtproject.QtDBus.QtTypeName"));
+    }
+    for (const auto& method : interface.children("method")) {
+        int in = 0;
+        int out = 0;
+        for (const auto& arg : method.children("arg")) {
+            const bool isOut = std::string(arg.attribute("direction").value()) == "out";
+            const std::string annotation = std::string("org.qtproject.QtDBus.QtTypeName.") +
+                                           (isOut ? "Out" : "In") + std::to_string(isOut ? out++ : in++);
+            check(std::string("method ") + method.attribute("name").value() + " arg " +
+                      arg.attribute("name").value(),
+                  arg.attribute("type").value(), qtTypeName(method, annotation));
+        }
+    }
+    for (const auto& signal : interface.children("signal")) {
+        const std::string name = signal.attribute("name").value();
+        INFO("signal " << name);
+        std::string types;
+        std::vector<std::string> names;
+        for (const auto& arg : signal.children("arg")) {
+            types += arg.attribute("type").value();
+            names.emplace_back(arg.attribute("name").value());
+        }
+        const auto carries = kSignalStructs.find(name);
+        if (carries == kSignalStructs.end()) {
+            CHECK(types.find('(') == std::string::npos); // a struct argument: name its list as the methods do
+            continue;
+        }
+        const auto& fields = structs.at(carries->second);
+        CHECK(types == fields.fields);
+        CHECK(names == fields.names);
+        used.insert(carries->second);
+    }
+    // Every field list is on the bus somewhere.
+    for (const auto& [qtName, fields] : structs) {
+        INFO(qtName);
+        CHECK(used.count(qtName) == 1);
+    }
+}
+
+TEST_CASE("the structs' signatures are those of ApiVersion 12", "[dbus][DaemonProperties][BusStruct]") {
+    // Written out by hand on purpose: the wire format the version stands for. A field list that changes fails
+    // here: bump api::kApiVersion, say what changed in the XML's header, and write the new signatures here.
+    CHECK(api::kApiVersion == 12);
+    CHECK(api::kFieldsSignature<api::PresetInfo>.view() == "sssb");
+    CHECK(api::kFieldsSignature<api::Sample>.view() == "tddddddubbds");
+    CHECK(api::kFieldsSignature<api::DownloadEntry>.view() == "sttdsbsx");
+    CHECK(api::kFieldsSignature<api::BoincProject>.view() == "ssdddbbb");
+    CHECK(api::kFieldsSignature<api::BoincTask>.view() == "sssdddxdd");
+    CHECK(api::kFieldsSignature<api::BoincTransfer>.view() == "ssbddds");
+    CHECK(api::kFieldsSignature<api::BoincNotice>.view() == "xxsssb");
+    CHECK(api::kArraySignature<api::Sample>.view() == "a(tddddddubbds)");
+    CHECK(std::string(api::kStructSignature<api::PresetInfo>) == "(sssb)");
 }
