@@ -2,6 +2,7 @@
 
 #include "BoincCommands.h"
 #include "ExitCode.h"
+#include "StatusJson.h"
 #include "api/DownloadText.h"
 #include "api/MemoryLimit.h"
 #include "api/Placement.h"
@@ -165,78 +166,6 @@ void printStatus(const api::DaemonState& s) {
         printDownloads(s);
     }
     printBoincSummary(s.boinc);
-}
-
-nlohmann::json statusJson(const api::DaemonState& s) {
-    nlohmann::json params;
-    for (const auto& info : control::parameterTable()) {
-        // JSON keys in snake case, the period with its unit: reserve_band, ..., period_s.
-        std::string key = info.key;
-        std::replace(key.begin(), key.end(), '-', '_');
-        const double value = info.get(s.params);
-        if (info.type == control::ParameterType::Count) {
-            params[key] = static_cast<long long>(value);
-        } else {
-            params[info.type == control::ParameterType::Duration ? key + "_s" : key] = value;
-        }
-    }
-    nlohmann::json downloads = nlohmann::json::array();
-    for (const auto& e : s.downloads) {
-        downloads.push_back({{"name", e.name},
-                             {"bytes_done", e.bytesDone},
-                             {"bytes_total", e.bytesTotal},
-                             {"rate", e.rate},
-                             {"state", api::downloadStateKeyword(e.state)},
-                             {"verified", e.verified},
-                             {"reason", e.reason},
-                             {"retry_in_s", e.retryInSeconds ? nlohmann::json(*e.retryInSeconds) : nullptr}});
-    }
-    return {{"paused", s.paused},
-            {"actuator", s.actuator},
-            {"actuator_note", s.actuatorNote},
-            {"placement", s.placement},
-            {"placement_note", s.placementNote},
-            {"memory_max_percent", s.memoryMaxPercent},
-            {"memory_max_bytes", s.memoryMax > 0 ? nlohmann::json(s.memoryMax) : nullptr},
-            {"workload", s.workload},
-            {"demo", s.demoWorkload},
-            {"preset", s.workloadPreset},
-            {"instances", s.instances},
-            {"cpus", s.cpuCount},
-            {"idle", s.idle},
-            {"foreground", s.foreground},
-            {"background", s.background},
-            {"outside", s.outside >= 0.0 ? nlohmann::json(s.outside) : nullptr},
-            {"signal", s.signal},
-            {"signal_setting", s.signalSetting},
-            {"quota", s.quota},
-            {"multiplier", s.multiplier},
-            {"overload_count", s.overloadCount},
-            {"last_error", s.lastError},
-            {"parameters", params},
-            {"downloads", downloads},
-            {"download_rate", s.downloadRate},
-            {"bandwidth_mode", s.bandwidthMode},
-            {"bandwidth_cap", s.bandwidthCap > 0 ? nlohmann::json(s.bandwidthCap) : nullptr},
-            {"boinc", boincJson(s.boinc)},
-            {"held_by", s.heldBy},
-            {"hold_reason", s.holdReason},
-            {"temperature", s.temperature != api::kNoTemperature ? nlohmann::json(s.temperature) : nullptr},
-            {"temperature_target",
-             s.temperatureTargetInUse > 0.0 ? nlohmann::json(s.temperatureTargetInUse) : nullptr},
-            {"temperature_sensor", s.temperatureSensor},
-            {"sensor_note", s.sensorNote},
-            {"fan_speed", s.fanSpeed >= 0.0 ? nlohmann::json(s.fanSpeed) : nullptr},
-            {"on_battery", s.onBattery},
-            {"battery_percent", s.batteryPercent >= 0.0 ? nlohmann::json(s.batteryPercent) : nullptr},
-            {"power_saver", s.powerSaver},
-            {"power_source", s.powerSource},
-            {"power_note", s.powerNote},
-            {"games", s.games},
-            {"game_note", s.gameNote},
-            {"exclusive_programs", s.exclusivePrograms},
-            {"programs_running", s.programsRunning},
-            {"api_version", s.apiVersion}};
 }
 
 /// Why a choice cannot run, from this client's own list of presets (nicerd says only whether it can).
