@@ -478,3 +478,42 @@ TEST_CASE("SetExclusivePrograms announces the new list and answers InvalidArgs f
     CHECK(call({"steam"}).second == "org.freedesktop.DBus.Error.Failed");
     CHECK(daemon.state().exclusivePrograms == std::vector<std::string>{"blender", "gimp"});
 }
+
+TEST_CASE("the codec writes and reads every field of a struct by its field list, and a short message fails",
+          "[dbus][Codec]") {
+    PrivateBus bus;
+    auto connection = bus.connect();
+    // A message written and then read back as a receiver would (sealed, rewound).
+    const auto sealed = [&](const auto& write) {
+        sd_bus_message* m = nullptr;
+        REQUIRE(sd_bus_message_new_signal(connection.get(), &m, api::kObjectPath, api::kInterface,
+                                          "Sample") >= 0);
+        libsystemd::BusMessagePtr owned(m);
+        REQUIRE(write(m) >= 0);
+        REQUIRE(sd_bus_message_seal(m, 1, 0) >= 0);
+        REQUIRE(sd_bus_message_rewind(m, 1) >= 0);
+        return owned;
+    };
+    api::DownloadEntry entry;
+    entry.name = "a.bin";
+    entry.bytesTotal = 6'000'000'000ULL;
+    entry.state = api::DownloadState::Failed;
+    entry.retryInSeconds = 600;
+    const std::vector<api::DownloadEntry> entries = {entry, api::DownloadEntry{}};
+    auto m = sealed([&](sd_bus_message* w) { return dbus::codec::appendValue(w, entries); });
+    CHECK(std::string(sd_bus_message_get_signature(m.get(), 1)) ==
+          api::kArraySignature<api::DownloadEntry>.data());
+    std::vector<api::DownloadEntry> read;
+    CHECK(dbus::codec::readValue(m.get(), read) > 0);
+    CHECK(read == entries);
+
+    const api::Sample sample{7, 0.5, 0.25, 0.25, -1.0, 0.2, 1.5, 3, true, false, 70.5, "fan"};
+    m = sealed([&](sd_bus_message* w) { return dbus::codec::appendFields(w, sample); });
+    CHECK(std::string(sd_bus_message_get_signature(m.get(), 1)) == api::kFieldsSignature<api::Sample>.data());
+    api::Sample back;
+    CHECK(dbus::codec::readFields(m.get(), back) == 0);
+    CHECK(back == sample);
+    // The first two fields only (an older sender's, say): not a sample.
+    m = sealed([&](sd_bus_message* w) { return sd_bus_message_append(w, "td", std::uint64_t{7}, 0.5); });
+    CHECK(dbus::codec::readFields(m.get(), back) == -ENXIO);
+}

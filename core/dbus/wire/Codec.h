@@ -10,6 +10,7 @@
 #include "libsystemd/Bus.h"
 #include "libsystemd/Message.h"
 
+#include <cerrno>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -66,12 +67,16 @@ int appendFields(sd_bus_message* m, const Struct& value) {
     return out.result();
 }
 
-/// Reads them back: 0, or a negative errno.
+/// Reads them back: 0, or a negative errno (-ENXIO when the message ends before the last field).
 template <api::BusStruct Struct>
 int readFields(sd_bus_message* m, Struct& value) {
     libsystemd::MessageReader in(m);
-    api::forEachField<Struct>(
-        [&](const auto& field) { in.run([&] { return readValue(m, value.*field.member); }); });
+    api::forEachField<Struct>([&](const auto& field) {
+        in.run([&] {
+            const int r = readValue(m, value.*field.member);
+            return r == 0 ? -ENXIO : r;
+        });
+    });
     return in.result();
 }
 
