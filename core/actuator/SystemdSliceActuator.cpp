@@ -15,6 +15,9 @@ using usermanager::UnitManager;
 
 namespace {
 
+// The quota in force is not known (systemd refused or did not answer the last write): never a quota sent.
+constexpr std::uint64_t kQuotaUnknown = 0;
+
 // What is set on the slice besides its quota, in one of the forms that systemd may take.
 struct SliceBase {
     std::uint64_t weight;
@@ -166,7 +169,17 @@ SystemdSliceActuator::SystemdSliceActuator(usermanager::UnitManager& units, kern
     , m_cgroup(std::move(cgroup)) {}
 
 Result<void> SystemdSliceActuator::apply(double quota, int cpuCount) {
-    if (auto applied = applyThroughSystemd(quota, cpuCount); !applied) {
+    // The answers to earlier periods' quotas, which nicerd's loop did not wait for. One that systemd refused,
+    // or did not answer in time, is not in force: it is sent again, and its failure is this period's.
+    const auto writes = m_units.takePropertyWrites(m_slice);
+    if (!writes.failure) {
+        m_appliedUSec = kQuotaUnknown;
+    }
+    auto applied = applyThroughSystemd(quota, cpuCount);
+    if (applied && !m_frozen) { // a frozen slice needs no cap
+        applied = writes.failure;
+    }
+    if (!applied) {
         // SIGSTOP every period of the outage: processes started since (restarts) stop too.
         auto held = m_layout.signalAll(m_cgroup, SIGSTOP);
         m_heldWithoutSystemd = held.ok();
@@ -174,8 +187,8 @@ Result<void> SystemdSliceActuator::apply(double quota, int cpuCount) {
                      (held ? "; the work is held (SIGSTOP) until systemd answers again"
                            : "; the work could not be held either: " + held.error().message)};
     }
-    if (m_heldWithoutSystemd) {
-        // The cap (or systemd's freeze) is in place again before the processes continue.
+    if (m_heldWithoutSystemd && !writes.pending) {
+        // The cap systemd took last (or systemd's freeze) is in place again before the processes continue.
         if (auto resumed = m_layout.signalAll(m_cgroup, SIGCONT); !resumed) {
             return resumed.error();
         }
@@ -189,14 +202,23 @@ Result<void> SystemdSliceActuator::applyThroughSystemd(double quota, int cpuCoun
         return freeze();
     }
     const std::uint64_t usec = quotaPerSecUSec(quota, cpuCount);
-    if (usec != m_appliedUSec) {
-        // Lower the cap before thawing, so the thawed work never runs above the new quota.
-        if (auto set = m_units.setUnitProperties(m_slice, {{"CPUQuotaPerSecUSec", usec}}); !set) {
-            return set;
+    if (m_frozen) {
+        // Lower the cap before thawing, so the thawed work never runs above the new quota: this write waits
+        // for systemd's answer (a thaw through cgroup.freeze would not queue behind it).
+        if (usec != m_appliedUSec) {
+            if (auto set = m_units.setUnitProperties(m_slice, {{"CPUQuotaPerSecUSec", usec}}); !set) {
+                return set;
+            }
+            m_appliedUSec = usec;
         }
+        return thaw();
+    }
+    if (usec != m_appliedUSec) {
+        // Not waited for: a slow manager must not hold up nicerd's loop. Its answer is taken next period.
+        m_units.setUnitPropertiesAsync(m_slice, {{"CPUQuotaPerSecUSec", usec}});
         m_appliedUSec = usec;
     }
-    return m_frozen ? thaw() : Result<void>{};
+    return {};
 }
 
 Result<void> SystemdSliceActuator::freeze() {

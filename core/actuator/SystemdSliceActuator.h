@@ -35,9 +35,14 @@ struct SliceOptions {
  * cgroup.freeze on the v2 tree. Both of the first two are undone by systemd when it stops the work after
  * nicerd died; cgroup.freeze is not.
  *
+ * The quota of every period is written without waiting for systemd's answer (UnitManager::
+ * setUnitPropertiesAsync), so a slow manager never stalls nicerd's loop; the answer is taken at the next
+ * apply(), where a refusal is reported as that period's failure and the quota sent again. Only the quota
+ * written before a thaw waits, so that the thawed work never runs above it.
+ *
  * Fail-safe: when systemd cannot be reached to change the cap (the session bus restarting, the user manager
  * re-executing), the work is held with SIGSTOP sent straight to the slice's processes, which needs no bus,
- * and thawed with SIGCONT once a later apply() reaches systemd again. An unchanged quota needs no call, so
+ * and continued with SIGCONT once systemd has taken a later quota. An unchanged quota needs no call, so
  * the kernel keeps enforcing it through an outage; only a change that cannot be made holds the work.
  */
 class SystemdSliceActuator final : public QuotaActuator {

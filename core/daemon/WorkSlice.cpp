@@ -18,6 +18,10 @@ Result<std::unique_ptr<WorkSlice>> WorkSlice::create(const DaemonConfig& config,
     if (!units) {
         return units.error();
     }
+    // The loop takes systemd's answers to the quota written every period, which it does not wait for.
+    if (auto attached = (*units)->attach(event); !attached) {
+        return attached.error();
+    }
     auto layout = kernel::CgroupLayout::detect();
     if (!layout) {
         return layout.error();

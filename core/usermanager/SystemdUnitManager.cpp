@@ -2,10 +2,11 @@
 
 #include "libsystemd/Message.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
-#include <thread>
 #include <utility>
 
 namespace nicer::usermanager {
@@ -18,12 +19,14 @@ constexpr const char* kManagerInterface = "org.freedesktop.systemd1.Manager";
 constexpr const char* kUnitInterface = "org.freedesktop.systemd1.Unit";
 constexpr const char* kJobInterface = "org.freedesktop.systemd1.Job";
 constexpr const char* kNoSuchUnit = "org.freedesktop.systemd1.NoSuchUnit";
+constexpr const char* kAlreadySubscribed = "org.freedesktop.systemd1.AlreadySubscribed";
 
 // A start or stop job that takes longer than this is stuck (systemd's own default is 90 s per unit, but
 // ours are transient slices and services without ExecStartPre/ExecStop).
 constexpr auto kJobTimeout = std::chrono::seconds(30);
-// Short enough that a start costs no noticeable latency, long enough not to keep the manager busy.
-constexpr auto kJobPollInterval = std::chrono::milliseconds(15);
+// An asynchronous write nobody waits for: this only says when one that systemd has not answered counts as
+// failed (and the slice actuator holds the work). Longer than the blocking calls' 5 s, which bound a stall.
+constexpr std::uint64_t kWriteTimeoutUSec = 10'000'000;
 
 std::string callName(std::string_view method, std::string_view unit) {
     return "systemd " + std::string(method) + "(" + std::string(unit) + ")";
@@ -192,6 +195,21 @@ Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
 SystemdUnitManager::SystemdUnitManager(libsystemd::BusPtr bus)
     : m_bus(std::move(bus)) {}
 
+SystemdUnitManager::~SystemdUnitManager() {
+    m_writes.clear(); // no answer is taken any more
+    if (m_event) {
+        sd_bus_detach_event(m_bus.get());
+    }
+}
+
+Result<void> SystemdUnitManager::attach(sd_event* event) {
+    if (const int r = sd_bus_attach_event(m_bus.get(), event, SD_EVENT_PRIORITY_NORMAL); r < 0) {
+        return libsystemd::busError("cannot process the user manager's connection on nicerd's loop", r);
+    }
+    m_event = event;
+    return {};
+}
+
 Result<std::string> SystemdUnitManager::managerVersion() {
     drain();
     return getString(m_bus.get(), kManagerPath, kManagerInterface, "Version", "systemd Get Version");
@@ -208,8 +226,28 @@ void SystemdUnitManager::drain() {
         // Closed under us (the bus restarted): a call on it would fail at once with ENOTCONN. If the bus is
         // not back yet, the old connection stays and the call fails with that.
         if (auto reopened = openUserBus()) {
+            // What was on its way on the old connection is lost (its slots go before it): sent again by
+            // whoever takes the failure.
+            for (auto& [unit, writes] : m_writes) {
+                if (writes.inFlight || !writes.queued.empty()) {
+                    writes.failure = Error{callName("SetUnitProperties", unit) +
+                                           ": the user bus closed before systemd answered"};
+                }
+                writes.inFlight.reset();
+                writes.queued.clear();
+            }
+            if (m_event) {
+                sd_bus_detach_event(m_bus.get());
+            }
             m_bus = std::move(*reopened);
+            m_subscribed = false;
+            if (m_event) {
+                (void)sd_bus_attach_event(m_bus.get(), m_event, SD_EVENT_PRIORITY_NORMAL);
+            }
         }
+    }
+    if (m_event) {
+        return; // the loop dispatches it
     }
     // Bounded: a busy bus must not keep us here; what remains is dispatched next time.
     for (int i = 0; i < 256; ++i) {
@@ -240,28 +278,90 @@ Result<std::string> SystemdUnitManager::unitPath(const std::string& name) {
     return std::string(path);
 }
 
-Result<void> SystemdUnitManager::waitForJob(const std::string& jobPath, std::string_view what) {
+Result<libsystemd::BusSlotPtr> SystemdUnitManager::watchJobs(bool wait, std::string_view what) {
+    if (!wait) {
+        return libsystemd::BusSlotPtr();
+    }
+    // systemd sends its signals to the bus only while someone is subscribed.
+    if (!m_subscribed) {
+        libsystemd::BusError error;
+        const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface,
+                                         "Subscribe", error.get(), nullptr, "");
+        if (r < 0 && !error.hasName(kAlreadySubscribed)) {
+            return libsystemd::busError(std::string(what) + ": subscribing to the manager's signals", r,
+                                        error);
+        }
+        m_subscribed = true;
+    }
+    m_removedJobs.clear();
+    sd_bus_slot* raw = nullptr;
+    const int r = sd_bus_match_signal(m_bus.get(), &raw, kDestination, kManagerPath, kManagerInterface,
+                                      "JobRemoved", &SystemdUnitManager::onJobRemoved, this);
+    libsystemd::BusSlotPtr slot(raw);
+    if (r < 0) {
+        return libsystemd::busError(std::string(what) + ": watching for the end of its job", r);
+    }
+    return slot;
+}
+
+int SystemdUnitManager::onJobRemoved(sd_bus_message* signal, void* userdata, sd_bus_error*) noexcept {
+    std::uint32_t id = 0;
+    const char* job = nullptr;
+    const char* unit = nullptr;
+    const char* result = nullptr;
+    if (sd_bus_message_read(signal, "uoss", &id, &job, &unit, &result) < 0) {
+        return 0;
+    }
+    try {
+        static_cast<SystemdUnitManager*>(userdata)->m_removedJobs[job] = result;
+    } catch (...) {
+        // Out of memory: the wait ends at its timeout, where the job's state is looked at.
+    }
+    return 0;
+}
+
+Result<std::string> SystemdUnitManager::waitForJob(const std::string& jobPath, std::string_view what) {
     const auto deadline = std::chrono::steady_clock::now() + kJobTimeout;
     for (;;) {
-        libsystemd::BusError error;
-        char* raw = nullptr;
-        const int r = sd_bus_get_property_string(m_bus.get(), kDestination, jobPath.c_str(), kJobInterface,
-                                                 "State", error.get(), &raw);
-        MallocString state(raw);
+        if (const auto removed = m_removedJobs.find(jobPath); removed != m_removedJobs.end()) {
+            return removed->second;
+        }
+        // Dispatches what came (the JobRemoved signals, answers to writes); our own loop's iteration, not
+        // the event loop's, so it works inside any callback.
+        const int r = sd_bus_process(m_bus.get(), nullptr);
         if (r < 0) {
-            // systemd drops the job object once the job has finished, whatever its result.
-            if (isGone(error)) {
-                return {};
-            }
-            return libsystemd::busError(std::string(what) + ": waiting for job " + jobPath, r, error);
+            return libsystemd::busError(std::string(what) + ": waiting for job " + jobPath, r);
         }
-        if (std::chrono::steady_clock::now() >= deadline) {
-            return Error{std::string(what) + ": job " + jobPath + " is still " + state.get() + " after " +
-                         std::to_string(kJobTimeout.count()) +
-                         " s; see `systemctl --user list-jobs` for what it waits on"};
+        if (r > 0) {
+            continue;
         }
-        std::this_thread::sleep_for(kJobPollInterval);
+        const auto now = std::chrono::steady_clock::now();
+        if (now >= deadline) {
+            break;
+        }
+        const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - now);
+        if (const int w = sd_bus_wait(m_bus.get(), static_cast<std::uint64_t>(left.count()));
+            w < 0 && w != -EINTR) {
+            return libsystemd::busError(std::string(what) + ": waiting for job " + jobPath, w);
+        }
     }
+    // No JobRemoved: the job object tells whether it is still there.
+    libsystemd::BusError error;
+    char* raw = nullptr;
+    const int r = sd_bus_get_property_string(m_bus.get(), kDestination, jobPath.c_str(), kJobInterface,
+                                             "State", error.get(), &raw);
+    MallocString state(raw);
+    if (r < 0) {
+        // systemd drops the job object once the job has finished: its signal was lost, the unit's state
+        // tells the rest.
+        if (isGone(error)) {
+            return std::string("done");
+        }
+        return libsystemd::busError(std::string(what) + ": waiting for job " + jobPath, r, error);
+    }
+    return Error{std::string(what) + ": job " + jobPath + " is still " + state.get() + " after " +
+                 std::to_string(kJobTimeout.count()) +
+                 " s; see `systemctl --user list-jobs` for what it waits on"};
 }
 
 Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, const Properties& props,
@@ -286,6 +386,10 @@ Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, con
     if (r < 0) {
         return libsystemd::busError(what, r);
     }
+    auto jobs = watchJobs(wait, what);
+    if (!jobs) {
+        return jobs.error();
+    }
 
     libsystemd::BusError error;
     sd_bus_message* rawReply = nullptr;
@@ -300,6 +404,10 @@ Result<void> SystemdUnitManager::startTransientUnit(const std::string& name, con
 Result<void> SystemdUnitManager::startUnit(const std::string& name, bool wait) {
     drain();
     const auto what = callName("StartUnit", name);
+    auto jobs = watchJobs(wait, what);
+    if (!jobs) {
+        return jobs.error();
+    }
     libsystemd::BusError error;
     sd_bus_message* raw = nullptr;
     const int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StartUnit",
@@ -320,12 +428,15 @@ Result<void> SystemdUnitManager::awaitStart(sd_bus_message* reply, const std::st
     if (!wait) {
         return {};
     }
-    if (auto waited = waitForJob(job, what); !waited) {
-        return waited;
+    auto jobResult = waitForJob(job, what);
+    if (!jobResult) {
+        return jobResult.error();
     }
+    // The unit's state says more than the job's result: a service that failed at once after a "done" start
+    // job, its own Result. The job's result is told where the state is not what was wanted.
+    const std::string ended =
+        *jobResult == "done" ? std::string() : " (the job ended \"" + *jobResult + "\")";
 
-    // The job's result is only in the JobRemoved signal, which we do not subscribe to; the unit's state
-    // tells the same for a failed start.
     auto state = activeState(name);
     if (!state) {
         return Error{what + ": started, but its state is unknown: " + state.error().message};
@@ -333,8 +444,8 @@ Result<void> SystemdUnitManager::awaitStart(sd_bus_message* reply, const std::st
     if (*state == "inactive") {
         // A unit that failed is "failed" only until systemd collects it, which CollectMode=inactive-or-failed
         // does before our first look; so a start that ends inactive failed or exited at once.
-        return Error{what +
-                     ": the unit is inactive right after its start job: it failed or exited at once; " +
+        return Error{what + ": the unit is inactive right after its start job" + ended +
+                     ": it failed or exited at once; " +
                      "see the user manager's log (`journalctl --user -u " + name + "`)"};
     }
     if (*state == "failed") {
@@ -346,19 +457,18 @@ Result<void> SystemdUnitManager::awaitStart(sd_bus_message* reply, const std::st
                 reason = " (result: " + *result + ")";
             }
         }
-        return Error{what + ": the unit failed to start" + reason + "; see `systemctl --user status " + name +
-                     "`"};
+        return Error{what + ": the unit failed to start" + reason + ended +
+                     "; see `systemctl --user status " + name + "`"};
     }
     return {};
 }
 
-Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, const Properties& props) {
-    drain();
-    const auto what = callName("SetUnitProperties", name);
-    sd_bus_message* rawCall = nullptr;
-    int r = sd_bus_message_new_method_call(m_bus.get(), &rawCall, kDestination, kManagerPath,
-                                           kManagerInterface, "SetUnitProperties");
-    libsystemd::BusMessagePtr call(rawCall);
+Result<libsystemd::BusMessagePtr>
+SystemdUnitManager::propertiesCall(const std::string& name, const Properties& props, std::string_view what) {
+    sd_bus_message* raw = nullptr;
+    int r = sd_bus_message_new_method_call(m_bus.get(), &raw, kDestination, kManagerPath, kManagerInterface,
+                                           "SetUnitProperties");
+    libsystemd::BusMessagePtr call(raw);
     if (r < 0) {
         return libsystemd::busError(what, r);
     }
@@ -368,19 +478,115 @@ Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, cons
         return libsystemd::busError(what, r);
     }
     if (auto appended = appendProperties(call.get(), props, what); !appended) {
-        return appended;
+        return appended.error();
+    }
+    return call;
+}
+
+Result<void> SystemdUnitManager::setUnitProperties(const std::string& name, const Properties& props) {
+    drain();
+    // This write comes after a queued one: the queued one must not write these properties afterwards.
+    if (const auto found = m_writes.find(name); found != m_writes.end()) {
+        auto& queued = found->second.queued;
+        queued.erase(std::remove_if(queued.begin(), queued.end(),
+                                    [&](const Property& q) {
+                                        return std::any_of(
+                                            props.begin(), props.end(),
+                                            [&](const Property& p) { return p.name == q.name; });
+                                    }),
+                     queued.end());
+    }
+    const auto what = callName("SetUnitProperties", name);
+    auto call = propertiesCall(name, props, what);
+    if (!call) {
+        return call.error();
     }
     libsystemd::BusError error;
-    r = sd_bus_call(m_bus.get(), call.get(), 0, error.get(), nullptr);
+    const int r = sd_bus_call(m_bus.get(), call->get(), 0, error.get(), nullptr);
     if (r < 0) {
         return libsystemd::busError(what, r, error);
     }
     return {};
 }
 
+void SystemdUnitManager::setUnitPropertiesAsync(const std::string& name, const Properties& props) {
+    auto& writes = m_writes[name];
+    if (!m_event) {
+        // No loop to take the answer: written at once.
+        writes.failure = setUnitProperties(name, props);
+        return;
+    }
+    drain();
+    writes.owner = this;
+    writes.unit = name;
+    // The newest value of each property replaces the one a queued write held.
+    for (const auto& property : props) {
+        const auto same = std::find_if(writes.queued.begin(), writes.queued.end(),
+                                       [&](const Property& q) { return q.name == property.name; });
+        if (same != writes.queued.end()) {
+            same->value = property.value;
+        } else {
+            writes.queued.push_back(property);
+        }
+    }
+    if (!writes.inFlight) {
+        sendQueued(writes);
+    }
+}
+
+void SystemdUnitManager::sendQueued(UnitWrites& writes) {
+    if (writes.queued.empty()) {
+        return;
+    }
+    const Properties props = std::exchange(writes.queued, {});
+    const auto what = callName("SetUnitProperties", writes.unit);
+    auto call = propertiesCall(writes.unit, props, what);
+    if (!call) {
+        writes.failure = call.error();
+        return;
+    }
+    sd_bus_slot* raw = nullptr;
+    const int r = sd_bus_call_async(m_bus.get(), &raw, call->get(), &SystemdUnitManager::onWriteAnswered,
+                                    &writes, kWriteTimeoutUSec);
+    writes.inFlight.reset(raw);
+    if (r < 0) {
+        writes.failure = libsystemd::busError(what, r);
+    }
+}
+
+int SystemdUnitManager::onWriteAnswered(sd_bus_message* reply, void* userdata, sd_bus_error*) noexcept {
+    auto& writes = *static_cast<UnitWrites*>(userdata);
+    try {
+        // An error reply is systemd's refusal, or the one sd-bus makes up for a timeout or a closed bus.
+        const sd_bus_error* error = sd_bus_message_get_error(reply);
+        writes.failure = error ? libsystemd::busError(callName("SetUnitProperties", writes.unit),
+                                                      -sd_bus_message_get_errno(reply), error)
+                               : Result<void>{};
+        writes.inFlight.reset(); // sd-bus holds the slot while this runs
+        writes.owner->sendQueued(writes);
+    } catch (...) {
+        writes.failure = Error{"out of memory"};
+    }
+    return 0;
+}
+
+PropertyWrites SystemdUnitManager::takePropertyWrites(const std::string& name) {
+    const auto found = m_writes.find(name);
+    if (found == m_writes.end()) {
+        return {};
+    }
+    auto& writes = found->second;
+    return PropertyWrites{std::exchange(writes.failure, Result<void>{}),
+                          writes.inFlight != nullptr || !writes.queued.empty()};
+}
+
 Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
     drain();
     const auto what = callName("StopUnit", name);
+    auto jobs = watchJobs(wait, what);
+    if (!jobs) {
+        return jobs.error();
+    }
     libsystemd::BusError error;
     sd_bus_message* raw = nullptr;
     int r = sd_bus_call_method(m_bus.get(), kDestination, kManagerPath, kManagerInterface, "StopUnit",
@@ -400,7 +606,13 @@ Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {
     if (!wait) {
         return {};
     }
-    return waitForJob(job, what);
+    // Whatever the job's result, the unit is stopped (systemd kills what does not stop in time), or a start
+    // that someone else asked for replaced the stop: the caller's goal is met as far as nicer can tell.
+    auto result = waitForJob(job, what);
+    if (!result) {
+        return result.error();
+    }
+    return {};
 }
 
 Result<void> SystemdUnitManager::callWithName(const char* method, const std::string& name,

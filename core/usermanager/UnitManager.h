@@ -31,6 +31,14 @@ using Properties = std::vector<Property>;
 /// CPUUsageNSec's value when systemd has no accounting data for the unit.
 inline constexpr std::uint64_t kNoUsage = UINT64_MAX;
 
+/// How the asynchronous property writes to one unit stand (UnitManager::takePropertyWrites).
+struct PropertyWrites {
+    /// The latest answered write's failure, when it failed: systemd refused it, or did not answer in time.
+    Result<void> failure;
+    /// A write is still waiting for systemd's answer (or queued behind one that is).
+    bool pending = false;
+};
+
 /**
  * The thin layer over org.freedesktop.systemd1.Manager that the actuators and the workload supervisor use.
  * SystemdUnitManager talks to the real user manager over sd-bus; unit tests substitute a fake.
@@ -46,6 +54,14 @@ public:
     virtual Result<void> startUnit(const std::string& name, bool wait) = 0;
     /// SetUnitProperties(name, runtime = true, props).
     virtual Result<void> setUnitProperties(const std::string& name, const Properties& props) = 0;
+    /// SetUnitProperties without waiting for the answer, for a value written again and again (the quota of
+    /// every period): at most one such write per unit is on its way, and a newer one replaces the values a
+    /// queued one would write, so a slow manager is never sent stale values. Its outcome is taken with
+    /// takePropertyWrites(). A synchronous setUnitProperties() made later wins over a queued write.
+    virtual void setUnitPropertiesAsync(const std::string& name, const Properties& props) = 0;
+    /// How the asynchronous writes to @p name stand: the failure of the latest one answered since the last
+    /// call (reported once), and whether one is still on its way.
+    virtual PropertyWrites takePropertyWrites(const std::string& name) = 0;
     /// StopUnit(name, "replace"); with @p wait, returns once the stop job has finished.
     virtual Result<void> stopUnit(const std::string& name, bool wait) = 0;
     virtual Result<void> freezeUnit(const std::string& name) = 0;

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <utility>
 
 extern char** environ;
 
@@ -320,6 +321,21 @@ Result<void> WorkHostUnits::setUnitProperties(const std::string& name, const Pro
         }
     }
     return {};
+}
+
+void WorkHostUnits::setUnitPropertiesAsync(const std::string& name, const Properties& props) {
+    if (!isSlice(name)) {
+        m_user.setUnitPropertiesAsync(name, props);
+        return;
+    }
+    m_sliceWrite = setUnitProperties(name, props);
+}
+
+usermanager::PropertyWrites WorkHostUnits::takePropertyWrites(const std::string& name) {
+    if (!isSlice(name)) {
+        return m_user.takePropertyWrites(name);
+    }
+    return {std::exchange(m_sliceWrite, Result<void>{}), false};
 }
 
 Result<void> WorkHostUnits::stopUnit(const std::string& name, bool wait) {

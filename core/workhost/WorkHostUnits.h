@@ -60,6 +60,10 @@ public:
                                     bool wait) override;
     Result<void> startUnit(const std::string& name, bool wait) override;
     Result<void> setUnitProperties(const std::string& name, const usermanager::Properties& props) override;
+    /// The slice's are written to its leaf's files at once (no bus to wait on); the others go to the user
+    /// manager.
+    void setUnitPropertiesAsync(const std::string& name, const usermanager::Properties& props) override;
+    usermanager::PropertyWrites takePropertyWrites(const std::string& name) override;
     Result<void> stopUnit(const std::string& name, bool wait) override;
     Result<void> freezeUnit(const std::string& name) override;
     Result<void> thawUnit(const std::string& name) override;
@@ -107,6 +111,7 @@ private:
     std::uint64_t m_quotaPerSecUSec = UINT64_MAX;
     std::uint64_t m_quotaPeriodUSec = 100'000;
     std::map<std::string, std::string> m_leafFiles; ///< what was written to the leaf, to write again
+    Result<void> m_sliceWrite; ///< the failure of setUnitPropertiesAsync() on the slice, until taken
 };
 
 } // namespace nicer::workhost

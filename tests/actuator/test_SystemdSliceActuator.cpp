@@ -63,10 +63,13 @@ std::unique_ptr<SystemdSliceActuator> createActuator(FakeUnitManager& units, Cgr
     return std::move(created).value();
 }
 
-/// The CPUQuotaPerSecUSec values sent so far, in order.
+/// The CPUQuotaPerSecUSec values sent so far, in order, waited for or not.
 std::vector<std::uint64_t> quotasSent(const FakeUnitManager& units) {
     std::vector<std::uint64_t> out;
-    for (const auto& call : units.callsTo("setUnitProperties")) {
+    for (const auto& call : units.calls()) {
+        if (call.method != "setUnitProperties" && call.method != "setUnitPropertiesAsync") {
+            continue;
+        }
         if (const auto usec = propertyValue<std::uint64_t>(call.props, "CPUQuotaPerSecUSec")) {
             out.push_back(*usec);
         }
@@ -336,9 +339,9 @@ TEST_CASE("apply() sends CPUQuotaPerSecUSec = quota x CPUs x 1 s, only when it c
     FakeUnitManager units;
     const auto actuator = createActuator(units, hybridLayout(tree));
 
-    SECTION("a new value is sent once, an equal one not at all") {
+    SECTION("a new value is sent once, not waited for, an equal one not at all") {
         REQUIRE(actuator->apply(0.5, 2).ok());
-        const auto sets = units.callsTo("setUnitProperties");
+        const auto sets = units.callsTo("setUnitPropertiesAsync");
         REQUIRE(sets.size() == 1);
         CHECK(sets[0].unit == kSlice);
         REQUIRE(sets[0].props.size() == 1);
@@ -366,14 +369,16 @@ TEST_CASE("apply() sends CPUQuotaPerSecUSec = quota x CPUs x 1 s, only when it c
         REQUIRE(actuator->apply(0.001, 1).ok());
         CHECK(quotasSent(units).empty());
     }
-    SECTION("a failed D-Bus call is reported and retried in the next period") {
-        units.fail("setUnitProperties", "Connection timed out");
+    SECTION("a write systemd refused is reported in the next period, and sent again") {
+        units.fail("setUnitPropertiesAsync", "Connection timed out");
+        REQUIRE(actuator->apply(0.5, 2).ok()); // not waited for
+        units.clearFailure("setUnitPropertiesAsync");
         const auto failed = actuator->apply(0.5, 2);
         REQUIRE_FALSE(failed.ok());
         CHECK_THAT(failed.error().message, Catch::Contains("Connection timed out"));
-        units.clearFailure("setUnitProperties");
-        REQUIRE(actuator->apply(0.5, 2).ok());
         CHECK(quotasSent(units) == std::vector<std::uint64_t>{1'000'000, 1'000'000});
+        REQUIRE(actuator->apply(0.5, 2).ok());
+        CHECK(quotasSent(units).size() == 2);
     }
 }
 
@@ -588,10 +593,13 @@ TEST_CASE("when systemd cannot be reached, the work is held with SIGSTOP until i
     CHECK(work.state() != 'T');
 
     // The bus is gone: neither the cap nor systemd's freezer can be changed.
-    for (const char* method : {"setUnitProperties", "freezeUnit", "thawUnit", "killUnit"}) {
+    for (const char* method :
+         {"setUnitProperties", "setUnitPropertiesAsync", "freezeUnit", "thawUnit", "killUnit"}) {
         units.fail(method, "Connection reset by peer");
     }
     // (A freeze in this outage goes through cgroup.freeze, which needs no bus either.)
+    // The new quota's write is not waited for: its failure comes with the next period.
+    REQUIRE(actuator->apply(0.3, 2).ok());
     const auto applied = actuator->apply(0.3, 2);
     REQUIRE_FALSE(applied.ok());
     CHECK_THAT(applied.error().message,
@@ -600,10 +608,14 @@ TEST_CASE("when systemd cannot be reached, the work is held with SIGSTOP until i
     CHECK(actuator->frozen());
     CHECK(becomes(work, true));
 
-    // An unchanged quota needs no call, but the hold lasts until systemd has answered.
-    for (const char* method : {"setUnitProperties", "freezeUnit", "thawUnit", "killUnit"}) {
+    // The hold lasts until systemd has taken a quota: the one sent again in the outage was refused too, the
+    // next one is taken.
+    for (const char* method :
+         {"setUnitProperties", "setUnitPropertiesAsync", "freezeUnit", "thawUnit", "killUnit"}) {
         units.clearFailure(method);
     }
+    REQUIRE_FALSE(actuator->apply(0.4, 2).ok());
+    CHECK(actuator->heldWithoutSystemd());
     REQUIRE(actuator->apply(0.4, 2).ok());
     CHECK_FALSE(actuator->heldWithoutSystemd());
     CHECK_FALSE(actuator->frozen());
@@ -616,10 +628,35 @@ TEST_CASE("release() continues work the fail-safe held", "[SystemdSliceActuator]
     FakeUnitManager units;
     const nicer::test::ChildProcess work;
     const auto actuator = createActuator(units, hybridLayoutHolding(tree, work));
-    units.fail("setUnitProperties", "Connection reset by peer");
+    units.fail("setUnitPropertiesAsync", "Connection reset by peer");
+    REQUIRE(actuator->apply(0.3, 2).ok());
     REQUIRE_FALSE(actuator->apply(0.3, 2).ok());
     REQUIRE(becomes(work, true));
     REQUIRE(actuator->release().ok());
     CHECK(becomes(work, false));
     CHECK_FALSE(actuator->frozen());
+}
+
+TEST_CASE("a held work continues only once systemd has answered the quota sent again",
+          "[SystemdSliceActuator][failsafe]") {
+    const TempTree tree;
+    FakeUnitManager units;
+    const nicer::test::ChildProcess work;
+    const auto actuator = createActuator(units, hybridLayoutHolding(tree, work));
+    units.fail("setUnitPropertiesAsync", "Method call timed out");
+    REQUIRE(actuator->apply(0.3, 2).ok());
+    units.clearFailure("setUnitPropertiesAsync");
+    REQUIRE_FALSE(actuator->apply(0.3, 2).ok());
+    REQUIRE(becomes(work, true));
+
+    // A slow manager: the quota sent again has no answer yet, so the work stays held, and nothing new is sent
+    // while the value is the same.
+    units.writesPending = true;
+    REQUIRE(actuator->apply(0.3, 2).ok());
+    CHECK(actuator->heldWithoutSystemd());
+    CHECK(quotasSent(units) == std::vector<std::uint64_t>{600'000, 600'000});
+    units.writesPending = false;
+    REQUIRE(actuator->apply(0.3, 2).ok());
+    CHECK_FALSE(actuator->heldWithoutSystemd());
+    CHECK(becomes(work, false));
 }

@@ -19,7 +19,7 @@ namespace nicer::test {
 struct UnitCall {
     std::string method; ///< the UnitManager method's name, e.g. "startTransientUnit"
     std::string unit;
-    usermanager::Properties props; ///< startTransientUnit and setUnitProperties only
+    usermanager::Properties props; ///< startTransientUnit and setUnitProperties(Async) only
     bool wait = false;             ///< startTransientUnit, startUnit and stopUnit only
     int signal = 0;                ///< killUnit only
 };
@@ -112,6 +112,14 @@ public:
     Result<void> setUnitProperties(const std::string& name, const usermanager::Properties& props) override {
         return record({"setUnitProperties", name, props, false, 0});
     }
+    /// Answered at once, like a manager that answers between two periods; a failure that fail() stages for
+    /// "setUnitPropertiesAsync" is told by the next takePropertyWrites(), as systemd's would be.
+    void setUnitPropertiesAsync(const std::string& name, const usermanager::Properties& props) override {
+        m_writeFailures[name] = record({"setUnitPropertiesAsync", name, props, false, 0});
+    }
+    usermanager::PropertyWrites takePropertyWrites(const std::string& name) override {
+        return {std::exchange(m_writeFailures[name], Result<void>{}), writesPending};
+    }
     Result<void> stopUnit(const std::string& name, bool wait) override {
         if (auto failed = record({"stopUnit", name, {}, wait, 0}); !failed) {
             return failed;
@@ -185,6 +193,8 @@ public:
         return managerCgroup;
     }
 
+    /// What takePropertyWrites() says of writes on their way: a manager that has not answered yet.
+    bool writesPending = false;
     /// What managerVersion() reports.
     std::string version = "252 (252.22-1~deb12u1)";
     /// What managerControlGroup() reports: slices get "/" + their name, so the manager's cgroup is the root.
@@ -219,6 +229,7 @@ private:
     std::vector<UnitCall> m_calls;
     std::map<std::string, FakeUnit> m_units;
     std::map<std::string, Failure> m_failures;
+    std::map<std::string, Result<void>> m_writeFailures; ///< by unit, until taken
 };
 
 } // namespace nicer::test
