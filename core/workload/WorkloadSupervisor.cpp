@@ -61,6 +61,9 @@ Result<void> WorkloadSupervisor::switchTo(WorkloadSpec spec, Clock::time_point n
     if (!executable) {
         return executable.error();
     }
+    // The stops are waited for (their JobRemoved, on nicerd's loop, up to 30 s each): the new instances take
+    // the same unit names, which systemd refuses while the old units are loaded. Going on without the
+    // answer would need new names per switch and poll() to keep the old ones' ends apart.
     if (auto stopped = stopInstances(); !stopped) {
         // The instances that did stop are restarted by poll(), as after any death.
         return Error{"cannot stop the running workload, so it stays: " + stopped.error().message};
