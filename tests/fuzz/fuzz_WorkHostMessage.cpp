@@ -1,7 +1,7 @@
 // The link between nicerd and its work host (workhost/WorkHostMessage): a packet as the other end sends it,
-// decoded into fields and, for "start", into a request. A decoded message encodes back to the same packet; a
-// start request that parses names a leaf that stays inside the work's cgroup, has argv[0], and its message
-// round-trips to the same request.
+// decoded into a verb and fields and, for start, into a request. A packet decodes exactly when it begins with
+// a verb's keyword; a decoded message encodes back to the same packet; a start request that parses names a
+// leaf that stays inside the work's cgroup, has argv[0], and its message round-trips to the same request.
 
 #include "FuzzSupport.h"
 #include "workhost/WorkHostMessage.h"
@@ -13,13 +13,17 @@ using namespace nicer;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const auto packet = fuzz::asText(data, size);
     auto message = workhost::decodeMessage(packet);
-    FUZZ_CHECK(message.ok() == !packet.empty());
+    // Decoded exactly when the packet starts with a verb's keyword, up to its first NUL.
+    const auto verb =
+        api::valueIn<workhost::Verb>(workhost::kVerbKeywords, packet.substr(0, packet.find('\0')));
+    FUZZ_CHECK(message.ok() == verb.has_value());
     if (!message) {
+        FUZZ_CHECK(!message.error().message.empty());
         return 0;
     }
-    FUZZ_CHECK(!message->empty());
+    FUZZ_CHECK(message->verb == *verb);
     FUZZ_CHECK(workhost::encodeMessage(*message) == packet);
-    if (message->front() != "start") {
+    if (message->verb != workhost::Verb::Start) {
         return 0;
     }
     auto request = workhost::parseStart(*message);
