@@ -69,9 +69,12 @@ Result<void> WorkSlice::choosePlacement() {
     } else if (!m_layout.cpuOnUnified()) {
         why = "the cpu controller is on a cgroup v1 hierarchy here, and the root idle slice needs cgroup v2";
     } else {
+        // The host's hello and its answer to each start are waited for as long as a systemd job (30 s): a
+        // start execs in the leaf under the slice's least quota until the first period, beside work that
+        // may already use all of it (in the guest, under emulation, 10 s were not always enough).
         auto root =
             workhost::WorkHostUnits::connect(*m_userUnits, {m_config.slice, workload::kWorkUnitPrefix},
-                                             std::chrono::seconds(10), workhost::workHostSocket(::getuid()));
+                                             std::chrono::seconds(30), workhost::workHostSocket(::getuid()));
         if (root) {
             m_rootUnits = std::move(*root);
             m_units = m_rootUnits.get();
