@@ -23,7 +23,7 @@ Result<Message> decodeMessage(std::string_view packet) {
     }
     const auto verbEnd = packet.find('\0');
     const auto keyword = packet.substr(0, verbEnd);
-    const auto verb = api::valueIn<Verb>(kVerbKeywords, keyword);
+    const auto verb = valueIn<Verb>(kVerbKeywords, keyword);
     if (!verb) {
         return Error{
             "an unknown message '" + std::string(keyword) +

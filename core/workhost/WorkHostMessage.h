@@ -1,6 +1,6 @@
 #pragma once
 
-#include "api/Keywords.h"
+#include "util/Keywords.h"
 #include "util/Result.h"
 
 #include <array>
@@ -36,7 +36,7 @@ inline constexpr std::array<std::string_view, 7> kVerbKeywords{"hello",  "refuse
                                                                "exited", "start",   "stop"};
 
 inline std::string_view verbKeyword(Verb verb) {
-    return api::keywordIn(kVerbKeywords, verb);
+    return keywordIn(kVerbKeywords, verb);
 }
 
 /// One message: its verb and the fields after it.

@@ -14,8 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto packet = fuzz::asText(data, size);
     auto message = workhost::decodeMessage(packet);
     // Decoded exactly when the packet starts with a verb's keyword, up to its first NUL.
-    const auto verb =
-        api::valueIn<workhost::Verb>(workhost::kVerbKeywords, packet.substr(0, packet.find('\0')));
+    const auto verb = valueIn<workhost::Verb>(workhost::kVerbKeywords, packet.substr(0, packet.find('\0')));
     FUZZ_CHECK(message.ok() == verb.has_value());
     if (!message) {
         FUZZ_CHECK(!message.error().message.empty());
