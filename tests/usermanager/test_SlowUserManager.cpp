@@ -65,9 +65,13 @@ private:
     libsystemd::BusSlotPtr m_slot;
 };
 
-/// A client of the PingService in a thread of its own: calls it every 50 ms, keeps the slowest answer (or the
-/// wait of a call not answered yet, if longer).
+/// A client of the PingService in a thread of its own: calls it every kPingInterval, keeps the slowest answer
+/// (or the wait of a call not answered yet, if longer).
 class PingClient {
+    /// The pace of the calls, not a wait for anything: each call is timed on its own, and the checks count
+    /// answers and their longest wait, never what a pause would let happen.
+    static constexpr auto kPingInterval = 50ms;
+
 public:
     explicit PingClient(libsystemd::BusPtr bus)
         : m_bus(std::move(bus)) {
@@ -105,7 +109,7 @@ private:
             });
             m_callSince = Clock::duration::zero();
             m_slowest = std::max(m_slowest.load(), took);
-            std::this_thread::sleep_for(50ms);
+            std::this_thread::sleep_for(kPingInterval);
         }
     }
 
