@@ -16,6 +16,13 @@ inline libsystemd::EventPtr newLoop() {
     return libsystemd::EventPtr(event);
 }
 
+/// Runs @p n iterations of @p event that do not wait.
+inline void spin(sd_event* event, int n = 3) {
+    for (int i = 0; i < n; ++i) {
+        sd_event_run(event, 0);
+    }
+}
+
 /// Runs @p event until @p condition holds or @p timeout passes; the condition's final value. The timeout
 /// bounds a hang; it is no claim on speed.
 template <typename Condition>

@@ -19,10 +19,10 @@ int runSample(const SampleOptions& o) {
     std::printf(o.csv ? "elapsed_s,idle,busy,cpus\n" : "   time    idle    busy  cpus\n");
     std::fflush(stdout);
 
-    using Clock = std::chrono::steady_clock;
+    using SteadyClock = std::chrono::steady_clock;
     const auto period =
-        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.periodSeconds));
-    const auto start = Clock::now();
+        std::chrono::duration_cast<SteadyClock::duration>(std::chrono::duration<double>(o.periodSeconds));
+    const auto start = SteadyClock::now();
     auto next = start;
     for (long printed = 0; o.count == 0 || printed < o.count;) {
         next += period; // a fixed schedule: printing time does not drift the samples
@@ -35,7 +35,7 @@ int runSample(const SampleOptions& o) {
         if (usage->totalTicks == 0) {
             continue; // no tick elapsed (very short period): the next sample covers the longer span
         }
-        const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+        const double elapsed = std::chrono::duration<double>(SteadyClock::now() - start).count();
         if (o.csv) {
             std::printf("%.3f,%.6f,%.6f,%d\n", elapsed, usage->idle, usage->busy, usage->cpuCount);
         } else {

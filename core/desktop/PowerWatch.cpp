@@ -125,7 +125,7 @@ Result<Properties> upowerAnswer(sd_bus_message* reply, const char* unreadable) {
 } // namespace
 
 struct PowerWatch::ProfilesService {
-    const ProfilesName* name;
+    std::size_t name; ///< which of kProfilesNames
     BusSlot ownerMatch;
     BusSlot changedMatch;
     BusSlot call;
@@ -144,7 +144,7 @@ PowerWatch::PowerWatch(sd_event* event, Options options, std::function<void()> c
                  [this](std::string_view what) { m_note = "the power watch failed: " + std::string(what); }})
     , m_reason("waiting for UPower's answer") {
     for (std::size_t i = 0; i < m_profiles.size(); ++i) {
-        m_profiles[i] = std::make_unique<ProfilesService>(ProfilesService{&kProfilesNames[i], {}, {}, {}});
+        m_profiles[i] = std::make_unique<ProfilesService>(ProfilesService{i, {}, {}, {}});
     }
 }
 
@@ -210,7 +210,7 @@ Result<void> PowerWatch::watch() {
     matches.push_back({m_displayMatch, upowerRule(m_displayPath, kDeviceInterface), changed});
     for (auto& service : m_profiles) {
         ProfilesService* s = service.get();
-        const ProfilesName& n = *s->name;
+        const ProfilesName& n = kProfilesNames[s->name];
         matches.push_back({s->ownerMatch, nameOwnerRule(n.name),
                            [this, s](sd_bus_message* signal) { onProfilesOwner(*s, signal); }});
         matches.push_back({s->changedMatch, propertiesChangedRule(n.name, n.path, n.interface),
@@ -285,7 +285,7 @@ void PowerWatch::askDisplayDevice() {
 }
 
 void PowerWatch::askProfiles(ProfilesService& service) {
-    const ProfilesName& n = *service.name;
+    const ProfilesName& n = kProfilesNames[service.name];
     ProfilesService* s = &service;
     if (!callAsync(
             service.call, n.name, n.path, kProperties, "GetAll",

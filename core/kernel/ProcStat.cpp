@@ -9,7 +9,7 @@ namespace nicer::kernel {
 
 namespace {
 
-constexpr std::size_t kMinFields = 4; // user nice system idle: present on every kernel
+constexpr std::size_t kMinCpuFields = 4; // user nice system idle: present on every kernel
 constexpr std::size_t kKnownFields = 10;
 
 struct LineContext {
@@ -36,7 +36,7 @@ Result<CpuTimes> parseCounters(std::string_view rest, std::string_view label, co
         }
         ++count;
     }
-    if (count < kMinFields) {
+    if (count < kMinCpuFields) {
         return at.error("'" + std::string(label) + "' has " + std::to_string(count) +
                         " fields; at least 4 (user nice system idle) are needed");
     }

@@ -1,3 +1,4 @@
+#include "SliceTestSupport.h"
 #include "actuator/SliceMemoryLimit.h"
 #include "fakes/FakeCgroupTree.h"
 #include "fakes/FakeUnitManager.h"
@@ -12,20 +13,14 @@ using nicer::actuator::kNoMemoryLimit;
 using nicer::actuator::memoryLimitFor;
 using nicer::kernel::CgroupLayout;
 using nicer::test::FakeUnitManager;
+using nicer::test::kSlice;
+using nicer::test::parseLayout;
 using nicer::test::propertyValue;
 using nicer::test::UnitCall;
 
 namespace {
 
-const std::string kSlice = "nicer.slice";
 constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
-
-CgroupLayout parseLayout(const std::string& mountinfo) {
-    auto layout = CgroupLayout::parse(mountinfo);
-    INFO((layout ? std::string() : layout.error().message));
-    REQUIRE(layout.ok());
-    return *layout;
-}
 
 /// Pure cgroup v2 where the user manager's cgroup (the slice's parent) has @p controllers.
 CgroupLayout v2Layout(const nicer::test::FakeCgroupTree& tree, const std::string& controllers) {

@@ -1,4 +1,5 @@
 #include "Poll.h"
+#include "SliceTestSupport.h"
 #include "actuator/SystemdSliceActuator.h"
 #include "fakes/ChildProcess.h"
 #include "fakes/FakeCgroupTree.h"
@@ -20,22 +21,15 @@ using nicer::actuator::kMinQuotaPerSecUSec;
 using nicer::actuator::SystemdSliceActuator;
 using nicer::kernel::CgroupLayout;
 using nicer::test::FakeUnitManager;
+using nicer::test::kSlice;
+using nicer::test::parseLayout;
 using nicer::test::propertyValue;
 using nicer::test::UnitCall;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSlice = "nicer.slice";
-
 using TempTree = nicer::test::FakeCgroupTree;
-
-CgroupLayout parseLayout(const std::string& mountinfo) {
-    auto layout = CgroupLayout::parse(mountinfo);
-    INFO((layout ? std::string() : layout.error().message));
-    REQUIRE(layout.ok());
-    return *layout;
-}
 
 /// The CI machines' shape: v1 cpu hierarchy plus a v2 "unified" tree that has cgroup.freeze and cpu.stat.
 CgroupLayout hybridLayout(const TempTree& tree, bool withFreezeFile = true) {

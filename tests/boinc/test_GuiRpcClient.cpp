@@ -27,10 +27,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr const char* kPassword = "01ebc02d76430896d82f08c8a96adee";
+constexpr const char* kClientPassword = "01ebc02d76430896d82f08c8a96adee";
 
 std::unique_ptr<GuiRpcClient> clientFor(sd_event* event, std::uint16_t port,
-                                        const std::string& password = kPassword) {
+                                        const std::string& password = kClientPassword) {
     auto client = GuiRpcClient::create(event, "127.0.0.1", port, password);
     REQUIRE(client.ok());
     return std::move(*client);
@@ -58,7 +58,7 @@ std::vector<std::string> requestNames(const FakeGuiRpcServer& server) {
 
 TEST_CASE("GuiRpcClient signs in with md5(nonce + password), then sends the call", "[GuiRpcClient]") {
     const std::string status = recordedReply("own-get_cc_status.xml");
-    FakeGuiRpcServer server(FakeGuiRpcServer::standard(kPassword, {{"get_cc_status", status}}));
+    FakeGuiRpcServer server(FakeGuiRpcServer::standard(kClientPassword, {{"get_cc_status", status}}));
     auto loop = test::newLoop();
     auto client = clientFor(loop.get(), server.port());
     CHECK(client->endpoint() == "127.0.0.1:" + std::to_string(server.port()));
@@ -77,16 +77,17 @@ TEST_CASE("GuiRpcClient signs in with md5(nonce + password), then sends the call
     const auto requests = server.requests();
     REQUIRE(requests.size() == 3);
     CHECK(requests[0] == "<auth1/>\n");
-    CHECK(requests[1] == "<auth2>\n<nonce_hash>" + authHash(FakeGuiRpcServer::kNonce, kPassword).value() +
+    CHECK(requests[1] == "<auth2>\n<nonce_hash>" +
+                             authHash(FakeGuiRpcServer::kNonce, kClientPassword).value() +
                              "</nonce_hash>\n</auth2>\n");
     CHECK(requests[2] == "<get_cc_status/>\n");
 }
 
 TEST_CASE("GuiRpcClient runs queued calls one at a time, in order, on one connection", "[GuiRpcClient]") {
     FakeGuiRpcServer server(FakeGuiRpcServer::standard(
-        kPassword, {{"get_cc_status", recordedReply("own-get_cc_status.xml")},
-                    {"get_project_status", recordedReply("own-get_project_status.xml")},
-                    {"get_notices", recordedReply("own-get_notices-empty.xml")}}));
+        kClientPassword, {{"get_cc_status", recordedReply("own-get_cc_status.xml")},
+                          {"get_project_status", recordedReply("own-get_project_status.xml")},
+                          {"get_notices", recordedReply("own-get_notices-empty.xml")}}));
     auto loop = test::newLoop();
     auto client = clientFor(loop.get(), server.port());
     std::vector<std::string> order;
@@ -108,7 +109,7 @@ TEST_CASE("GuiRpcClient runs queued calls one at a time, in order, on one connec
 }
 
 TEST_CASE("GuiRpcClient: a refused password fails every pending call and says so", "[GuiRpcClient]") {
-    FakeGuiRpcServer server(FakeGuiRpcServer::standard(kPassword, {}));
+    FakeGuiRpcServer server(FakeGuiRpcServer::standard(kClientPassword, {}));
     auto loop = test::newLoop();
     auto client = clientFor(loop.get(), server.port(), "not the password");
     Outcome first;
@@ -139,7 +140,7 @@ TEST_CASE("GuiRpcClient: a refused connection says whether the client runs", "[G
 
 TEST_CASE("GuiRpcClient gives up on a reply that does not come", "[GuiRpcClient]") {
     SECTION("the call's reply") {
-        auto handler = FakeGuiRpcServer::standard(kPassword, {});
+        auto handler = FakeGuiRpcServer::standard(kClientPassword, {});
         FakeGuiRpcServer server([&](const std::string& request, int connection) {
             return requestName(request) == "get_results" ? FakeGuiRpcServer::Answer::silence()
                                                          : handler(request, connection);
@@ -169,7 +170,7 @@ TEST_CASE("GuiRpcClient gives up on a reply that does not come", "[GuiRpcClient]
 
 TEST_CASE("GuiRpcClient: a server that closes in the middle of a reply", "[GuiRpcClient]") {
     const std::string results = recordedReply("own-get_project_status.xml");
-    auto handler = FakeGuiRpcServer::standard(kPassword, {});
+    auto handler = FakeGuiRpcServer::standard(kClientPassword, {});
     FakeGuiRpcServer server([&](const std::string& request, int connection) {
         if (requestName(request) == "get_project_status") {
             return FakeGuiRpcServer::Answer{results.substr(0, results.size() / 2), true};
@@ -188,7 +189,7 @@ TEST_CASE("GuiRpcClient: a server that closes in the middle of a reply", "[GuiRp
 
 TEST_CASE("GuiRpcClient connects again for the call after a failure", "[GuiRpcClient]") {
     const std::string status = recordedReply("own-get_cc_status.xml");
-    auto handler = FakeGuiRpcServer::standard(kPassword, {{"get_cc_status", status}});
+    auto handler = FakeGuiRpcServer::standard(kClientPassword, {{"get_cc_status", status}});
     FakeGuiRpcServer server([&](const std::string& request, int connection) {
         if (connection == 1 && requestName(request) == "get_cc_status") {
             return FakeGuiRpcServer::Answer{"<boinc_gui_rpc_reply>\n<cc_", true}; // then gone
@@ -214,7 +215,7 @@ TEST_CASE("GuiRpcClient connects again for the call after a failure", "[GuiRpcCl
 
 TEST_CASE("GuiRpcClient: the client closing between calls is no error, the next call reconnects",
           "[GuiRpcClient]") {
-    auto handler = FakeGuiRpcServer::standard(kPassword, {});
+    auto handler = FakeGuiRpcServer::standard(kClientPassword, {});
     FakeGuiRpcServer server([&](const std::string& request, int connection) {
         if (requestName(request) == "quit") {
             auto answer =
@@ -240,7 +241,7 @@ TEST_CASE("GuiRpcClient: the client closing between calls is no error, the next 
 }
 
 TEST_CASE("GuiRpcClient refuses a reply larger than 16 MiB", "[GuiRpcClient]") {
-    auto handler = FakeGuiRpcServer::standard(kPassword, {});
+    auto handler = FakeGuiRpcServer::standard(kClientPassword, {});
     FakeGuiRpcServer server([&](const std::string& request, int connection) {
         if (requestName(request) == "get_messages") {
             return FakeGuiRpcServer::Answer{std::string(kMaxReplyBytes + 1, 'x'), false};
@@ -258,7 +259,7 @@ TEST_CASE("GuiRpcClient refuses a reply larger than 16 MiB", "[GuiRpcClient]") {
 
 TEST_CASE("GuiRpcClient refuses a request larger than the client reads, without sending it",
           "[GuiRpcClient]") {
-    FakeGuiRpcServer server(FakeGuiRpcServer::standard(kPassword, {}));
+    FakeGuiRpcServer server(FakeGuiRpcServer::standard(kClientPassword, {}));
     auto loop = test::newLoop();
     auto client = clientFor(loop.get(), server.port());
     Outcome outcome;
@@ -273,8 +274,8 @@ TEST_CASE("GuiRpcClient refuses a request larger than the client reads, without 
 }
 
 TEST_CASE("GuiRpcClient: a callback may call again", "[GuiRpcClient]") {
-    FakeGuiRpcServer server(
-        FakeGuiRpcServer::standard(kPassword, {{"get_cc_status", recordedReply("own-get_cc_status.xml")}}));
+    FakeGuiRpcServer server(FakeGuiRpcServer::standard(
+        kClientPassword, {{"get_cc_status", recordedReply("own-get_cc_status.xml")}}));
     auto loop = test::newLoop();
     auto client = clientFor(loop.get(), server.port());
     Outcome second;
@@ -292,7 +293,7 @@ TEST_CASE("GuiRpcClient: a callback may destroy the client, the calls left are d
     auto loop = test::newLoop();
     SECTION("on a reply") {
         FakeGuiRpcServer server(FakeGuiRpcServer::standard(
-            kPassword, {{"get_cc_status", recordedReply("own-get_cc_status.xml")}}));
+            kClientPassword, {{"get_cc_status", recordedReply("own-get_cc_status.xml")}}));
         auto client = clientFor(loop.get(), server.port());
         int calls = 0;
         client->call("<get_cc_status/>\n", [&](Result<std::string>) {

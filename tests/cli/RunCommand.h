@@ -12,6 +12,11 @@
 
 namespace nicer::test {
 
+#ifdef NICER_CLI
+/// The nicer program of this build.
+inline const std::string kNicer = NICER_CLI;
+#endif
+
 struct CommandResult {
     int exitCode = -1;
     std::string out;

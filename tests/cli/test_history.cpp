@@ -25,7 +25,7 @@ using nicer::test::runCommand;
 
 namespace {
 
-const std::string kNicer = NICER_CLI;
+using nicer::test::kNicer;
 
 /// One period of the recorded run: what the machine did, and what nicerd was told and read.
 struct RecordedPeriod {

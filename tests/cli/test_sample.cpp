@@ -9,7 +9,7 @@
 using nicer::test::runCommand;
 
 namespace {
-const std::string kNicer = NICER_CLI;
+using nicer::test::kNicer;
 }
 
 TEST_CASE("sample prints one CSV line per period with fractions that add up to one", "[sample]") {

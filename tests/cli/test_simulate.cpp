@@ -17,7 +17,7 @@ using nicer::test::runCommand;
 
 namespace {
 
-const std::string kNicer = NICER_CLI;
+using nicer::test::kNicer;
 std::string trace(const std::string& name) {
     return std::string(NICER_TEST_DATA) + "/traces/" + name;
 }

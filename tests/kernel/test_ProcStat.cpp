@@ -8,14 +8,14 @@ using namespace nicer::kernel;
 
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string procStatFixture(const std::string& name) {
     return std::string(NICER_TEST_DATA) + "/procstat/" + name;
 }
 
 } // namespace
 
 TEST_CASE("a full /proc/stat gives the aggregate and every per-CPU line with all ten fields", "[procstat]") {
-    const auto snap = readProcStat(fixture("four-cpus-t0.txt"));
+    const auto snap = readProcStat(procStatFixture("four-cpus-t0.txt"));
     REQUIRE(snap.ok());
     CHECK(snap->aggregate == CpuTimes{1000, 200, 300, 4000, 100, 10, 20, 5, 50, 0});
     REQUIRE(snap->perCpu.size() == 4);
@@ -30,14 +30,14 @@ TEST_CASE("guest time is not counted twice in the total", "[procstat]") {
 }
 
 TEST_CASE("an old kernel's four-field lines parse with the missing fields as zero", "[procstat]") {
-    const auto snap = readProcStat(fixture("old-kernel-four-fields.txt"));
+    const auto snap = readProcStat(procStatFixture("old-kernel-four-fields.txt"));
     REQUIRE(snap.ok());
     CHECK(snap->aggregate == CpuTimes{100, 0, 50, 850, 0, 0, 0, 0, 0, 0});
     CHECK(snap->perCpu.size() == 1);
 }
 
 TEST_CASE("fields beyond the ten known ones are ignored", "[procstat]") {
-    const auto snap = readProcStat(fixture("future-kernel-eleven-fields.txt"));
+    const auto snap = readProcStat(procStatFixture("future-kernel-eleven-fields.txt"));
     REQUIRE(snap.ok());
     CHECK(snap->aggregate == CpuTimes{1000, 200, 300, 4000, 100, 10, 20, 5, 50, 0});
 }
@@ -55,7 +55,7 @@ TEST_CASE("malformed /proc/stat files are rejected with the file, line and what 
                  Case{"malformed-duplicate-cpu.txt", ":3: 'cpu0' appears twice"},
                  Case{"malformed-bad-label.txt", ":2: 'cpuX' is not a cpu line"});
     CAPTURE(c.file);
-    const auto snap = readProcStat(fixture(c.file));
+    const auto snap = readProcStat(procStatFixture(c.file));
     REQUIRE_FALSE(snap.ok());
     CHECK_THAT(snap.error().message, Catch::Contains(c.expected));
 }
@@ -67,7 +67,7 @@ TEST_CASE("a counter too large for 64 bits is an error, not a wrap", "[procstat]
 }
 
 TEST_CASE("a missing file says which file could not be opened", "[procstat]") {
-    const auto snap = readProcStat(fixture("does-not-exist.txt"));
+    const auto snap = readProcStat(procStatFixture("does-not-exist.txt"));
     REQUIRE_FALSE(snap.ok());
     CHECK_THAT(snap.error().message, Catch::Contains("cannot open") && Catch::Contains("does-not-exist.txt"));
 }

@@ -40,13 +40,6 @@ void drain(const Pipe& pipe) {
     }
 }
 
-// Runs @p n iterations that do not wait.
-void spin(sd_event* event, int n = 3) {
-    for (int i = 0; i < n; ++i) {
-        sd_event_run(event, 0);
-    }
-}
-
 } // namespace
 
 TEST_CASE("an I/O source calls back with the events that are ready") {
@@ -61,13 +54,13 @@ TEST_CASE("an I/O source calls back with the events that are ready") {
     CHECK(io->fd() == pipe.read.get());
     CHECK(io->events() == EPOLLIN);
     CHECK(io->enabled());
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(seen.empty()); // nothing to read yet
 
     put(pipe);
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return seen.size() == 1; }));
     CHECK((seen[0] & EPOLLIN) != 0);
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(seen.size() == 1); // drained: level-triggered, and nothing is left
 
     // The write end watched for writability: ready at once.
@@ -91,7 +84,7 @@ TEST_CASE("an I/O source that is disabled does not call back, and its events can
     io->setEnabled(false);
     CHECK_FALSE(io->enabled());
     put(pipe);
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(calls == 0);
 
     io->setEnabled(true);
@@ -102,7 +95,7 @@ TEST_CASE("an I/O source that is disabled does not call back, and its events can
     CHECK(io->events() == EPOLLOUT);
     CHECK(io->enabled());
     put(pipe);
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(calls == 1);
     io->setEvents(EPOLLIN);
     CHECK(test::runLoopUntil(loop.get(), [&] { return calls == 2; }));
@@ -162,7 +155,7 @@ TEST_CASE("an I/O source may destroy itself from its callback") {
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return !owned; }));
     CHECK(seen == "still here");
     CHECK(error == "after the end");
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(calls == 1);
 }
 
@@ -176,7 +169,7 @@ TEST_CASE("a destroyed I/O source never calls back, and leaves its descriptor op
         REQUIRE(io);
         put(pipe);
     }
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(calls == 0);
     CHECK(::fcntl(pipe.read.get(), F_GETFD) >= 0);
 

@@ -12,17 +12,6 @@
 using namespace nicer;
 using namespace std::chrono_literals;
 
-namespace {
-
-// Runs @p n iterations that do not wait.
-void spin(sd_event* event, int n = 3) {
-    for (int i = 0; i < n; ++i) {
-        sd_event_run(event, 0);
-    }
-}
-
-} // namespace
-
 TEST_CASE("a timer fires once, not before it is due") {
     auto loop = test::newLoop();
     int fired = 0;
@@ -35,7 +24,7 @@ TEST_CASE("a timer fires once, not before it is due") {
     });
     REQUIRE(timer);
     CHECK_FALSE(timer->armed());
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(fired == 0);
 
     // Relative to the loop's time (when its iteration woke up), as sd-event counts.
@@ -46,7 +35,7 @@ TEST_CASE("a timer fires once, not before it is due") {
     REQUIRE(test::runLoopUntil(loop.get(), [&] { return fired > 0; }));
     CHECK(firedAt - armedAt >= 30ms);
     CHECK_FALSE(timer->armed());
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(fired == 1);
 }
 
@@ -70,7 +59,7 @@ TEST_CASE("a disarmed timer does not fire, re-arming moves it") {
     timer->armIn(0ms);
     timer->disarm();
     CHECK_FALSE(timer->armed());
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(fired == 0);
 
     timer->armIn(1h);
@@ -150,7 +139,7 @@ TEST_CASE("a destroyed timer never fires") {
         REQUIRE(timer);
         timer->armIn(0ms);
     }
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(fired == 0);
 }
 
@@ -159,7 +148,7 @@ TEST_CASE("a defer runs once per trigger, on the next iteration") {
     int ran = 0;
     auto defer = libsystemd::Defer::create(loop.get(), [&] { ++ran; });
     REQUIRE(defer);
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(ran == 0);
     CHECK_FALSE(defer->pending());
 
@@ -169,12 +158,12 @@ TEST_CASE("a defer runs once per trigger, on the next iteration") {
     CHECK(ran == 0);
     REQUIRE(test::runLoopUntil(
         loop.get(), [&] { return ran == 1; }, 1s));
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(ran == 1);
 
     defer->trigger();
     defer->cancel();
-    spin(loop.get());
+    test::spin(loop.get());
     CHECK(ran == 1);
 }
 

@@ -70,6 +70,17 @@ struct H2Servers {
         return servers;
     }
 
+    /// The servers of the build's fixture, read once for the whole test program.
+    static const H2Servers& shared() {
+        static const H2Servers loaded = load();
+        return loaded;
+    }
+
+    /// nginx's quirks server (plain HTTP on 127.0.0.1).
+    std::string quirksBase() const {
+        return "http://127.0.0.1:" + get("H2_NGINX_QUIRKS_PORT");
+    }
+
     /// The value of @p name; throws when DIR/env has no such line.
     const std::string& get(const std::string& name) const {
         const auto found = variables.find(name);

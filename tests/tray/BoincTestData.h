@@ -10,6 +10,9 @@
 
 namespace nicer::tray::test {
 
+/// A fixed clock for the BOINC tests: the model and the panel take "now" as a value.
+inline constexpr std::int64_t kNow = 1'715'000'000;
+
 inline constexpr const char* kEinstein = "https://einsteinathome.org/";
 inline constexpr const char* kRosetta = "https://boinc.bakerlab.org/rosetta/";
 inline constexpr const char* kWcg = "https://www.worldcommunitygrid.org/";

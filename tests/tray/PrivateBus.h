@@ -15,6 +15,9 @@
 
 namespace nicer::tray::test {
 
+/// How long a tray test waits for an answer on a bus: a bound on a stuck bus, never a performance claim.
+inline constexpr int kBusWaitMs = 30'000;
+
 class PrivateBus {
 public:
     PrivateBus() {

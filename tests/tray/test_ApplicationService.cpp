@@ -14,7 +14,7 @@ using nicer::tray::test::PrivateBus;
 
 namespace {
 
-constexpr int kWaitMs = 30'000; // a bound on a stuck bus, never a performance claim
+using nicer::tray::test::kBusWaitMs;
 
 } // namespace
 
@@ -75,7 +75,7 @@ TEST_CASE("the first claims org.nicer.Tray, the second finds it and its Activate
                                                ApplicationService::kInterface, "Activate");
     call << QVariantMap{};
     QDBusPendingCallWatcher reply(second.asyncCall(call));
-    REQUIRE(QTest::qWaitFor([&] { return reply.isFinished(); }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return reply.isFinished(); }, kBusWaitMs));
     INFO(reply.error().message().toStdString());
     CHECK_FALSE(reply.isError());
     CHECK(window.isVisible());

@@ -20,7 +20,7 @@ using nicer::tray::test::realisticBoinc;
 
 namespace {
 
-constexpr std::int64_t kNow = 1'715'000'000; // a fixed clock: the model takes "now" as a value
+using nicer::tray::test::kNow;
 constexpr std::int64_t kHour = 3600;
 constexpr std::int64_t kDay = 24 * kHour;
 

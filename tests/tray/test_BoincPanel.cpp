@@ -34,8 +34,8 @@ using nicer::tray::test::realisticBoinc;
 
 namespace {
 
-constexpr std::int64_t kNow = 1'715'000'000;
-constexpr int kWaitMs = 10'000; // a bound on a broken build, never a performance claim
+using nicer::tray::test::kNow;
+constexpr int kPanelWaitMs = 10'000; // a bound on a broken build, never a performance claim
 
 QDBusPendingCall success() {
     return QDBusPendingCall::fromCompletedCall(
@@ -367,7 +367,7 @@ TEST_CASE(
     CHECK(dialog->isBusy());
     CHECK_FALSE(dialog->attachButton()->isEnabled());
     CHECK(panel.actionText().startsWith("Attaching to https://einsteinathome.org/"));
-    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kPanelWaitMs));
     CHECK(dialog->statusIsError());
     CHECK(dialog->statusText() ==
           "Could not attach to https://einsteinathome.org/: BOINC refused the account key: invalid");
@@ -385,7 +385,7 @@ TEST_CASE(
     dialog->attachButton()->click();
     REQUIRE(handler.requests.size() == 2);
     CHECK_FALSE(dialog->isVisible());
-    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kPanelWaitMs));
     CHECK(panel.actionText().startsWith("Attached to https://einsteinathome.org/"));
     CHECK_FALSE(panel.actionIsError());
     panel.openAttachDialog();
@@ -415,7 +415,7 @@ TEST_CASE("an account manager is attached with its URL, name and a masked passwo
     CHECK(handler.requests[0].url == "https://bam.boincstats.com/");
     CHECK(handler.requests[0].name == "volunteer@example.org");
     CHECK(handler.requests[0].password == "s3cret pass");
-    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return !dialog->isBusy(); }, kPanelWaitMs));
     CHECK(dialog->statusText().startsWith("Attached to the account manager"));
     CHECK(dialog->passwordEdit()->text().isEmpty());
 }
@@ -452,7 +452,7 @@ TEST_CASE("Detach asks first, and sends only on yes", "[tray][boinc]") {
     CHECK(panel.detachButton(0)->text().startsWith("Detaching"));
     CHECK(panel.detachButton(1)->isEnabled());
     CHECK(panel.actionText().startsWith("Detaching from Einstein@Home"));
-    REQUIRE(QTest::qWaitFor([&] { return panel.detachButton(0)->isEnabled(); }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return panel.detachButton(0)->isEnabled(); }, kPanelWaitMs));
     CHECK(panel.actionText() == "Could not detach from Einstein@Home: no such project");
     CHECK(panel.actionIsError());
 

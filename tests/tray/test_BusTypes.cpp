@@ -23,7 +23,7 @@ using nicer::api::PresetInfo;
 
 namespace {
 
-constexpr int kWaitMs = 30'000; // a bound on a stuck bus, never a performance claim
+using nicer::tray::test::kBusWaitMs;
 constexpr auto kPath = "/org/nicer/Echo";
 constexpr auto kInterface = "org.nicer.Echo";
 
@@ -51,7 +51,7 @@ QVariant roundTrip(const QVariant& value) {
     auto call = QDBusMessage::createMethodCall(server.baseService(), kPath, kInterface, "Echo");
     call << value;
     QDBusPendingCall pending = client.asyncCall(call);
-    REQUIRE(QTest::qWaitFor([&] { return pending.isFinished(); }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return pending.isFinished(); }, kBusWaitMs));
     const QDBusMessage reply = pending.reply();
     INFO(reply.errorMessage().toStdString());
     REQUIRE(reply.type() == QDBusMessage::ReplyMessage);

@@ -13,7 +13,7 @@ using nicer::tray::MainWindow;
 namespace {
 
 constexpr auto kServiceUnknown = "org.freedesktop.DBus.Error.ServiceUnknown";
-constexpr int kWaitMs = 30'000; // a bound on a stuck bus, never a performance claim
+using nicer::tray::test::kBusWaitMs;
 
 } // namespace
 
@@ -42,7 +42,7 @@ TEST_CASE("on a bus with no nicerd and no systemd the window says nicerd is not 
     window.show();
     QSignalSpy errors(&daemon, &DaemonProxy::errorOccurred);
     daemon.start(true);
-    REQUIRE(QTest::qWaitFor([&] { return errors.count() > 0; }, kWaitMs));
+    REQUIRE(QTest::qWaitFor([&] { return errors.count() > 0; }, kBusWaitMs));
     const QString text = window.errorText();
     INFO(text.toStdString());
     CHECK(text.contains("nicerd (the nicer daemon) is not installed on this computer"));

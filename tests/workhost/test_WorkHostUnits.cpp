@@ -44,8 +44,8 @@ using namespace std::chrono_literals;
 namespace {
 
 const WorkHostUnits::Names kNames{"nicer.slice", "nicer-work"};
-constexpr auto kWait = 10s; // a bound for a broken build: every answer of the fake host comes at once
-constexpr auto kStep = 10ms;
+constexpr auto kUnitsWait = 10s; // a bound for a broken build: every answer of the fake host comes at once
+constexpr auto kUnitsStep = 10ms;
 
 /// How the fake host meets a connection.
 struct Greeting {
@@ -109,7 +109,7 @@ public:
     void closeLink() {
         const int before = closedByHost();
         command('c');
-        REQUIRE(pollUntil([&] { return closedByHost() > before; }, kWait, kStep));
+        REQUIRE(pollUntil([&] { return closedByHost() > before; }, kUnitsWait, kUnitsStep));
     }
 
     std::vector<Message> received() const {
@@ -252,14 +252,14 @@ struct Place {
 };
 
 std::unique_ptr<WorkHostUnits> connected(FakeUnitManager& user, const Place& place) {
-    auto units = WorkHostUnits::connect(user, kNames, kWait, place.socket, place.cgroupRoot);
+    auto units = WorkHostUnits::connect(user, kNames, kUnitsWait, place.socket, place.cgroupRoot);
     INFO((units ? std::string() : units.error().message));
     REQUIRE(units);
     return std::move(*units);
 }
 
 std::string connectError(FakeUnitManager& user, const Place& place,
-                         std::chrono::milliseconds wait = std::chrono::milliseconds(kWait)) {
+                         std::chrono::milliseconds wait = std::chrono::milliseconds(kUnitsWait)) {
     auto units = WorkHostUnits::connect(user, kNames, wait, place.socket, place.cgroupRoot);
     REQUIRE_FALSE(units);
     return units.error().message;
@@ -489,7 +489,8 @@ TEST_CASE("when the host closes the link its instances fail, and the next start 
     REQUIRE(units->startTransientUnit("nicer-work-1.service", instanceProps({"sleep", "100"}), true));
 
     host.closeLink();
-    CHECK(pollUntil([&] { return stateIs(*units, "nicer-work-1.service", "failed"); }, kWait, kStep));
+    CHECK(
+        pollUntil([&] { return stateIs(*units, "nicer-work-1.service", "failed"); }, kUnitsWait, kUnitsStep));
     CHECK(stateIs(*units, "nicer.slice", "inactive"));
     place.clear();
 
@@ -530,7 +531,8 @@ TEST_CASE("when the leaf does not take what was set before, connecting again fai
     REQUIRE(units->setUnitProperties("nicer.slice", {{"CPUQuotaPerSecUSec", std::uint64_t{300'000}}}));
     REQUIRE(units->startTransientUnit("nicer-work-1.service", instanceProps({"sleep", "100"}), true));
     host.closeLink();
-    REQUIRE(pollUntil([&] { return stateIs(*units, "nicer-work-1.service", "failed"); }, kWait, kStep));
+    REQUIRE(
+        pollUntil([&] { return stateIs(*units, "nicer-work-1.service", "failed"); }, kUnitsWait, kUnitsStep));
 
     auto started = units->startTransientUnit("nicer-work-2.service", instanceProps({"sleep", "100"}), true);
     REQUIRE_FALSE(started);
@@ -538,7 +540,7 @@ TEST_CASE("when the leaf does not take what was set before, connecting again fai
                Catch::Contains("did not take") && Catch::Contains("/gone/work/cpu.max"));
     CHECK(host.connections() == 2);
     // The host sees its link closed: it stops what it runs, since nothing runs without its cap.
-    CHECK(pollUntil([&] { return host.closedByPeer() == 1; }, kWait, kStep));
+    CHECK(pollUntil([&] { return host.closedByPeer() == 1; }, kUnitsWait, kUnitsStep));
     CHECK(stateIs(*units, "nicer.slice", "inactive"));
     CHECK(host.starts().size() == 1);
 }

@@ -15,7 +15,7 @@ Socket& socketOf(BIO* bio) {
     return *static_cast<Socket*>(BIO_get_data(bio));
 }
 
-bool wouldBlock(int error) {
+bool retryLater(int error) {
     return error == EAGAIN || error == EWOULDBLOCK || error == EINTR;
 }
 
@@ -23,7 +23,7 @@ int bioWrite(BIO* bio, const char* data, int length) {
     BIO_clear_retry_flags(bio);
     const auto* bytes = reinterpret_cast<const std::uint8_t*>(data);
     const ssize_t n = socketOf(bio).send({bytes, static_cast<std::size_t>(length)});
-    if (n < 0 && wouldBlock(errno)) {
+    if (n < 0 && retryLater(errno)) {
         BIO_set_retry_write(bio);
     }
     return static_cast<int>(n);
@@ -33,7 +33,7 @@ int bioRead(BIO* bio, char* data, int length) {
     BIO_clear_retry_flags(bio);
     auto* bytes = reinterpret_cast<std::uint8_t*>(data);
     const ssize_t n = socketOf(bio).receive({bytes, static_cast<std::size_t>(length)});
-    if (n < 0 && wouldBlock(errno)) {
+    if (n < 0 && retryLater(errno)) {
         BIO_set_retry_read(bio);
     } else if (n == 0) {
         // OpenSSL asks BIO_eof() to tell a closed connection from a read that merely returned nothing.

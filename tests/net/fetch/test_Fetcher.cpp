@@ -33,25 +33,16 @@ using nicer::net::test::MisbehavingH2Server;
 
 namespace {
 
-const H2Servers& servers() {
-    static const H2Servers loaded = H2Servers::load();
-    return loaded;
-}
-
 std::string base(std::uint16_t port, bool tls = false) {
     return std::string(tls ? "https://localhost:" : "http://127.0.0.1:") + std::to_string(port);
 }
 
 std::uint16_t port(const std::string& variable) {
-    return static_cast<std::uint16_t>(std::stoul(servers().get(variable)));
-}
-
-std::string quirks() {
-    return base(port("H2_NGINX_QUIRKS_PORT"));
+    return static_cast<std::uint16_t>(std::stoul(H2Servers::shared().get(variable)));
 }
 
 std::filesystem::path quirksLog() {
-    return servers().get("H2_NGINX_QUIRKS_LOG");
+    return H2Servers::shared().get("H2_NGINX_QUIRKS_LOG");
 }
 
 /// Every file of @p files is in @p dir with its exact content, and no part file is left.
@@ -96,7 +87,7 @@ std::string mountSmallDisk(const std::filesystem::path& dir, std::size_t bytes, 
 } // namespace
 
 TEST_CASE("40 files over ONE connection to nginx, every hash verified", "[fetcher][nginx]") {
-    ServedFiles served(servers().www, "fetch-many");
+    ServedFiles served(H2Servers::shared().www, "fetch-many");
     for (int i = 0; i < 40; ++i) {
         // Heavy-ish tail: most small, a few large.
         const std::size_t size = i % 10 == 9 ? 1'500'000 + 10'000 * i : 1000 + 7919 * i;
@@ -105,7 +96,7 @@ TEST_CASE("40 files over ONE connection to nginx, every hash verified", "[fetche
     TempDir dir;
     auto options = quickOptions();
     options.streams = 8;
-    const auto report = fetchAll(served.manifest({quirks()}), dir.path(), options);
+    const auto report = fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), options);
 
     CHECK(report.totals.filesOk == 40);
     CHECK(report.totals.filesFailed == 0);
@@ -132,15 +123,15 @@ TEST_CASE("40 files over ONE connection to nginx, every hash verified", "[fetche
 }
 
 TEST_CASE("TLS to nghttpd and nginx with the test CA, one connection each", "[fetcher][tls]") {
-    ServedFiles served(servers().www, "fetch-tls");
+    ServedFiles served(H2Servers::shared().www, "fetch-tls");
     for (int i = 0; i < 6; ++i) {
         served.add("t" + std::to_string(i) + ".bin", 20'000 * (i + 1), 77 + i);
     }
-    for (const auto tlsPort : {servers().nghttpdTlsPort, servers().nginxTlsPort}) {
+    for (const auto tlsPort : {H2Servers::shared().nghttpdTlsPort, H2Servers::shared().nginxTlsPort}) {
         INFO("port " << tlsPort);
         TempDir dir;
         auto options = quickOptions();
-        options.tls.caFile = servers().caFile;
+        options.tls.caFile = H2Servers::shared().caFile;
         const auto report = fetchAll(served.manifest({base(tlsPort, true)}), dir.path(), options);
         CHECK(report.totals.filesOk == 6);
         CHECK(report.totals.connectionsOpened == 1);
@@ -149,14 +140,14 @@ TEST_CASE("TLS to nghttpd and nginx with the test CA, one connection each", "[fe
 }
 
 TEST_CASE("An untrusted certificate or a wrong name fails every file with a clear reason", "[fetcher][tls]") {
-    ServedFiles served(servers().www, "fetch-tls-bad");
+    ServedFiles served(H2Servers::shared().www, "fetch-tls-bad");
     served.add("a.bin", 1000, 1);
     served.add("b.bin", 2000, 2);
 
     SECTION("untrusted CA") {
         TempDir dir;
-        const auto report =
-            fetchAll(served.manifest({base(servers().nghttpdTlsPort, true)}), dir.path(), quickOptions());
+        const auto report = fetchAll(served.manifest({base(H2Servers::shared().nghttpdTlsPort, true)}),
+                                     dir.path(), quickOptions());
         CHECK(report.totals.filesFailed == 2);
         for (const auto& file : report.files) {
             CHECK_THAT(file.error, Catch::Contains("not trusted") && Catch::Contains("--ca-file"));
@@ -167,9 +158,9 @@ TEST_CASE("An untrusted certificate or a wrong name fails every file with a clea
     SECTION("wrong host name") {
         TempDir dir;
         auto options = quickOptions();
-        options.tls.caFile = servers().caFile;
-        const auto report =
-            fetchAll(served.manifest({base(servers().nghttpdWrongNamePort, true)}), dir.path(), options);
+        options.tls.caFile = H2Servers::shared().caFile;
+        const auto report = fetchAll(served.manifest({base(H2Servers::shared().nghttpdWrongNamePort, true)}),
+                                     dir.path(), options);
         CHECK(report.totals.filesFailed == 2);
         for (const auto& file : report.files) {
             CHECK_THAT(file.error,
@@ -179,12 +170,13 @@ TEST_CASE("An untrusted certificate or a wrong name fails every file with a clea
 }
 
 TEST_CASE("A part file resumes with a Range request and the hash covers all of it", "[fetcher][resume]") {
-    ServedFiles served(servers().www, "fetch-resume");
+    ServedFiles served(H2Servers::shared().www, "fetch-resume");
     const std::string& content = served.add("big.bin", 3'000'000, 5);
     TempDir dir;
     writeFile(dir.path() / "big.bin.part", content.substr(0, 1'234'567));
 
-    const auto report = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+    const auto report =
+        fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), quickOptions());
     REQUIRE(report.files[0].state == FileState::Ok);
     CHECK(report.files[0].resumedFrom == 1'234'567);
     CHECK(report.files[0].bytesDownloaded == 3'000'000 - 1'234'567);
@@ -250,14 +242,15 @@ TEST_CASE("What earlier runs left is hashed a piece at a time, with the loop tur
 
 TEST_CASE("A part file with wrong bytes is caught by the hash, discarded and fetched again",
           "[fetcher][resume]") {
-    ServedFiles served(servers().www, "fetch-corrupt-part");
+    ServedFiles served(H2Servers::shared().www, "fetch-corrupt-part");
     const std::string& content = served.add("c.bin", 500'000, 6);
     TempDir dir;
     std::string corrupt = content.substr(0, 200'000);
     corrupt[1000] ^= 0x55;
     writeFile(dir.path() / "c.bin.part", corrupt);
 
-    const auto report = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+    const auto report =
+        fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), quickOptions());
     REQUIRE(report.files[0].state == FileState::Ok);
     CHECK(report.totals.hashMismatches == 1);
     CHECK(report.files[0].attempts == 2);
@@ -266,11 +259,12 @@ TEST_CASE("A part file with wrong bytes is caught by the hash, discarded and fet
 
 TEST_CASE("A complete part file left by a kill before the rename is verified without a request",
           "[fetcher][resume]") {
-    ServedFiles served(servers().www, "fetch-whole-part");
+    ServedFiles served(H2Servers::shared().www, "fetch-whole-part");
     const std::string& content = served.add("w.bin", 100'000, 8);
     TempDir dir;
     writeFile(dir.path() / "w.bin.part", content);
-    const auto report = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+    const auto report =
+        fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), quickOptions());
     REQUIRE(report.files[0].state == FileState::Ok);
     CHECK(report.totals.connectionsOpened == 0);
     CHECK(report.files[0].attempts == 0);
@@ -279,13 +273,14 @@ TEST_CASE("A complete part file left by a kill before the rename is verified wit
 
 TEST_CASE("A server that ignores Range: the part file starts over, never a full body after a prefix",
           "[fetcher][resume]") {
-    ServedFiles served(servers().www, "fetch-norange");
+    ServedFiles served(H2Servers::shared().www, "fetch-norange");
     const std::string& content = served.add("n.bin", 800'000, 9);
 
     SECTION("nginx with max_ranges 0") {
         TempDir dir;
         writeFile(dir.path() / "n.bin.part", content.substr(0, 300'000));
-        const auto report = fetchAll(served.manifest({quirks()}, "/norange"), dir.path(), quickOptions());
+        const auto report = fetchAll(served.manifest({H2Servers::shared().quirksBase()}, "/norange"),
+                                     dir.path(), quickOptions());
         REQUIRE(report.files[0].state == FileState::Ok);
         CHECK(report.totals.rangeIgnored == 1);
         CHECK(report.files[0].bytesDownloaded == 800'000);
@@ -296,7 +291,7 @@ TEST_CASE("A server that ignores Range: the part file starts over, never a full 
         TempDir dir;
         writeFile(dir.path() / "n.bin.part", content.substr(0, 300'000));
         const auto report =
-            fetchAll(served.manifest({base(servers().nghttpdH2cPort)}), dir.path(), quickOptions());
+            fetchAll(served.manifest({base(H2Servers::shared().nghttpdH2cPort)}), dir.path(), quickOptions());
         REQUIRE(report.files[0].state == FileState::Ok);
         CHECK(report.totals.rangeIgnored == 1);
         requireAllInPlace(served, dir.path());
@@ -305,10 +300,10 @@ TEST_CASE("A server that ignores Range: the part file starts over, never a full 
 
 TEST_CASE("A wrong hash in the manifest: the file fails, nothing under its name, no part left",
           "[fetcher][hash]") {
-    ServedFiles served(servers().www, "fetch-badhash");
+    ServedFiles served(H2Servers::shared().www, "fetch-badhash");
     served.add("h.bin", 100'000, 10);
     served.add("ok.bin", 50'000, 11);
-    auto files = served.manifest({quirks()});
+    auto files = served.manifest({H2Servers::shared().quirksBase()});
     files[0].sha256 = std::string(64, 'a');
     TempDir dir;
     auto options = quickOptions();
@@ -325,7 +320,7 @@ TEST_CASE("A wrong hash in the manifest: the file fails, nothing under its name,
 
 TEST_CASE("GOAWAY from nginx after 4 requests: the rest go to new connections, all verified",
           "[fetcher][goaway]") {
-    ServedFiles served(servers().www, "fetch-goaway");
+    ServedFiles served(H2Servers::shared().www, "fetch-goaway");
     for (int i = 0; i < 12; ++i) {
         served.add("g" + std::to_string(i) + ".bin", 30'000 + 1000 * i, 200 + i);
     }
@@ -445,11 +440,11 @@ TEST_CASE("A stalled server: the connection is dropped after the stall timeout a
 
 TEST_CASE("Oversized response headers: that file fails, the others on the connection complete",
           "[fetcher][headers]") {
-    ServedFiles served(servers().www, "fetch-bigheaders");
+    ServedFiles served(H2Servers::shared().www, "fetch-bigheaders");
     served.add("big-headers.bin", 5000, 16);
     served.add("fine.bin", 6000, 17);
-    auto files = served.manifest({quirks()});
-    files[0].mirrors[0].url = quirks() + "/bigheaders" + served.urlPath(0);
+    auto files = served.manifest({H2Servers::shared().quirksBase()});
+    files[0].mirrors[0].url = H2Servers::shared().quirksBase() + "/bigheaders" + served.urlPath(0);
     TempDir dir;
     auto options = quickOptions();
     options.attemptsPerMirror = 2;
@@ -510,11 +505,11 @@ TEST_CASE("A lying Content-Length is never accepted", "[fetcher][length]") {
 }
 
 TEST_CASE("A plain URL without hash downloads unverified, its digest reported", "[fetcher][unverified]") {
-    ServedFiles served(servers().www, "fetch-plain");
+    ServedFiles served(H2Servers::shared().www, "fetch-plain");
     const std::string& content = served.add("p.bin", 70'000, 19);
     MetalinkFile file;
     file.name = "p.bin";
-    file.mirrors.push_back(Mirror{quirks() + served.urlPath(0), 1});
+    file.mirrors.push_back(Mirror{H2Servers::shared().quirksBase() + served.urlPath(0), 1});
     TempDir dir;
     const auto report = fetchAll({file}, dir.path(), quickOptions());
     REQUIRE(report.files[0].state == FileState::Ok);
@@ -531,7 +526,8 @@ TEST_CASE("503 with Retry-After is honoured, then the file fails naming the stat
     options.attemptsPerMirror = 2;
     const auto start = std::chrono::steady_clock::now();
     const auto report =
-        fetchAll({oneFile("busy.bin", "x", {quirks() + "/busy/busy.bin"})}, dir.path(), options);
+        fetchAll({oneFile("busy.bin", "x", {H2Servers::shared().quirksBase() + "/busy/busy.bin"})},
+                 dir.path(), options);
     const auto elapsed = std::chrono::steady_clock::now() - start;
     CHECK(report.files[0].state == FileState::Failed);
     CHECK(report.files[0].attempts == 2);
@@ -541,10 +537,11 @@ TEST_CASE("503 with Retry-After is honoured, then the file fails naming the stat
 }
 
 TEST_CASE("404 on the first mirror: straight to the next one", "[fetcher][mirrors]") {
-    ServedFiles served(servers().www, "fetch-mirrors");
+    ServedFiles served(H2Servers::shared().www, "fetch-mirrors");
     served.add("m.bin", 30'000, 20);
-    auto files = served.manifest({quirks(), base(servers().nghttpdH2cPort)});
-    files[0].mirrors[0].url = quirks() + "/no-such-dir/m.bin";
+    auto files =
+        served.manifest({H2Servers::shared().quirksBase(), base(H2Servers::shared().nghttpdH2cPort)});
+    files[0].mirrors[0].url = H2Servers::shared().quirksBase() + "/no-such-dir/m.bin";
     TempDir dir;
     const auto report = fetchAll(files, dir.path(), quickOptions());
     REQUIRE(report.files[0].state == FileState::Ok);
@@ -556,12 +553,12 @@ TEST_CASE("404 on the first mirror: straight to the next one", "[fetcher][mirror
 }
 
 TEST_CASE("Every mirror failing: the file fails and says so, the others go on", "[fetcher][mirrors]") {
-    ServedFiles served(servers().www, "fetch-allfail");
+    ServedFiles served(H2Servers::shared().www, "fetch-allfail");
     served.add("ok.bin", 1000, 21);
-    auto files = served.manifest({quirks()});
-    files.push_back(
-        oneFile("gone.bin", "content",
-                {quirks() + "/none/gone.bin", base(servers().nghttpdH2cPort) + "/none/gone.bin"}));
+    auto files = served.manifest({H2Servers::shared().quirksBase()});
+    files.push_back(oneFile("gone.bin", "content",
+                            {H2Servers::shared().quirksBase() + "/none/gone.bin",
+                             base(H2Servers::shared().nghttpdH2cPort) + "/none/gone.bin"}));
     TempDir dir;
     const auto report = fetchAll(files, dir.path(), quickOptions());
     CHECK(report.files[0].state == FileState::Ok);
@@ -570,12 +567,13 @@ TEST_CASE("Every mirror failing: the file fails and says so, the others go on", 
 }
 
 TEST_CASE("Redirects are followed, relative ones too, on the same connection", "[fetcher][redirects]") {
-    ServedFiles served(servers().www, "fetch-redirect");
+    ServedFiles served(H2Servers::shared().www, "fetch-redirect");
     served.add("chain.bin", 200'000, 31);
     served.add("rel.bin", 50'000, 32);
-    auto files = served.manifest({quirks()});
-    files[0].mirrors[0].url = quirks() + "/moved" + served.urlPath(0); // 301, then 307
-    files[1].mirrors[0].url = quirks() + "/relative/a" + served.urlPath(1);
+    auto files = served.manifest({H2Servers::shared().quirksBase()});
+    files[0].mirrors[0].url =
+        H2Servers::shared().quirksBase() + "/moved" + served.urlPath(0); // 301, then 307
+    files[1].mirrors[0].url = H2Servers::shared().quirksBase() + "/relative/a" + served.urlPath(1);
     TempDir dir;
     const auto report = fetchAll(files, dir.path(), quickOptions());
     REQUIRE(report.totals.filesOk == 2);
@@ -583,8 +581,8 @@ TEST_CASE("Redirects are followed, relative ones too, on the same connection", "
     CHECK(report.totals.redirects == 3);
     CHECK(report.totals.connectionsOpened == 1);
     CHECK(report.files[0].attempts == 1);
-    CHECK(report.files[0].mirrorUsed == quirks() + served.urlPath(0));
-    CHECK(report.files[1].mirrorUsed == quirks() + served.urlPath(1));
+    CHECK(report.files[0].mirrorUsed == H2Servers::shared().quirksBase() + served.urlPath(0));
+    CHECK(report.files[1].mirrorUsed == H2Servers::shared().quirksBase() + served.urlPath(1));
 
     // nginx's side: each hop asked once, and the file itself served by the last request.
     const auto moved = readNginxLog(quirksLog(), "/moved" + served.urlPath(0));
@@ -599,24 +597,24 @@ TEST_CASE("Redirects are followed, relative ones too, on the same connection", "
 }
 
 TEST_CASE("A redirect to another origin opens a connection there", "[fetcher][redirects]") {
-    ServedFiles served(servers().www, "fetch-redirect-origin");
+    ServedFiles served(H2Servers::shared().www, "fetch-redirect-origin");
     served.add("o.bin", 80'000, 33);
-    auto files = served.manifest({quirks()});
-    files[0].mirrors[0].url = quirks() + "/elsewhere" + served.urlPath(0);
+    auto files = served.manifest({H2Servers::shared().quirksBase()});
+    files[0].mirrors[0].url = H2Servers::shared().quirksBase() + "/elsewhere" + served.urlPath(0);
     TempDir dir;
     const auto report = fetchAll(files, dir.path(), quickOptions());
     REQUIRE(report.files[0].state == FileState::Ok);
     requireAllInPlace(served, dir.path());
     CHECK(report.totals.redirects == 1);
     CHECK(report.totals.connectionsOpened == 2);
-    CHECK(report.files[0].mirrorUsed == base(servers().nghttpdH2cPort) + served.urlPath(0));
+    CHECK(report.files[0].mirrorUsed == base(H2Servers::shared().nghttpdH2cPort) + served.urlPath(0));
 }
 
 TEST_CASE("A resumed download keeps its Range through the redirects", "[fetcher][redirects][resume]") {
-    ServedFiles served(servers().www, "fetch-redirect-resume");
+    ServedFiles served(H2Servers::shared().www, "fetch-redirect-resume");
     const std::string& content = served.add("r.bin", 1'000'000, 34);
-    auto files = served.manifest({quirks()});
-    files[0].mirrors[0].url = quirks() + "/moved" + served.urlPath(0);
+    auto files = served.manifest({H2Servers::shared().quirksBase()});
+    files[0].mirrors[0].url = H2Servers::shared().quirksBase() + "/moved" + served.urlPath(0);
     TempDir dir;
     writeFile(dir.path() / "r.bin.part", content.substr(0, 400'000));
     const auto report = fetchAll(files, dir.path(), quickOptions());
@@ -632,17 +630,17 @@ TEST_CASE("A resumed download keeps its Range through the redirects", "[fetcher]
 
 TEST_CASE("Redirect loops, https to http and redirects to nowhere give the mirror up, saying why",
           "[fetcher][redirects]") {
-    ServedFiles served(servers().www, "fetch-redirect-bad");
+    ServedFiles served(H2Servers::shared().www, "fetch-redirect-bad");
     served.add("b.bin", 10'000, 35);
     const std::string path = served.urlPath(0);
-    auto loop = served.manifest({quirks()})[0];
-    loop.mirrors = {Mirror{quirks() + "/loop" + path, 1}};
+    auto loop = served.manifest({H2Servers::shared().quirksBase()})[0];
+    loop.mirrors = {Mirror{H2Servers::shared().quirksBase() + "/loop" + path, 1}};
     auto downgrade = loop;
-    downgrade.mirrors = {Mirror{base(servers().nginxTlsPort, true) + "/downgrade" + path, 1}};
+    downgrade.mirrors = {Mirror{base(H2Servers::shared().nginxTlsPort, true) + "/downgrade" + path, 1}};
     auto nowhere = loop;
-    nowhere.mirrors = {Mirror{quirks() + "/nowhere" + path, 1}};
+    nowhere.mirrors = {Mirror{H2Servers::shared().quirksBase() + "/nowhere" + path, 1}};
     auto options = quickOptions();
-    options.tls.caFile = servers().caFile;
+    options.tls.caFile = H2Servers::shared().caFile;
     for (const auto& [file, expected] : {std::pair{loop, "redirect number 11 in a row"},
                                          std::pair{downgrade, "from https to http is not followed"},
                                          std::pair{nowhere, "no Location header"}}) {
@@ -659,7 +657,7 @@ TEST_CASE("Redirect loops, https to http and redirects to nowhere give the mirro
 
     // With a second mirror, the file comes from there.
     auto twoMirrors = loop;
-    twoMirrors.mirrors.push_back(Mirror{base(servers().nghttpdH2cPort) + path, 2});
+    twoMirrors.mirrors.push_back(Mirror{base(H2Servers::shared().nghttpdH2cPort) + path, 2});
     TempDir dir;
     const auto report = fetchAll({twoMirrors}, dir.path(), options);
     REQUIRE(report.files[0].state == FileState::Ok);
@@ -673,8 +671,8 @@ TEST_CASE("Names that leave the directory refuse the whole manifest before anyth
     const auto dir = parent.path() / "downloads";
     for (const std::string name : {"../evil", "a/../../evil", "/etc/evil", "a/./b", "x.part", "a\\..\\b"}) {
         INFO(name);
-        MetalinkFile good = oneFile("good.bin", "good", {quirks() + "/good.bin"});
-        MetalinkFile bad = oneFile(name, "evil", {quirks() + "/evil"});
+        MetalinkFile good = oneFile("good.bin", "good", {H2Servers::shared().quirksBase() + "/good.bin"});
+        MetalinkFile bad = oneFile(name, "evil", {H2Servers::shared().quirksBase() + "/evil"});
         const auto event = newLoop();
         const auto fetcher = Fetcher::create(event.get(), {good, bad}, dir, quickOptions());
         REQUIRE_FALSE(fetcher);
@@ -686,25 +684,27 @@ TEST_CASE("Names that leave the directory refuse the whole manifest before anyth
 
 TEST_CASE("Files already in place are skipped, a wrong one is replaced only after verification",
           "[fetcher][resume]") {
-    ServedFiles served(servers().www, "fetch-present");
+    ServedFiles served(H2Servers::shared().www, "fetch-present");
     served.add("a.bin", 10'000, 22);
     served.add("b.bin", 20'000, 23);
     TempDir dir;
     writeFile(dir.path() / "a.bin", served.content(0));
     writeFile(dir.path() / "b.bin", "stale content");
-    const auto report = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+    const auto report =
+        fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), quickOptions());
     CHECK(report.files[0].state == FileState::AlreadyPresent);
     CHECK(report.files[0].attempts == 0);
     CHECK(report.files[1].state == FileState::Ok);
     requireAllInPlace(served, dir.path());
 
-    const auto again = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+    const auto again =
+        fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), quickOptions());
     CHECK(again.totals.filesAlreadyPresent == 2);
     CHECK(again.totals.connectionsOpened == 0);
 }
 
 TEST_CASE("Completion order: SRPT serves the smallest first, FIFO the manifest's order", "[fetcher][order]") {
-    ServedFiles served(servers().www, "fetch-order");
+    ServedFiles served(H2Servers::shared().www, "fetch-order");
     const std::vector<std::size_t> sizes{900'000, 100'000, 500'000, 50'000, 300'000};
     for (std::size_t i = 0; i < sizes.size(); ++i) {
         served.add("o" + std::to_string(i) + ".bin", sizes[i], 300 + i);
@@ -716,7 +716,8 @@ TEST_CASE("Completion order: SRPT serves the smallest first, FIFO the manifest's
         options.streams = 1;
         options.order = order;
         FinishOrder finished;
-        const auto report = fetchAll(served.manifest({quirks()}), dir.path(), options, &finished);
+        const auto report =
+            fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), options, &finished);
         CHECK(report.totals.filesOk == sizes.size());
         const std::vector<std::size_t> expected = order == DownloadOrder::Srpt
                                                       ? std::vector<std::size_t>{3, 1, 4, 2, 0}
@@ -747,13 +748,13 @@ TEST_CASE("Never more streams than asked for, each with an RFC 9218 priority", "
 }
 
 TEST_CASE("The rate cap (--max-rate) is enforced through flow control", "[fetcher][rate]") {
-    ServedFiles served(servers().www, "fetch-rate");
+    ServedFiles served(H2Servers::shared().www, "fetch-rate");
     served.add("r.bin", 4 << 20, 24);
     TempDir dir;
     auto options = quickOptions();
     options.maxRate = 1 << 20;
     const auto start = std::chrono::steady_clock::now();
-    const auto report = fetchAll(served.manifest({quirks()}), dir.path(), options);
+    const auto report = fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), options);
     const auto elapsed = std::chrono::steady_clock::now() - start;
     REQUIRE(report.files[0].state == FileState::Ok);
     // 4 MiB at 1 MiB/s: at least 3 s even with the initial window's worth arriving at once. A lower bound
@@ -766,8 +767,10 @@ TEST_CASE("The rate cap (--max-rate) is enforced through flow control", "[fetche
 TEST_CASE("Two fetches into one directory at once: the second is refused", "[fetcher]") {
     TempDir dir;
     const auto event = newLoop();
-    auto first = Fetcher::create(event.get(), {oneFile("a.bin", "a", {quirks() + "/a.bin"})}, dir.path());
-    auto second = Fetcher::create(event.get(), {oneFile("a.bin", "a", {quirks() + "/a.bin"})}, dir.path());
+    auto first = Fetcher::create(
+        event.get(), {oneFile("a.bin", "a", {H2Servers::shared().quirksBase() + "/a.bin"})}, dir.path());
+    auto second = Fetcher::create(
+        event.get(), {oneFile("a.bin", "a", {H2Servers::shared().quirksBase() + "/a.bin"})}, dir.path());
     REQUIRE(first);
     REQUIRE(second);
     REQUIRE((*first)->start());
@@ -788,7 +791,7 @@ TEST_CASE(
         }
         ::umount2(probe.path().c_str(), MNT_DETACH);
     }
-    ServedFiles served(servers().www, "fetch-disk-full");
+    ServedFiles served(H2Servers::shared().www, "fetch-disk-full");
     const std::string& content = served.add("unit.bin", 3'000'000, 11);
     std::mt19937 random(std::random_device{}());
     constexpr int kRuns = 20;
@@ -800,7 +803,8 @@ TEST_CASE(
         const std::size_t room = 120'000 + random() % 2'760'000;
         REQUIRE(mountSmallDisk(dir.path(), room) == "");
         INFO("run " << run << ": a disk of " << room << " bytes");
-        const auto full = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+        const auto full =
+            fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), quickOptions());
         const auto& file = full.files[0];
         CHECK(file.state == FileState::Failed);
         CHECK_THAT(file.error, Catch::Contains("No space left on device"));
@@ -815,7 +819,8 @@ TEST_CASE(
 
         // Space again: the next run resumes from the prefix and the hash covers the whole file.
         REQUIRE(mountSmallDisk(dir.path(), 8'000'000, true).empty());
-        const auto again = fetchAll(served.manifest({quirks()}), dir.path(), quickOptions());
+        const auto again =
+            fetchAll(served.manifest({H2Servers::shared().quirksBase()}), dir.path(), quickOptions());
         CHECK(again.files[0].state == FileState::Ok);
         CHECK(again.files[0].resumedFrom == part.size());
         CHECK(readBytes(dir.path() / "unit.bin") == content);

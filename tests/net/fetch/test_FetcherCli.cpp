@@ -30,15 +30,6 @@ namespace {
 
 const std::string kNicer = NICER_CLI;
 
-const H2Servers& servers() {
-    static const H2Servers loaded = H2Servers::load();
-    return loaded;
-}
-
-std::string quirks() {
-    return "http://127.0.0.1:" + servers().get("H2_NGINX_QUIRKS_PORT");
-}
-
 std::string quote(const std::string& text) {
     std::string quoted = "'";
     for (const char c : text) {
@@ -127,8 +118,8 @@ pid_t spawnFetch(const std::vector<std::string>& arguments, const std::filesyste
 TEST_CASE("nicer fetch: an untrusted certificate fails with exit 1 and says to pass --ca-file",
           "[cli][tls]") {
     TempDir dir;
-    const auto r = fetch("https://localhost:" + std::to_string(servers().nginxTlsPort) + "/1k.bin --dir " +
-                         quote(dir.path().string()));
+    const auto r = fetch("https://localhost:" + std::to_string(H2Servers::shared().nginxTlsPort) +
+                         "/1k.bin --dir " + quote(dir.path().string()));
     CHECK(r.exitCode == 1);
     CHECK_THAT(r.err, Catch::Contains("TLS: certificate of localhost") && Catch::Contains("is not trusted") &&
                           Catch::Contains("pass --ca-file"));
@@ -137,24 +128,25 @@ TEST_CASE("nicer fetch: an untrusted certificate fails with exit 1 and says to p
 
 TEST_CASE("nicer fetch: a certificate for another name fails with exit 1", "[cli][tls]") {
     TempDir dir;
-    const auto r =
-        fetch("https://localhost:" + std::to_string(servers().nghttpdWrongNamePort) + "/1k.bin --ca-file " +
-              quote(servers().caFile.string()) + " --dir " + quote(dir.path().string()));
+    const auto r = fetch("https://localhost:" + std::to_string(H2Servers::shared().nghttpdWrongNamePort) +
+                         "/1k.bin --ca-file " + quote(H2Servers::shared().caFile.string()) + " --dir " +
+                         quote(dir.path().string()));
     CHECK(r.exitCode == 1);
     CHECK_THAT(r.err, Catch::Contains("not valid for localhost") && Catch::Contains("wrong.example"));
 }
 
 TEST_CASE("nicer fetch: a Metalink over TLS with --ca-file, JSON summary", "[cli][tls]") {
-    ServedFiles served(servers().www, "cli-tls");
+    ServedFiles served(H2Servers::shared().www, "cli-tls");
     for (int i = 0; i < 5; ++i) {
         served.add("d/f" + std::to_string(i) + ".bin", 40'000 + 5000 * i, 500 + i);
     }
     TempDir work;
     writeFile(work.path() / "m.meta4",
-              metalink(served.manifest({"https://localhost:" + std::to_string(servers().nghttpdTlsPort)})));
+              metalink(served.manifest(
+                  {"https://localhost:" + std::to_string(H2Servers::shared().nghttpdTlsPort)})));
     const auto r =
         fetch(quote((work.path() / "m.meta4").string()) + " --dir " + quote((work.path() / "out").string()) +
-              " --ca-file " + quote(servers().caFile.string()) + " --json");
+              " --ca-file " + quote(H2Servers::shared().caFile.string()) + " --json");
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     const auto summary = nlohmann::json::parse(r.out);
@@ -191,7 +183,7 @@ TEST_CASE("nicer fetch: bad input exits 2 and writes nothing", "[cli][input]") {
         good.name = "good.bin";
         good.size = 1024;
         good.sha256 = std::string(64, '0');
-        good.mirrors.push_back(net::Mirror{quirks() + "/1k.bin", 1});
+        good.mirrors.push_back(net::Mirror{H2Servers::shared().quirksBase() + "/1k.bin", 1});
         net::MetalinkFile evil = good;
         evil.name = "../evil.bin";
         writeFile(work.path() / "evil.meta4", metalink({good, evil}));
@@ -202,54 +194,56 @@ TEST_CASE("nicer fetch: bad input exits 2 and writes nothing", "[cli][input]") {
         CHECK_FALSE(std::filesystem::exists(out / "good.bin"));
     }
     SECTION("a bad --max-rate") {
-        const auto r = fetch(quirks() + "/1k.bin --max-rate 10X" + args);
+        const auto r = fetch(H2Servers::shared().quirksBase() + "/1k.bin --max-rate 10X" + args);
         CHECK(r.exitCode == 2);
         CHECK_THAT(r.err, Catch::Contains("--max-rate") && Catch::Contains("e.g. 500k or 10M"));
     }
     SECTION("a bad --min-rate") {
-        const auto r = fetch(quirks() + "/1k.bin --min-rate slow" + args);
+        const auto r = fetch(H2Servers::shared().quirksBase() + "/1k.bin --min-rate slow" + args);
         CHECK(r.exitCode == 2);
         CHECK_THAT(r.err, Catch::Contains("--min-rate") && Catch::Contains("e.g. 500k or 10M"));
     }
     SECTION("a bad --order") {
-        const auto r = fetch(quirks() + "/1k.bin --order random" + args);
+        const auto r = fetch(H2Servers::shared().quirksBase() + "/1k.bin --order random" + args);
         CHECK(r.exitCode == 2);
         CHECK_THAT(r.err, Catch::Contains("srpt") && Catch::Contains("fifo"));
     }
     SECTION("--streams 0") {
-        CHECK(fetch(quirks() + "/1k.bin --streams 0" + args).exitCode == 2);
+        CHECK(fetch(H2Servers::shared().quirksBase() + "/1k.bin --streams 0" + args).exitCode == 2);
     }
     SECTION("an unreadable --ca-file") {
-        const auto r = fetch(quirks() + "/1k.bin --ca-file /nonexistent/ca.pem" + args);
+        const auto r =
+            fetch(H2Servers::shared().quirksBase() + "/1k.bin --ca-file /nonexistent/ca.pem" + args);
         CHECK(r.exitCode == 2);
         CHECK_THAT(r.err, Catch::Contains("/nonexistent/ca.pem"));
     }
     SECTION("a URL that names no file") {
-        CHECK(fetch(quirks() + "/ " + args).exitCode == 2);
+        CHECK(fetch(H2Servers::shared().quirksBase() + "/ " + args).exitCode == 2);
     }
     CHECK_FALSE(std::filesystem::exists(out / "1k.bin"));
 }
 
 TEST_CASE("nicer fetch URL: one file, reported unverified", "[cli][url]") {
     TempDir work;
-    const auto r = fetch(quirks() + "/64k.bin --json --dir " + quote(work.path().string()));
+    const auto r =
+        fetch(H2Servers::shared().quirksBase() + "/64k.bin --json --dir " + quote(work.path().string()));
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     CHECK_THAT(r.err, Catch::Contains("unverified"));
     const auto summary = nlohmann::json::parse(r.out);
     CHECK(summary["files"][0]["verified"] == false);
     CHECK(summary["totals"]["unverified"] == 1);
-    CHECK(readBytes(work.path() / "64k.bin") == readBytes(servers().www / "64k.bin"));
+    CHECK(readBytes(work.path() / "64k.bin") == readBytes(H2Servers::shared().www / "64k.bin"));
 }
 
 TEST_CASE("nicer fetch URL.meta4: the manifest is downloaded, then its files", "[cli][url]") {
-    ServedFiles served(servers().www, "cli-remote-manifest");
+    ServedFiles served(H2Servers::shared().www, "cli-remote-manifest");
     served.add("x.bin", 12'345, 600);
     served.add("y.bin", 54'321, 601);
-    writeFile(served.dir() / "list.meta4", metalink(served.manifest({quirks()})));
+    writeFile(served.dir() / "list.meta4", metalink(served.manifest({H2Servers::shared().quirksBase()})));
     TempDir work;
-    const auto r = fetch(quirks() + "/" + served.dir().filename().string() + "/list.meta4 --json --dir " +
-                         quote(work.path().string()));
+    const auto r = fetch(H2Servers::shared().quirksBase() + "/" + served.dir().filename().string() +
+                         "/list.meta4 --json --dir " + quote(work.path().string()));
     INFO(r.err);
     REQUIRE(r.exitCode == 0);
     CHECK(nlohmann::json::parse(r.out)["totals"]["ok"] == 2);
@@ -258,10 +252,10 @@ TEST_CASE("nicer fetch URL.meta4: the manifest is downloaded, then its files", "
 }
 
 TEST_CASE("nicer fetch --nice completes and verifies", "[cli][nice]") {
-    ServedFiles served(servers().www, "cli-nice");
+    ServedFiles served(H2Servers::shared().www, "cli-nice");
     served.add("n.bin", 1'500'000, 700);
     TempDir work;
-    writeFile(work.path() / "m.meta4", metalink(served.manifest({quirks()})));
+    writeFile(work.path() / "m.meta4", metalink(served.manifest({H2Servers::shared().quirksBase()})));
     const auto r = fetch(quote((work.path() / "m.meta4").string()) + " --nice --max-rate 8M --json --dir " +
                          quote((work.path() / "out").string()));
     INFO(r.err);
@@ -270,11 +264,11 @@ TEST_CASE("nicer fetch --nice completes and verifies", "[cli][nice]") {
 }
 
 TEST_CASE("nicer fetch: Ctrl-C stops with exit 1 and keeps the part file for the next run", "[cli][resume]") {
-    ServedFiles served(servers().www, "cli-interrupt");
+    ServedFiles served(H2Servers::shared().www, "cli-interrupt");
     served.add("i.bin", 4 << 20, 800);
     TempDir work;
     const auto out = work.path() / "out";
-    writeFile(work.path() / "m.meta4", metalink(served.manifest({quirks()})));
+    writeFile(work.path() / "m.meta4", metalink(served.manifest({H2Servers::shared().quirksBase()})));
     const pid_t pid =
         spawnFetch({(work.path() / "m.meta4").string(), "--dir", out.string(), "--max-rate", "1M"},
                    work.path() / "run.log");
@@ -303,7 +297,7 @@ TEST_CASE("nicer fetch: Ctrl-C stops with exit 1 and keeps the part file for the
 
 TEST_CASE("nicer fetch survives kill -9 at random moments: no corrupt file, nothing fetched twice",
           "[cli][resume][kill]") {
-    ServedFiles served(servers().www, "cli-kill");
+    ServedFiles served(H2Servers::shared().www, "cli-kill");
     std::random_device device;
     const auto seed = device();
     INFO("seed " << seed);
@@ -317,7 +311,7 @@ TEST_CASE("nicer fetch survives kill -9 at random moments: no corrupt file, noth
     }
     TempDir work;
     const auto out = work.path() / "out";
-    writeFile(work.path() / "m.meta4", metalink(served.manifest({quirks()})));
+    writeFile(work.path() / "m.meta4", metalink(served.manifest({H2Servers::shared().quirksBase()})));
     const std::vector<std::string> arguments{(work.path() / "m.meta4").string(),
                                              "--dir",
                                              out.string(),
@@ -381,7 +375,7 @@ TEST_CASE("nicer fetch survives kill -9 at random moments: no corrupt file, noth
     // nginx's view: one TCP connection per run, and every run asked for each file from exactly where its
     // part file ended: no file was ever downloaded again from its start.
     const std::string prefix = "/" + served.dir().filename().string() + "/";
-    const auto log = readNginxLog(servers().get("H2_NGINX_QUIRKS_LOG"), prefix);
+    const auto log = readNginxLog(H2Servers::shared().get("H2_NGINX_QUIRKS_LOG"), prefix);
     std::set<std::uint64_t> connectionSet;
     std::uint64_t sent = 0;
     for (const auto& entry : log) {

@@ -19,7 +19,7 @@ FileDownload makeDownload(const std::filesystem::path& dir, const std::string& n
     MetalinkFile file;
     file.name = name;
     file.size = content.size();
-    file.sha256 = withHash ? test::sha256Of(content) : std::string();
+    file.sha256 = withHash ? nicer::test::sha256Of(content) : std::string();
     file.mirrors.push_back(Mirror{"http://a.example/" + name});
     return FileDownload(0, file, dir / name, {*parseUrl("http://a.example/" + name)},
                         Backoff(100ms, 1s, [] { return 0.5; }), FileDownload::Policy{dir, 2, 3});
@@ -38,7 +38,7 @@ int runAll(ResumeInspector& inspector, std::uint64_t budget) {
 } // namespace
 
 TEST_CASE("a file with nothing on disk is queued at once") {
-    test::TempDir dir;
+    nicer::test::TempDir dir;
     auto download = makeDownload(dir.path(), "a.bin", "hello");
     std::vector<FileDownload*> done;
     ResumeInspector inspector(dir.path(), [&](FileDownload& d) { done.push_back(&d); });
@@ -52,9 +52,9 @@ TEST_CASE("a file with nothing on disk is queued at once") {
 }
 
 TEST_CASE("a finished file that verifies is already present, hashed a budget at a time") {
-    test::TempDir dir;
-    const std::string content = test::randomBytes(10'000, 1);
-    test::writeFile(dir.path() / "a.bin", content);
+    nicer::test::TempDir dir;
+    const std::string content = nicer::test::randomBytes(10'000, 1);
+    nicer::test::writeFile(dir.path() / "a.bin", content);
     auto download = makeDownload(dir.path(), "a.bin", content);
     std::vector<FileDownload*> done;
     ResumeInspector inspector(dir.path(), [&](FileDownload& d) { done.push_back(&d); });
@@ -67,9 +67,9 @@ TEST_CASE("a finished file that verifies is already present, hashed a budget at 
 }
 
 TEST_CASE("a part file is hashed so the download resumes where it ends") {
-    test::TempDir dir;
-    const std::string content = test::randomBytes(10'000, 2);
-    test::writeFile(dir.path() / "a.bin.part", content.substr(0, 6000));
+    nicer::test::TempDir dir;
+    const std::string content = nicer::test::randomBytes(10'000, 2);
+    nicer::test::writeFile(dir.path() / "a.bin.part", content.substr(0, 6000));
     auto download = makeDownload(dir.path(), "a.bin", content);
     ResumeInspector inspector(dir.path(), {});
     inspector.add(download);
@@ -77,15 +77,15 @@ TEST_CASE("a part file is hashed so the download resumes where it ends") {
     CHECK(download.state() == FileState::Queued);
     CHECK(download.offset == 6000);
     CHECK(download.report.bytesDone == 6000);
-    CHECK(download.hash.hexDigestSoFar() == test::sha256Of(content.substr(0, 6000)));
+    CHECK(download.hash.hexDigestSoFar() == nicer::test::sha256Of(content.substr(0, 6000)));
     CHECK_FALSE(download.part); // closed until the attempt opens it
 }
 
 TEST_CASE("a finished file with other content is left alone and its part file is looked at instead") {
-    test::TempDir dir;
-    const std::string content = test::randomBytes(3000, 3);
-    test::writeFile(dir.path() / "a.bin", test::randomBytes(3000, 4));
-    test::writeFile(dir.path() / "a.bin.part", content.substr(0, 1000));
+    nicer::test::TempDir dir;
+    const std::string content = nicer::test::randomBytes(3000, 3);
+    nicer::test::writeFile(dir.path() / "a.bin", nicer::test::randomBytes(3000, 4));
+    nicer::test::writeFile(dir.path() / "a.bin.part", content.substr(0, 1000));
     auto download = makeDownload(dir.path(), "a.bin", content);
     ResumeInspector inspector(dir.path(), {});
     inspector.add(download);
@@ -96,8 +96,8 @@ TEST_CASE("a finished file with other content is left alone and its part file is
 }
 
 TEST_CASE("a part file longer than the file is discarded") {
-    test::TempDir dir;
-    test::writeFile(dir.path() / "a.bin.part", std::string(200, 'x'));
+    nicer::test::TempDir dir;
+    nicer::test::writeFile(dir.path() / "a.bin.part", std::string(200, 'x'));
     auto download = makeDownload(dir.path(), "a.bin", std::string(100, 'y'));
     ResumeInspector inspector(dir.path(), {});
     inspector.add(download);
@@ -108,9 +108,9 @@ TEST_CASE("a part file longer than the file is discarded") {
 }
 
 TEST_CASE("a whole part file that hashes wrong is discarded without counting an attempt") {
-    test::TempDir dir;
-    const std::string content = test::randomBytes(500, 5);
-    test::writeFile(dir.path() / "a.bin.part", test::randomBytes(500, 6));
+    nicer::test::TempDir dir;
+    const std::string content = nicer::test::randomBytes(500, 5);
+    nicer::test::writeFile(dir.path() / "a.bin.part", nicer::test::randomBytes(500, 6));
     auto download = makeDownload(dir.path(), "a.bin", content);
     ResumeInspector inspector(dir.path(), {});
     inspector.add(download);
@@ -123,9 +123,9 @@ TEST_CASE("a whole part file that hashes wrong is discarded without counting an 
 }
 
 TEST_CASE("a whole part file that verifies (killed before the rename) is finished without a request") {
-    test::TempDir dir;
-    const std::string content = test::randomBytes(700, 7);
-    test::writeFile(dir.path() / "a.bin.part", content);
+    nicer::test::TempDir dir;
+    const std::string content = nicer::test::randomBytes(700, 7);
+    nicer::test::writeFile(dir.path() / "a.bin.part", content);
     auto download = makeDownload(dir.path(), "a.bin", content);
     int done = 0;
     ResumeInspector inspector(dir.path(), [&](FileDownload&) { ++done; });
@@ -134,16 +134,16 @@ TEST_CASE("a whole part file that verifies (killed before the rename) is finishe
     CHECK(download.state() == FileState::Ok);
     CHECK(done == 1);
     CHECK(download.report.resumedFrom == 700);
-    CHECK(test::readBytes(dir.path() / "a.bin") == content);
-    CHECK(test::partFiles(dir.path()).empty());
+    CHECK(nicer::test::readBytes(dir.path() / "a.bin") == content);
+    CHECK(nicer::test::partFiles(dir.path()).empty());
 }
 
 TEST_CASE("files are inspected one after the other within the budget, clear() forgets them") {
-    test::TempDir dir;
-    const std::string a = test::randomBytes(3000, 8);
-    const std::string b = test::randomBytes(3000, 9);
-    test::writeFile(dir.path() / "a.bin.part", a.substr(0, 2000));
-    test::writeFile(dir.path() / "b.bin.part", b.substr(0, 2000));
+    nicer::test::TempDir dir;
+    const std::string a = nicer::test::randomBytes(3000, 8);
+    const std::string b = nicer::test::randomBytes(3000, 9);
+    nicer::test::writeFile(dir.path() / "a.bin.part", a.substr(0, 2000));
+    nicer::test::writeFile(dir.path() / "b.bin.part", b.substr(0, 2000));
     auto first = makeDownload(dir.path(), "a.bin", a);
     auto second = makeDownload(dir.path(), "b.bin", b);
     ResumeInspector inspector(dir.path(), {});

@@ -9,14 +9,14 @@ using namespace nicer::net;
 
 namespace {
 
-Url parsed(std::string_view text) {
+Url parsedUrl(std::string_view text) {
     auto url = parseUrl(text);
     INFO(text << ": " << (url ? std::string() : url.error().message));
     REQUIRE(url.ok());
     return std::move(url).value();
 }
 
-std::string failure(std::string_view text) {
+std::string urlFailure(std::string_view text) {
     const auto url = parseUrl(text);
     INFO(text);
     REQUIRE_FALSE(url.ok());
@@ -26,7 +26,7 @@ std::string failure(std::string_view text) {
 } // namespace
 
 TEST_CASE("parseUrl splits an https URL and fills in the default port", "[Url]") {
-    const auto url = parsed("https://example.org/work/unit1.bin?x=1&y=2#top");
+    const auto url = parsedUrl("https://example.org/work/unit1.bin?x=1&y=2#top");
     CHECK(url.scheme == "https");
     CHECK(url.host == "example.org");
     CHECK(url.port == 443);
@@ -34,132 +34,132 @@ TEST_CASE("parseUrl splits an https URL and fills in the default port", "[Url]")
     CHECK(url.authority() == "example.org");
     CHECK(url.toString() == "https://example.org/work/unit1.bin?x=1&y=2");
 
-    const auto http = parsed("http://example.org/a");
+    const auto http = parsedUrl("http://example.org/a");
     CHECK(http.scheme == "http");
     CHECK(http.port == 80);
 }
 
 TEST_CASE("parseUrl keeps an explicit port and shows it in the authority unless it is the default", "[Url]") {
-    const auto custom = parsed("http://localhost:8080/f");
+    const auto custom = parsedUrl("http://localhost:8080/f");
     CHECK(custom.port == 8080);
     CHECK(custom.authority() == "localhost:8080");
     CHECK(custom.toString() == "http://localhost:8080/f");
 
-    const auto explicitDefault = parsed("https://example.org:443/f");
+    const auto explicitDefault = parsedUrl("https://example.org:443/f");
     CHECK(explicitDefault.port == 443);
     CHECK(explicitDefault.authority() == "example.org");
 
     // 443 is not the default for http, so it stays.
-    CHECK(parsed("http://example.org:443/").authority() == "example.org:443");
-    CHECK(parsed("http://h:65535/").port == 65535);
-    CHECK(parsed("http://h:1/").port == 1);
+    CHECK(parsedUrl("http://example.org:443/").authority() == "example.org:443");
+    CHECK(parsedUrl("http://h:65535/").port == 65535);
+    CHECK(parsedUrl("http://h:1/").port == 1);
 
     // An empty port means the default (RFC 3986 3.2.3).
-    CHECK(parsed("https://example.org:/f").port == 443);
+    CHECK(parsedUrl("https://example.org:/f").port == 443);
 }
 
 TEST_CASE("parseUrl lower-cases scheme and host but leaves the path alone", "[Url]") {
-    const auto url = parsed("HTTPS://Example.ORG/Some/Path?Q=A");
+    const auto url = parsedUrl("HTTPS://Example.ORG/Some/Path?Q=A");
     CHECK(url.scheme == "https");
     CHECK(url.host == "example.org");
     CHECK(url.path == "/Some/Path?Q=A");
 }
 
 TEST_CASE("parseUrl gives at least / as the path", "[Url]") {
-    CHECK(parsed("http://example.org").path == "/");
-    CHECK(parsed("http://example.org#frag").path == "/");
-    CHECK(parsed("http://example.org?q=1").path == "/?q=1");
-    CHECK(parsed("http://example.org:81?q=1").path == "/?q=1");
-    CHECK(parsed("http://example.org/").path == "/");
+    CHECK(parsedUrl("http://example.org").path == "/");
+    CHECK(parsedUrl("http://example.org#frag").path == "/");
+    CHECK(parsedUrl("http://example.org?q=1").path == "/?q=1");
+    CHECK(parsedUrl("http://example.org:81?q=1").path == "/?q=1");
+    CHECK(parsedUrl("http://example.org/").path == "/");
 }
 
 TEST_CASE("parseUrl takes IPv4 and bracketed IPv6 literals", "[Url]") {
-    const auto v4 = parsed("http://192.0.2.7:8000/x");
+    const auto v4 = parsedUrl("http://192.0.2.7:8000/x");
     CHECK(v4.host == "192.0.2.7");
     CHECK(v4.authority() == "192.0.2.7:8000");
 
-    const auto v6 = parsed("https://[2001:DB8::1]:8443/x");
+    const auto v6 = parsedUrl("https://[2001:DB8::1]:8443/x");
     CHECK(v6.host == "2001:db8::1");
     CHECK(v6.port == 8443);
     CHECK(v6.authority() == "[2001:db8::1]:8443");
     CHECK(v6.toString() == "https://[2001:db8::1]:8443/x");
 
-    const auto loopback = parsed("http://[::1]/");
+    const auto loopback = parsedUrl("http://[::1]/");
     CHECK(loopback.host == "::1");
     CHECK(loopback.port == 80);
     CHECK(loopback.authority() == "[::1]");
-    CHECK(parsed("http://[::ffff:192.0.2.1]/").host == "::ffff:192.0.2.1");
+    CHECK(parsedUrl("http://[::ffff:192.0.2.1]/").host == "::ffff:192.0.2.1");
 }
 
 TEST_CASE("parseUrl percent-encodes bytes outside ASCII in the path and keeps escapes as written", "[Url]") {
-    CHECK(parsed("http://h/caf\xc3\xa9?q=\xff").path == "/caf%C3%A9?q=%FF");
-    CHECK(parsed("http://h/a%20b/%2e%2e/c").path == "/a%20b/%2e%2e/c");
+    CHECK(parsedUrl("http://h/caf\xc3\xa9?q=\xff").path == "/caf%C3%A9?q=%FF");
+    CHECK(parsedUrl("http://h/a%20b/%2e%2e/c").path == "/a%20b/%2e%2e/c");
 }
 
 TEST_CASE("parseUrl percent-encodes the characters RFC 3986 allows nowhere, as a browser sends them",
           "[Url]") {
-    CHECK(parsed("http://h/a|b/{c}?x=<y>&z=\"^`\\").path == "/a%7Cb/%7Bc%7D?x=%3Cy%3E&z=%22%5E%60%5C");
+    CHECK(parsedUrl("http://h/a|b/{c}?x=<y>&z=\"^`\\").path == "/a%7Cb/%7Bc%7D?x=%3Cy%3E&z=%22%5E%60%5C");
 }
 
 // liburiparser reads the rest strictly: a '%' that starts no escape, or a bracket outside an IPv6 literal, is
 // refused, naming where, instead of being sent to a server that would answer 400.
 TEST_CASE("parseUrl refuses a broken escape or a bracket in the path, naming where", "[Url]") {
-    CHECK_THAT(failure("http://h/a%zz"), Catch::Contains("position 11 ('%zz')") && Catch::Contains("%25"));
-    CHECK_THAT(failure("http://h/a%2"), Catch::Contains("%25"));
-    CHECK_THAT(failure("http://h/a[1]"), Catch::Contains("'[1]'"));
+    CHECK_THAT(urlFailure("http://h/a%zz"), Catch::Contains("position 11 ('%zz')") && Catch::Contains("%25"));
+    CHECK_THAT(urlFailure("http://h/a%2"), Catch::Contains("%25"));
+    CHECK_THAT(urlFailure("http://h/a[1]"), Catch::Contains("'[1]'"));
 }
 
 TEST_CASE("parseUrl refuses user names and passwords and says why", "[Url]") {
     for (const auto* text : {"https://user:secret@example.org/f", "http://user@example.org/", "http://@h/"}) {
-        const auto message = failure(text);
+        const auto message = urlFailure(text);
         CHECK_THAT(message, Catch::Contains("password") && Catch::Contains("'@'"));
     }
 }
 
 TEST_CASE("parseUrl refuses schemes other than http and https, naming the scheme", "[Url]") {
     const auto scheme = GENERATE(as<std::string>{}, "ftp", "file", "magnet", "ws", "h2", "httpx");
-    const auto message = failure(scheme + "://example.org/f");
+    const auto message = urlFailure(scheme + "://example.org/f");
     CHECK_THAT(message, Catch::Contains("'" + scheme + "'") && Catch::Contains("http://"));
 }
 
 TEST_CASE("parseUrl refuses text that is not an absolute URL", "[Url]") {
     for (const auto* text :
          {"", "example.org/f", "/f", "http:/example.org/f", "http:example.org", "mailto:x@y"}) {
-        CHECK_THAT(failure(text), Catch::Contains("absolute"));
+        CHECK_THAT(urlFailure(text), Catch::Contains("absolute"));
     }
 }
 
 TEST_CASE("parseUrl refuses an empty or malformed host", "[Url]") {
-    CHECK_THAT(failure("http:///f"), Catch::Contains("no host"));
-    CHECK_THAT(failure("http://:80/f"), Catch::Contains("no host"));
-    CHECK_THAT(failure("https://"), Catch::Contains("no host"));
-    CHECK_THAT(failure("http://exa%6dple.org/"), Catch::Contains("host"));
-    CHECK_THAT(failure("http://b\xc3\xbc"
-                       "cher.example/"),
+    CHECK_THAT(urlFailure("http:///f"), Catch::Contains("no host"));
+    CHECK_THAT(urlFailure("http://:80/f"), Catch::Contains("no host"));
+    CHECK_THAT(urlFailure("https://"), Catch::Contains("no host"));
+    CHECK_THAT(urlFailure("http://exa%6dple.org/"), Catch::Contains("host"));
+    CHECK_THAT(urlFailure("http://b\xc3\xbc"
+                          "cher.example/"),
                Catch::Contains("punycode"));
-    CHECK_THAT(failure("http://[::1/"), Catch::Contains("']'"));
-    CHECK_THAT(failure("http://[]/"), Catch::Contains("IPv6"));
-    CHECK_THAT(failure("http://[fe80::1%25eth0]/"), Catch::Contains("IPv6"));
-    CHECK_THAT(failure("http://[example.org]/"), Catch::Contains("IPv6"));
-    CHECK_THAT(failure("http://[::1]x/"), Catch::Contains("after the IPv6"));
+    CHECK_THAT(urlFailure("http://[::1/"), Catch::Contains("']'"));
+    CHECK_THAT(urlFailure("http://[]/"), Catch::Contains("IPv6"));
+    CHECK_THAT(urlFailure("http://[fe80::1%25eth0]/"), Catch::Contains("IPv6"));
+    CHECK_THAT(urlFailure("http://[example.org]/"), Catch::Contains("IPv6"));
+    CHECK_THAT(urlFailure("http://[::1]x/"), Catch::Contains("after the IPv6"));
 }
 
 TEST_CASE("parseUrl refuses a bad port, naming it", "[Url]") {
     const auto port = GENERATE(as<std::string>{}, "0", "65536", "99999999999", "-1", "+80", "8o", "80:81");
-    CHECK_THAT(failure("http://example.org:" + port + "/f"), Catch::Contains("'" + port + "'"));
-    CHECK_THAT(failure("http://[::1]:" + port + "/f"), Catch::Contains("'" + port + "'"));
+    CHECK_THAT(urlFailure("http://example.org:" + port + "/f"), Catch::Contains("'" + port + "'"));
+    CHECK_THAT(urlFailure("http://[::1]:" + port + "/f"), Catch::Contains("'" + port + "'"));
 }
 
 TEST_CASE("parseUrl refuses spaces and control characters anywhere", "[Url]") {
     for (const std::string text : {"http://example.org/a b", " http://example.org/", "http://example.org/\t",
                                    "http://exa mple.org/", "http://example.org/a\nb", "http://h/\x7f"}) {
-        CHECK_THAT(failure(text), Catch::Contains("%20"));
+        CHECK_THAT(urlFailure(text), Catch::Contains("%20"));
     }
     CHECK_FALSE(parseUrl(std::string("http://h/a\0b", 12)).ok());
 }
 
 TEST_CASE("resolveUrl follows RFC 3986's reference resolution examples", "[Url]") {
-    const auto base = parsed("http://a/b/c/d;p?q");
+    const auto base = parsedUrl("http://a/b/c/d;p?q");
     // RFC 3986 section 5.4.1 (normal) and 5.4.2 (abnormal), the http ones.
     const std::pair<const char*, const char*> examples[] = {
         {"g", "http://a/b/c/g"},      {"./g", "http://a/b/c/g"},
@@ -186,7 +186,7 @@ TEST_CASE("resolveUrl follows RFC 3986's reference resolution examples", "[Url]"
 }
 
 TEST_CASE("resolveUrl takes absolute URLs as they are and keeps the base's scheme and port", "[Url]") {
-    const auto base = parsed("https://example.org:8443/work/unit.bin");
+    const auto base = parsedUrl("https://example.org:8443/work/unit.bin");
     CHECK(resolveUrl(base, "http://mirror.example/u.bin")->toString() == "http://mirror.example/u.bin");
     CHECK(resolveUrl(base, "//cdn.example/u.bin")->toString() == "https://cdn.example/u.bin");
     CHECK(resolveUrl(base, "/other/u.bin")->toString() == "https://example.org:8443/other/u.bin");
@@ -198,7 +198,7 @@ TEST_CASE("resolveUrl takes absolute URLs as they are and keeps the base's schem
 TEST_CASE("resolveUrl keeps an IPv6 host as written, so that the origin stays the same", "[Url]") {
     // Found by tests/fuzz/fuzz_Url: liburiparser wrote the address out in full, [0000:...:0001], so a
     // redirect on the same server named another origin (another connection, another :authority).
-    const auto base = parsed("http://[::1]:8080/dir/file");
+    const auto base = parsedUrl("http://[::1]:8080/dir/file");
     CHECK(resolveUrl(base, "other")->toString() == "http://[::1]:8080/dir/other");
     CHECK(*resolveUrl(base, "http://[::1]:8080/path?q#frag") == *parseUrl("http://[::1]:8080/path?q"));
     CHECK(resolveUrl(base, "//[FE80::A]/x")->toString() == "http://[fe80::a]/x");
@@ -207,7 +207,7 @@ TEST_CASE("resolveUrl keeps an IPv6 host as written, so that the origin stays th
 }
 
 TEST_CASE("resolveUrl refuses what is not an http(s) URL, saying why", "[Url]") {
-    const auto base = parsed("https://example.org/work/unit.bin");
+    const auto base = parsedUrl("https://example.org/work/unit.bin");
     const auto ftp = resolveUrl(base, "ftp://example.org/u.bin");
     REQUIRE_FALSE(ftp.ok());
     CHECK_THAT(ftp.error().message, Catch::Contains("'ftp' is not supported"));

@@ -25,11 +25,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const H2Servers& servers() {
-    static const H2Servers loaded = H2Servers::load();
-    return loaded;
-}
-
 // The HTTP/2 client connection preface (RFC 9113 3.4) followed by an empty SETTINGS frame.
 std::vector<std::uint8_t> clientPreface() {
     // Frame header: length 0 (3 bytes), type 0x4 SETTINGS, flags 0, stream 0 (4 bytes).
@@ -142,7 +137,7 @@ struct Recorder : Connection::Listener {
 };
 
 TlsOptions testCa() {
-    return TlsOptions{servers().caFile};
+    return TlsOptions{H2Servers::shared().caFile};
 }
 
 // Connects, sends the preface, and waits for the server's first frame or the end.
@@ -191,14 +186,15 @@ Failure failureOf(const Endpoint& endpoint, const TlsOptions& tls, const Connect
 } // namespace
 
 TEST_CASE("h2c to nghttpd: the client preface gets the server's SETTINGS", "[connection][h2c]") {
-    expectSettingsBack({"127.0.0.1", servers().nghttpdH2cPort, false}, {}, "");
+    expectSettingsBack({"127.0.0.1", H2Servers::shared().nghttpdH2cPort, false}, {}, "");
 }
 
 TEST_CASE("h2c to nginx, preface queued before the connection is up", "[connection][h2c]") {
     Loop loop;
     Recorder recorder;
     recorder.sendPrefaceOnConnect = false;
-    auto opened = Connection::open(loop.get(), {"127.0.0.1", servers().nginxH2cPort, false}, {}, recorder);
+    auto opened =
+        Connection::open(loop.get(), {"127.0.0.1", H2Servers::shared().nginxH2cPort, false}, {}, recorder);
     REQUIRE(opened);
     recorder.connection = std::move(*opened);
     recorder.queue(clientPreface());
@@ -213,29 +209,30 @@ TEST_CASE("h2c to nginx, preface queued before the connection is up", "[connecti
 }
 
 TEST_CASE("TLS to nghttpd by name (resolved off the loop) with the test CA: ALPN h2", "[connection][tls]") {
-    expectSettingsBack({servers().host, servers().nghttpdTlsPort, true}, testCa(), "h2");
+    expectSettingsBack({H2Servers::shared().host, H2Servers::shared().nghttpdTlsPort, true}, testCa(), "h2");
 }
 
 TEST_CASE("TLS to nginx with the test CA: ALPN h2", "[connection][tls]") {
-    expectSettingsBack({servers().host, servers().nginxTlsPort, true}, testCa(), "h2");
+    expectSettingsBack({H2Servers::shared().host, H2Servers::shared().nginxTlsPort, true}, testCa(), "h2");
 }
 
 TEST_CASE("TLS to an IPv4 literal checks the certificate's IP address", "[connection][tls]") {
-    expectSettingsBack({"127.0.0.1", servers().nginxTlsPort, true}, testCa(), "h2");
+    expectSettingsBack({"127.0.0.1", H2Servers::shared().nginxTlsPort, true}, testCa(), "h2");
 }
 
 TEST_CASE("TLS over IPv6 loopback", "[connection][tls][ipv6]") {
-    if (!servers().ipv6) {
+    if (!H2Servers::shared().ipv6) {
         NICER_SKIP("no IPv6 loopback (::1) on this machine");
     }
-    expectSettingsBack({"::1", servers().nginxTlsPort, true}, testCa(), "h2");
-    expectSettingsBack({"[::1]", servers().nginxTlsPort, true}, testCa(), "h2");
+    expectSettingsBack({"::1", H2Servers::shared().nginxTlsPort, true}, testCa(), "h2");
+    expectSettingsBack({"[::1]", H2Servers::shared().nginxTlsPort, true}, testCa(), "h2");
 }
 
 TEST_CASE("TLS without the CA file: not trusted, and says to pass --ca-file", "[connection][tls][errors]") {
-    const auto [error, permanent] = failureOf({servers().host, servers().nghttpdTlsPort, true}, {});
+    const auto [error, permanent] =
+        failureOf({H2Servers::shared().host, H2Servers::shared().nghttpdTlsPort, true}, {});
     INFO(error);
-    CHECK_THAT(error, Catch::Contains("TLS: certificate of " + servers().host));
+    CHECK_THAT(error, Catch::Contains("TLS: certificate of " + H2Servers::shared().host));
     CHECK_THAT(error, Catch::Contains("is not trusted"));
     CHECK_THAT(error, Catch::Contains("unable to get local issuer certificate"));
     CHECK_THAT(error, Catch::Contains("--ca-file"));
@@ -244,32 +241,35 @@ TEST_CASE("TLS without the CA file: not trusted, and says to pass --ca-file", "[
 
 TEST_CASE("TLS to a server whose certificate names another host", "[connection][tls][errors]") {
     const auto [error, permanent] =
-        failureOf({servers().host, servers().nghttpdWrongNamePort, true}, testCa());
+        failureOf({H2Servers::shared().host, H2Servers::shared().nghttpdWrongNamePort, true}, testCa());
     INFO(error);
-    CHECK_THAT(error, Catch::Contains("TLS: certificate is not valid for " + servers().host));
-    CHECK_THAT(error, Catch::Contains(servers().wrongName));
+    CHECK_THAT(error, Catch::Contains("TLS: certificate is not valid for " + H2Servers::shared().host));
+    CHECK_THAT(error, Catch::Contains(H2Servers::shared().wrongName));
     CHECK(permanent);
 }
 
 TEST_CASE("TLS to a server that does not offer h2", "[connection][tls][errors]") {
-    const auto [error, permanent] = failureOf({servers().host, servers().nginxHttp1TlsPort, true}, testCa());
+    const auto [error, permanent] =
+        failureOf({H2Servers::shared().host, H2Servers::shared().nginxHttp1TlsPort, true}, testCa());
     INFO(error);
     CHECK_THAT(error, Catch::Contains("does not speak HTTP/2 over TLS (ALPN offered h2"));
-    CHECK_THAT(error, Catch::Contains(std::to_string(servers().nginxHttp1TlsPort)));
+    CHECK_THAT(error, Catch::Contains(std::to_string(H2Servers::shared().nginxHttp1TlsPort)));
     CHECK(permanent);
 }
 
 TEST_CASE("TLS to a port that serves plain h2c", "[connection][tls][errors]") {
-    const auto [error, permanent] = failureOf({servers().host, servers().nghttpdH2cPort, true}, testCa());
+    const auto [error, permanent] =
+        failureOf({H2Servers::shared().host, H2Servers::shared().nghttpdH2cPort, true}, testCa());
     INFO(error);
-    CHECK_THAT(error, Catch::Contains("TLS handshake with " + servers().host));
+    CHECK_THAT(error, Catch::Contains("TLS handshake with " + H2Servers::shared().host));
     CHECK_FALSE(permanent); // not TLS at all: perhaps the wrong port, not a bad server
 }
 
 TEST_CASE("A closed port: connection refused, with the address tried", "[connection][errors]") {
-    const auto [error, permanent] = failureOf({"127.0.0.1", servers().closedPort, false}, {});
+    const auto [error, permanent] = failureOf({"127.0.0.1", H2Servers::shared().closedPort, false}, {});
     INFO(error);
-    CHECK_THAT(error, Catch::Contains("cannot connect to 127.0.0.1:" + std::to_string(servers().closedPort)));
+    CHECK_THAT(error, Catch::Contains("cannot connect to 127.0.0.1:" +
+                                      std::to_string(H2Servers::shared().closedPort)));
     CHECK_THAT(error, Catch::Contains("Connection refused"));
     CHECK_THAT(error, Catch::Contains("is the server running"));
     CHECK_FALSE(permanent);
@@ -313,8 +313,9 @@ TEST_CASE("A name that does not resolve", "[connection][errors]") {
 TEST_CASE("An unreadable CA file fails at once, naming the file", "[connection][tls][errors]") {
     Loop loop;
     Recorder recorder;
-    const auto opened = Connection::open(loop.get(), {servers().host, servers().nghttpdTlsPort, true},
-                                         TlsOptions{servers().dir / "no-such-ca.pem"}, recorder);
+    const auto opened =
+        Connection::open(loop.get(), {H2Servers::shared().host, H2Servers::shared().nghttpdTlsPort, true},
+                         TlsOptions{H2Servers::shared().dir / "no-such-ca.pem"}, recorder);
     REQUIRE_FALSE(opened);
     CHECK_THAT(opened.error().message, Catch::Contains("no-such-ca.pem"));
     CHECK_THAT(opened.error().message, Catch::Contains("--ca-file"));
@@ -325,8 +326,8 @@ TEST_CASE("A small send buffer takes part and reports room with onWritable", "[c
     Recorder recorder;
     ConnectionOptions options;
     options.sendBufferLimit = 10;
-    auto opened =
-        Connection::open(loop.get(), {"127.0.0.1", servers().nghttpdH2cPort, false}, {}, recorder, options);
+    auto opened = Connection::open(loop.get(), {"127.0.0.1", H2Servers::shared().nghttpdH2cPort, false}, {},
+                                   recorder, options);
     REQUIRE(opened);
     recorder.connection = std::move(*opened);
     const auto allSentAndAnswered = [&] {
@@ -344,8 +345,8 @@ TEST_CASE("A small send buffer takes part and reports room with onWritable", "[c
 TEST_CASE("Paused reading delivers nothing until resumed", "[connection][tls]") {
     Loop loop;
     Recorder recorder;
-    auto opened =
-        Connection::open(loop.get(), {servers().host, servers().nginxTlsPort, true}, testCa(), recorder);
+    auto opened = Connection::open(
+        loop.get(), {H2Servers::shared().host, H2Servers::shared().nginxTlsPort, true}, testCa(), recorder);
     REQUIRE(opened);
     recorder.connection = std::move(*opened);
     recorder.connection->pauseReading(true);
@@ -363,14 +364,15 @@ TEST_CASE("A stall timeout ends a connection on which nothing arrives", "[connec
     Loop loop;
     Recorder recorder;
     recorder.sendPrefaceOnConnect = false; // nghttpd sends its SETTINGS, then waits for ours: silence
-    auto opened = Connection::open(loop.get(), {"127.0.0.1", servers().nghttpdH2cPort, false}, {}, recorder);
+    auto opened =
+        Connection::open(loop.get(), {"127.0.0.1", H2Servers::shared().nghttpdH2cPort, false}, {}, recorder);
     REQUIRE(opened);
     recorder.connection = std::move(*opened);
     recorder.connection->setStallTimeout(200ms);
     REQUIRE(loop.runUntil([&] { return recorder.closed; }));
     REQUIRE(recorder.error);
     CHECK_THAT(recorder.error->message, Catch::Contains("stalled"));
-    CHECK_THAT(recorder.error->message, Catch::Contains(std::to_string(servers().nghttpdH2cPort)));
+    CHECK_THAT(recorder.error->message, Catch::Contains(std::to_string(H2Servers::shared().nghttpdH2cPort)));
     CHECK_FALSE(recorder.permanent);
 }
 
@@ -378,8 +380,8 @@ TEST_CASE("A listener may destroy the connection from inside a callback", "[conn
     Loop loop;
     Recorder recorder;
     recorder.destroyOnBytes = true;
-    auto opened =
-        Connection::open(loop.get(), {servers().host, servers().nghttpdTlsPort, true}, testCa(), recorder);
+    auto opened = Connection::open(
+        loop.get(), {H2Servers::shared().host, H2Servers::shared().nghttpdTlsPort, true}, testCa(), recorder);
     REQUIRE(opened);
     recorder.connection = std::move(*opened);
     REQUIRE(loop.runUntil([&] { return !recorder.connection; }));
@@ -391,7 +393,8 @@ TEST_CASE("A listener may destroy the connection from inside a callback", "[conn
 TEST_CASE("close() ends the connection without a callback, and send() then fails", "[connection][h2c]") {
     Loop loop;
     Recorder recorder;
-    auto opened = Connection::open(loop.get(), {"127.0.0.1", servers().nghttpdH2cPort, false}, {}, recorder);
+    auto opened =
+        Connection::open(loop.get(), {"127.0.0.1", H2Servers::shared().nghttpdH2cPort, false}, {}, recorder);
     REQUIRE(opened);
     recorder.connection = std::move(*opened);
     REQUIRE(loop.runUntil([&] { return recorder.gotFrameHeader() || recorder.closed; }));
