@@ -94,11 +94,11 @@ void printBoinc(const api::BoincStatus& b) {
     std::printf("Tasks:%s\n", b.tasks.empty() ? " none" : "");
     for (const auto& t : b.tasks) {
         std::printf("  %s  (%s)\n    %s, %.1f%% done, %s elapsed, %s left%s\n", t.name.c_str(),
-                    projectName(b, t.projectUrl).c_str(), t.state.c_str(), 100.0 * t.fractionDone,
+                    projectName(b, t.projectUrl).c_str(),
+                    std::string(api::boincTaskStateKeyword(t.state)).c_str(), 100.0 * t.fractionDone,
                     humanDuration(t.elapsedSeconds).c_str(), humanDuration(t.remainingSeconds).c_str(),
                     t.deadline > 0 ? (", due " + localTime(t.deadline)).c_str() : "");
-        if (t.elapsedLimitSeconds > 0.0 &&
-            (t.state == "running" || t.state == "suspended" || t.state == "ready")) {
+        if (t.elapsedLimitSeconds > 0.0 && api::boincTaskCanRun(t.state)) {
             std::printf("    BOINC's clock: %s of the %s BOINC allows (%.0f%%), %s of CPU\n",
                         humanDuration(t.elapsedSeconds).c_str(), humanDuration(t.elapsedLimitSeconds).c_str(),
                         100.0 * t.elapsedSeconds / t.elapsedLimitSeconds,
@@ -111,7 +111,9 @@ void printBoinc(const api::BoincStatus& b) {
     for (const auto& t : b.transfers) {
         std::printf("  %s %s  %s of %s, %s\n", t.upload ? "up  " : "down", t.name.c_str(),
                     text::humanBytes(t.bytesDone).c_str(), text::humanBytes(t.bytesTotal).c_str(),
-                    t.state == "active" ? (text::humanBytes(t.rate) + "/s").c_str() : t.state.c_str());
+                    t.state == api::BoincTransferState::Active
+                        ? (text::humanBytes(t.rate) + "/s").c_str()
+                        : std::string(api::boincTransferStateKeyword(t.state)).c_str());
     }
     constexpr std::size_t kShown = 8;
     if (!b.notices.empty()) {
@@ -151,7 +153,7 @@ void printBoincSummary(const api::BoincStatus& b) {
     }
     std::size_t running = 0;
     for (const auto& t : b.tasks) {
-        running += t.state == "running";
+        running += t.state == api::BoincTaskState::Running;
     }
     if (!b.clock.empty()) {
         std::printf("               BOINC's clock %s\n", b.clock.c_str());
@@ -178,7 +180,7 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
     for (const auto& t : b.tasks) {
         tasks.push_back({{"name", t.name},
                          {"project_url", t.projectUrl},
-                         {"state", t.state},
+                         {"state", api::boincTaskStateKeyword(t.state)},
                          {"fraction_done", t.fractionDone},
                          {"elapsed_s", t.elapsedSeconds},
                          {"remaining_s", t.remainingSeconds},
@@ -195,7 +197,7 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
                              {"bytes_total", t.bytesTotal},
                              {"bytes_done", t.bytesDone},
                              {"rate", t.rate},
-                             {"state", t.state}});
+                             {"state", api::boincTransferStateKeyword(t.state)}});
     }
     nlohmann::json notices = nlohmann::json::array();
     for (const auto& n : b.notices) {

@@ -16,19 +16,17 @@ QString q(const std::string& text) {
     return QString::fromStdString(text);
 }
 
+using api::BoincTaskState;
+
 /// A task that is over: its deadline no longer asks anything of the volunteer.
-bool isOver(const std::string& state) {
-    return state == "reported" || state == "error" || state == "aborted";
+bool isOver(BoincTaskState state) {
+    return state == BoincTaskState::Reported || state == BoincTaskState::Error ||
+           state == BoincTaskState::Aborted;
 }
 
 /// A task that has not started: it has no elapsed time yet.
-bool notStarted(const std::string& state) {
-    return state == "downloading" || state == "ready";
-}
-
-/// A task that can still run, so BOINC's clock of it goes on: its elapsed-time limit matters.
-bool canRun(const std::string& state) {
-    return state == "running" || state == "suspended" || state == "ready";
+bool notStarted(BoincTaskState state) {
+    return state == BoincTaskState::Downloading || state == BoincTaskState::Ready;
 }
 
 QString withCapital(QString text) {
@@ -135,35 +133,28 @@ QString BoincModel::projectName(const std::vector<api::BoincProject>& projects, 
     return it != projects.end() && !it->name.empty() ? q(it->name) : q(url);
 }
 
-QString BoincModel::taskStateText(const std::string& keyword) {
-    if (keyword == "downloading") {
+QString BoincModel::taskStateText(api::BoincTaskState state) {
+    switch (state) {
+    case BoincTaskState::Downloading:
         return tr("Downloading input files");
-    }
-    if (keyword == "ready") {
+    case BoincTaskState::Ready:
         return tr("Ready to start");
-    }
-    if (keyword == "running") {
+    case BoincTaskState::Running:
         return tr("Running");
-    }
-    if (keyword == "suspended") {
+    case BoincTaskState::Suspended:
         return tr("Suspended");
-    }
-    if (keyword == "uploading") {
+    case BoincTaskState::Uploading:
         return tr("Uploading the result");
-    }
-    if (keyword == "ready-to-report") {
+    case BoincTaskState::ReadyToReport:
         return tr("Ready to report");
-    }
-    if (keyword == "reported") {
+    case BoincTaskState::Reported:
         return tr("Reported");
-    }
-    if (keyword == "error") {
+    case BoincTaskState::Error:
         return tr("Computation error");
-    }
-    if (keyword == "aborted") {
+    case BoincTaskState::Aborted:
         return tr("Aborted");
     }
-    return q(keyword);
+    return {};
 }
 
 QString BoincModel::durationText(double seconds) {
@@ -246,7 +237,7 @@ std::vector<BoincTaskRow> BoincModel::taskRows(const api::BoincStatus& status, s
         const bool started = !(notStarted(t.state) && t.elapsedSeconds <= 0);
         row.elapsed = started ? durationText(t.elapsedSeconds) : QStringLiteral("\u2014");
         const double limit = t.elapsedLimitSeconds;
-        if (started && canRun(t.state) && limit > 0 && std::isfinite(limit) &&
+        if (started && api::boincTaskCanRun(t.state) && limit > 0 && std::isfinite(limit) &&
             std::isfinite(t.elapsedSeconds)) {
             const double elapsedSeconds = std::max(t.elapsedSeconds, 0.0);
             const double share = elapsedSeconds / limit;
@@ -310,7 +301,7 @@ std::vector<BoincTransferRow> BoincModel::transferRows(const api::BoincStatus& s
         } else {
             row.progress = dataSize(t.bytesDone);
         }
-        if (t.state == "waiting") {
+        if (t.state == api::BoincTransferState::Waiting) {
             row.rate = tr("waiting");
         } else if (t.rate > 0) {
             row.rate = tr("%1/s").arg(dataSize(t.rate));

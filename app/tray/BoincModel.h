@@ -119,8 +119,8 @@ public:
 
     /// The project's name for @p url; its URL while the name is unknown or the project is not listed.
     static QString projectName(const std::vector<api::BoincProject>& projects, const std::string& url);
-    /// A task's state keyword in words; an unknown keyword as it is.
-    static QString taskStateText(const std::string& keyword);
+    /// A task's state in words.
+    static QString taskStateText(api::BoincTaskState state);
     /// "45 s", "12 min 5 s", "1 h 23 min", "2 d 4 h".
     static QString durationText(double seconds);
     /// @p now and the deadline in seconds since the epoch.

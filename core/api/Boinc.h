@@ -78,16 +78,55 @@ struct BoincProject {
     };
 };
 
+/// What a BOINC task is doing. On D-Bus and in `nicer boinc --json` it is its keyword
+/// (kBoincTaskStateKeywords).
+enum class BoincTaskState {
+    Downloading,   ///< its input files are on their way
+    Ready,         ///< its files are there and it waits to start, or to go on after the client preempted it
+    Running,       ///< its process executes
+    Suspended,     ///< stopped by the volunteer, or by the client's own suspension (e.g. the computer is
+                   ///< busy) while it was due to run
+    Uploading,     ///< its result is on its way
+    ReadyToReport, ///< uploaded, not yet reported to the project
+    Reported,      ///< reported: done
+    Error,         ///< a computation or upload error
+    Aborted,       ///< aborted by the volunteer, the client or the project
+};
+
+inline constexpr std::array<std::string_view, 9> kBoincTaskStateKeywords = {
+    "downloading",     "ready",    "running", "suspended", "uploading",
+    "ready-to-report", "reported", "error",   "aborted"};
+
+/// "downloading", "ready", ...: the task state's keyword.
+constexpr std::string_view boincTaskStateKeyword(BoincTaskState state) {
+    return keywordIn(kBoincTaskStateKeywords, state);
+}
+
+/// The task state for its keyword; nullopt for an unknown one (a newer daemon's).
+constexpr std::optional<BoincTaskState> boincTaskStateFromKeyword(std::string_view keyword) {
+    return valueIn<BoincTaskState>(kBoincTaskStateKeywords, keyword);
+}
+
+/// On the bus, a task state a client does not know (a newer nicerd's) reads as ready: waiting its turn.
+template <>
+struct BusKeywords<BoincTaskState> {
+    static constexpr const auto& keywords = kBoincTaskStateKeywords;
+    static constexpr BoincTaskState unknown = BoincTaskState::Ready;
+};
+
+/// Whether a task in @p state can still run, so that BOINC's clock of it goes on (its elapsed-time limit
+/// matters): running, suspended or ready.
+constexpr bool boincTaskCanRun(BoincTaskState state) {
+    return state == BoincTaskState::Running || state == BoincTaskState::Suspended ||
+           state == BoincTaskState::Ready;
+}
+
 /// One task (a BOINC result: a work unit and the app that computes it), from get_results.
 struct BoincTask {
     std::string name;
     std::string projectUrl;
-    /// What it is doing, as a keyword: "downloading", "ready", "running", "suspended", "uploading",
-    /// "ready-to-report", "reported", "error" or "aborted". "ready": its files are there and it waits to
-    /// start, or to go on after the client preempted it for another task; "suspended": stopped by the
-    /// volunteer, or by the client's own suspension (e.g. the computer is busy) while it was due to run.
-    std::string state;
-    double fractionDone = 0.0;     ///< 0..1
+    BoincTaskState state = BoincTaskState::Ready; ///< what it is doing
+    double fractionDone = 0.0;                    ///< 0..1
     double elapsedSeconds = 0.0;   ///< BOINC's elapsed time: the time it has run, by BOINC's clock
     double remainingSeconds = 0.0; ///< the client's estimate of the time left
     std::int64_t deadline = 0;     ///< the report deadline, seconds since the epoch (0: none given)
@@ -112,6 +151,31 @@ struct BoincTask {
     };
 };
 
+/// Whether a file transfer moves bytes now. On D-Bus and in `nicer boinc --json` it is its keyword.
+enum class BoincTransferState {
+    Active,  ///< bytes move
+    Waiting, ///< for a retry after an error, a project's backoff, or a free slot
+};
+
+inline constexpr std::array<std::string_view, 2> kBoincTransferStateKeywords = {"active", "waiting"};
+
+/// "active", "waiting": the transfer state's keyword.
+constexpr std::string_view boincTransferStateKeyword(BoincTransferState state) {
+    return keywordIn(kBoincTransferStateKeywords, state);
+}
+
+/// The transfer state for its keyword; nullopt for an unknown one (a newer daemon's).
+constexpr std::optional<BoincTransferState> boincTransferStateFromKeyword(std::string_view keyword) {
+    return valueIn<BoincTransferState>(kBoincTransferStateKeywords, keyword);
+}
+
+/// On the bus, a transfer state a client does not know (a newer nicerd's) reads as waiting.
+template <>
+struct BusKeywords<BoincTransferState> {
+    static constexpr const auto& keywords = kBoincTransferStateKeywords;
+    static constexpr BoincTransferState unknown = BoincTransferState::Waiting;
+};
+
 /// One file transfer the client has in progress or waiting (get_file_transfers).
 struct BoincTransfer {
     std::string name;
@@ -120,9 +184,7 @@ struct BoincTransfer {
     double bytesTotal = 0.0;
     double bytesDone = 0.0; ///< as far as the last attempt got (the client resumes from there)
     double rate = 0.0;      ///< bytes per second now; 0 while it waits
-    /// "active" while bytes move, or "waiting" (for a retry after an error, a project's backoff, or a free
-    /// slot).
-    std::string state;
+    BoincTransferState state = BoincTransferState::Waiting;
 
     bool operator==(const BoincTransfer&) const = default;
 

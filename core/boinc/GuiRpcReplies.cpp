@@ -86,7 +86,7 @@ std::string where(std::string_view element, std::size_t index) {
     return "<" + std::string(element) + "> number " + std::to_string(index + 1);
 }
 
-// The task's keyword (api::BoincTask::state) from the result's state and, while it has a process or a slot,
+// The task's state (api::BoincTask::state) from the result's state and, while it has a process or a slot,
 // its active task. The client shows "running" only for a process that executes; a process stopped while
 // the CPU scheduler still wants it to run is stopped by a client-wide suspension, and one the scheduler
 // preempted (or never started) waits its turn: "ready".
@@ -100,35 +100,35 @@ struct TaskFacts {
     std::int64_t schedulerState = 0;
 };
 
-Result<std::string> taskState(const TaskFacts& task, std::string_view whereText) {
+Result<api::BoincTaskState> taskState(const TaskFacts& task, std::string_view whereText) {
     switch (task.state) {
     case kResultNew:
     case kFilesDownloading:
-        return std::string("downloading");
+        return api::BoincTaskState::Downloading;
     case kFilesDownloaded:
         if (task.suspendedViaGui) {
-            return std::string("suspended");
+            return api::BoincTaskState::Suspended;
         }
         if (task.hasActiveTask) {
             if (task.activeTaskState == kProcessExecuting) {
-                return std::string("running");
+                return api::BoincTaskState::Running;
             }
             if ((task.activeTaskState == kProcessSuspended ||
                  task.activeTaskState == kProcessUninitialized) &&
                 task.schedulerState == kCpuSchedScheduled) {
-                return std::string("suspended");
+                return api::BoincTaskState::Suspended;
             }
         }
-        return std::string("ready");
+        return api::BoincTaskState::Ready;
     case kComputeError:
     case kUploadFailed:
-        return std::string("error");
+        return api::BoincTaskState::Error;
     case kFilesUploading:
-        return std::string("uploading");
+        return api::BoincTaskState::Uploading;
     case kFilesUploaded:
-        return std::string(task.gotServerAck ? "reported" : "ready-to-report");
+        return task.gotServerAck ? api::BoincTaskState::Reported : api::BoincTaskState::ReadyToReport;
     case kAborted:
-        return std::string("aborted");
+        return api::BoincTaskState::Aborted;
     default:
         return detail::replyError("get_results", "has " + std::string(whereText) + " with <state>" +
                                                      std::to_string(task.state) +
@@ -181,11 +181,11 @@ Result<api::BoincTask> parseTask(pugi::xml_node node, std::size_t index) {
         task.elapsedSeconds = *elapsed;
         task.cpuSeconds = *cpu;
     }
-    auto keyword = taskState(facts, at);
-    if (!keyword) {
-        return keyword.error();
+    auto doing = taskState(facts, at);
+    if (!doing) {
+        return doing.error();
     }
-    task.state = std::move(*keyword);
+    task.state = *doing;
     if (facts.state == kFilesUploading || facts.state == kFilesUploaded) {
         task.fractionDone = 1.0;
         task.remainingSeconds = 0.0;
@@ -244,7 +244,7 @@ Result<api::BoincTransfer> parseTransfer(pugi::xml_node node, std::size_t index)
     }
     transfer.upload = detail::flag(persistent, "is_upload");
     transfer.bytesDone = std::max(*done, 0.0);
-    transfer.state = "waiting";
+    transfer.state = api::BoincTransferState::Waiting;
     if (const pugi::xml_node active = node.child("file_xfer")) {
         const Fields activeFields(active, "get_file_transfers", "the <file_xfer> of " + at);
         auto speed = activeFields.number("xfer_speed", false);
@@ -254,7 +254,7 @@ Result<api::BoincTransfer> parseTransfer(pugi::xml_node node, std::size_t index)
             return *error;
         }
         transfer.rate = std::max(*speed, 0.0);
-        transfer.state = "active";
+        transfer.state = api::BoincTransferState::Active;
         // last_bytes_xferred is copied from the HTTP operation only when the client polls its transfers,
         // and lags (a recording shows 0 after 20 MB): the operation's own count is the fresh one.
         // PERS_FILE_XFER::poll() adds the offset for uploads; a download's count starts at its offset.

@@ -209,11 +209,7 @@ void BoincSession::governTransfers() {
                                      m_status.transfers, std::nullopt};
     if (auto interfaces = kernel::readNetDev(m_options.procNetDev)) {
         sample.interfaceRxBytes = kernel::totalReceivedBytes(*interfaces);
-        std::uint64_t sent = 0;
-        for (const auto& i : *interfaces) {
-            sent += i.name == "lo" ? 0 : i.sentBytes;
-        }
-        sample.interfaceTxBytes = sent;
+        sample.interfaceTxBytes = kernel::totalSentBytes(*interfaces);
     }
     if (m_options.clientPids) {
         if (auto sockets = kernel::tcpSocketsOf(m_options.clientPids())) {
@@ -376,7 +372,7 @@ void BoincSession::applyLimits() {
     for (auto& task : m_status.tasks) {
         const auto limits = m_limits.find({task.projectUrl, task.name});
         task.elapsedLimitSeconds = limits != m_limits.end() ? limits->second.elapsedLimitSeconds : 0.0;
-        missing = missing || (limits == m_limits.end() && task.state == "running");
+        missing = missing || (limits == m_limits.end() && task.state == api::BoincTaskState::Running);
     }
     if (missing) {
         readLimits();
@@ -387,7 +383,7 @@ std::vector<ClockTask> BoincSession::runningTasks() const {
     std::vector<ClockTask> running;
     for (const auto& task : m_status.tasks) {
         const auto limits = m_limits.find({task.projectUrl, task.name});
-        if (task.state == "running" && limits != m_limits.end()) {
+        if (task.state == api::BoincTaskState::Running && limits != m_limits.end()) {
             running.push_back({task.projectUrl + " " + task.name, task.elapsedSeconds, task.cpuSeconds,
                                limits->second.cpus, limits->second.gpu});
         }

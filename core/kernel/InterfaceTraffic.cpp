@@ -95,15 +95,29 @@ Result<std::vector<InterfaceTraffic>> readNetDev(const std::filesystem::path& pa
     return parseNetDev(*text, path.string());
 }
 
-std::uint64_t totalReceivedBytes(const std::vector<InterfaceTraffic>& interfaces, Loopback loopback) {
+namespace {
+
+/// The sum of @p count over @p interfaces, the loopback interface only with Loopback::Include.
+std::uint64_t totalOf(const std::vector<InterfaceTraffic>& interfaces, Loopback loopback,
+                      std::uint64_t InterfaceTraffic::*count) {
     std::uint64_t total = 0;
     for (const auto& entry : interfaces) {
         if (loopback == Loopback::Exclude && entry.name == "lo") {
             continue;
         }
-        total += entry.receivedBytes;
+        total += entry.*count;
     }
     return total;
+}
+
+} // namespace
+
+std::uint64_t totalReceivedBytes(const std::vector<InterfaceTraffic>& interfaces, Loopback loopback) {
+    return totalOf(interfaces, loopback, &InterfaceTraffic::receivedBytes);
+}
+
+std::uint64_t totalSentBytes(const std::vector<InterfaceTraffic>& interfaces, Loopback loopback) {
+    return totalOf(interfaces, loopback, &InterfaceTraffic::sentBytes);
 }
 
 Result<std::uint64_t> totalReceivedBytes(const std::filesystem::path& path, Loopback loopback) {

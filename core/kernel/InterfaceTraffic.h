@@ -38,6 +38,10 @@ Result<std::vector<InterfaceTraffic>> readNetDev(const std::filesystem::path& pa
 std::uint64_t totalReceivedBytes(const std::vector<InterfaceTraffic>& interfaces,
                                  Loopback loopback = Loopback::Exclude);
 
+/// Bytes sent by all @p interfaces together, the loopback interface only with Loopback::Include.
+std::uint64_t totalSentBytes(const std::vector<InterfaceTraffic>& interfaces,
+                             Loopback loopback = Loopback::Exclude);
+
 /// Reads @p path and returns the bytes received by its interfaces (see the overload above).
 Result<std::uint64_t> totalReceivedBytes(const std::filesystem::path& path = kProcNetDev,
                                          Loopback loopback = Loopback::Exclude);

@@ -62,7 +62,7 @@ std::string stateOf(const std::string& oneResult) {
     INFO(oneResult);
     REQUIRE(tasks.ok());
     REQUIRE(tasks->size() == 1);
-    return tasks->front().state;
+    return std::string(api::boincTaskStateKeyword(tasks->front().state));
 }
 
 } // namespace
@@ -285,9 +285,9 @@ TEST_CASE("get_file_transfers: an active download and one waiting for a retry", 
     REQUIRE(transfers.ok());
     REQUIRE(transfers->size() == 2);
     CHECK(transfers->at(0) == api::BoincTransfer{"input_1", "http://127.0.0.1:8080/test/", false, 1048576.0,
-                                                 262144.0, 131072.0, "active"});
+                                                 262144.0, 131072.0, api::BoincTransferState::Active});
     CHECK(transfers->at(1) == api::BoincTransfer{"wu_1_0_r1_0", "http://127.0.0.1:8080/test/", true, 2048.0,
-                                                 0.0, 0.0, "waiting"});
+                                                 0.0, 0.0, api::BoincTransferState::Waiting});
 }
 
 TEST_CASE("get_file_transfers that is empty or broken", "[GuiRpcReplies]") {
@@ -488,7 +488,7 @@ TEST_CASE("recorded: the test project's task while it runs", "[GuiRpcReplies]") 
     const api::BoincTask& task = tasks->front();
     CHECK(task.name == "nicertest_wu_1_0");
     CHECK(isTestProjectUrl(task.projectUrl));
-    CHECK(task.state == "running");
+    CHECK(task.state == api::BoincTaskState::Running);
     CHECK(task.fractionDone > 0.0);
     CHECK(task.fractionDone < 1.0);
     CHECK(task.elapsedSeconds > 0.0);
@@ -587,7 +587,7 @@ TEST_CASE("recorded: a download in progress, its bytes from the transfer itself"
     CHECK(transfer.name == "nicertest_in_1");
     CHECK(isTestProjectUrl(transfer.projectUrl));
     CHECK_FALSE(transfer.upload);
-    CHECK(transfer.state == "active");
+    CHECK(transfer.state == api::BoincTransferState::Active);
     CHECK(transfer.bytesTotal == 200000000.0);
     CHECK(transfer.rate > 0.0);
     // More than <last_bytes_xferred>, which the client copies from <file_xfer> only when it polls (it said 0

@@ -14,7 +14,7 @@ using daemon::TransferCounter;
 namespace {
 
 api::BoincTransfer transfer(const std::string& name, bool upload, double done) {
-    return {name, "http://p.example/", upload, 1e9, done, 0.0, "active"};
+    return {name, "http://p.example/", upload, 1e9, done, 0.0, nicer::api::BoincTransferState::Active};
 }
 
 } // namespace

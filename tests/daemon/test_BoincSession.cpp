@@ -276,7 +276,7 @@ TEST_CASE("BoincSession: a task far behind its CPU time stops the client for a s
     CHECK_THAT(h.session->status().clock, Catch::StartsWith("kept: BOINC counted"));
     REQUIRE(h.session->status().tasks.size() == 1);
     const auto& task = h.session->status().tasks[0];
-    CHECK(task.state == "running");
+    CHECK(task.state == nicer::api::BoincTaskState::Running);
     CHECK(task.elapsedLimitSeconds == Approx(kLimitSeconds));
     CHECK(task.elapsedSeconds == Approx(200.0));
     CHECK(task.cpuSeconds == Approx(20.0));

@@ -60,8 +60,9 @@ TEST_CASE("status reads every property nicerd publishes: the whole state comes b
     st.boinc.maxDownRate = 1000;
     st.boinc.maxUpRate = 500;
     st.boinc.projects = {{"https://p.example/", "P", 1, 2, 3, true, false, true}};
-    st.boinc.tasks = {{"t1", "https://p.example/", "running", 0.5, 60, 120, 1'700'000'000}};
-    st.boinc.transfers = {{"f1", "https://p.example/", true, 100, 50, 10, "active"}};
+    st.boinc.tasks = {
+        {"t1", "https://p.example/", api::BoincTaskState::Running, 0.5, 60, 120, 1'700'000'000}};
+    st.boinc.transfers = {{"f1", "https://p.example/", true, 100, 50, 10, api::BoincTransferState::Active}};
     st.boinc.notices = {{7, 1'700'000'000, "P", "title", "text", true}};
     st.params.temperatureTarget = 72.0;
     st.params.batteryCap = 0.25;
@@ -301,10 +302,11 @@ TEST_CASE("the BOINC client's state and lists read back field by field", "[dbus]
     daemon.state_.boinc.projects = {{"http://a.example/p/", "Project A", 1.5, 2.5, 3.5, true, false, true},
                                     {"https://b.example/", "", 0, 0, 0, false, true, false}};
     daemon.state_.boinc.tasks = {
-        {"wu_1_0", "http://a.example/p/", "running", 0.25, 60.5, 180.0, 1'800'000'000},
-        {"wu_2_0", "https://b.example/", "ready-to-report", 1.0, 300, 0, 0}};
-    daemon.state_.boinc.transfers = {{"wu_1.in", "http://a.example/p/", false, 1e6, 2.5e5, 5e4, "active"},
-                                     {"wu_1_0_r1.out", "http://a.example/p/", true, 100, 0, 0, "waiting"}};
+        {"wu_1_0", "http://a.example/p/", api::BoincTaskState::Running, 0.25, 60.5, 180.0, 1'800'000'000},
+        {"wu_2_0", "https://b.example/", api::BoincTaskState::ReadyToReport, 1.0, 300, 0, 0}};
+    daemon.state_.boinc.transfers = {
+        {"wu_1.in", "http://a.example/p/", false, 1e6, 2.5e5, 5e4, api::BoincTransferState::Active},
+        {"wu_1_0_r1.out", "http://a.example/p/", true, 100, 0, 0, api::BoincTransferState::Waiting}};
     daemon.state_.boinc.notices = {
         {7, 1'700'000'000, "Project A", "News", "Plain text, with <no> markup", false},
         {9, 1'700'000'100, "", "", "Syntax error in app_info.xml", true}};

@@ -47,12 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
 
     if (const auto tasks = boinc::parseResults(reply)) {
-        static const std::set<std::string> kStates{"downloading", "ready",     "running",
-                                                   "suspended",   "uploading", "ready-to-report",
-                                                   "reported",    "error",     "aborted"};
         for (const auto& task : *tasks) {
             FUZZ_CHECK(!task.name.empty() && !task.projectUrl.empty());
-            FUZZ_CHECK(kStates.count(task.state) == 1);
+            FUZZ_CHECK(static_cast<std::size_t>(task.state) < api::kBoincTaskStateKeywords.size());
             FUZZ_CHECK(task.fractionDone >= 0.0 && task.fractionDone <= 1.0);
             FUZZ_CHECK(finiteNotNegative(task.remainingSeconds));
             FUZZ_CHECK(std::isfinite(task.elapsedSeconds));
@@ -62,12 +59,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (const auto transfers = boinc::parseFileTransfers(reply)) {
         for (const auto& transfer : *transfers) {
             FUZZ_CHECK(!transfer.name.empty() && !transfer.projectUrl.empty());
-            FUZZ_CHECK(transfer.state == "active" || transfer.state == "waiting");
+            FUZZ_CHECK(transfer.state == api::BoincTransferState::Active ||
+                       transfer.state == api::BoincTransferState::Waiting);
             FUZZ_CHECK(finiteNotNegative(transfer.bytesTotal));
             FUZZ_CHECK(finiteNotNegative(transfer.bytesDone));
             FUZZ_CHECK(finiteNotNegative(transfer.rate));
             FUZZ_CHECK(transfer.bytesTotal == 0.0 || transfer.bytesDone <= transfer.bytesTotal);
-            FUZZ_CHECK(transfer.state == "active" || transfer.rate == 0.0);
+            FUZZ_CHECK(transfer.state == api::BoincTransferState::Active || transfer.rate == 0.0);
         }
     }
 

@@ -110,7 +110,7 @@ TEST_CASE(
         [&] {
             const auto s = watch();
             const auto* task = findTask(s.boinc);
-            return task && task->state == "running" && !test::appPids().empty();
+            return task && task->state == nicer::api::BoincTaskState::Running && !test::appPids().empty();
         },
         120s, 500ms));
     const auto inSlice = test::slicePids();

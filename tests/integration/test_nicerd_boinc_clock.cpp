@@ -172,14 +172,15 @@ TightRun runTightTask(const fs::path& dir, std::vector<std::string> nicerdArgs,
             return false;
         }
         const auto& task = s.boinc.tasks.front();
-        if (task.state == "running" && !started) {
+        if (task.state == nicer::api::BoincTaskState::Running && !started) {
             started = std::chrono::steady_clock::now();
         }
         if (started && !loaded) {
             loaded = true;
             whileRunning();
         }
-        if (task.state == "running" || task.state == "suspended") {
+        if (task.state == nicer::api::BoincTaskState::Running ||
+            task.state == nicer::api::BoincTaskState::Suspended) {
             run.maxElapsed = std::max(run.maxElapsed, task.elapsedSeconds);
             run.cpuAtEnd = task.cpuSeconds;
             run.limit = std::max(run.limit, task.elapsedLimitSeconds);
@@ -187,10 +188,11 @@ TightRun runTightTask(const fs::path& dir, std::vector<std::string> nicerdArgs,
         if (!s.boinc.clock.empty()) {
             run.clock = s.boinc.clock;
         }
-        if (started && task.state != "running" && task.state != "suspended" && task.state != "ready" &&
-            run.wall == 0.0) {
+        if (started && task.state != nicer::api::BoincTaskState::Running &&
+            task.state != nicer::api::BoincTaskState::Suspended &&
+            task.state != nicer::api::BoincTaskState::Ready && run.wall == 0.0) {
             run.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - *started).count();
-            run.abortedByClient = task.state == "error";
+            run.abortedByClient = task.state == nicer::api::BoincTaskState::Error;
         }
         return run.abortedByClient;
     };

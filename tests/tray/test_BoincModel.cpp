@@ -32,17 +32,18 @@ BoincStatus state(std::string_view keyword, std::string detail = {}) {
     return s;
 }
 
-BoincTask task(std::string keyword, std::int64_t deadline) {
+/// A task in the state of @p keyword, as nicerd's property says it.
+BoincTask task(std::string_view keyword, std::int64_t deadline) {
     BoincTask t;
     t.name = "t";
-    t.state = std::move(keyword);
+    t.state = nicer::api::boincTaskStateFromKeyword(keyword).value();
     t.deadline = deadline;
     return t;
 }
 
 /// A task that has run @p elapsed s by BOINC's clock (@p cpu s of CPU), which BOINC aborts at @p limit s.
-BoincTask clocked(std::string keyword, double elapsed, double limit, double cpu = 0.0) {
-    BoincTask t = task(std::move(keyword), 0);
+BoincTask clocked(std::string_view keyword, double elapsed, double limit, double cpu = 0.0) {
+    BoincTask t = task(keyword, 0);
     t.fractionDone = 0.5;
     t.elapsedSeconds = elapsed;
     t.elapsedLimitSeconds = limit;
@@ -169,9 +170,11 @@ TEST_CASE("a task row has its state in words, its progress and its times", "[tra
     CHECK(rows[4].remaining == QString::fromUtf8("\u2014"));
     CHECK(rows[5].state == "Downloading input files");
 
-    CHECK(BoincModel::taskStateText("uploading") == "Uploading the result");
-    CHECK(BoincModel::taskStateText("error") == "Computation error");
-    CHECK(BoincModel::taskStateText("something-new") == "something-new");
+    CHECK(BoincModel::taskStateText(nicer::api::BoincTaskState::Uploading) == "Uploading the result");
+    CHECK(BoincModel::taskStateText(nicer::api::BoincTaskState::Error) == "Computation error");
+    // A newer nicerd's state reads as ready (api::BusKeywords), which the tray shows as such.
+    CHECK(BoincModel::taskStateText(
+              nicer::api::fromBusKeyword<nicer::api::BoincTaskState>("something-new")) == "Ready to start");
 
     // Out-of-range fractions from a confused client stay inside the bar.
     BoincStatus odd = realisticBoinc(kNow);

@@ -282,7 +282,7 @@ TEST_CASE("a task's elapsed time shows against BOINC's limit, as a warning when 
     // The next read: the warned task's limit grew (BOINC re-estimated its speed), the first one finished.
     // The cells are reused: neither the colour nor the tooltip may stay from the last read.
     s.tasks[1].elapsedLimitSeconds = 8 * 3600;
-    s.tasks[0].state = "uploading";
+    s.tasks[0].state = nicer::api::BoincTaskState::Uploading;
     panel.setStatus(s, kNow);
     CHECK(elapsed(1)->text() == "2 h 16 min of 8 h");
     CHECK_FALSE(elapsed(1)->data(Qt::ForegroundRole).isValid());
