@@ -138,7 +138,7 @@ Result<std::unique_ptr<SystemdSliceActuator>> SystemdSliceActuator::create(UnitM
     if (!state) {
         return state.error();
     }
-    const bool takenOver = *state == "active";
+    const bool takenOver = *state == usermanager::UnitState::Active;
     auto taken = takenOver ? setBase(units, slice, bases) : startSlice(units, slice, bases);
     if (!taken) {
         return taken.error();
@@ -227,24 +227,24 @@ Result<void> SystemdSliceActuator::freeze() {
     // The order is the fail-safe's: when nicerd dies, systemd stops the work bound to it, and that stop
     // thaws its own freezer and sends SIGCONT after SIGTERM, but knows nothing of a cgroup.freeze nicer
     // wrote, so the work would sit frozen until its stop timeout. cgroup.freeze is the last resort.
-    if (m_frozen && m_freezeMethod != "SIGSTOP") {
+    if (m_frozen && m_freezeMethod != FreezeMethod::Sigstop) {
         return {};
     }
-    if (m_freezeMethod.empty() || m_freezeMethod == "systemd") {
+    if (!m_freezeMethod || m_freezeMethod == FreezeMethod::Systemd) {
         if (m_units.freezeUnit(m_slice)) {
-            m_freezeMethod = "systemd";
+            m_freezeMethod = FreezeMethod::Systemd;
             m_frozen = true;
             return {};
         }
     }
     auto stopped = m_units.killUnit(m_slice, SIGSTOP);
     if (stopped) {
-        m_freezeMethod = "SIGSTOP";
+        m_freezeMethod = FreezeMethod::Sigstop;
         m_frozen = true;
         return {};
     }
     if (m_layout.setFrozen(m_cgroup, true)) {
-        m_freezeMethod = "cgroup.freeze";
+        m_freezeMethod = FreezeMethod::CgroupFreeze;
         m_frozen = true;
         return {};
     }
@@ -253,9 +253,9 @@ Result<void> SystemdSliceActuator::freeze() {
 
 Result<void> SystemdSliceActuator::thaw() {
     Result<void> thawed;
-    if (m_freezeMethod == "systemd") {
+    if (m_freezeMethod == FreezeMethod::Systemd) {
         thawed = m_units.thawUnit(m_slice);
-    } else if (m_freezeMethod == "cgroup.freeze") {
+    } else if (m_freezeMethod == FreezeMethod::CgroupFreeze) {
         thawed = m_layout.setFrozen(m_cgroup, false);
     } else {
         thawed = m_units.killUnit(m_slice, SIGCONT);

@@ -69,8 +69,11 @@ public:
     Result<void> release() override;
 
     const std::string& cgroup() const { return m_cgroup; }
-    /// How the slice is frozen here: "systemd", "cgroup.freeze" or "SIGSTOP" (known after the first freeze).
-    const std::string& freezeMethod() const { return m_freezeMethod; }
+    /// How the slice is frozen here, in the order they are tried: FreezeUnit, SIGSTOP through KillUnit, or
+    /// the slice's cgroup.freeze written directly.
+    enum class FreezeMethod { Systemd, Sigstop, CgroupFreeze };
+    /// Known after the first freeze.
+    std::optional<FreezeMethod> freezeMethod() const { return m_freezeMethod; }
     /// True while the work is held by the fail-safe (systemd could not be reached at the last apply()).
     bool heldWithoutSystemd() const { return m_heldWithoutSystemd; }
 
@@ -88,7 +91,7 @@ private:
     std::uint64_t m_appliedUSec = 0;
     std::chrono::microseconds m_window = kSystemdQuotaPeriod;
     bool m_frozen = false;
-    std::string m_freezeMethod;
+    std::optional<FreezeMethod> m_freezeMethod;
     bool m_heldWithoutSystemd = false;
     std::string m_note;
 };

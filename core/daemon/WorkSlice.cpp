@@ -131,7 +131,8 @@ Result<void> WorkSlice::selectActuator() {
                      "' is unknown: use auto, systemd-slice, freezer-duty-cycle or signal-duty-cycle"};
     }
     // The duty cycle still groups the work in the slice, for its process list and CPU time.
-    if (auto state = m_units->activeState(m_config.slice); !state || *state != "active") {
+    if (auto state = m_units->activeState(m_config.slice);
+        !state || *state != usermanager::UnitState::Active) {
         auto started = m_units->startTransientUnit(
             m_config.slice, {{"Description", std::string("nicer: volunteer work")}, {"CPUAccounting", true}},
             true);

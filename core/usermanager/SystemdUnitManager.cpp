@@ -441,14 +441,14 @@ Result<void> SystemdUnitManager::awaitStart(sd_bus_message* reply, const std::st
     if (!state) {
         return Error{what + ": started, but its state is unknown: " + state.error().message};
     }
-    if (*state == "inactive") {
+    if (*state == UnitState::Inactive) {
         // A unit that failed is "failed" only until systemd collects it, which CollectMode=inactive-or-failed
         // does before our first look; so a start that ends inactive failed or exited at once.
         return Error{what + ": the unit is inactive right after its start job" + ended +
                      ": it failed or exited at once; " +
                      "see the user manager's log (`journalctl --user -u " + name + "`)"};
     }
-    if (*state == "failed") {
+    if (*state == UnitState::Failed) {
         std::string reason;
         if (auto unit = typedUnit(name, what);
             unit && !unit->path.empty() && unit->interface == "org.freedesktop.systemd1.Service") {
@@ -654,15 +654,23 @@ Result<void> SystemdUnitManager::resetFailedUnit(const std::string& name) {
     return callWithName("ResetFailedUnit", name, true);
 }
 
-Result<std::string> SystemdUnitManager::activeState(const std::string& name) {
+Result<UnitState> SystemdUnitManager::activeState(const std::string& name) {
     auto path = unitPath(name);
     if (!path) {
         return path.error();
     }
     if (path->empty()) {
-        return std::string("inactive");
+        return UnitState::Inactive;
     }
-    return getString(m_bus.get(), *path, kUnitInterface, "ActiveState", callName("Get ActiveState", name));
+    const auto what = callName("Get ActiveState", name);
+    auto text = getString(m_bus.get(), *path, kUnitInterface, "ActiveState", what);
+    if (!text) {
+        return text.error();
+    }
+    if (const auto state = unitStateFromName(*text)) {
+        return *state;
+    }
+    return Error{what + ": systemd reports the state \"" + *text + "\", which nicer does not know"};
 }
 
 Result<std::string> SystemdUnitManager::unitFile(const std::string& name) {

@@ -61,7 +61,7 @@ public:
     Result<void> killUnit(const std::string& name, int signal) override;
     Result<void> resetFailedUnit(const std::string& name) override;
 
-    Result<std::string> activeState(const std::string& name) override;
+    Result<UnitState> activeState(const std::string& name) override;
     Result<std::string> controlGroup(const std::string& name) override;
     Result<std::string> unitFile(const std::string& name) override;
     Result<std::uint64_t> cpuUsageNSec(const std::string& name) override;

@@ -1,13 +1,44 @@
 #pragma once
 
+#include "util/Keywords.h"
 #include "util/Result.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 namespace nicer::usermanager {
+
+/// A unit's ActiveState. systemd's names for it (kUnitStateKeywords) are read only where its reply is
+/// parsed (SystemdUnitManager); the rest of nicer compares the enum.
+enum class UnitState {
+    Active,
+    Reloading,
+    Inactive,
+    Failed,
+    Activating,
+    Deactivating,
+    Maintenance,
+    Refreshing
+};
+
+/// systemd's ActiveState names (src/basic/unit-def.c), in UnitState's order.
+inline constexpr std::array<std::string_view, 8> kUnitStateKeywords = {
+    "active", "reloading", "inactive", "failed", "activating", "deactivating", "maintenance", "refreshing"};
+
+/// "active", "inactive", ...: the state as systemd names it, for messages.
+constexpr std::string_view unitStateName(UnitState state) {
+    return keywordIn(kUnitStateKeywords, state);
+}
+
+/// The state systemd names @p name; nullopt for one this nicer does not know (a newer systemd's).
+constexpr std::optional<UnitState> unitStateFromName(std::string_view name) {
+    return valueIn<UnitState>(kUnitStateKeywords, name);
+}
 
 /// One ExecStart= entry: a(sasb) in systemd's D-Bus API.
 struct ExecCommand {
@@ -70,9 +101,9 @@ public:
     virtual Result<void> killUnit(const std::string& name, int signal) = 0;
     virtual Result<void> resetFailedUnit(const std::string& name) = 0;
 
-    /// ActiveState ("active", "activating", "deactivating", "inactive", "failed"); "inactive" for a unit
-    /// systemd does not know (it was never started or was garbage-collected).
-    virtual Result<std::string> activeState(const std::string& name) = 0;
+    /// Its ActiveState; Inactive for a unit systemd does not know (it was never started or was
+    /// garbage-collected).
+    virtual Result<UnitState> activeState(const std::string& name) = 0;
     /// The unit's ControlGroup, e.g. "/user.slice/.../nicer.slice"; empty while it has none.
     virtual Result<std::string> controlGroup(const std::string& name) = 0;
     /// The file systemd loads the unit from (its FragmentPath), empty for a transient or unknown unit.

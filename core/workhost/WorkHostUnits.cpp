@@ -22,6 +22,7 @@ using Clock = std::chrono::steady_clock;
 using usermanager::ExecCommand;
 using usermanager::Properties;
 using usermanager::Property;
+using usermanager::UnitState;
 
 namespace {
 
@@ -145,8 +146,8 @@ Result<void> WorkHostUnits::ensureHost() {
 void WorkHostUnits::hostGone() {
     m_link.reset();
     for (auto& [name, instance] : m_instances) {
-        if (instance.state == "active") {
-            instance.state = "failed";
+        if (instance.state == UnitState::Active) {
+            instance.state = UnitState::Failed;
         }
         instance.pid = 0;
     }
@@ -162,11 +163,11 @@ void WorkHostUnits::handle(const Message& message) {
         m_answers[name] = message;
         std::uint32_t pid = 0;
         if (message.verb == Verb::Started && text::parseNumber(detail, pid)) {
-            m_instances[name] = Instance{"active", pid};
+            m_instances[name] = Instance{UnitState::Active, pid};
         }
     } else if (message.verb == Verb::Exited) {
         auto& instance = m_instances[name];
-        instance.state = detail.starts_with("exited with status 0") ? "inactive" : "failed";
+        instance.state = detail.starts_with("exited with status 0") ? UnitState::Inactive : UnitState::Failed;
         instance.pid = 0;
     }
 }
@@ -297,7 +298,7 @@ Result<void> WorkHostUnits::startTransientUnit(const std::string& name, const Pr
     }
     const auto answer = m_answers.extract(name);
     if (answer.empty() || answer.mapped().verb != Verb::Started) {
-        m_instances[name] = Instance{"failed", 0};
+        m_instances[name] = Instance{UnitState::Failed, 0};
         return Error{"cannot start " + name + " in " + m_unit + ": " +
                      (answer.empty() ? "no answer from the host" : answer.mapped().fields[1])};
     }
@@ -353,7 +354,7 @@ Result<void> WorkHostUnits::stopUnit(const std::string& name, bool wait) {
     }
     (void)receive();
     auto it = m_instances.find(name);
-    if (it == m_instances.end() || it->second.state != "active" || !m_link) {
+    if (it == m_instances.end() || it->second.state != UnitState::Active || !m_link) {
         return {};
     }
     if (auto sent = sendMessage(m_link.get(), {Verb::Stop, {name}}); !sent) {
@@ -361,10 +362,10 @@ Result<void> WorkHostUnits::stopUnit(const std::string& name, bool wait) {
         return {};
     }
     const auto until = Clock::now() + std::chrono::seconds(15);
-    while (wait && m_link && m_instances[name].state == "active" && Clock::now() < until) {
+    while (wait && m_link && m_instances[name].state == UnitState::Active && Clock::now() < until) {
         (void)receive(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()));
     }
-    if (wait && m_link && m_instances[name].state == "active") {
+    if (wait && m_link && m_instances[name].state == UnitState::Active) {
         return Error{"the work host did not stop " + name + " within 15 s"};
     }
     return {};
@@ -400,15 +401,15 @@ Result<void> WorkHostUnits::resetFailedUnit(const std::string& name) {
     return m_user.resetFailedUnit(name);
 }
 
-Result<std::string> WorkHostUnits::activeState(const std::string& name) {
+Result<UnitState> WorkHostUnits::activeState(const std::string& name) {
     if (isSlice(name)) {
         (void)receive();
-        return std::string(m_link ? "active" : "inactive");
+        return m_link ? UnitState::Active : UnitState::Inactive;
     }
     if (isInstance(name)) {
         (void)receive();
         auto it = m_instances.find(name);
-        return it == m_instances.end() ? std::string("inactive") : it->second.state;
+        return it == m_instances.end() ? UnitState::Inactive : it->second.state;
     }
     return m_user.activeState(name);
 }

@@ -69,7 +69,7 @@ public:
     Result<void> thawUnit(const std::string& name) override;
     Result<void> killUnit(const std::string& name, int signal) override;
     Result<void> resetFailedUnit(const std::string& name) override;
-    Result<std::string> activeState(const std::string& name) override;
+    Result<usermanager::UnitState> activeState(const std::string& name) override;
     Result<std::string> controlGroup(const std::string& name) override;
     Result<std::string> unitFile(const std::string& name) override;
     Result<std::uint64_t> cpuUsageNSec(const std::string& name) override;
@@ -79,7 +79,7 @@ public:
 
 private:
     struct Instance {
-        std::string state = "inactive";
+        usermanager::UnitState state = usermanager::UnitState::Inactive;
         std::uint32_t pid = 0;
     };
 

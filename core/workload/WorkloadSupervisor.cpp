@@ -110,7 +110,7 @@ Result<void> WorkloadSupervisor::startInstance(Instance& instance, Clock::time_p
     }
     instance.startedAt = now;
     instance.restartAt.reset();
-    instance.state = "activating";
+    instance.state = usermanager::UnitState::Activating;
     return {};
 }
 
@@ -125,7 +125,8 @@ Result<void> WorkloadSupervisor::poll(Clock::time_point now) {
             continue;
         }
         instance.state = *state;
-        const bool dead = *state == "inactive" || *state == "failed";
+        const bool dead =
+            *state == usermanager::UnitState::Inactive || *state == usermanager::UnitState::Failed;
         if (!dead) {
             continue;
         }
@@ -159,7 +160,7 @@ Result<void> WorkloadSupervisor::stopInstances() {
         if (auto stopped = m_units.stopUnit(instance.unit, true); !stopped && firstError) {
             firstError = stopped;
         }
-        instance.state = "inactive";
+        instance.state = usermanager::UnitState::Inactive;
         instance.restartAt.reset();
     }
     return firstError;

@@ -32,7 +32,7 @@ public:
 
     struct Instance {
         std::string unit;
-        std::string state = "inactive"; ///< systemd's ActiveState at the last poll
+        usermanager::UnitState state = usermanager::UnitState::Inactive; ///< its ActiveState at the last poll
         int restarts = 0;
         Clock::time_point startedAt{};
         std::chrono::seconds backoff = kFirstBackoff;

@@ -88,7 +88,7 @@ bool cpuWeightIs(const UnitCall& call, std::uint64_t weight) {
 
 /// nicer.slice already active, as an earlier run left it: create() takes it over.
 void activeSlice(FakeUnitManager& units) {
-    units.unit(kSlice).activeState = "active";
+    units.unit(kSlice).activeState = nicer::usermanager::UnitState::Active;
     units.unit(kSlice).controlGroup = "/nicer.slice";
 }
 
@@ -129,7 +129,7 @@ TEST_CASE("create() falls back to CPUWeight 1 where systemd rejects 0", "[System
     CHECK(cpuWeightIs(starts[0], 0));
     CHECK(cpuWeightIs(starts[1], 1));
     CHECK(propertyValue<bool>(starts[1].props, "CPUAccounting") == true);
-    CHECK(units.unit(kSlice).activeState == "active");
+    CHECK(units.unit(kSlice).activeState == nicer::usermanager::UnitState::Active);
 }
 
 TEST_CASE("the slice's note says when systemd refused CPUWeight=idle, with systemd's version",
@@ -275,7 +275,7 @@ TEST_CASE("create() takes over a slice left active by a previous run", "[Systemd
     FakeUnitManager units;
     const std::string cgroup = "/user.slice/user-1000.slice/user@1000.service/nicer.slice";
     tree.write("v2" + cgroup + "/cpu.max", "10000 100000\n");
-    units.unit(kSlice).activeState = "active";
+    units.unit(kSlice).activeState = nicer::usermanager::UnitState::Active;
     units.unit(kSlice).controlGroup = cgroup;
 
     // Pure cgroup v2: cpu.max on the one tree.
@@ -324,7 +324,7 @@ TEST_CASE("create() fails, naming the cpu controller, when the slice's cgroup ha
     const auto stops = units.callsTo("stopUnit");
     REQUIRE(stops.size() == 1);
     CHECK(stops[0].unit == kSlice);
-    CHECK(units.unit(kSlice).activeState == "inactive");
+    CHECK(units.unit(kSlice).activeState == nicer::usermanager::UnitState::Inactive);
 }
 
 TEST_CASE("apply() sends CPUQuotaPerSecUSec = quota x CPUs x 1 s, only when it changes",
@@ -384,7 +384,7 @@ TEST_CASE("quota 0 freezes the slice through systemd's FreezeUnit first", "[Syst
 
     REQUIRE(actuator->apply(0.0, 2).ok());
     CHECK(actuator->frozen());
-    CHECK(actuator->freezeMethod() == "systemd");
+    CHECK(actuator->freezeMethod() == SystemdSliceActuator::FreezeMethod::Systemd);
     CHECK(units.unit(kSlice).frozen);
     CHECK(tree.read("unified/nicer.slice/cgroup.freeze") == "0\n"); // systemd did it, not nicer
     CHECK(units.callsTo("killUnit").empty());
@@ -430,7 +430,7 @@ TEST_CASE("quota 0 falls back to cgroup.freeze only when neither FreezeUnit nor 
 
     REQUIRE(actuator->apply(0.0, 2).ok());
     CHECK(actuator->frozen());
-    CHECK(actuator->freezeMethod() == "cgroup.freeze");
+    CHECK(actuator->freezeMethod() == SystemdSliceActuator::FreezeMethod::CgroupFreeze);
     CHECK(tree.read("unified/nicer.slice/cgroup.freeze") == "1\n");
 
     // The kernel's freeze holds new children too, and systemd is not asked again once it said no.
@@ -464,7 +464,7 @@ TEST_CASE("without FreezeUnit, the slice is stopped with SIGSTOP through KillUni
     const auto before = units.actions().size();
     REQUIRE(actuator->apply(0.0, 2).ok());
     CHECK(actuator->frozen());
-    CHECK(actuator->freezeMethod() == "SIGSTOP");
+    CHECK(actuator->freezeMethod() == SystemdSliceActuator::FreezeMethod::Sigstop);
     CHECK(actionNames(units, before) ==
           std::vector<std::string>{"freezeUnit", "killUnit:" + std::to_string(SIGSTOP)});
     CHECK(units.callsTo("killUnit").back().unit == kSlice);

@@ -112,11 +112,11 @@ TEST_CASE("a daemon whose publishing fails stops there, before it starts any uni
     // Nothing was started: no slice, no work, no scope for this process.
     const auto state = units().activeState(slice);
     REQUIRE(state.ok());
-    CHECK(*state == "inactive");
+    CHECK(*state == nicer::usermanager::UnitState::Inactive);
     CHECK(slicePids(slice).empty());
     const auto scope = units().activeState("nicerd-" + std::to_string(::getpid()) + ".scope");
     REQUIRE(scope.ok());
-    CHECK(*scope == "inactive");
+    CHECK(*scope == nicer::usermanager::UnitState::Inactive);
 }
 
 TEST_CASE("the daemon reports a sample each period to its observer and stops the work on SIGTERM",
@@ -160,5 +160,5 @@ TEST_CASE("the daemon reports a sample each period to its observer and stops the
     daemon.reset();
     const auto state = units().activeState(slice);
     REQUIRE(state.ok());
-    CHECK(*state == "inactive");
+    CHECK(*state == nicer::usermanager::UnitState::Inactive);
 }

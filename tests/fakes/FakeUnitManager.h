@@ -26,7 +26,7 @@ struct UnitCall {
 
 /// What the fake knows about one unit; tests set these to stage what systemd would report.
 struct FakeUnit {
-    std::string activeState = "inactive";
+    usermanager::UnitState activeState = usermanager::UnitState::Inactive;
     std::string controlGroup;
     std::uint64_t cpuUsageNSec = usermanager::kNoUsage;
     std::uint32_t mainPid = 0;
@@ -124,7 +124,7 @@ public:
         if (auto failed = record({"stopUnit", name, {}, wait, 0}); !failed) {
             return failed;
         }
-        unit(name).activeState = "inactive";
+        unit(name).activeState = nicer::usermanager::UnitState::Inactive;
         unit(name).frozen = false;
         return {};
     }
@@ -149,7 +149,7 @@ public:
         return record({"resetFailedUnit", name, {}, false, 0});
     }
 
-    Result<std::string> activeState(const std::string& name) override {
+    Result<usermanager::UnitState> activeState(const std::string& name) override {
         if (auto failed = record({"activeState", name, {}, false, 0}); !failed) {
             return failed.error();
         }
@@ -203,7 +203,7 @@ public:
 private:
     Result<void> start(const std::string& name) {
         auto& u = unit(name);
-        u.activeState = "active";
+        u.activeState = nicer::usermanager::UnitState::Active;
         // Like systemd, a slice gets a cgroup named after it; a test may stage another one beforehand.
         if (u.controlGroup.empty() && name.size() > 6 && name.compare(name.size() - 6, 6, ".slice") == 0) {
             u.controlGroup = "/" + name;

@@ -166,7 +166,8 @@ TEST_CASE("fault: kill -9 of nicerd at random moments while the foreground is bu
                      << "kill: mean " << cpuAfterKill.mean() << " s, max " << cpuAfterKill.max
                      << " s (max over its cap " << shareOverQuota.max << " s)");
     CHECK(stopped == runs);
-    CHECK(test::units().activeState("nicer-work-1.service").value() == "inactive");
+    CHECK(test::units().activeState("nicer-work-1.service").value() ==
+          nicer::usermanager::UnitState::Inactive);
 }
 
 namespace {

@@ -177,7 +177,7 @@ TEST_CASE("the duty cycle is not held by a CPU quota an earlier systemd-slice ru
           "[nicerd][loop]") {
     // What a systemd-slice run leaves when it ends: systemd keeps the last CPUQuota it was given as a runtime
     // drop-in, which outlives the slice and would apply to the next nicer.slice. Made here with a 1% cap.
-    if (units().activeState(kSlice).value() != "active") {
+    if (units().activeState(kSlice).value() != nicer::usermanager::UnitState::Active) {
         REQUIRE(units().startTransientUnit(kSlice, {{"CPUAccounting", true}}, true).ok());
     }
     REQUIRE(units().setUnitProperties(kSlice, {{"CPUQuotaPerSecUSec", std::uint64_t{10000}}}).ok());
@@ -311,7 +311,7 @@ TEST_CASE("kill -9 of nicerd leaves no work running", "[nicerd][failsafe]") {
     CHECK(test::pollUntil(
         [&] { return std::all_of(pids.begin(), pids.end(), [](pid_t p) { return ::kill(p, 0) != 0; }); },
         10s));
-    CHECK(units().activeState("nicer-work-1.service").value() == "inactive");
+    CHECK(units().activeState("nicer-work-1.service").value() == nicer::usermanager::UnitState::Inactive);
 
     // A new daemon takes over the slice the dead one left.
     NicerdProcess again({"--period", "0.25", "--instances", "1"}, freshStateDir("kill9-again"));
@@ -323,13 +323,13 @@ TEST_CASE("a clean exit leaves no transient unit behind", "[nicerd]") {
     NicerdProcess daemon({"--period", "0.25", "--instances", "2"}, freshStateDir("clean"));
     REQUIRE(daemon.waitReady());
     const std::string scope = "nicerd-" + std::to_string(daemon.pid()) + ".scope";
-    CHECK(units().activeState(scope).value() == "active");
-    CHECK(units().activeState("nicer-work-2.service").value() == "active");
+    CHECK(units().activeState(scope).value() == nicer::usermanager::UnitState::Active);
+    CHECK(units().activeState("nicer-work-2.service").value() == nicer::usermanager::UnitState::Active);
     CHECK(daemon.stop() == 0);
     for (const auto& unit :
          {kSlice, std::string("nicer-work-1.service"), std::string("nicer-work-2.service"), scope}) {
         CAPTURE(unit);
-        CHECK(units().activeState(unit).value() == "inactive");
+        CHECK(units().activeState(unit).value() == nicer::usermanager::UnitState::Inactive);
     }
     CHECK(workPids().empty());
 }
@@ -358,7 +358,7 @@ TEST_CASE("a nicer.slice unit file of the user's own is used, with nicer's cap o
     NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, freshStateDir("own-slice"));
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    CHECK(units().activeState("nicer-work-1.service").value() == "active");
+    CHECK(units().activeState("nicer-work-1.service").value() == nicer::usermanager::UnitState::Active);
     std::vector<pid_t> pids;
     CHECK(test::pollUntil([&] { return !(pids = workPids()).empty(); }, 20s));
     // nicer's cap is on the user's slice: the kernel's quota follows nicerd's.
@@ -369,7 +369,7 @@ TEST_CASE("a nicer.slice unit file of the user's own is used, with nicer's cap o
     REQUIRE(layout->cpuQuotaFile(*cgroup));
     CHECK(layout->readCpuQuotaPerSecUSec(*cgroup).value() != UINT64_MAX);
     CHECK(daemon.stop() == 0);
-    CHECK(units().activeState(kSlice).value() == "inactive");
+    CHECK(units().activeState(kSlice).value() == nicer::usermanager::UnitState::Inactive);
 }
 
 TEST_CASE("a second nicerd refuses to start and leaves the first alone", "[nicerd]") {
@@ -378,7 +378,7 @@ TEST_CASE("a second nicerd refuses to start and leaves the first alone", "[nicer
     const auto second = test::runCommand(std::string(NICERD) + " --instances 1");
     CHECK(second.exitCode == 1);
     CHECK_THAT(second.err, Catch::Contains("another nicerd is already running"));
-    CHECK(units().activeState("nicer-work-1.service").value() == "active");
+    CHECK(units().activeState("nicer-work-1.service").value() == nicer::usermanager::UnitState::Active);
     CHECK(first.stop() == 0);
 }
 
@@ -405,7 +405,7 @@ TEST_CASE("a bad config file is rejected with what is wrong, and nothing starts"
     const auto r = test::runCommand(std::string(NICERD) + " --config " + (dir / "nicerd.conf").string());
     CHECK(r.exitCode == 2);
     CHECK_THAT(r.err, Catch::Contains(c.expected));
-    CHECK(units().activeState(kSlice).value() == "inactive");
+    CHECK(units().activeState(kSlice).value() == nicer::usermanager::UnitState::Inactive);
 }
 
 // These machines run no system manager and keep the cpu controller on cgroup v1, and the private user manager
@@ -429,7 +429,7 @@ TEST_CASE("without the system part nicerd runs the work in the user slice and sa
     const auto r = test::runCommand(std::string(NICERD) + " --placement root-slice --instances 1");
     CHECK(r.exitCode != 0);
     CHECK_THAT(r.err, Catch::Contains("cannot run in the root idle slice (--placement root-slice): "));
-    CHECK(units().activeState(kSlice).value() == "inactive");
+    CHECK(units().activeState(kSlice).value() == nicer::usermanager::UnitState::Inactive);
 }
 
 TEST_CASE("parameters set at run time persist across restarts, a corrupt file stops the start",
@@ -894,8 +894,8 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         for (const pid_t old : demoPids) {
             CHECK(::kill(old, 0) != 0);
         }
-        CHECK(units().activeState("nicer-work-1.service").value() == "active");
-        CHECK(units().activeState("nicer-work-2.service").value() == "inactive");
+        CHECK(units().activeState("nicer-work-1.service").value() == nicer::usermanager::UnitState::Active);
+        CHECK(units().activeState("nicer-work-2.service").value() == nicer::usermanager::UnitState::Inactive);
         CHECK_THAT(
             systemctlShow("nicer-work-1.service", "ExecStart"),
             Catch::Contains("path=" + fakeBoinc.string()) &&
@@ -934,7 +934,7 @@ TEST_CASE("switching to boinc replaces the demo by one client, kept across a res
         CHECK(s.demoWorkload);
         CHECK(s.instances == 2);
         CHECK(runningExactly(2, demo)(waitForWork(runningExactly(2, demo))));
-        CHECK(units().activeState("nicer-work-2.service").value() == "active");
+        CHECK(units().activeState("nicer-work-2.service").value() == nicer::usermanager::UnitState::Active);
         CHECK_THAT(test::readFile((dir / "nicer" / "workload.conf").string()),
                    Catch::Contains("preset = demo"));
 
@@ -1005,7 +1005,7 @@ TEST_CASE("a corrupt or unusable kept workload stops the start, naming the file"
     CHECK(broken.exitCode() == 1);
     CHECK_THAT(broken.log(),
                Catch::Contains(c.expected) && Catch::Contains((dir / "nicer" / "workload.conf").string()));
-    CHECK(units().activeState(kSlice).value() == "inactive");
+    CHECK(units().activeState(kSlice).value() == nicer::usermanager::UnitState::Inactive);
 }
 
 // The split signal across the user manager's boundary (control::Signal::Outside). On these hybrid machines

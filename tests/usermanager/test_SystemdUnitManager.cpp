@@ -217,7 +217,7 @@ TEST_CASE("a transient slice holds its busy service to the CPU quota", "[Systemd
 
     auto state = manager->activeState(service);
     REQUIRE_OK(state);
-    CHECK(*state == "active");
+    CHECK(*state == nicer::usermanager::UnitState::Active);
     auto sliceCgroup = manager->controlGroup(slice);
     REQUIRE_OK(sliceCgroup);
     REQUIRE_FALSE(sliceCgroup->empty());
@@ -263,7 +263,7 @@ TEST_CASE("a transient slice holds its busy service to the CPU quota", "[Systemd
     REQUIRE_OK(manager->stopUnit(service, true));
     state = manager->activeState(service);
     REQUIRE_OK(state);
-    CHECK(*state == "inactive");
+    CHECK(*state == nicer::usermanager::UnitState::Inactive);
     CHECK((::kill(pid, 0) == -1 && errno == ESRCH));
     pids = layout.readPids(*sliceCgroup);
     REQUIRE_OK(pids);
@@ -411,7 +411,7 @@ TEST_CASE("units systemd does not know", "[SystemdUnitManager]") {
 
     auto state = manager->activeState(unknown);
     REQUIRE_OK(state);
-    CHECK(*state == "inactive");
+    CHECK(*state == nicer::usermanager::UnitState::Inactive);
     auto cgroup = manager->controlGroup(unknown);
     REQUIRE_OK(cgroup);
     CHECK(cgroup->empty());
@@ -449,7 +449,7 @@ TEST_CASE("a service whose binary does not exist fails with a readable error", "
         WARN("start error reads: " << started.error().message);
         auto state = manager->activeState(service);
         REQUIRE_OK(state);
-        CHECK(*state == "failed");
+        CHECK(*state == nicer::usermanager::UnitState::Failed);
     }
 
     SECTION("Type=simple, collected when failed, as the workload runs") {
@@ -461,16 +461,17 @@ TEST_CASE("a service whose binary does not exist fails with a readable error", "
                                                          true);
         if (started) {
             // The start job of a simple service ends at fork(); the exec may fail only after our look.
-            std::string state;
+            auto state = nicer::usermanager::UnitState::Active;
             nicer::test::pollUntil(
                 [&] {
                     auto current = manager->activeState(service);
                     REQUIRE_OK(current);
                     state = *current;
-                    return state != "active";
+                    return state != nicer::usermanager::UnitState::Active;
                 },
                 2s, 10ms);
-            CHECK((state == "failed" || state == "inactive"));
+            CHECK((state == nicer::usermanager::UnitState::Failed ||
+                   state == nicer::usermanager::UnitState::Inactive));
         } else {
             CHECK_THAT(started.error().message, Catch::Contains("StartTransientUnit(" + service + ")"));
             WARN("start error reads: " << started.error().message);

@@ -272,7 +272,7 @@ Properties instanceProps(std::vector<std::string> argv, std::int32_t nice = 19) 
             {"Nice", nice}};
 }
 
-bool stateIs(WorkHostUnits& units, const std::string& name, const std::string& state) {
+bool stateIs(WorkHostUnits& units, const std::string& name, nicer::usermanager::UnitState state) {
     auto current = units.activeState(name);
     return current && *current == state;
 }
@@ -319,7 +319,7 @@ TEST_CASE("the slice's properties are written to the files of the work's leaf", 
     CHECK(units->workCgroup() == "/unit/work");
     CHECK(units->controlGroup("nicer.slice").value() == "/unit/work");
     CHECK(units->controlGroup("nicer-work-1.service").value() == "/unit/work/nicer-work-1.service");
-    CHECK(stateIs(*units, "nicer.slice", "active"));
+    CHECK(stateIs(*units, "nicer.slice", nicer::usermanager::UnitState::Active));
 
     SECTION("the CPU quota as cpu.max's QUOTA PERIOD, per second of CPU scaled to the period") {
         REQUIRE(units->setUnitProperties("nicer.slice", {{"CPUQuotaPerSecUSec", std::uint64_t{500'000}}}));
@@ -374,14 +374,14 @@ TEST_CASE("units that are not the work's go to the user manager", "[WorkHostUnit
     FakeUnitManager user;
     FakeWorkHost host(place.socket, {hello("/unit/work")});
     auto units = connected(user, place);
-    user.unit("boinc-helper.service").activeState = "active";
+    user.unit("boinc-helper.service").activeState = nicer::usermanager::UnitState::Active;
 
     REQUIRE(units->startTransientUnit("other.service", {{"Description", std::string("other")}}, true));
     REQUIRE(units->setUnitProperties("app.slice", {{"CPUWeight", std::uint64_t{50}}}));
     REQUIRE(units->stopUnit("other.service", true));
     // The supervisor's prefix, but not an instance's name.
     REQUIRE(units->startTransientUnit("nicer-worker-1.service", instanceProps({"sleep", "1"}), false));
-    CHECK(units->activeState("boinc-helper.service").value() == "active");
+    CHECK(units->activeState("boinc-helper.service").value() == nicer::usermanager::UnitState::Active);
     CHECK(units->managerVersion().value() == user.version);
 
     REQUIRE(user.actions().size() == 4);
@@ -427,13 +427,13 @@ TEST_CASE("an instance's start sends the host its command, nice level, home and 
     CHECK(std::none_of(env.begin(), env.end(),
                        [](const std::string& e) { return e.rfind("NOTIFY_SOCKET=", 0) == 0; }));
 
-    CHECK(stateIs(*units, "nicer-work-1.service", "active"));
+    CHECK(stateIs(*units, "nicer-work-1.service", nicer::usermanager::UnitState::Active));
     CHECK(units->mainPid("nicer-work-1.service").value() == 4242U);
 
     REQUIRE(units->stopUnit("nicer-work-1.service", true));
     REQUIRE(host.received().size() == 2);
     CHECK(host.received()[1] == Message{Verb::Stop, {"nicer-work-1.service"}});
-    CHECK(stateIs(*units, "nicer-work-1.service", "inactive"));
+    CHECK(stateIs(*units, "nicer-work-1.service", nicer::usermanager::UnitState::Inactive));
     CHECK(units->mainPid("nicer-work-1.service").value() == 0U);
     CHECK(user.calls().empty());
 }
@@ -451,8 +451,8 @@ TEST_CASE("an instance the host cannot start is an error carrying the host's rea
     CHECK_THAT(started.error().message,
                Catch::Contains("nicer-work-1.service") &&
                    Catch::Contains("cannot enter its working directory: No such file or directory"));
-    CHECK(stateIs(*units, "nicer-work-1.service", "failed"));
-    CHECK(stateIs(*units, "nicer.slice", "active")); // the link stays
+    CHECK(stateIs(*units, "nicer-work-1.service", nicer::usermanager::UnitState::Failed));
+    CHECK(stateIs(*units, "nicer.slice", nicer::usermanager::UnitState::Active)); // the link stays
 }
 
 TEST_CASE("a start over the link's limit is refused before it is sent, and the link stays up",
@@ -467,10 +467,10 @@ TEST_CASE("a start over the link's limit is refused before it is sent, and the l
     REQUIRE_FALSE(huge);
     CHECK_THAT(huge.error().message,
                Catch::Contains("nicer-work-1.service") && Catch::Contains(std::to_string(kMaxMessageBytes)));
-    CHECK(stateIs(*units, "nicer.slice", "active"));
+    CHECK(stateIs(*units, "nicer.slice", nicer::usermanager::UnitState::Active));
 
     REQUIRE(units->startTransientUnit("nicer-work-2.service", instanceProps({"sleep", "100"}), true));
-    CHECK(stateIs(*units, "nicer-work-2.service", "active"));
+    CHECK(stateIs(*units, "nicer-work-2.service", nicer::usermanager::UnitState::Active));
     REQUIRE(host.starts().size() == 1);
     CHECK(host.starts().front().fields[0] == "nicer-work-2.service");
     CHECK(host.connections() == 1);
@@ -489,15 +489,16 @@ TEST_CASE("when the host closes the link its instances fail, and the next start 
     REQUIRE(units->startTransientUnit("nicer-work-1.service", instanceProps({"sleep", "100"}), true));
 
     host.closeLink();
-    CHECK(
-        pollUntil([&] { return stateIs(*units, "nicer-work-1.service", "failed"); }, kUnitsWait, kUnitsStep));
-    CHECK(stateIs(*units, "nicer.slice", "inactive"));
+    CHECK(pollUntil(
+        [&] { return stateIs(*units, "nicer-work-1.service", nicer::usermanager::UnitState::Failed); },
+        kUnitsWait, kUnitsStep));
+    CHECK(stateIs(*units, "nicer.slice", nicer::usermanager::UnitState::Inactive));
     place.clear();
 
     REQUIRE(units->startTransientUnit("nicer-work-2.service", instanceProps({"sleep", "100"}), true));
     CHECK(host.connections() == 2);
-    CHECK(stateIs(*units, "nicer.slice", "active"));
-    CHECK(stateIs(*units, "nicer-work-2.service", "active"));
+    CHECK(stateIs(*units, "nicer.slice", nicer::usermanager::UnitState::Active));
+    CHECK(stateIs(*units, "nicer-work-2.service", nicer::usermanager::UnitState::Active));
     CHECK(place.read("cpu.max") == "30000 100000");
     CHECK(place.read("memory.max") == "1073741824");
     REQUIRE(host.starts().size() == 2);
@@ -518,7 +519,7 @@ TEST_CASE("a start right after the host closed the link connects again", "[WorkH
     INFO((started ? std::string() : started.error().message));
     CHECK(started);
     CHECK(host.connections() == 2);
-    CHECK(stateIs(*units, "nicer-work-1.service", "failed"));
+    CHECK(stateIs(*units, "nicer-work-1.service", nicer::usermanager::UnitState::Failed));
 }
 
 TEST_CASE("when the leaf does not take what was set before, connecting again fails and leaves no link",
@@ -531,8 +532,9 @@ TEST_CASE("when the leaf does not take what was set before, connecting again fai
     REQUIRE(units->setUnitProperties("nicer.slice", {{"CPUQuotaPerSecUSec", std::uint64_t{300'000}}}));
     REQUIRE(units->startTransientUnit("nicer-work-1.service", instanceProps({"sleep", "100"}), true));
     host.closeLink();
-    REQUIRE(
-        pollUntil([&] { return stateIs(*units, "nicer-work-1.service", "failed"); }, kUnitsWait, kUnitsStep));
+    REQUIRE(pollUntil(
+        [&] { return stateIs(*units, "nicer-work-1.service", nicer::usermanager::UnitState::Failed); },
+        kUnitsWait, kUnitsStep));
 
     auto started = units->startTransientUnit("nicer-work-2.service", instanceProps({"sleep", "100"}), true);
     REQUIRE_FALSE(started);
@@ -541,6 +543,6 @@ TEST_CASE("when the leaf does not take what was set before, connecting again fai
     CHECK(host.connections() == 2);
     // The host sees its link closed: it stops what it runs, since nothing runs without its cap.
     CHECK(pollUntil([&] { return host.closedByPeer() == 1; }, kUnitsWait, kUnitsStep));
-    CHECK(stateIs(*units, "nicer.slice", "inactive"));
+    CHECK(stateIs(*units, "nicer.slice", nicer::usermanager::UnitState::Inactive));
     CHECK(host.starts().size() == 1);
 }

@@ -167,14 +167,14 @@ TEST_CASE("poll() restarts a dead instance after a backoff that doubles while it
 
     // Running instances are left alone.
     REQUIRE(supervisor.poll(t0 + 5s).ok());
-    CHECK(instance(supervisor, 0).state == "active");
+    CHECK(instance(supervisor, 0).state == nicer::usermanager::UnitState::Active);
     CHECK(startsOf(units, unit).size() == 1);
 
     // The first death waits 1 s.
-    units.unit(unit).activeState = "failed";
+    units.unit(unit).activeState = nicer::usermanager::UnitState::Failed;
     TimePoint now = t0 + 10s;
     REQUIRE(supervisor.poll(now).ok());
-    CHECK(instance(supervisor, 0).state == "failed");
+    CHECK(instance(supervisor, 0).state == nicer::usermanager::UnitState::Failed);
     CHECK(instance(supervisor, 0).backoff == 1s);
     REQUIRE(supervisor.poll(now + 999ms).ok());
     CHECK(startsOf(units, unit).size() == 1);
@@ -192,7 +192,8 @@ TEST_CASE("poll() restarts a dead instance after a backoff that doubles while it
     int restarts = 1;
     for (const auto backoff : expected) {
         INFO("backoff " << backoff.count() << " s");
-        units.unit(unit).activeState = restarts % 2 ? "inactive" : "failed";
+        units.unit(unit).activeState =
+            restarts % 2 ? nicer::usermanager::UnitState::Inactive : nicer::usermanager::UnitState::Failed;
         const TimePoint died = now + 5s;
         REQUIRE(supervisor.poll(died).ok());
         CHECK(instance(supervisor, 0).backoff == backoff);
@@ -206,13 +207,13 @@ TEST_CASE("poll() restarts a dead instance after a backoff that doubles while it
     }
 
     // A run of a minute earns a fresh start: 1 s again, then doubling anew.
-    units.unit(unit).activeState = "failed";
+    units.unit(unit).activeState = nicer::usermanager::UnitState::Failed;
     REQUIRE(supervisor.poll(now + 60s).ok());
     CHECK(instance(supervisor, 0).backoff == 1s);
     now += 61s;
     REQUIRE(supervisor.poll(now).ok());
     CHECK(instance(supervisor, 0).restarts == restarts + 1);
-    units.unit(unit).activeState = "failed";
+    units.unit(unit).activeState = nicer::usermanager::UnitState::Failed;
     REQUIRE(supervisor.poll(now + 59s).ok());
     CHECK(instance(supervisor, 0).backoff == 2s);
 
@@ -234,7 +235,7 @@ TEST_CASE("poll() reports a failed restart and a failed state query", "[Workload
     CHECK_THAT(query.error().message, Catch::Contains("Connection timed out"));
     units.clearFailure("activeState");
 
-    units.unit("nicer-work-1.service").activeState = "failed";
+    units.unit("nicer-work-1.service").activeState = nicer::usermanager::UnitState::Failed;
     units.fail("startTransientUnit", "Unit nicer-work-1.service already exists");
     REQUIRE(supervisor.poll(t0 + 2s).ok()); // waits its backoff first
     const auto restart = supervisor.poll(t0 + 3s);
@@ -272,8 +273,8 @@ TEST_CASE("stop() stops every instance and adopted scope, waiting for systemd", 
         CHECK(stop.wait);
     }
     for (const auto& i : supervisor.instances()) {
-        CHECK(i.state == "inactive");
-        CHECK(units.unit(i.unit).activeState == "inactive");
+        CHECK(i.state == nicer::usermanager::UnitState::Inactive);
+        CHECK(units.unit(i.unit).activeState == nicer::usermanager::UnitState::Inactive);
     }
 
     SECTION("a failed stop is reported, and the other units are still stopped") {
@@ -337,7 +338,7 @@ TEST_CASE("switchTo() replaces the instances in the same slice and binding, and 
     CHECK(supervisor.spec().argv == argv);
     REQUIRE(supervisor.instances().size() == 1);
     CHECK(instance(supervisor, 0).unit == "nicer-work-1.service");
-    CHECK(instance(supervisor, 0).state == "activating");
+    CHECK(instance(supervisor, 0).state == nicer::usermanager::UnitState::Activating);
 
     // Both old units are stopped (and waited for) before the new one starts; the adopted scope stays.
     const auto actions = units.actions();
@@ -363,10 +364,10 @@ TEST_CASE("switchTo() replaces the instances in the same slice and binding, and 
     REQUIRE(exec);
     CHECK(exec->front().path == (bin.dir() / "other-work").string());
     CHECK(exec->front().argv == argv);
-    CHECK(units.unit("nicer-work-2.service").activeState == "inactive");
+    CHECK(units.unit("nicer-work-2.service").activeState == nicer::usermanager::UnitState::Inactive);
 
     // The new instance is supervised like the first ones were, and stop() still ends the adopted scope.
-    units.unit("nicer-work-1.service").activeState = "failed";
+    units.unit("nicer-work-1.service").activeState = nicer::usermanager::UnitState::Failed;
     REQUIRE(supervisor.poll(t0 + 10s).ok());
     REQUIRE(supervisor.poll(t0 + 11s).ok());
     CHECK(startsOf(units, "nicer-work-1.service").size() == 2);
@@ -460,8 +461,8 @@ TEST_CASE("switchTo() starts the previous workload again when the new one does n
             CHECK(propertyValue<std::vector<ExecCommand>>(starts[i].props, "ExecStart")->front().path ==
                   (bin.dir() / "fake-work").string());
         }
-        CHECK(units.unit("nicer-work-1.service").activeState == "active");
-        CHECK(units.unit("nicer-work-2.service").activeState == "active");
+        CHECK(units.unit("nicer-work-1.service").activeState == nicer::usermanager::UnitState::Active);
+        CHECK(units.unit("nicer-work-2.service").activeState == nicer::usermanager::UnitState::Active);
     }
     SECTION("neither starts: the error says so, and poll() keeps trying the previous one") {
         units.fail("startTransientUnit", "Access denied");
@@ -473,7 +474,7 @@ TEST_CASE("switchTo() starts the previous workload again when the new one does n
         units.clearFailure("startTransientUnit");
         REQUIRE(supervisor.poll(t0 + 2s).ok());
         REQUIRE(supervisor.poll(t0 + 3s).ok());
-        CHECK(units.unit("nicer-work-1.service").activeState == "active");
-        CHECK(units.unit("nicer-work-2.service").activeState == "active");
+        CHECK(units.unit("nicer-work-1.service").activeState == nicer::usermanager::UnitState::Active);
+        CHECK(units.unit("nicer-work-2.service").activeState == nicer::usermanager::UnitState::Active);
     }
 }
