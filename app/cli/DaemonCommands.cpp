@@ -116,14 +116,12 @@ void printStatus(const api::DaemonState& s) {
     std::printf("  workload     %s: %s%s, %u instance%s\n", s.workloadPreset.c_str(), command.c_str(),
                 s.demoWorkload ? " (burns CPU, does no science)" : "", s.instances,
                 s.instances == 1 ? "" : "s");
-    if (const auto placement = api::parsePlacement(s.placement)) {
-        std::printf("  placement    %s: %s\n", s.placement.c_str(),
-                    std::string(api::placementSummary(*placement)).c_str());
-        if (!s.placementNote.empty()) {
-            std::printf("               %s\n", s.placementNote.c_str());
-        }
+    std::printf("  placement    %s: %s\n", std::string(api::placementName(s.placement)).c_str(),
+                std::string(api::placementSummary(s.placement)).c_str());
+    if (!s.placementNote.empty()) {
+        std::printf("               %s\n", s.placementNote.c_str());
     }
-    std::printf("  actuator     %s\n", s.actuator.c_str());
+    std::printf("  actuator     %s\n", std::string(api::actuatorKeyword(s.actuator)).c_str());
     if (!s.actuatorNote.empty()) {
         std::printf("  note         %s\n", s.actuatorNote.c_str());
     }
@@ -146,16 +144,18 @@ void printStatus(const api::DaemonState& s) {
                     pct(s.foreground), pct(s.background), pct(s.idle));
     }
     const char* answered =
-        s.signal != "outside" ? "machine: the quota answers the idle time of the whole machine"
-        : s.placement == "root-slice"
+        s.signal != control::Signal::Outside ? "machine: the quota answers the idle time of the whole machine"
+        : s.placement == api::Placement::RootSlice
             ? "outside: cpu.idle at the root keeps the work behind every program, so the quota answers "
               "no demand and stays whole"
             : "outside: the quota answers other users and services; cpu.idle keeps the work behind your "
               "programs";
-    std::printf("  signal       %s (setting %s)\n", answered, s.signalSetting.c_str());
+    std::printf("  signal       %s (setting %s)\n", answered,
+                std::string(control::signalName(s.signalSetting)).c_str());
     std::printf("  quota        %.1f%% of the machine\n", pct(s.quota));
     std::printf("  reserve      %.1f%% idle kept (band %.3g x multiplier %g), overload count %u\n",
-                pct(control::reserveKept(s.params.reserveBand, s.multiplier, s.signal == "outside", s.quota)),
+                pct(control::reserveKept(s.params.reserveBand, s.multiplier,
+                                         s.signal == control::Signal::Outside, s.quota)),
                 s.params.reserveBand, s.multiplier, s.overloadCount);
     std::printf("  parameters  ");
     for (const auto& [key, value] : control::parametersAsText(s.params)) {

@@ -1,6 +1,8 @@
 // nicerd: the nicer daemon. Parses options and the config file, then hands over to nicer::daemon::Daemon.
+#include "api/Actuator.h"
 #include "api/DownloadText.h"
 #include "api/MemoryLimit.h"
+#include "api/Placement.h"
 #include "control/ControllerParams.h"
 #include "control/ParameterTable.h"
 #include "daemon/Daemon.h"
@@ -11,12 +13,14 @@
 #include "libsystemd/ExitSignals.h"
 #include "net/rate/RateLimiter.h"
 #include "options/ControllerOptions.h"
+#include "util/Keywords.h"
 #include "util/Log.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"
 
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -27,6 +31,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -75,26 +80,37 @@ void addWorkloadOptions(CLI::App& app, Settings& s) {
     app.add_option("workload", s.config.command, "The volunteer work's command and arguments, after --");
 }
 
+/// An option whose value is "auto" (nullopt: nicerd chooses) or a keyword of @p keywords, the enum's table.
+template <typename Enum, std::size_t N>
+CLI::Option* addChoiceOption(CLI::App& app, const std::string& name, std::optional<Enum>& choice,
+                             const std::array<std::string_view, N>& keywords, const std::string& help) {
+    std::vector<std::string> values{"auto"};
+    values.insert(values.end(), keywords.begin(), keywords.end());
+    // The check lets through only auto and the keywords: auto, the one value outside the table, reads as
+    // nullopt.
+    return app
+        .add_option_function<std::string>(
+            name, [&choice, &keywords](const std::string& text) { choice = valueIn<Enum>(keywords, text); },
+            help)
+        ->check(CLI::IsMember(values))
+        ->default_str("auto");
+}
+
 /// Where the work runs and how it is held: the placement, the actuator, the slice's weight, window and
 /// memory.
 void addSliceOptions(CLI::App& app, Settings& s) {
-    app.add_option(
-           "--placement", s.config.placement,
-           "Where the work runs: auto (the root idle slice, the system's nicer.slice, where nicer's .deb "
-           "installed it and your user manager brought your socket, /run/nicer/work/UID.socket, which "
-           "starts your nicer-work@UID.service; else your user manager's slice), root-slice (or fail, "
-           "saying why) or user-slice. In the root idle slice the kernel makes the work yield at once to "
-           "every program on the machine; in the user slice only to what runs inside your user manager. "
-           "Setuid helpers (VirtualBox's, for some BOINC apps) run only in the user slice")
-        ->check(CLI::IsMember({"auto", "root-slice", "user-slice"}))
-        ->capture_default_str();
-    app.add_option(
-           "--actuator", s.config.actuator,
-           "How the work is capped: auto (the slice's CPU quota where the cpu controller is "
-           "delegated, else a duty cycle), systemd-slice, freezer-duty-cycle (cgroup.freeze, cgroup v2) "
-           "or signal-duty-cycle (SIGSTOP/SIGCONT)")
-        ->check(CLI::IsMember({"auto", "systemd-slice", "freezer-duty-cycle", "signal-duty-cycle"}))
-        ->capture_default_str();
+    addChoiceOption(
+        app, "--placement", s.config.placement, api::kPlacementKeywords,
+        "Where the work runs: auto (the root idle slice, the system's nicer.slice, where nicer's .deb "
+        "installed it and your user manager brought your socket, /run/nicer/work/UID.socket, which "
+        "starts your nicer-work@UID.service; else your user manager's slice), root-slice (or fail, "
+        "saying why) or user-slice. In the root idle slice the kernel makes the work yield at once to "
+        "every program on the machine; in the user slice only to what runs inside your user manager. "
+        "Setuid helpers (VirtualBox's, for some BOINC apps) run only in the user slice");
+    addChoiceOption(app, "--actuator", s.config.actuator, api::kActuatorKeywords,
+                    "How the work is capped: auto (the slice's CPU quota where the cpu controller is "
+                    "delegated, else a duty cycle), systemd-slice, freezer-duty-cycle (cgroup.freeze, cgroup "
+                    "v2) or signal-duty-cycle (SIGSTOP/SIGCONT)");
     app.add_option("--slice", s.config.slice, "The systemd user slice of the work")->capture_default_str();
     app.add_flag(
         "--idle-weight,!--no-idle-weight", s.config.sliceOptions.idleWeight,
@@ -347,8 +363,8 @@ Result<std::unique_ptr<daemon::DaemonObserver>> publishService(sd_bus* bus, daem
 void logStart(daemon::Daemon& d) {
     const auto s = d.state();
     log::info() << "nicerd: running " << (s.demoWorkload ? "the demo workload" : "the workload") << " '"
-                << s.workloadPreset << "' (" << s.instances << " instances) with the " << s.actuator
-                << " actuator";
+                << s.workloadPreset << "' (" << s.instances << " instances) with the "
+                << api::actuatorKeyword(s.actuator) << " actuator";
     if (!s.downloads.empty()) {
         log::info() << "nicerd: downloading " << s.downloads.size()
                     << (s.downloads.size() == 1 ? " file" : " files") << " into " << d.downloadDir().string()

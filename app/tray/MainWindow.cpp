@@ -337,24 +337,22 @@ void MainWindow::onProperties() {
 void MainWindow::showPlacement() {
     // Where the work runs; the note says why, and in the user slice what would protect everything.
     const auto& p = m_daemon.properties().state;
-    m_placement->setText(p.placement == "root-slice" ? tr("Everywhere: every program on this computer comes "
-                                                          "before the work")
-                         : p.placement == "user-slice" ? tr("Inside your user session only")
-                                                       : QString::fromStdString(p.placement));
+    m_placement->setText(p.placement == api::Placement::RootSlice
+                             ? tr("Everywhere: every program on this computer comes before the work")
+                             : tr("Inside your user session only"));
     m_placement->setToolTip(QString::fromStdString(p.placementNote));
 }
 
-QString MainWindow::actuatorText(const std::string& actuator) {
-    if (actuator == "systemd-slice") {
+QString MainWindow::actuatorText(api::Actuator actuator) {
+    switch (actuator) {
+    case api::Actuator::SystemdSlice:
         return tr("CPU quota of a systemd slice");
-    }
-    if (actuator == "signal-duty-cycle") {
+    case api::Actuator::SignalDutyCycle:
         return tr("stop/continue in short bursts");
-    }
-    if (actuator == "freezer-duty-cycle") {
+    case api::Actuator::FreezerDutyCycle:
         return tr("freeze/thaw in short bursts");
     }
-    return QString::fromStdString(actuator);
+    return {};
 }
 
 void MainWindow::showDaemonError() {

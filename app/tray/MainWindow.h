@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/Actuator.h"
 #include "tray/Autostart.h"
 #include "tray/CpuChart.h"
 #include "tray/SampleHistory.h"
@@ -77,7 +78,7 @@ private:
     /// nicerd's LastError in the error bar, or the bar hidden once it no longer holds.
     void showDaemonError();
     /// The Actuator property in words.
-    static QString actuatorText(const std::string& actuator);
+    static QString actuatorText(api::Actuator actuator);
     void updateStatus();
     /// What the volunteer's rules read: the temperature, the power and their notes.
     void updateRules();

@@ -11,9 +11,9 @@ namespace nicer::actuator {
 
 namespace {
 
-/// How the duty cycle @p dutyName holds the work, as a clause.
-std::string howDutyCycleHolds(std::string_view dutyName) {
-    return dutyName == "signal-duty-cycle"
+/// How the duty cycle @p duty holds the work, as a clause.
+std::string howDutyCycleHolds(api::Actuator duty) {
+    return duty == api::Actuator::SignalDutyCycle
                ? "a duty cycle: it stops the work (SIGSTOP) for part of every 100 ms"
                : "a duty cycle: it freezes the work for part of every 100 ms";
 }
@@ -49,14 +49,14 @@ std::string memoryLimitText(double percent, std::uint64_t bytes) {
 
 } // namespace
 
-std::string dutyCycleFallbackNote(std::string_view dutyName, std::string_view userManager,
+std::string dutyCycleFallbackNote(api::Actuator duty, std::string_view userManager,
                                   const std::optional<std::vector<std::string>>& controllers,
                                   std::string_view whySliceFailed) {
     const bool cpuDelegated =
         controllers && std::find(controllers->begin(), controllers->end(), "cpu") != controllers->end();
     if (cpuDelegated) {
         return "nicer could not cap the work with the CPU quota of its systemd slice (" +
-               std::string(whySliceFailed) + "), so it uses " + howDutyCycleHolds(dutyName) + ".";
+               std::string(whySliceFailed) + "), so it uses " + howDutyCycleHolds(duty) + ".";
     }
     const std::string manager = userManager.empty()
                                     ? std::string("the systemd user manager")
@@ -72,13 +72,13 @@ std::string dutyCycleFallbackNote(std::string_view dutyName, std::string_view us
     }
     return what +
            ": the kernel would not enforce a CPU quota on the work's slice, so nicer caps the work with " +
-           howDutyCycleHolds(dutyName) +
+           howDutyCycleHolds(duty) +
            ". To get the smoother CPU quota, an administrator delegates cpu to user managers: " +
            kDelegateFix;
 }
 
 std::string dutyCycleFallbackNote(const kernel::CgroupLayout& layout, std::string_view sliceCgroup,
-                                  std::string_view dutyName, std::string_view whySliceFailed) {
+                                  api::Actuator duty, std::string_view whySliceFailed) {
     const std::string userManager = kernel::CgroupLayout::userManagerCgroup(sliceCgroup);
     std::optional<std::vector<std::string>> controllers;
     if (!userManager.empty()) {
@@ -87,12 +87,12 @@ std::string dutyCycleFallbackNote(const kernel::CgroupLayout& layout, std::strin
         }
     }
     const auto name = userManager.substr(userManager.rfind('/') + 1);
-    return dutyCycleFallbackNote(dutyName, name, controllers, whySliceFailed);
+    return dutyCycleFallbackNote(duty, name, controllers, whySliceFailed);
 }
 
-std::string dutyCycleChosenNote(std::string_view dutyName) {
-    return "nicerd's configuration chose " + std::string(dutyName) +
-           " (its actuator option), so it caps the work with " + howDutyCycleHolds(dutyName) +
+std::string dutyCycleChosenNote(api::Actuator duty) {
+    return "nicerd's configuration chose " + std::string(api::actuatorKeyword(duty)) +
+           " (its actuator option), so it caps the work with " + howDutyCycleHolds(duty) +
            ". The CPU quota of a systemd slice holds the work back more smoothly: set the actuator to auto "
            "to use "
            "it wherever the user manager delegates the cpu controller.";
@@ -124,10 +124,10 @@ std::string memoryNotDelegatedNote(double percent, std::uint64_t bytes) {
 }
 
 std::string capNotEnforcedNote(const std::optional<std::string>& schedExt, double share, double quota,
-                               std::string_view dutyName) {
+                               api::Actuator duty) {
     const std::string measured = "the work used " + percent(share) + " of the machine under a cap of " +
                                  percent(quota) + ", period after period";
-    const std::string switched = "so nicer switched to " + howDutyCycleHolds(dutyName) + ".";
+    const std::string switched = "so nicer switched to " + howDutyCycleHolds(duty) + ".";
     if (schedExt) {
         return "The kernel runs the sched_ext scheduler " + *schedExt +
                ", which does not enforce the CPU quota (cpu.max) of the work's slice: " + measured + ", " +

@@ -47,8 +47,9 @@ public:
                                                              std::chrono::milliseconds slot);
     ~DutyCycleActuator() override;
 
-    std::string name() const override {
-        return m_method == DutyCycleMethod::Freezer ? "freezer-duty-cycle" : "signal-duty-cycle";
+    api::Actuator kind() const override {
+        return m_method == DutyCycleMethod::Freezer ? api::Actuator::FreezerDutyCycle
+                                                    : api::Actuator::SignalDutyCycle;
     }
     Result<void> apply(double quota, int cpuCount) override;
     Result<std::uint64_t> workCpuNSec() override;

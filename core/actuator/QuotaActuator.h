@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/Actuator.h"
 #include "util/Result.h"
 
 #include <chrono>
@@ -17,8 +18,10 @@ class QuotaActuator {
 public:
     virtual ~QuotaActuator() = default;
 
-    /// Short name shown by `nicer status` and the GUI, e.g. "systemd-slice".
-    virtual std::string name() const = 0;
+    /// Which actuator it is, shown by `nicer status` and the GUI.
+    virtual api::Actuator kind() const = 0;
+    /// Its keyword, e.g. "systemd-slice", for the log and error messages.
+    std::string name() const { return std::string(api::actuatorKeyword(kind())); }
 
     /// Applies @p quota, a share of the whole machine (0..1) on a machine with @p cpuCount CPUs. Quota 0
     /// stops (freezes) the work; a later quota above 0 lets it run again.

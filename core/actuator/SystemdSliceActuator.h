@@ -54,7 +54,7 @@ public:
                                                                 std::string slice,
                                                                 const SliceOptions& options = {});
 
-    std::string name() const override { return "systemd-slice"; }
+    api::Actuator kind() const override { return api::Actuator::SystemdSlice; }
     bool capsByCpuBandwidth() const override { return true; }
     Result<void> apply(double quota, int cpuCount) override;
     Result<std::uint64_t> workCpuNSec() override;

@@ -1,10 +1,13 @@
 #pragma once
 
+#include "api/Actuator.h"
 #include "api/Boinc.h"
 #include "api/BusNames.h"
 #include "api/DownloadEntry.h"
+#include "api/Placement.h"
 #include "api/PresetInfo.h"
 #include "api/Sample.h"
+#include "control/Controller.h"
 #include "control/ControllerParams.h"
 
 #include <cstdint>
@@ -12,6 +15,14 @@
 #include <vector>
 
 namespace nicer::api {
+
+/// On the bus the signal is its keyword (control::kSignalKeywords); one a client does not know (a newer
+/// nicerd's) reads as auto: nicerd's choice.
+template <>
+struct BusKeywords<control::Signal> {
+    static constexpr const auto& keywords = control::kSignalKeywords;
+    static constexpr control::Signal unknown = control::Signal::Auto;
+};
 
 /**
  * Everything nicerd shows of itself on the bus, as one value: the daemon builds it (DaemonControl::state),
@@ -32,22 +43,23 @@ struct DaemonState {
     double quota = 0.0;      ///< the work's cap in the last period, a share of the machine
     double multiplier = 1.0; ///< the reserve band's multiplier now
     std::uint32_t overloadCount = 0;
-    double idle = 0.0;              ///< shares of the whole machine in the last period
-    double foreground = 0.0;        ///< everything but the work
-    double background = 0.0;        ///< the work
-    double outside = -1.0;          ///< the part of foreground outside the user manager; -1: not known
-    std::string signal = "machine"; ///< what the controller answered last: "machine" or "outside"
-    std::string signalSetting;      ///< nicerd's --signal: auto, machine or outside
+    double idle = 0.0;       ///< shares of the whole machine in the last period
+    double foreground = 0.0; ///< everything but the work
+    double background = 0.0; ///< the work
+    double outside = -1.0;   ///< the part of foreground outside the user manager; -1: not known
+    /// What the controller answered last: Machine or Outside.
+    control::Signal signal = control::Signal::Machine;
+    control::Signal signalSetting = control::Signal::Auto; ///< nicerd's --signal
     std::uint32_t cpuCount = 0;
     std::string lastError; ///< the loop's last error in plain words; empty when all is well
 
     // Where the work runs and how it is capped.
-    std::string actuator;
-    std::string actuatorNote;             ///< why the actuator caps less well than it could, and what to do
-    std::string placement = "user-slice"; ///< api::placementName: "root-slice" or "user-slice"
-    std::string placementNote;            ///< why it runs there, and what would protect everything
-    double memoryMaxPercent = 100.0;      ///< the memory limit as set, percent of the machine; 100: none
-    std::uint64_t memoryMax = 0;          ///< the limit the kernel enforces, bytes; 0: none
+    Actuator actuator = Actuator::SystemdSlice;
+    std::string actuatorNote; ///< why the actuator caps less well than it could, and what to do
+    Placement placement = Placement::UserSlice;
+    std::string placementNote;       ///< why it runs there, and what would protect everything
+    double memoryMaxPercent = 100.0; ///< the memory limit as set, percent of the machine; 100: none
+    std::uint64_t memoryMax = 0;     ///< the limit the kernel enforces, bytes; 0: none
 
     // The work.
     std::vector<std::string> workload; ///< its command

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "api/Keywords.h"
+
+#include <array>
 #include <optional>
 #include <string_view>
 
@@ -17,18 +20,23 @@ namespace nicer::api {
 enum class Placement { UserSlice, RootSlice };
 
 /// "user-slice", "root-slice": the values of nicerd's --placement, the bus and `nicer status --json`.
+inline constexpr std::array<std::string_view, 2> kPlacementKeywords = {"user-slice", "root-slice"};
+
 constexpr std::string_view placementName(Placement p) {
-    return p == Placement::RootSlice ? "root-slice" : "user-slice";
+    return keywordIn(kPlacementKeywords, p);
 }
+/// The placement for its keyword; nullopt for an unknown one.
 constexpr std::optional<Placement> parsePlacement(std::string_view name) {
-    if (name == "root-slice") {
-        return Placement::RootSlice;
-    }
-    if (name == "user-slice") {
-        return Placement::UserSlice;
-    }
-    return std::nullopt;
+    return valueIn<Placement>(kPlacementKeywords, name);
 }
+
+/// On the bus, a placement a client does not know (a newer nicerd's) reads as the user slice: the one that
+/// promises least.
+template <>
+struct BusKeywords<Placement> {
+    static constexpr const auto& keywords = kPlacementKeywords;
+    static constexpr Placement unknown = Placement::UserSlice;
+};
 /// What it means for the volunteer, in the words `nicer status` and the tray use.
 constexpr std::string_view placementSummary(Placement p) {
     return p == Placement::RootSlice ? "protected everywhere: the work yields to every program on the machine"

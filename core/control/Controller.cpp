@@ -4,27 +4,6 @@
 
 namespace nicer::control {
 
-std::string_view signalName(Signal signal) {
-    switch (signal) {
-    case Signal::Auto:
-        return "auto";
-    case Signal::Machine:
-        return "machine";
-    case Signal::Outside:
-        return "outside";
-    }
-    return "auto";
-}
-
-std::optional<Signal> parseSignal(std::string_view text) {
-    for (const Signal s : {Signal::Auto, Signal::Machine, Signal::Outside}) {
-        if (text == signalName(s)) {
-            return s;
-        }
-    }
-    return std::nullopt;
-}
-
 double reserveKept(double reserveBand, double multiplier, bool outsideSignal, double quota) {
     if (outsideSignal && quota >= 1.0) {
         return 0.0;

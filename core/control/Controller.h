@@ -1,7 +1,9 @@
 #pragma once
 
 #include "control/ControllerParams.h"
+#include "util/Keywords.h"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,10 +29,17 @@ struct ControllerState {
  */
 enum class Signal { Auto, Machine, Outside };
 
-/// "auto", "machine", "outside".
-std::string_view signalName(Signal signal);
+/// "auto", "machine", "outside": the values of --signal, the trace's signal column, the bus and `nicer status
+/// --json`.
+inline constexpr std::array<std::string_view, 3> kSignalKeywords = {"auto", "machine", "outside"};
+
+constexpr std::string_view signalName(Signal signal) {
+    return keywordIn(kSignalKeywords, signal);
+}
 /// The inverse of signalName(), or nullopt.
-std::optional<Signal> parseSignal(std::string_view text);
+constexpr std::optional<Signal> parseSignal(std::string_view text) {
+    return valueIn<Signal>(kSignalKeywords, text);
+}
 
 /// The idle share of the whole machine kept free for the user's programs: multiplier x reserve band, at most
 /// the whole machine; none in a period of the outside signal that left the work uncapped (@p quota 1: nothing

@@ -164,8 +164,7 @@ void ControlLoop::describe(api::DaemonState& s) const {
         s.foreground = sample->foreground;
         s.background = sample->background;
         s.outside = sample->outside;
-        s.signal =
-            control::signalName(sample->outsideSignal ? control::Signal::Outside : control::Signal::Machine);
+        s.signal = sample->outsideSignal ? control::Signal::Outside : control::Signal::Machine;
     }
 }
 

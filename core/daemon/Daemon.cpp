@@ -343,7 +343,7 @@ void Daemon::restoreBoinc(const workload::WorkloadSpec& stopped, const workload:
 api::DaemonState Daemon::state() const {
     api::DaemonState s;
     s.params = m_config.params;
-    s.signalSetting = control::signalName(m_config.signal);
+    s.signalSetting = m_config.signal;
     s.lastError = m_lastError;
     // Each part from its owner, once it is there (the service reads the state while nicerd starts).
     if (m_loop) {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "actuator/SystemdSliceActuator.h"
+#include "api/Actuator.h"
 #include "api/MemoryLimit.h"
+#include "api/Placement.h"
 #include "control/Controller.h"
 #include "control/ControllerParams.h"
 #include "daemon/DownloadSettings.h"
@@ -9,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <sys/types.h>
@@ -39,12 +42,13 @@ struct DaemonConfig {
     std::filesystem::path dataDir;
     /// The PATH in which the workload's programs are found.
     std::string pathVariable = "/usr/bin:/bin";
-    /// Where the work runs: "auto" (the root idle slice where the .deb's system part is installed and this
-    /// user may start their instance of it, else the user manager's slice), "root-slice" (or fail, saying
-    /// why) or "user-slice" (api/Placement.h).
-    std::string placement = "auto";
-    /// "auto" (the first supported), "systemd-slice", "freezer-duty-cycle" or "signal-duty-cycle".
-    std::string actuator = "auto";
+    /// Where the work runs (--placement): the root slice (or fail, saying why), the user slice, or nullopt
+    /// for auto: the root idle slice where the .deb's system part is installed and this user may start their
+    /// instance of it, else the user manager's slice.
+    std::optional<api::Placement> placement;
+    /// What caps the work (--actuator), or nullopt for auto: the slice's quota where it is supported, else a
+    /// duty cycle.
+    std::optional<api::Actuator> actuator;
     std::string slice = "nicer.slice";
     /// What the controller answers (--signal): the whole machine's idle, only the demand from outside the
     /// user manager, or auto (outside where the work's slice has cpu.idle 1).

@@ -62,7 +62,7 @@ std::optional<Result<EnforcementWatch::Fallback>> EnforcementWatch::afterTick(co
     }
     Fallback fallback;
     fallback.note =
-        actuator::capNotEnforcedNote(kernel::runningSchedExt(m_schedExtDir), share, cap, (*made)->name());
+        actuator::capNotEnforcedNote(kernel::runningSchedExt(m_schedExtDir), share, cap, (*made)->kind());
     fallback.actuator = std::move(*made);
     return Result<Fallback>(std::move(fallback));
 }

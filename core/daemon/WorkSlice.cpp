@@ -57,8 +57,8 @@ void WorkSlice::release() {
 }
 
 Result<void> WorkSlice::choosePlacement() {
-    const auto& want = m_config.placement;
-    if (want == "user-slice") {
+    const auto want = m_config.placement;
+    if (want == api::Placement::UserSlice) {
         m_placementNote = "in your user manager's slice, as asked (--placement user-slice)";
         return {};
     }
@@ -86,7 +86,7 @@ Result<void> WorkSlice::choosePlacement() {
         }
         why = root.error().message;
     }
-    if (want == "root-slice") {
+    if (want == api::Placement::RootSlice) {
         return Error{"the work cannot run in the root idle slice (--placement root-slice): " + why};
     }
     m_placementNote =
@@ -107,9 +107,10 @@ Result<void> WorkSlice::followPeriod(std::chrono::milliseconds period) {
 }
 
 Result<void> WorkSlice::selectActuator() {
-    const auto& choice = m_config.actuator;
+    using api::Actuator;
+    const auto choice = m_config.actuator; // nullopt: auto
     std::string whySliceFailed;
-    if (choice == "auto" || choice == "systemd-slice") {
+    if (!choice || choice == Actuator::SystemdSlice) {
         // Unless set, the bandwidth window follows the period, so that every tick can start a window.
         auto options = m_config.sliceOptions;
         if (!options.quotaPeriod) {
@@ -121,14 +122,10 @@ Result<void> WorkSlice::selectActuator() {
             m_sliceStarted = true;
             return {};
         }
-        if (choice == "systemd-slice") {
+        if (choice) {
             return slice.error();
         }
         whySliceFailed = slice.error().message;
-    }
-    if (choice != "auto" && choice != "freezer-duty-cycle" && choice != "signal-duty-cycle") {
-        return Error{"actuator = '" + choice +
-                     "' is unknown: use auto, systemd-slice, freezer-duty-cycle or signal-duty-cycle"};
     }
     // The duty cycle still groups the work in the slice, for its process list and CPU time.
     if (auto state = m_units->activeState(m_config.slice);
@@ -146,9 +143,9 @@ Result<void> WorkSlice::selectActuator() {
         return cgroup.error();
     }
     std::optional<actuator::DutyCycleMethod> method;
-    if (choice == "freezer-duty-cycle") {
+    if (choice == Actuator::FreezerDutyCycle) {
         method = actuator::DutyCycleMethod::Freezer;
-    } else if (choice == "signal-duty-cycle") {
+    } else if (choice == Actuator::SignalDutyCycle) {
         method = actuator::DutyCycleMethod::Signal;
     }
     auto duty = createDutyCycle(*cgroup, method);
@@ -158,8 +155,8 @@ Result<void> WorkSlice::selectActuator() {
     m_actuator = std::move(*duty);
     m_actuatorNote =
         whySliceFailed.empty()
-            ? actuator::dutyCycleChosenNote(m_actuator->name())
-            : actuator::dutyCycleFallbackNote(m_layout, *cgroup, m_actuator->name(), whySliceFailed);
+            ? actuator::dutyCycleChosenNote(m_actuator->kind())
+            : actuator::dutyCycleFallbackNote(m_layout, *cgroup, m_actuator->kind(), whySliceFailed);
     log::notice() << "nicerd: " << m_actuatorNote;
     return {};
 }
@@ -196,9 +193,9 @@ std::string WorkSlice::actuatorNote() const {
 }
 
 void WorkSlice::describe(api::DaemonState& state) const {
-    state.actuator = m_actuator->name();
+    state.actuator = m_actuator->kind();
     state.actuatorNote = actuatorNote();
-    state.placement = api::placementName(placement());
+    state.placement = placement();
     state.placementNote = m_placementNote;
     state.memoryMaxPercent = m_config.memoryMaxPercent;
     state.memoryMax = m_memoryMaxBytes;

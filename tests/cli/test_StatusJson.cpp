@@ -40,8 +40,9 @@ api::DaemonState distinctState() {
                         value = std::string("text of ") + property.name;
                     } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
                         value = {property.name, "second"};
-                    } else if constexpr (std::is_same_v<T, api::BoincState>) {
-                        value = api::BoincState::Held;
+                    } else if constexpr (api::KeywordEnum<T>) {
+                        // Not the state's default.
+                        value = static_cast<T>(value == static_cast<T>(1) ? 2 : 1);
                     } else {
                         value.resize(static_cast<std::size_t>(n % 3 + 1));
                     }
@@ -65,8 +66,8 @@ nlohmann::json expected(const api::PropertyInfo& property, const api::DaemonStat
             } else {
                 const auto& value = api::valueOf(field, state);
                 using T = std::decay_t<decltype(value)>;
-                if constexpr (std::is_same_v<T, api::BoincState>) {
-                    return std::string(api::boincStateKeyword(value));
+                if constexpr (api::KeywordEnum<T>) {
+                    return std::string(api::BusKeywords<T>::keywords[static_cast<std::size_t>(value)]);
                 } else if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string> ||
                                      std::is_same_v<T, std::vector<std::string>>) {
                     return value;

@@ -87,7 +87,7 @@ TEST_CASE("a kernel that ignores the quota is found in three periods, and the no
     REQUIRE(fallback->ok());
     CHECK(tripped == 6);
     CHECK(watched.made == 1);
-    CHECK((*fallback)->actuator->name() == "fake");
+    CHECK((*fallback)->actuator->kind() == nicer::api::Actuator::SignalDutyCycle); // the factory's fake
     CHECK_THAT((*fallback)->note, Contains("sched_ext scheduler lavd") &&
                                       Contains("95% of the machine under a cap of 30%") &&
                                       Contains("cpu.max"));

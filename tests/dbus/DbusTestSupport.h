@@ -114,13 +114,13 @@ public:
         s.workloadPreset = "demo";
         s.workloadPresets = {{"demo", "Demo", "Burns CPU", true}, {"boinc", "BOINC", "Science", false}};
         s.cpuCount = 4;
-        s.actuator = "signal-duty-cycle";
+        s.actuator = api::Actuator::SignalDutyCycle;
         s.actuatorNote = "no cpu controller: a duty cycle holds the work";
-        s.placement = "root-slice";
+        s.placement = api::Placement::RootSlice;
         s.placementNote = "in nicer.slice (nicer-work@1000.service), directly under the root cgroup";
         s.memoryMaxPercent = 50;
         s.memoryMax = 4'294'967'296; // 4 GiB, 50% of 8 GiB
-        s.signalSetting = "auto";
+        s.signalSetting = control::Signal::Auto;
         s.lastError = "the last error";
         s.downloadRate = 1234.5;
         // The last period: as Sample{..., 0.3, 0.2, 0.5, 0.15, 0.4, 2.5, 1, false, true}.
@@ -131,7 +131,7 @@ public:
         s.quota = 0.4;
         s.multiplier = 2.5;
         s.overloadCount = 1;
-        s.signal = "outside";
+        s.signal = control::Signal::Outside;
         m_history = {api::Sample{1, 0.9, 0.1, 0.0, -1.0, 0.0, 1.0, 0, false, false, api::kNoTemperature, ""},
                      api::Sample{2, 0.1, 0.6, 0.3, 0.25, 0.3, 4.0, 2, true, true, 71.5, "temperature"}};
     }

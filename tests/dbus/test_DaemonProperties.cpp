@@ -135,6 +135,47 @@ TEST_CASE("each BOINC state has one keyword, which reads back as the state", "[d
 
 namespace {
 
+/// Every value of @p Enum has its own keyword, which reads back as the value.
+template <api::KeywordEnum Enum>
+void checkKeywordsRoundTrip() {
+    const auto& keywords = api::BusKeywords<Enum>::keywords;
+    std::set<std::string_view> seen;
+    for (std::size_t i = 0; i < keywords.size(); ++i) {
+        const auto value = static_cast<Enum>(i);
+        CAPTURE(api::busKeyword(value));
+        CHECK(seen.insert(api::busKeyword(value)).second);
+        CHECK(api::fromBusKeyword<Enum>(api::busKeyword(value)) == value);
+    }
+}
+
+} // namespace
+
+TEST_CASE("task, transfer, placement, actuator and signal travel as the keywords they had as strings",
+          "[dbus][DaemonProperties]") {
+    checkKeywordsRoundTrip<api::BoincTaskState>();
+    checkKeywordsRoundTrip<api::BoincTransferState>();
+    checkKeywordsRoundTrip<api::Placement>();
+    checkKeywordsRoundTrip<api::Actuator>();
+    checkKeywordsRoundTrip<control::Signal>();
+    CHECK(api::busKeyword(api::BoincTaskState::ReadyToReport) == "ready-to-report");
+    CHECK(api::busKeyword(api::BoincTransferState::Active) == "active");
+    CHECK(api::busKeyword(api::Placement::RootSlice) == "root-slice");
+    CHECK(api::busKeyword(api::Actuator::FreezerDutyCycle) == "freezer-duty-cycle");
+    CHECK(api::busKeyword(control::Signal::Outside) == "outside");
+    // A newer nicerd's keyword reads as the state BusKeywords names.
+    CHECK(api::fromBusKeyword<api::BoincTaskState>("benchmarking") == api::BoincTaskState::Ready);
+    CHECK(api::fromBusKeyword<api::Actuator>("sched-ext") == api::Actuator::SystemdSlice);
+    // On the bus each is a string, as before.
+    for (const char* name : {"Placement", "Actuator", "Signal", "SignalSetting"}) {
+        INFO(name);
+        CHECK(api::signatureOf(*api::findProperty(name)) == "s");
+    }
+    CHECK(api::signatureOf(*api::findProperty("BoincTasks")) == "a(sssdddxdd)");
+    CHECK(api::signatureOf(*api::findProperty("BoincTransfers")) == "a(ssbddds)");
+}
+
+namespace {
+
 /// A bus struct as the XML can show it: an array of it (a property, a method's argument), or its fields as a
 /// signal's arguments.
 struct StructOnBus {

@@ -18,7 +18,9 @@ public:
         int cpuCount;
     };
 
-    std::string name() const override { return "fake"; }
+    /// A duty cycle unless the test says otherwise (setKind).
+    api::Actuator kind() const override { return m_kind; }
+    void setKind(api::Actuator kind) { m_kind = kind; }
 
     Result<void> apply(double quota, int cpuCount) override {
         m_applied.push_back({quota, cpuCount});
@@ -54,6 +56,7 @@ public:
     int releases() const { return m_releases; }
 
 private:
+    api::Actuator m_kind = api::Actuator::SignalDutyCycle;
     std::vector<Applied> m_applied;
     std::uint64_t m_workNSec = 0;
     std::optional<std::string> m_applyError;

@@ -135,7 +135,7 @@ TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, a
         freshStateDir("loop-" + actuator));
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    CHECK(status().actuator == actuator);
+    CHECK(api::actuatorKeyword(status().actuator) == actuator);
 
     // The quota ramps up over a few periods: polled until the work has most of the idle machine.
     CHECK(test::pollUntil([] { return workShare(1000ms) > 0.5; }, 30s));
@@ -418,7 +418,7 @@ TEST_CASE("without the system part nicerd runs the work in the user slice and sa
         NicerdProcess daemon({"--instances", "1"}, freshStateDir("placement"));
         REQUIRE(daemon.waitReady());
         const auto s = status();
-        CHECK(s.placement == "user-slice");
+        CHECK(s.placement == api::Placement::UserSlice);
         CHECK_THAT(s.placementNote, Catch::Contains("in your user manager's slice: ") &&
                                         Catch::Contains("Installing nicer's .deb protects them all"));
         const auto shown = test::runCommand(nicerCli("status"));
@@ -1111,7 +1111,7 @@ std::string startWithIdleWork(std::optional<NicerdProcess>& daemon, const kernel
         return why;
     }
     makeWorkIdle(layout);
-    CHECK(test::pollUntil([] { return status().signal == "outside"; }, 10s));
+    CHECK(test::pollUntil([] { return status().signal == control::Signal::Outside; }, 10s));
     // Nothing outside: no band and no cap, the work has the machine.
     CHECK(test::pollUntil([] { return status().quota == 1.0; }, 10s));
     return {};
@@ -1138,7 +1138,7 @@ TEST_CASE("with cpu.idle, a hog outside the user manager makes the work yield, a
         const auto hogPids = hog.pids();
         hogShare = test::machineShare([&] { return hogPids; }, 1000ms);
         const auto s = status();
-        CHECK(s.signal == "outside");
+        CHECK(s.signal == control::Signal::Outside);
         CHECK(s.outside > 0.7);
         CHECK(s.quota < 0.1);
     }

@@ -39,7 +39,7 @@ namespace {
 void quiet(FakeDaemon& fake) {
     auto& s = fake.state_;
     s.lastError.clear();
-    s.actuator = "systemd-slice";
+    s.actuator = nicer::api::Actuator::SystemdSlice;
     s.actuatorNote.clear();
     s.workload = {"boinc", "--dir", "/var/lib/nicer/boinc"};
     s.demoWorkload = false;

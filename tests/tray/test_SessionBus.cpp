@@ -178,7 +178,7 @@ TEST_CASE("the tray follows nicerd again after the session bus restarts", "[tray
         // What a tray shows for this nicerd: its LastError (the fake's), not the bus or "not running".
         CHECK(tray.window.errorText() == "<b>nicerd reports:</b> the last error");
         CHECK(tray.window.pauseButton()->isEnabled());
-        CHECK(tray.daemon.properties().state.actuator == "signal-duty-cycle");
+        CHECK(tray.daemon.properties().state.actuator == nicer::api::Actuator::SignalDutyCycle);
         CHECK(tray.daemon.properties().state.cpuCount == 4);
         // Samples flow again on the new bus (sent until one arrives: the tray's match may follow the name a
         // moment after nicerd took it).
