@@ -1,6 +1,6 @@
 // BOINC's clock under nicer (core/daemon/BoincClock.h) with the REAL BOINC client (Debian's 7.20.5) and the
-// local test project, whose work unit has a tight bound (--bound-factor 2: a 30 CPU-second task that BOINC
-// aborts at 60 s of elapsed time, exit status 197, as a project sets it). BOINC counts a running task's
+// local test project, whose work unit has a tight bound (--bound-factor 2: a 61 CPU-second task that BOINC
+// aborts at 122 s of elapsed time, exit status 197, as a project sets it). BOINC counts a running task's
 // elapsed time by the wall clock; nicerd stops the client (never its tasks) in spans BOINC does not count
 // whenever that clock runs ahead of the task's CPU time. Each case holds the task at a low share for longer
 // than its bound in wall time, and the task must still finish and be reported a success:
@@ -38,8 +38,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr double kTaskSeconds = 30.0;
-constexpr double kBoundFactor = 2.0; // BOINC aborts the task at 60 s of elapsed time
+constexpr double kTaskSeconds = 61.0;
+constexpr double kBoundFactor = 2.0; // BOINC aborts the task at 122 s of elapsed time
 
 /// The user's own programs, outside the work: one process on every CPU, each busy 8.5 ms of every 10 ms, in
 /// a cgroup of their own at the root with the largest weight (cpu.shares on v1, cpu.weight on v2), so that
@@ -214,7 +214,7 @@ void checkKept(const TightRun& run) {
     REQUIRE_FALSE(run.result.is_null());
     CHECK(run.result["outcome"] == "success");
     CHECK(run.result["exit_status"] == 0);
-    // The limit nicerd shows is BOINC's: the bound (2 x 30 G flops) over the app's 1 G flops.
+    // The limit nicerd shows is BOINC's: the bound (2 x 61 G flops) over the app's 1 G flops.
     CHECK(run.limit == Approx(kTaskSeconds * kBoundFactor).margin(0.5));
     // The task was held long enough that BOINC's wall clock would have passed the bound ...
     CHECK(run.wall > run.limit);
