@@ -10,12 +10,12 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <thread>
 #include <unistd.h>
 
 namespace nicer::workhost {
@@ -76,10 +76,37 @@ void WorkHost::killCgroup(const fs::path& dir) const {
     }
 }
 
-void removeCgroup(const fs::path& dir, std::chrono::milliseconds wait) {
+/// Milliseconds from now to @p until, for poll(): at least 0, and 1 more so that a wait never ends early.
+int msUntil(Clock::time_point until) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    return static_cast<int>(std::clamp<long long>(left + 1, 0, 60'000));
+}
+
+bool waitUntilEmpty(const fs::path& dir, std::chrono::milliseconds wait) {
     const auto until = Clock::now() + wait;
+    // The kernel marks cgroup.events modified when "populated" changes: inotify wakes the wait then.
+    const UniqueFd watch(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+    const bool watched =
+        watch && ::inotify_add_watch(watch.get(), (dir / "cgroup.events").c_str(), IN_MODIFY) >= 0;
     while (populated(dir) && Clock::now() < until) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (!watched) {
+            // No inotify (out of watches, or no such file): the file is read again every 10 ms.
+            ::poll(nullptr, 0, std::min(msUntil(until), 10));
+            continue;
+        }
+        pollfd fd{watch.get(), POLLIN, 0};
+        if (::poll(&fd, 1, msUntil(until)) > 0) {
+            char events[4096];
+            while (::read(watch.get(), events, sizeof events) > 0) {
+            }
+        }
+    }
+    return !populated(dir);
+}
+
+void removeCgroup(const fs::path& dir, std::chrono::milliseconds wait) {
+    if (wait.count() > 0) {
+        (void)waitUntilEmpty(dir, wait);
     }
     std::error_code ec;
     std::vector<fs::path> children;
@@ -273,8 +300,7 @@ std::optional<int> WorkHost::pollTimeoutMs() const {
     if (!next) {
         return std::nullopt;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*next - Clock::now()).count();
-    return static_cast<int>(std::max<long long>(0, left) + 1);
+    return msUntil(*next);
 }
 
 void WorkHost::reap(int link) {
@@ -405,9 +431,15 @@ Result<void> WorkHost::serve(int link, int listener, int signalFd) {
     for (auto& [name, instance] : m_instances) {
         instance.startPipe.reset();
     }
+    // Each child's end wakes the wait through the signal descriptor (SIGCHLD), until the grace is over.
     const auto until = Clock::now() + kShutdownGrace;
     while (!m_instances.empty() && Clock::now() < until) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        pollfd fd{signalFd, POLLIN, 0};
+        if (::poll(&fd, 1, msUntil(until)) > 0) {
+            signalfd_siginfo info{};
+            while (::read(signalFd, &info, sizeof info) == sizeof info) {
+            }
+        }
         reap(-1);
     }
     killCgroup(m_work);

@@ -100,6 +100,9 @@ private:
 void refuseConnection(int listener);
 /// Writes @p value to the cgroup file @p file (one write, as the kernel wants it); the error names both.
 Result<void> writeCgroupFile(const std::filesystem::path& file, const std::string& value);
+/// Waits up to @p wait until the cgroup directory @p dir holds no process (its cgroup.events says "populated
+/// 0"), woken by the kernel's change of that file, not by polling it; whether it is empty.
+bool waitUntilEmpty(const std::filesystem::path& dir, std::chrono::milliseconds wait);
 /// Removes @p dir's child cgroups and then @p dir, once they are empty (waits up to @p wait).
 void removeCgroup(const std::filesystem::path& dir, std::chrono::milliseconds wait);
 

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -473,4 +474,39 @@ TEST_CASE("when the link closes the host stops every instance and ends", "[WorkH
         CHECK(pollUntil([&] { return ended(pid); }, kWait, kStep));
     }
     CHECK_FALSE(fs::exists(tree.workDir()));
+}
+
+TEST_CASE("waitUntilEmpty waits out a busy cgroup and wakes when its last process ends", "[WorkHost]") {
+    CgroupTree tree;
+    if (!tree.skipReason().empty()) {
+        NICER_SKIP(tree.skipReason());
+    }
+    const fs::path leaf = tree.unitDir() / "waited";
+    REQUIRE(fs::create_directories(leaf));
+    // A process in the leaf that ends when told to (its pipe closes), and one that never ends by itself.
+    int pipeFds[2];
+    REQUIRE(::pipe2(pipeFds, O_CLOEXEC) == 0);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        ::close(pipeFds[1]);
+        std::ofstream(leaf / "cgroup.procs") << ::getpid() << '\n';
+        char byte = 0;
+        (void)::read(pipeFds[0], &byte, 1);
+        ::_exit(0);
+    }
+    ::close(pipeFds[0]);
+    REQUIRE(pollUntil([&] { return contains(pidsIn(leaf), pid); }, kWait, kStep));
+
+    // Not empty within a short wait: false, and the process is still there.
+    CHECK_FALSE(waitUntilEmpty(leaf, 200ms));
+    CHECK(contains(pidsIn(leaf), pid));
+
+    // The process ends while the wait runs: the wait ends, with the leaf empty.
+    ::close(pipeFds[1]);
+    CHECK(waitUntilEmpty(leaf, kWait));
+    CHECK(pidsIn(leaf).empty());
+    ::waitpid(pid, nullptr, 0);
+    removeCgroup(leaf, 0ms);
+    CHECK_FALSE(fs::exists(leaf));
 }
