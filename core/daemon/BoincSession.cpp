@@ -33,7 +33,7 @@ void keepNewest(std::vector<api::BoincNotice>& notices) {
 /// A caller's callback that is called exactly once: with BOINC's answer, or with an error when the session
 /// ends first (so that a D-Bus caller always gets a reply).
 struct BoincSession::Waiting {
-    DaemonControl::BoincDone done;
+    BoincRequests::Done done;
     void finish(Result<void> result) {
         if (done) {
             auto call = std::move(done);
@@ -458,14 +458,14 @@ void BoincSession::setOverrideApplied(bool applied) {
     }
 }
 
-std::shared_ptr<BoincSession::Waiting> BoincSession::wait(DaemonControl::BoincDone done) {
+std::shared_ptr<BoincSession::Waiting> BoincSession::wait(BoincRequests::Done done) {
     auto waiting = std::make_shared<Waiting>(Waiting{std::move(done)});
     std::erase_if(m_waiting, [](const std::weak_ptr<Waiting>& w) { return w.expired(); });
     m_waiting.push_back(waiting);
     return waiting;
 }
 
-void BoincSession::attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done) {
+void BoincSession::attach(const std::string& url, const std::string& key, BoincRequests::Done done) {
     if (auto ok = checkBoincAttach(url, key); !ok) {
         return done(ok.error());
     }
@@ -485,7 +485,7 @@ void BoincSession::attach(const std::string& url, const std::string& key, Daemon
 }
 
 void BoincSession::attachAccountManager(const std::string& url, const std::string& name,
-                                        const std::string& password, DaemonControl::BoincDone done) {
+                                        const std::string& password, BoincRequests::Done done) {
     if (auto ok = checkBoincAccountManager(url, name, password); !ok) {
         return done(ok.error());
     }
@@ -504,7 +504,7 @@ void BoincSession::attachAccountManager(const std::string& url, const std::strin
     });
 }
 
-void BoincSession::detach(const std::string& url, DaemonControl::BoincDone done) {
+void BoincSession::detach(const std::string& url, BoincRequests::Done done) {
     if (auto ok = checkBoincProjectUrl(url); !ok) {
         return done(ok.error());
     }

@@ -79,10 +79,10 @@ public:
     /// parameter). Off: the client is continued at once and counts the wall clock, as it does alone.
     void setKeepClock(bool keep);
 
-    void attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done);
+    void attach(const std::string& url, const std::string& key, BoincRequests::Done done);
     void attachAccountManager(const std::string& url, const std::string& name, const std::string& password,
-                              DaemonControl::BoincDone done);
-    void detach(const std::string& url, DaemonControl::BoincDone done);
+                              BoincRequests::Done done);
+    void detach(const std::string& url, BoincRequests::Done done);
 
     const Options& options() const { return m_options; }
 
@@ -113,7 +113,7 @@ private:
     void setState(api::BoincState state, std::string detail);
     void setOverrideApplied(bool applied);
     /// Registers a caller's callback, so that it is answered even when the session ends first.
-    std::shared_ptr<Waiting> wait(DaemonControl::BoincDone done);
+    std::shared_ptr<Waiting> wait(BoincRequests::Done done);
     /// Polls a background operation (attach, account manager) at each poll until it is done.
     void follow(std::function<void(boinc::BoincRpc::Done<boinc::OperationPoll>)> poll,
                 std::shared_ptr<Waiting> waiting);

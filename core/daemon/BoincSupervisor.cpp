@@ -137,7 +137,7 @@ api::BoincStatus BoincSupervisor::status() const {
     return status;
 }
 
-void BoincSupervisor::attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done) {
+void BoincSupervisor::attach(const std::string& url, const std::string& key, BoincRequests::Done done) {
     if (!m_session) {
         return done(Error{kNoBoincClient});
     }
@@ -145,14 +145,14 @@ void BoincSupervisor::attach(const std::string& url, const std::string& key, Dae
 }
 
 void BoincSupervisor::attachAccountManager(const std::string& url, const std::string& name,
-                                           const std::string& password, DaemonControl::BoincDone done) {
+                                           const std::string& password, BoincRequests::Done done) {
     if (!m_session) {
         return done(Error{kNoBoincClient});
     }
     m_session->attachAccountManager(url, name, password, std::move(done));
 }
 
-void BoincSupervisor::detach(const std::string& url, DaemonControl::BoincDone done) {
+void BoincSupervisor::detach(const std::string& url, BoincRequests::Done done) {
     if (!m_session) {
         return done(Error{kNoBoincClient});
     }

@@ -24,7 +24,7 @@ namespace nicer::daemon {
  * system-wide client that would compete with it (looked for now and then, without blocking the loop).
  * The daemon calls it around the work's start, switch and stop, and once a period.
  */
-class BoincSupervisor {
+class BoincSupervisor final : public BoincRequests {
 public:
     /// The work's processes, the client among them (read from its cgroup at each poll).
     using WorkPids = std::function<std::vector<pid_t>()>;
@@ -55,10 +55,10 @@ public:
     /// The client's state, projects, tasks, transfers and notices, and the system-wide client's advice.
     api::BoincStatus status() const;
 
-    void attach(const std::string& url, const std::string& key, DaemonControl::BoincDone done);
+    void attach(const std::string& url, const std::string& key, Done done) override;
     void attachAccountManager(const std::string& url, const std::string& name, const std::string& password,
-                              DaemonControl::BoincDone done);
-    void detach(const std::string& url, DaemonControl::BoincDone done);
+                              Done done) override;
+    void detach(const std::string& url, Done done) override;
 
 private:
     /// The system-wide client's advice, as the last look found it; announced when it changed.

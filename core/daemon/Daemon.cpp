@@ -372,17 +372,8 @@ std::filesystem::path Daemon::downloadDir() const {
     return m_downloads ? m_downloads->dir() : std::filesystem::path();
 }
 
-void Daemon::boincAttach(const std::string& url, const std::string& key, BoincDone done) {
-    m_boinc->attach(url, key, std::move(done));
-}
-
-void Daemon::boincAttachAccountManager(const std::string& url, const std::string& name,
-                                       const std::string& password, BoincDone done) {
-    m_boinc->attachAccountManager(url, name, password, std::move(done));
-}
-
-void Daemon::boincDetach(const std::string& url, BoincDone done) {
-    m_boinc->detach(url, std::move(done));
+BoincRequests& Daemon::boinc() {
+    return *m_boinc;
 }
 
 Result<void> Daemon::pause() {

@@ -57,10 +57,7 @@ public:
     Result<void> resume() override;
     Result<void> setWorkloadPreset(const std::string& id) override;
     Result<void> setExclusivePrograms(const std::vector<std::string>& names) override;
-    void boincAttach(const std::string& url, const std::string& key, BoincDone done) override;
-    void boincAttachAccountManager(const std::string& url, const std::string& name,
-                                   const std::string& password, BoincDone done) override;
-    void boincDetach(const std::string& url, BoincDone done) override;
+    BoincRequests& boinc() override;
 
 private:
     Daemon(DaemonConfig config, PublishDaemon publish)

@@ -12,6 +12,25 @@
 
 namespace nicer::daemon {
 
+/// The BOINC client's requests that the bus passes on (BoincSupervisor carries them out; tests can fake
+/// them).
+class BoincRequests {
+public:
+    /// Called once with the outcome of a request to the BOINC client.
+    using Done = std::function<void(Result<void>)>;
+
+    virtual ~BoincRequests() = default;
+    /// Attaches the BOINC client to the project at @p url with the account key @p key; @p done gets BOINC's
+    /// verdict (or why no client could be asked). Asynchronous: the client answers after fetching the
+    /// project's master page.
+    virtual void attach(const std::string& url, const std::string& key, Done done) = 0;
+    /// Attaches the BOINC client to the account manager at @p url with the volunteer's name and password.
+    virtual void attachAccountManager(const std::string& url, const std::string& name,
+                                      const std::string& password, Done done) = 0;
+    /// Detaches the BOINC client from the project at @p url (its tasks and files there are dropped).
+    virtual void detach(const std::string& url, Done done) = 0;
+};
+
 /// What the D-Bus service sees of the daemon: its state as one value, its history, and its commands. The
 /// daemon implements it, tests can fake it.
 class DaemonControl {
@@ -36,17 +55,8 @@ public:
     /// which and why.
     virtual Result<void> setExclusivePrograms(const std::vector<std::string>& names) = 0;
 
-    /// Called once with the outcome of a request to the BOINC client.
-    using BoincDone = std::function<void(Result<void>)>;
-    /// Attaches the BOINC client to the project at @p url with the account key @p key; @p done gets BOINC's
-    /// verdict (or why no client could be asked). Asynchronous: the client answers after fetching the
-    /// project's master page.
-    virtual void boincAttach(const std::string& url, const std::string& key, BoincDone done) = 0;
-    /// Attaches the BOINC client to the account manager at @p url with the volunteer's name and password.
-    virtual void boincAttachAccountManager(const std::string& url, const std::string& name,
-                                           const std::string& password, BoincDone done) = 0;
-    /// Detaches the BOINC client from the project at @p url (its tasks and files there are dropped).
-    virtual void boincDetach(const std::string& url, BoincDone done) = 0;
+    /// Where the bus's BOINC requests go.
+    virtual BoincRequests& boinc() = 0;
 };
 
 } // namespace nicer::daemon

@@ -104,7 +104,7 @@ private:
 
 /// nicerd as the service sees it: a state a test sets (state_, under the lock), and records of what the
 /// service asked.
-class FakeDaemon final : public daemon::DaemonControl {
+class FakeDaemon final : public daemon::DaemonControl, public daemon::BoincRequests {
 public:
     FakeDaemon() {
         auto& s = state_;
@@ -189,19 +189,18 @@ public:
         state_.exclusivePrograms = *checked;
         return {};
     }
-    void boincAttach(const std::string& url, const std::string& key, BoincDone done) override {
+    daemon::BoincRequests& boinc() override { return *this; }
+    void attach(const std::string& url, const std::string& key, Done done) override {
         answerBoinc("attach " + url + " " + key, std::move(done));
     }
-    void boincAttachAccountManager(const std::string& url, const std::string& name,
-                                   const std::string& password, BoincDone done) override {
+    void attachAccountManager(const std::string& url, const std::string& name, const std::string& password,
+                              Done done) override {
         answerBoinc("manager " + url + " " + name + " " + password, std::move(done));
     }
-    void boincDetach(const std::string& url, BoincDone done) override {
-        answerBoinc("detach " + url, std::move(done));
-    }
+    void detach(const std::string& url, Done done) override { answerBoinc("detach " + url, std::move(done)); }
 
 private:
-    void answerBoinc(std::string request, BoincDone done) {
+    void answerBoinc(std::string request, Done done) {
         std::string refused;
         {
             std::lock_guard lock(mutex);

@@ -266,7 +266,7 @@ int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error*
 }
 
 int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
-                                     const std::function<void(daemon::DaemonControl::BoincDone)>& request) {
+                                     const std::function<void(daemon::BoincRequests::Done)>& request) {
     const auto boinc = m_daemon.state().boinc;
     switch (boinc.state) {
     case api::BoincState::Held:
@@ -308,8 +308,8 @@ int DaemonService::onBoincAttach(sd_bus_message* m, void* userdata, sd_bus_error
         if (int r = readStrings(m, "BoincAttach", {&url, &key}, error); r < 0) {
             return r;
         }
-        return self->startBoincRequest(m, error, [&](daemon::DaemonControl::BoincDone done) {
-            self->m_daemon.boincAttach(url, key, std::move(done));
+        return self->startBoincRequest(m, error, [&](daemon::BoincRequests::Done done) {
+            self->m_daemon.boinc().attach(url, key, std::move(done));
         });
     });
 }
@@ -322,8 +322,8 @@ int DaemonService::onBoincAttachAccountManager(sd_bus_message* m, void* userdata
         if (int r = readStrings(m, "BoincAttachAccountManager", {&url, &name, &password}, error); r < 0) {
             return r;
         }
-        return self->startBoincRequest(m, error, [&](daemon::DaemonControl::BoincDone done) {
-            self->m_daemon.boincAttachAccountManager(url, name, password, std::move(done));
+        return self->startBoincRequest(m, error, [&](daemon::BoincRequests::Done done) {
+            self->m_daemon.boinc().attachAccountManager(url, name, password, std::move(done));
         });
     });
 }
@@ -335,8 +335,8 @@ int DaemonService::onBoincDetach(sd_bus_message* m, void* userdata, sd_bus_error
         if (int r = readStrings(m, "BoincDetach", {&url}, error); r < 0) {
             return r;
         }
-        return self->startBoincRequest(m, error, [&](daemon::DaemonControl::BoincDone done) {
-            self->m_daemon.boincDetach(url, std::move(done));
+        return self->startBoincRequest(m, error, [&](daemon::BoincRequests::Done done) {
+            self->m_daemon.boinc().detach(url, std::move(done));
         });
     });
 }

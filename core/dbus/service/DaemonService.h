@@ -59,7 +59,7 @@ private:
     /// The BOINC methods' common part: checks that a client runs, then answers @p m when @p request's
     /// callback is called (the reply is sent later, from the loop).
     int startBoincRequest(sd_bus_message* m, sd_bus_error* error,
-                          const std::function<void(daemon::DaemonControl::BoincDone)>& request);
+                          const std::function<void(daemon::BoincRequests::Done)>& request);
 
     /// The properties from api::daemonProperties(), then s_methods.
     static const sd_bus_vtable* vtable();
