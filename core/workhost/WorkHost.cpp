@@ -25,6 +25,12 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+/// Milliseconds from now to @p until, for poll(): at least 0, and 1 more so that a wait never ends early.
+int msUntil(Clock::time_point until) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
+    return static_cast<int>(std::clamp<long long>(left + 1, 0, 60'000));
+}
+
 bool populated(const fs::path& dir) {
     auto events = readTextFile(dir / "cgroup.events");
     return !events || events->find("populated 1") != std::string::npos;
@@ -74,12 +80,6 @@ void WorkHost::killCgroup(const fs::path& dir) const {
     if (!writeCgroupFile(dir / "cgroup.kill", "1")) {
         signalAll(dir, SIGKILL);
     }
-}
-
-/// Milliseconds from now to @p until, for poll(): at least 0, and 1 more so that a wait never ends early.
-int msUntil(Clock::time_point until) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count();
-    return static_cast<int>(std::clamp<long long>(left + 1, 0, 60'000));
 }
 
 bool waitUntilEmpty(const fs::path& dir, std::chrono::milliseconds wait) {
