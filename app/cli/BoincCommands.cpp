@@ -94,9 +94,9 @@ void printBoinc(const api::BoincStatus& b) {
     std::printf("Tasks:%s\n", b.tasks.empty() ? " none" : "");
     for (const auto& t : b.tasks) {
         std::printf("  %s  (%s)\n    %s, %.1f%% done, %s elapsed, %s left%s\n", t.name.c_str(),
-                    projectName(b, t.projectUrl).c_str(),
-                    std::string(api::boincTaskStateKeyword(t.state)).c_str(), 100.0 * t.fractionDone,
-                    humanDuration(t.elapsedSeconds).c_str(), humanDuration(t.remainingSeconds).c_str(),
+                    projectName(b, t.projectUrl).c_str(), std::string(api::busKeyword(t.state)).c_str(),
+                    100.0 * t.fractionDone, humanDuration(t.elapsedSeconds).c_str(),
+                    humanDuration(t.remainingSeconds).c_str(),
                     t.deadline > 0 ? (", due " + localTime(t.deadline)).c_str() : "");
         if (t.elapsedLimitSeconds > 0.0 && api::boincTaskCanRun(t.state)) {
             std::printf("    BOINC's clock: %s of the %s BOINC allows (%.0f%%), %s of CPU\n",
@@ -113,7 +113,7 @@ void printBoinc(const api::BoincStatus& b) {
                     text::humanBytes(t.bytesDone).c_str(), text::humanBytes(t.bytesTotal).c_str(),
                     t.state == api::BoincTransferState::Active
                         ? (text::humanBytes(t.rate) + "/s").c_str()
-                        : std::string(api::boincTransferStateKeyword(t.state)).c_str());
+                        : std::string(api::busKeyword(t.state)).c_str());
     }
     constexpr std::size_t kShown = 8;
     if (!b.notices.empty()) {
@@ -180,7 +180,7 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
     for (const auto& t : b.tasks) {
         tasks.push_back({{"name", t.name},
                          {"project_url", t.projectUrl},
-                         {"state", api::boincTaskStateKeyword(t.state)},
+                         {"state", api::busKeyword(t.state)},
                          {"fraction_done", t.fractionDone},
                          {"elapsed_s", t.elapsedSeconds},
                          {"remaining_s", t.remainingSeconds},
@@ -197,7 +197,7 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
                              {"bytes_total", t.bytesTotal},
                              {"bytes_done", t.bytesDone},
                              {"rate", t.rate},
-                             {"state", api::boincTransferStateKeyword(t.state)}});
+                             {"state", api::busKeyword(t.state)}});
     }
     nlohmann::json notices = nlohmann::json::array();
     for (const auto& n : b.notices) {

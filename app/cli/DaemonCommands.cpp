@@ -121,7 +121,7 @@ void printStatus(const api::DaemonState& s) {
     if (!s.placementNote.empty()) {
         std::printf("               %s\n", s.placementNote.c_str());
     }
-    std::printf("  actuator     %s\n", std::string(api::actuatorKeyword(s.actuator)).c_str());
+    std::printf("  actuator     %s\n", std::string(api::busKeyword(s.actuator)).c_str());
     if (!s.actuatorNote.empty()) {
         std::printf("  note         %s\n", s.actuatorNote.c_str());
     }

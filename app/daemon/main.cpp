@@ -364,7 +364,7 @@ void logStart(daemon::Daemon& d) {
     const auto s = d.state();
     log::info() << "nicerd: running " << (s.demoWorkload ? "the demo workload" : "the workload") << " '"
                 << s.workloadPreset << "' (" << s.instances << " instances) with the "
-                << api::actuatorKeyword(s.actuator) << " actuator";
+                << api::busKeyword(s.actuator) << " actuator";
     if (!s.downloads.empty()) {
         log::info() << "nicerd: downloading " << s.downloads.size()
                     << (s.downloads.size() == 1 ? " file" : " files") << " into " << d.downloadDir().string()

@@ -91,7 +91,7 @@ std::string dutyCycleFallbackNote(const kernel::CgroupLayout& layout, std::strin
 }
 
 std::string dutyCycleChosenNote(api::Actuator duty) {
-    return "nicerd's configuration chose " + std::string(api::actuatorKeyword(duty)) +
+    return "nicerd's configuration chose " + std::string(api::busKeyword(duty)) +
            " (its actuator option), so it caps the work with " + howDutyCycleHolds(duty) +
            ". The CPU quota of a systemd slice holds the work back more smoothly: set the actuator to auto "
            "to use "

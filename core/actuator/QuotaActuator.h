@@ -21,7 +21,7 @@ public:
     /// Which actuator it is, shown by `nicer status` and the GUI.
     virtual api::Actuator kind() const = 0;
     /// Its keyword, e.g. "systemd-slice", for the log and error messages.
-    std::string name() const { return std::string(api::actuatorKeyword(kind())); }
+    std::string name() const { return std::string(api::busKeyword(kind())); }
 
     /// Applies @p quota, a share of the whole machine (0..1) on a machine with @p cpuCount CPUs. Quota 0
     /// stops (freezes) the work; a later quota above 0 lets it run again.

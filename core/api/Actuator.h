@@ -3,7 +3,6 @@
 #include "api/Keywords.h"
 
 #include <array>
-#include <optional>
 #include <string_view>
 
 namespace nicer::api {
@@ -18,16 +17,6 @@ enum class Actuator {
 
 inline constexpr std::array<std::string_view, 3> kActuatorKeywords = {"systemd-slice", "freezer-duty-cycle",
                                                                       "signal-duty-cycle"};
-
-/// "systemd-slice", "freezer-duty-cycle", "signal-duty-cycle".
-constexpr std::string_view actuatorKeyword(Actuator actuator) {
-    return keywordIn(kActuatorKeywords, actuator);
-}
-
-/// The actuator for its keyword; nullopt for an unknown one.
-constexpr std::optional<Actuator> actuatorFromKeyword(std::string_view keyword) {
-    return valueIn<Actuator>(kActuatorKeywords, keyword);
-}
 
 /// On the bus, an actuator a client does not know (a newer nicerd's) reads as the slice's quota; the
 /// ActuatorNote says how the work is capped less well, where it is.

@@ -97,16 +97,6 @@ inline constexpr std::array<std::string_view, 9> kBoincTaskStateKeywords = {
     "downloading",     "ready",    "running", "suspended", "uploading",
     "ready-to-report", "reported", "error",   "aborted"};
 
-/// "downloading", "ready", ...: the task state's keyword.
-constexpr std::string_view boincTaskStateKeyword(BoincTaskState state) {
-    return keywordIn(kBoincTaskStateKeywords, state);
-}
-
-/// The task state for its keyword; nullopt for an unknown one (a newer daemon's).
-constexpr std::optional<BoincTaskState> boincTaskStateFromKeyword(std::string_view keyword) {
-    return valueIn<BoincTaskState>(kBoincTaskStateKeywords, keyword);
-}
-
 /// On the bus, a task state a client does not know (a newer nicerd's) reads as ready: waiting its turn.
 template <>
 struct BusKeywords<BoincTaskState> {
@@ -158,16 +148,6 @@ enum class BoincTransferState {
 };
 
 inline constexpr std::array<std::string_view, 2> kBoincTransferStateKeywords = {"active", "waiting"};
-
-/// "active", "waiting": the transfer state's keyword.
-constexpr std::string_view boincTransferStateKeyword(BoincTransferState state) {
-    return keywordIn(kBoincTransferStateKeywords, state);
-}
-
-/// The transfer state for its keyword; nullopt for an unknown one (a newer daemon's).
-constexpr std::optional<BoincTransferState> boincTransferStateFromKeyword(std::string_view keyword) {
-    return valueIn<BoincTransferState>(kBoincTransferStateKeywords, keyword);
-}
 
 /// On the bus, a transfer state a client does not know (a newer nicerd's) reads as waiting.
 template <>

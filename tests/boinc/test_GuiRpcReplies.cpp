@@ -62,7 +62,7 @@ std::string stateOf(const std::string& oneResult) {
     INFO(oneResult);
     REQUIRE(tasks.ok());
     REQUIRE(tasks->size() == 1);
-    return std::string(api::boincTaskStateKeyword(tasks->front().state));
+    return std::string(api::busKeyword(tasks->front().state));
 }
 
 } // namespace

@@ -135,7 +135,7 @@ TEST_CASE("the work takes idle CPU, falls to near zero under a foreground hog, a
         freshStateDir("loop-" + actuator));
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
-    CHECK(api::actuatorKeyword(status().actuator) == actuator);
+    CHECK(api::busKeyword(status().actuator) == actuator);
 
     // The quota ramps up over a few periods: polled until the work has most of the idle machine.
     CHECK(test::pollUntil([] { return workShare(1000ms) > 0.5; }, 30s));

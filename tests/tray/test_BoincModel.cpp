@@ -36,7 +36,8 @@ BoincStatus state(std::string_view keyword, std::string detail = {}) {
 BoincTask task(std::string_view keyword, std::int64_t deadline) {
     BoincTask t;
     t.name = "t";
-    t.state = nicer::api::boincTaskStateFromKeyword(keyword).value();
+    t.state =
+        nicer::valueIn<nicer::api::BoincTaskState>(nicer::api::kBoincTaskStateKeywords, keyword).value();
     t.deadline = deadline;
     return t;
 }
