@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -79,7 +81,11 @@ public:
         m_thread = std::thread([this] { run(); });
     }
     ~PingClient() {
-        m_stop = true;
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop = true;
+        }
+        m_paced.notify_all();
         m_thread.join();
     }
     PingClient(const PingClient&) = delete;
@@ -109,12 +115,15 @@ private:
             });
             m_callSince = Clock::duration::zero();
             m_slowest = std::max(m_slowest.load(), took);
-            std::this_thread::sleep_for(kPingInterval);
+            std::unique_lock lock(m_mutex);
+            m_paced.wait_for(lock, kPingInterval, [this] { return m_stop.load(); });
         }
     }
 
     libsystemd::BusPtr m_bus;
     std::atomic<bool> m_stop{false};
+    std::mutex m_mutex; ///< with m_paced: the pace between calls ends at once on stop
+    std::condition_variable m_paced;
     std::atomic<int> m_answered{0};
     std::atomic<int> m_failed{0};
     std::atomic<Clock::duration> m_slowest{Clock::duration::zero()};
