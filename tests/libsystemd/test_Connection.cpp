@@ -1,8 +1,8 @@
 #include "Child.h"
 #include "EventLoop.h"
-#include "PrivateBusConfig.h"
 #include "libsystemd/Connection.h"
 #include "libsystemd/Message.h"
+#include "libsystemd/RestartableBus.h"
 
 #include <catch2/catch.hpp>
 
@@ -18,51 +18,6 @@
 using namespace nicer;
 
 namespace {
-
-/// A real dbus-daemon on a private bus at one fixed address, stopped and started again at will.
-class RestartableBus {
-public:
-    RestartableBus() {
-        char dir[] = "/tmp/nicer-connection-test-XXXXXX";
-        REQUIRE(::mkdtemp(dir) != nullptr);
-        m_dir = dir;
-        m_address = "unix:path=" + (m_dir / "bus").string();
-        {
-            std::ofstream out(m_dir / "bus.conf");
-            out << test::privateBusConfig(m_dir.string(), m_address);
-            REQUIRE(out.good());
-        }
-        start();
-    }
-    ~RestartableBus() {
-        stop();
-        std::error_code ignored;
-        std::filesystem::remove_all(m_dir, ignored);
-    }
-    RestartableBus(const RestartableBus&) = delete;
-    RestartableBus& operator=(const RestartableBus&) = delete;
-
-    const std::string& address() const { return m_address; }
-
-    void start() {
-        // Its log apart: as root, a bus warns that it cannot raise its file limit.
-        m_daemon.start({"/usr/bin/dbus-daemon", "--config-file=" + (m_dir / "bus.conf").string(),
-                        "--print-address", "--nofork"},
-                       m_dir / "dbus-daemon.log");
-        INFO("dbus-daemon did not start: install the dbus-daemon package (packaging/dev.sh does)");
-        REQUIRE_THAT(test::readLine(m_daemon.out()), Catch::StartsWith(m_address + ","));
-    }
-    /// Ends the bus daemon: every connection to it closes; the next one listens on the same path.
-    void stop() {
-        m_daemon.stop(std::chrono::milliseconds(0));
-        std::filesystem::remove(m_dir / "bus");
-    }
-
-private:
-    std::filesystem::path m_dir;
-    std::string m_address;
-    test::Child m_daemon;
-};
 
 /// What is written to standard error while it lives (the log, there without a journal).
 class CapturedStderr {
@@ -161,7 +116,7 @@ struct ThrowingMatch {
         return test::runLoopUntil(loop.get(), [&] { return pings == count; });
     }
 
-    RestartableBus bus;
+    test::RestartableBus bus;
     libsystemd::EventPtr loop = test::newLoop();
     libsystemd::Connection connection;
     libsystemd::Connection client;
@@ -172,7 +127,7 @@ struct ThrowingMatch {
 } // namespace
 
 TEST_CASE("a match's callback gets the signals, until its slot is dropped", "[Connection]") {
-    RestartableBus bus;
+    test::RestartableBus bus;
     auto loop = test::newLoop();
     libsystemd::Connection connection(loop.get(), libsystemd::BusTarget::at(bus.address()));
     REQUIRE(connection.connect());
@@ -191,7 +146,7 @@ TEST_CASE("a match's callback gets the signals, until its slot is dropped", "[Co
 }
 
 TEST_CASE("an asynchronous call's callback gets the reply, and may drop its own slot", "[Connection]") {
-    RestartableBus bus;
+    test::RestartableBus bus;
     auto loop = test::newLoop();
     libsystemd::Connection connection(loop.get(), libsystemd::BusTarget::at(bus.address()));
     REQUIRE(connection.connect());
@@ -253,7 +208,7 @@ TEST_CASE("without an error handler, what a callback throws is logged, and the l
 TEST_CASE("a bus daemon that restarts: the loss is told, and connect() calls the connected callback again, "
           "whose matches work",
           "[Connection]") {
-    RestartableBus bus;
+    test::RestartableBus bus;
     auto loop = test::newLoop();
     int connected = 0;
     int lost = 0;
@@ -303,7 +258,7 @@ TEST_CASE("a bus daemon that restarts: the loss is told, and connect() calls the
 
 TEST_CASE("a connected callback that fails drops the new connection, and connect() says why",
           "[Connection]") {
-    RestartableBus bus;
+    test::RestartableBus bus;
     auto loop = test::newLoop();
     libsystemd::Connection connection(
         loop.get(), libsystemd::BusTarget::at(bus.address()),

@@ -7,12 +7,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <exception>
 #include <functional>
 #include <initializer_list>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace nicer::dbus {
@@ -21,18 +19,6 @@ namespace {
 
 constexpr const char* kInvalidArgs = "org.freedesktop.DBus.Error.InvalidArgs";
 constexpr const char* kFailed = "org.freedesktop.DBus.Error.Failed";
-
-/// Runs @p body, turning a failed Result or an exception into a D-Bus error reply.
-template <typename Body>
-int guarded(sd_bus_error* error, Body&& body) noexcept {
-    try {
-        return body();
-    } catch (const std::exception& e) {
-        return sd_bus_error_set(error, kFailed, e.what());
-    } catch (...) {
-        return sd_bus_error_set(error, kFailed, "unexpected error in nicerd");
-    }
-}
 
 /// The D-Bus error name of a failed request, by the failure's kind (its message says what was wrong);
 /// @p unavailable names a request whose means are not there now, for a client to tell it apart.
@@ -69,77 +55,115 @@ int readStrings(sd_bus_message* m, const char* method, std::initializer_list<std
 
 } // namespace
 
-const sd_bus_vtable DaemonService::s_methods[] = {
-    SD_BUS_VTABLE_START(0),
-    SD_BUS_METHOD("Pause", "", "", &DaemonService::onPause, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("Resume", "", "", &DaemonService::onResume, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("SetParameters", "a{sv}", "", &DaemonService::onSetParameters, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("SetWorkloadPreset", "s", "", &DaemonService::onSetWorkloadPreset,
-                  SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("SetExclusivePrograms", "as", "", &DaemonService::onSetExclusivePrograms,
-                  SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("GetHistory", "", api::kArraySignature<api::Sample>.data(), &DaemonService::onGetHistory,
-                  SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("BoincAttach", "ss", "", &DaemonService::onBoincAttach, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("BoincAttachAccountManager", "sss", "", &DaemonService::onBoincAttachAccountManager,
-                  SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_METHOD("BoincDetach", "s", "", &DaemonService::onBoincDetach, SD_BUS_VTABLE_UNPRIVILEGED),
-    SD_BUS_SIGNAL("Sample", api::kFieldsSignature<api::Sample>.data(), 0),
-    SD_BUS_VTABLE_END,
-};
-
 namespace {
 
-std::uint64_t vtableFlags(api::Announce announce) {
+libsystemd::PropertyChanges changesOf(api::Announce announce) {
     switch (announce) {
     case api::Announce::Never:
-        return SD_BUS_VTABLE_PROPERTY_CONST;
+        return libsystemd::PropertyChanges::Constant;
     case api::Announce::OnChange:
-        return SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE;
+        return libsystemd::PropertyChanges::Announced;
     case api::Announce::PerPeriod:
         break;
     }
-    return 0;
+    return libsystemd::PropertyChanges::Read;
 }
 
 } // namespace
 
-const sd_bus_vtable* DaemonService::vtable() {
-    // Built once; sd-bus keeps pointing at it and at the signatures.
-    static const std::vector<std::string> signatures = [] {
-        std::vector<std::string> v;
-        for (const auto& property : api::daemonProperties()) {
-            v.push_back(api::signatureOf(property));
-        }
-        return v;
-    }();
-    static const std::vector<sd_bus_vtable> table = [] {
-        std::vector<sd_bus_vtable> v;
-        v.push_back(SD_BUS_VTABLE_START(0));
-        const auto properties = api::daemonProperties();
-        for (std::size_t i = 0; i < properties.size(); ++i) {
-            v.push_back(SD_BUS_PROPERTY(properties[i].name, signatures[i].c_str(), &getProperty, 0,
-                                        vtableFlags(properties[i].announce)));
-        }
-        for (const auto& entry : s_methods) {
-            if (entry.type != _SD_BUS_VTABLE_START) {
-                v.push_back(entry);
-            }
-        }
-        return v;
-    }();
-    return table.data();
+libsystemd::BusInterface DaemonService::members() {
+    libsystemd::BusInterface members;
+    for (const auto& property : api::daemonProperties()) {
+        members.properties.push_back({property.name, api::signatureOf(property), changesOf(property.announce),
+                                      [this, &property](sd_bus_message* reply, sd_bus_error*) {
+                                          return codec::appendProperty(reply, property, stateFor(reply));
+                                      }});
+    }
+    // A method without arguments that runs a command of the daemon.
+    const auto command = [this](std::function<Result<void>()> run) {
+        return [this, run = std::move(run)](sd_bus_message* call, sd_bus_error* error) {
+            return answer(call, error, run(), kFailed);
+        };
+    };
+    members.methods = {
+        {"Pause", "", "", command([this] { return m_daemon.pause(); })},
+        {"Resume", "", "", command([this] { return m_daemon.resume(); })},
+        {"SetParameters", "a{sv}", "",
+         [this](sd_bus_message* call, sd_bus_error* error) {
+             std::vector<ParameterArgument> arguments;
+             if (int r = codec::readParameterArguments(call, arguments); r < 0) {
+                 return sd_bus_error_setf(error, kInvalidArgs, "SetParameters takes a{sv}: %s",
+                                          std::strerror(-r));
+             }
+             // All or nothing: nothing changes unless every value is valid together.
+             const auto params = applyParameterArguments(m_daemon.state().params, arguments);
+             if (!params) {
+                 return replyError(error, params.error());
+             }
+             return answer(call, error, m_daemon.setParams(*params), kFailed);
+         }},
+        {"SetWorkloadPreset", "s", "",
+         [this](sd_bus_message* call, sd_bus_error* error) {
+             std::string id;
+             if (const int r = readStrings(call, "SetWorkloadPreset", {&id}, error); r < 0) {
+                 return r;
+             }
+             return answer(call, error, m_daemon.setWorkloadPreset(id), api::kWorkloadUnavailableError);
+         }},
+        {"SetExclusivePrograms", "as", "",
+         [this](sd_bus_message* call, sd_bus_error* error) {
+             std::vector<std::string> names;
+             if (int r = codec::readValue(call, names); r < 0) {
+                 return sd_bus_error_setf(error, kInvalidArgs, "SetExclusivePrograms takes as: %s",
+                                          std::strerror(-r));
+             }
+             return answer(call, error, m_daemon.setExclusivePrograms(names), kFailed);
+         }},
+        {"GetHistory", "", std::string(api::kArraySignature<api::Sample>),
+         [this](sd_bus_message* call, sd_bus_error*) { return getHistory(call); }},
+        {"BoincAttach", "ss", "",
+         [this](sd_bus_message* call, sd_bus_error* error) {
+             std::string url, key;
+             if (const int r = readStrings(call, "BoincAttach", {&url, &key}, error); r < 0) {
+                 return r;
+             }
+             return startBoincRequest(call, error,
+                                      [&](Done done) { m_daemon.boinc().attach(url, key, std::move(done)); });
+         }},
+        {"BoincAttachAccountManager", "sss", "",
+         [this](sd_bus_message* call, sd_bus_error* error) {
+             std::string url, name, password;
+             if (const int r =
+                     readStrings(call, "BoincAttachAccountManager", {&url, &name, &password}, error);
+                 r < 0) {
+                 return r;
+             }
+             return startBoincRequest(call, error, [&](Done done) {
+                 m_daemon.boinc().attachAccountManager(url, name, password, std::move(done));
+             });
+         }},
+        {"BoincDetach", "s", "",
+         [this](sd_bus_message* call, sd_bus_error* error) {
+             std::string url;
+             if (const int r = readStrings(call, "BoincDetach", {&url}, error); r < 0) {
+                 return r;
+             }
+             return startBoincRequest(call, error,
+                                      [&](Done done) { m_daemon.boinc().detach(url, std::move(done)); });
+         }},
+    };
+    members.signals = {{"Sample", std::string(api::kFieldsSignature<api::Sample>)}};
+    return members;
 }
 
 Result<std::unique_ptr<DaemonService>> DaemonService::publish(sd_bus* bus, daemon::DaemonControl& daemon) {
     auto service = std::unique_ptr<DaemonService>(new DaemonService(bus, daemon));
-    sd_bus_slot* slot = nullptr;
-    int r = sd_bus_add_object_vtable(bus, &slot, api::kObjectPath, api::kInterface, vtable(), service.get());
-    if (r < 0) {
-        return libsystemd::busError("cannot publish nicerd's D-Bus object", r);
+    auto object = libsystemd::BusObject::publish(bus, api::kObjectPath, api::kInterface, service->members());
+    if (!object) {
+        return Error{"cannot publish nicerd's D-Bus object: " + object.error().message};
     }
-    service->m_slot.reset(slot);
-    r = sd_bus_request_name(bus, api::kBusName, 0);
+    service->m_object = std::move(*object);
+    const int r = sd_bus_request_name(bus, api::kBusName, 0);
     if (r == -EEXIST || r == -EALREADY) {
         return Error{std::string("another nicerd is already running for this user (it owns ") +
                      api::kBusName +
@@ -160,113 +184,33 @@ const api::DaemonState& DaemonService::stateFor(sd_bus_message* reply) {
     return m_read;
 }
 
-int DaemonService::getProperty(sd_bus*, const char*, const char*, const char* property, sd_bus_message* reply,
-                               void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        const auto* info = api::findProperty(property);
-        if (info == nullptr) {
-            return sd_bus_error_setf(error, "org.freedesktop.DBus.Error.UnknownProperty", "no property %s",
-                                     property);
-        }
-        return codec::appendProperty(reply, *info, self->stateFor(reply));
-    });
+int DaemonService::answer(sd_bus_message* call, sd_bus_error* error, const Result<void>& done,
+                          const char* unavailable) {
+    if (!done) {
+        return replyError(error, done.error(), unavailable);
+    }
+    announceChanges();
+    return sd_bus_reply_method_return(call, "");
 }
 
-int DaemonService::onPause(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        if (auto paused = self->m_daemon.pause(); !paused) {
-            return replyError(error, paused.error());
-        }
-        self->announceChanges();
-        return sd_bus_reply_method_return(m, "");
-    });
+int DaemonService::getHistory(sd_bus_message* call) {
+    sd_bus_message* reply = nullptr;
+    const int r = sd_bus_message_new_method_return(call, &reply);
+    libsystemd::BusMessagePtr owned(reply);
+    if (r < 0) {
+        return r;
+    }
+    const auto& history = m_daemon.history();
+    if (const int appended =
+            codec::appendValue(reply, std::vector<api::Sample>(history.begin(), history.end()));
+        appended < 0) {
+        return appended;
+    }
+    return sd_bus_send(nullptr, reply, nullptr);
 }
 
-int DaemonService::onResume(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        if (auto resumed = self->m_daemon.resume(); !resumed) {
-            return replyError(error, resumed.error());
-        }
-        self->announceChanges();
-        return sd_bus_reply_method_return(m, "");
-    });
-}
-
-int DaemonService::onSetParameters(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        std::vector<ParameterArgument> arguments;
-        if (int r = codec::readParameterArguments(m, arguments); r < 0) {
-            return sd_bus_error_setf(error, kInvalidArgs, "SetParameters takes a{sv}: %s", std::strerror(-r));
-        }
-        // All or nothing: nothing changes unless every value is valid together.
-        const auto params = applyParameterArguments(self->m_daemon.state().params, arguments);
-        if (!params) {
-            return replyError(error, params.error());
-        }
-        if (auto set = self->m_daemon.setParams(*params); !set) {
-            return replyError(error, set.error());
-        }
-        self->announceChanges();
-        return sd_bus_reply_method_return(m, "");
-    });
-}
-
-int DaemonService::onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        const char* id = nullptr;
-        if (int r = sd_bus_message_read(m, "s", &id); r < 0) {
-            return sd_bus_error_setf(error, kInvalidArgs, "SetWorkloadPreset takes s: %s", std::strerror(-r));
-        }
-        if (auto set = self->m_daemon.setWorkloadPreset(id); !set) {
-            return replyError(error, set.error(), api::kWorkloadUnavailableError);
-        }
-        self->announceChanges();
-        return sd_bus_reply_method_return(m, "");
-    });
-}
-
-int DaemonService::onSetExclusivePrograms(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        std::vector<std::string> names;
-        if (int r = codec::readValue(m, names); r < 0) {
-            return sd_bus_error_setf(error, kInvalidArgs, "SetExclusivePrograms takes as: %s",
-                                     std::strerror(-r));
-        }
-        if (auto set = self->m_daemon.setExclusivePrograms(names); !set) {
-            return replyError(error, set.error());
-        }
-        self->announceChanges();
-        return sd_bus_reply_method_return(m, "");
-    });
-}
-
-int DaemonService::onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        sd_bus_message* reply = nullptr;
-        const int r = sd_bus_message_new_method_return(m, &reply);
-        libsystemd::BusMessagePtr owned(reply);
-        if (r < 0) {
-            return r;
-        }
-        const auto& history = self->m_daemon.history();
-        if (const int appended =
-                codec::appendValue(reply, std::vector<api::Sample>(history.begin(), history.end()));
-            appended < 0) {
-            return appended;
-        }
-        return sd_bus_send(nullptr, reply, nullptr);
-    });
-}
-
-int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
-                                     const std::function<void(daemon::BoincRequests::Done)>& request) {
+int DaemonService::startBoincRequest(sd_bus_message* call, sd_bus_error* error,
+                                     const std::function<void(Done)>& request) {
     const auto boinc = m_daemon.state().boinc;
     switch (boinc.state) {
     case api::BoincState::Held:
@@ -289,56 +233,16 @@ int DaemonService::startBoincRequest(sd_bus_message* m, sd_bus_error* error,
         break;
     }
     // The reply goes out when BOINC has answered; the message is kept until then.
-    auto call = std::make_shared<libsystemd::BusMessagePtr>(sd_bus_message_ref(m));
-    request([call](const Result<void>& done) {
+    auto kept = std::make_shared<libsystemd::BusMessagePtr>(sd_bus_message_ref(call));
+    request([kept](const Result<void>& done) {
         if (done) {
-            sd_bus_reply_method_return(call->get(), "");
+            sd_bus_reply_method_return(kept->get(), "");
         } else {
-            sd_bus_reply_method_errorf(call->get(), errorName(done.error(), api::kBoincUnavailableError),
+            sd_bus_reply_method_errorf(kept->get(), errorName(done.error(), api::kBoincUnavailableError),
                                        "%s", done.error().message.c_str());
         }
     });
     return 1;
-}
-
-int DaemonService::onBoincAttach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        std::string url, key;
-        if (int r = readStrings(m, "BoincAttach", {&url, &key}, error); r < 0) {
-            return r;
-        }
-        return self->startBoincRequest(m, error, [&](daemon::BoincRequests::Done done) {
-            self->m_daemon.boinc().attach(url, key, std::move(done));
-        });
-    });
-}
-
-int DaemonService::onBoincAttachAccountManager(sd_bus_message* m, void* userdata,
-                                               sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        std::string url, name, password;
-        if (int r = readStrings(m, "BoincAttachAccountManager", {&url, &name, &password}, error); r < 0) {
-            return r;
-        }
-        return self->startBoincRequest(m, error, [&](daemon::BoincRequests::Done done) {
-            self->m_daemon.boinc().attachAccountManager(url, name, password, std::move(done));
-        });
-    });
-}
-
-int DaemonService::onBoincDetach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept {
-    return guarded(error, [&]() -> int {
-        auto* self = static_cast<DaemonService*>(userdata);
-        std::string url;
-        if (int r = readStrings(m, "BoincDetach", {&url}, error); r < 0) {
-            return r;
-        }
-        return self->startBoincRequest(m, error, [&](daemon::BoincRequests::Done done) {
-            self->m_daemon.boinc().detach(url, std::move(done));
-        });
-    });
 }
 
 void DaemonService::onStateChanged() {

@@ -5,6 +5,7 @@
 #include "daemon/DaemonControl.h"
 #include "daemon/DaemonObserver.h"
 #include "libsystemd/Bus.h"
+#include "libsystemd/BusObject.h"
 
 #include <functional>
 #include <memory>
@@ -18,7 +19,7 @@ namespace nicer::dbus {
  * attach and detach.
  * Every property the table marks Announce::OnChange is announced by PropertiesChanged with its new value
  * when it differs from what clients last saw: clients read everything once when nicerd appears and then
- * only listen. Exceptions never cross into sd-bus: handlers turn them into D-Bus errors.
+ * only listen. The handlers are libsystemd::BusObject's: what one throws is a D-Bus error reply.
  */
 class DaemonService final : public daemon::DaemonObserver {
 public:
@@ -45,33 +46,25 @@ private:
     /// properties come from one state.
     const api::DaemonState& stateFor(sd_bus_message* reply);
 
-    static int getProperty(sd_bus* bus, const char* path, const char* interface, const char* property,
-                           sd_bus_message* reply, void* userdata, sd_bus_error* error) noexcept;
-    static int onPause(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    static int onResume(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    static int onSetParameters(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    static int onSetWorkloadPreset(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    static int onSetExclusivePrograms(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    static int onGetHistory(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    static int onBoincAttach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    static int onBoincAttachAccountManager(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    static int onBoincDetach(sd_bus_message* m, void* userdata, sd_bus_error* error) noexcept;
-    /// The BOINC methods' common part: checks that a client runs, then answers @p m when @p request's
+    /// The interface's members: a property per row of api::daemonProperties(), the methods, the signal.
+    libsystemd::BusInterface members();
+    using Done = daemon::BoincRequests::Done;
+
+    /// A command's reply: @p done's error by its kind (@p unavailable names ErrorKind::Unavailable), or the
+    /// empty reply after announceChanges().
+    int answer(sd_bus_message* call, sd_bus_error* error, const Result<void>& done, const char* unavailable);
+    /// The BOINC methods' common part: checks that a client runs, then answers @p call when @p request's
     /// callback is called (the reply is sent later, from the loop).
-    int startBoincRequest(sd_bus_message* m, sd_bus_error* error,
-                          const std::function<void(daemon::BoincRequests::Done)>& request);
-
-    /// The properties from api::daemonProperties(), then s_methods.
-    static const sd_bus_vtable* vtable();
-
-    static const sd_bus_vtable s_methods[];
+    int startBoincRequest(sd_bus_message* call, sd_bus_error* error,
+                          const std::function<void(Done)>& request);
+    int getHistory(sd_bus_message* call);
 
     sd_bus* m_bus;
     daemon::DaemonControl& m_daemon;
     api::DaemonState m_announced; ///< as clients last saw it
     api::DaemonState m_read;      ///< what the getters answer m_readFor from
     libsystemd::BusMessagePtr m_readFor;
-    libsystemd::BusSlotPtr m_slot;
+    std::unique_ptr<libsystemd::BusObject> m_object;
 };
 
 } // namespace nicer::dbus
