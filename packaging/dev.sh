@@ -3,9 +3,10 @@
 # and runs the main job or the whole test suite. As root, or as a user with sudo for the package step.
 #
 #   packaging/dev.sh run       install, build, start the tray and nicerd on the demo workload
-#   packaging/dev.sh test      install, build, run the integration tests, the lint and the packaging checks, then
-#                              `sanitize` (the unit and CLI tests), `fuzz`, and `vm` on the .deb of the tested
-#                              build (build/nicer_VERSION_ARCH.deb) (what CI runs)
+#   packaging/dev.sh test      install, build, run `vm` on the .deb of the tested build (build/nicer_VERSION_ARCH.deb)
+#                              with the sanitizers' build and the lint beside it, then the integration tests and
+#                              the packaging checks, `sanitize`'s tests (the unit and CLI tests) and `fuzz`'s
+#                              (what CI runs)
 #   packaging/dev.sh build [TARGET...]  install and build only (everything, or the CMake targets named)
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
 #   packaging/dev.sh sanitize  install, build with clang, ASan and UBSan (build-sanitize), run the unit and CLI tests
@@ -17,6 +18,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${NICER_BUILD_DIR:-$root/build}
+san_dir=${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}
 
 # Everything the build, the tests, the main job and the package use, all from Debian's archive, installed
 # without recommends. tests/packaging checks this list against what the build really read.
@@ -95,7 +97,7 @@ release_flags() {
 
 # The tests' build has the release flags, so the programs the tests run are the ones `test` packages. Its tests
 # are the integration tests, the lint and the packaging checks; the unit and CLI tests are built and run once,
-# under the sanitizers (sanitize_nicer).
+# under the sanitizers (sanitize_tests).
 # build_nicer [TARGET...]: everything, or only the targets named.
 build_nicer() {
     release_flags
@@ -125,31 +127,38 @@ package_nicer() {
 # unoptimized with line tables only (-O0 -g1). clang compiles it in about half of GCC's time at -O0, and the
 # core's files are compiled once for both. Asserts on.
 sanitize_build() {
-    local san_build=${NICER_SANITIZE_BUILD_DIR:-$root/build-sanitize}
-    cmake -S "$root" -B "$san_build" -G Ninja "${cache_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ -DNICER_SANITIZE=ON \
+    cmake -S "$root" -B "$san_dir" -G Ninja "${cache_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ -DNICER_SANITIZE=ON \
         -DNICER_FUZZ=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1"
-    cmake --build "$san_build" --parallel "$(nproc)" --target "$@"
-    san_dir=$san_build
+    cmake --build "$san_dir" --parallel "$(nproc)" --target "$@"
 }
 
-# The unit and CLI tests (only their executables are built: target nicer_unit_and_cli_tests) under the
-# sanitizers; any report fails its test. The integration tests run against the plain build in `test`; under
-# the sanitizers they take as long again, so CI leaves them to a run by hand (build build-sanitize whole, then
-# ctest -L integration there).
-sanitize_nicer() {
-    sanitize_build nicer_unit_and_cli_tests
+# The unit and CLI tests of build-sanitize under the sanitizers (built first: sanitize_build); any report fails
+# its test. Each test executable runs its cases in one process (tests/sanitizers/run-unit-and-cli.py: ctest's
+# process per case costs half the time under the sanitizers). The integration tests run against the plain
+# build in `test`; under the sanitizers they take as long again, so CI leaves them to a run by hand (build
+# build-sanitize whole, then ctest -L integration there).
+sanitize_tests() {
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:detect_stack_use_after_return=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     export LSAN_OPTIONS=suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0
-    (cd "$san_dir" && ctest --output-on-failure --parallel "$(nproc)" -L 'unit|cli')
+    "$root/tests/sanitizers/run-unit-and-cli.py" "$san_dir" "$(nproc)"
 }
 
-# The libFuzzer targets (tests/fuzz) of the same build; each runs NICER_FUZZ_SECONDS (20) on a copy of its seed
+# The libFuzzer targets (tests/fuzz) of build-sanitize; each runs NICER_FUZZ_SECONDS (20) on a copy of its seed
 # corpus, as many at once as there are CPUs; any finding fails.
-fuzz_nicer() {
-    sanitize_build nicer_fuzzers
+fuzz_run() {
     "$root/tests/fuzz/run.sh" -t "${NICER_FUZZ_SECONDS:-20}" -j "$(nproc)" "$san_dir"
+}
+
+# What `test` runs beside the guest's image and the guest, which leave part of the machine idle (the guest
+# about a fifth of it): the sanitizers' and the fuzzers' build, then the lint (ctest -L lint), at the lowest
+# priority, so that the guest's checks run as they would alone. None of it measures anything, and none of it
+# runs beside a test that measures CPU time: `test` waits for it before ctest.
+side_checks() {
+    renice -n 19 -p "$BASHPID" >/dev/null
+    sanitize_build nicer_unit_and_cli_tests nicer_fuzzers
+    ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L lint
 }
 
 # timed WHAT COMMAND...: COMMAND, then how long it took, so that a log of `test` shows where its minutes go.
@@ -167,6 +176,26 @@ wait_for_image() {
         echo "dev.sh: the guest's image (tests/vm/image.sh bookworm) failed: its log is above" >&2
         return 1
     fi
+}
+
+# wait_for_side: side_checks, which `test` started in the background; its log, and whether it passed.
+wait_for_side() {
+    local status=0
+    wait "$side_pid" || status=$?
+    cat "$side_log" >&2
+    if [ "$status" -ne 0 ]; then
+        echo "dev.sh: the sanitizers' build or the lint failed: its log is above" >&2
+        return 1
+    fi
+}
+
+# kill_tree PID: PID and every process it started, children first.
+kill_tree() {
+    local child
+    for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        kill_tree "$child"
+    done
+    kill "$1" 2>/dev/null || true
 }
 
 # Ctrl-C (or the tray ending) stops everything `run` started: the tray and its X server, nicerd and the work
@@ -228,14 +257,19 @@ test)
     image_log=$(mktemp)
     "$root/tests/vm/image.sh" bookworm >"$image_log" 2>&1 &
     image_pid=$!
-    trap 'kill "$image_pid" 2>/dev/null || true; rm -f "$image_log"' EXIT
+    trap 'kill_tree "$image_pid"; rm -f "$image_log"' EXIT
     timed "the build" build_nicer
+    side_log=$(mktemp)
+    side_checks >"$side_log" 2>&1 &
+    side_pid=$!
+    trap 'kill_tree "$image_pid"; kill_tree "$side_pid"; rm -f "$image_log" "$side_log"' EXIT
     timed "the wait for the guest's image" wait_for_image
-    timed "ctest" ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)"
-    timed "the sanitizers' build and tests" sanitize_nicer
-    timed "the fuzzers" fuzz_nicer
     timed "the .deb" package_build "$build"
     timed "the guest" "$root/tests/vm/run.sh" --deb "$(ls -t "$build"/nicer_*.deb | head -n1)" --tests "$build"
+    timed "the wait for the sanitizers' build and the lint, which ran beside the guest" wait_for_side
+    timed "ctest" ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -LE lint
+    timed "the sanitizers' tests" sanitize_tests
+    timed "the fuzzers" fuzz_run
     ;;
 build)
     shift
@@ -248,11 +282,13 @@ package)
     ;;
 sanitize)
     install_packages
-    sanitize_nicer
+    sanitize_build nicer_unit_and_cli_tests
+    sanitize_tests
     ;;
 fuzz)
     install_packages
-    fuzz_nicer
+    sanitize_build nicer_fuzzers
+    fuzz_run
     ;;
 vm)
     shift

@@ -32,7 +32,8 @@ public:
         if (auto& reason = pendingSkip()) {
             const std::size_t failed = stats.totals.assertions.failed;
             if (failed == 0) {
-                std::cout << NICER_SKIP_MARKER << *reason << std::endl;
+                // The case's name after the reason: a run of a whole executable names what skipped.
+                std::cout << NICER_SKIP_MARKER << *reason << " (" << stats.testInfo.name << ")" << std::endl;
             } else {
                 std::cout << "Not skipped (" << *reason << "): " << failed
                           << " assertion(s) of this test case failed, so it fails" << std::endl;

@@ -54,7 +54,7 @@ BusObject::BusObject(BusInterface members)
         m_vtable.push_back(SD_BUS_METHOD(method.name.c_str(), method.in.c_str(), method.out.c_str(),
                                          &runMethod, SD_BUS_VTABLE_UNPRIVILEGED));
     }
-    for (const auto& signal : m_members.signals) {
+    for (const auto& signal : m_members.busSignals) {
         m_vtable.push_back(SD_BUS_SIGNAL(signal.name.c_str(), signal.signature.c_str(), 0));
     }
     m_vtable.push_back(SD_BUS_VTABLE_END);

@@ -52,7 +52,7 @@ struct BusSignal {
 struct BusInterface {
     std::vector<BusProperty> properties;
     std::vector<BusMethod> methods;
-    std::vector<BusSignal> signals;
+    std::vector<BusSignal> busSignals; ///< not `signals`: Qt defines that word as a macro
 };
 
 /**

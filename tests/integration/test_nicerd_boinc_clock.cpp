@@ -5,7 +5,7 @@
 // whenever that clock runs ahead of the task's CPU time. Each case holds the task at a low share for longer
 // than its bound in wall time, and the task must still finish and be reported a success:
 // - a busy desktop outside the work (busy 85% of every CPU, which the kernel runs first) and nicer's
-//   controller;
+//   controller, until the task has run 10% past its bound in wall time (then it finishes at full speed);
 // - the temperature rule's long cap (an emulated sensor that follows the work, its target allowing 20% of
 //   the machine).
 // The same run with the clock left to BOINC (--boinc-clock 0, nicer's behaviour before) is aborted; that
@@ -135,10 +135,13 @@ std::optional<double> appWallSeconds(const std::string& stderrText) {
 /**
  * Runs nicerd (@p nicerdArgs, the boinc preset) with a client attached to a project of one tight work unit,
  * and follows the task until it is reported or aborted: every second nicerd's state on the bus. @p
- * whileRunning is called once the task runs (to start the foreground).
+ * whileRunning is called once the task runs (to start the foreground); @p pastBound, if given, once the task
+ * has run 10% longer than its bound in wall time without being aborted (to end the foreground: what was to be
+ * shown is shown, and the rest of the task runs at full speed).
  */
 TightRun runTightTask(const fs::path& dir, std::vector<std::string> nicerdArgs,
-                      const std::function<void()>& whileRunning) {
+                      const std::function<void()>& whileRunning,
+                      const std::function<void()>& pastBound = {}) {
     fs::remove_all(dir);
     const test::LocalBoincProject project(dir,
                                           {"--workunits", "1", "--task-seconds", std::to_string(kTaskSeconds),
@@ -158,6 +161,7 @@ TightRun runTightTask(const fs::path& dir, std::vector<std::string> nicerdArgs,
     TightRun run;
     std::optional<std::chrono::steady_clock::time_point> started;
     bool loaded = false;
+    bool unloaded = false;
     const auto follow = [&] {
         const auto reported = project.reported();
         if (!reported.empty()) {
@@ -184,6 +188,15 @@ TightRun runTightTask(const fs::path& dir, std::vector<std::string> nicerdArgs,
             run.maxElapsed = std::max(run.maxElapsed, task.elapsedSeconds);
             run.cpuAtEnd = task.cpuSeconds;
             run.limit = std::max(run.limit, task.elapsedLimitSeconds);
+            const double wall =
+                started ? std::chrono::duration<double>(std::chrono::steady_clock::now() - *started).count()
+                        : 0.0;
+            if (pastBound && !unloaded && run.limit > 0.0 && wall > 1.1 * run.limit) {
+                unloaded = true;
+                std::cout << "past the bound: " << wall << " s of wall time, BOINC's elapsed time "
+                          << task.elapsedSeconds << " s, " << task.cpuSeconds << " s of CPU" << std::endl;
+                pastBound();
+            }
         }
         if (!s.boinc.clock.empty()) {
             run.clock = s.boinc.clock;
@@ -234,7 +247,8 @@ TEST_CASE("a BOINC task with a tight bound, held at a low share by a busy deskto
     }
     const auto dir = fs::temp_directory_path() / ("nicer-it-boinc-clock-" + std::to_string(::getpid()));
     std::optional<BusyDesktop> desktop;
-    const auto run = runTightTask(dir, {}, [&] { desktop.emplace(); });
+    const auto run = runTightTask(
+        dir, {}, [&] { desktop.emplace(); }, [&] { desktop.reset(); });
     checkKept(run);
     fs::remove_all(dir);
 }

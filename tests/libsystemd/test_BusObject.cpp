@@ -127,7 +127,7 @@ libsystemd::BusInterface testMembers(std::string& state, int& calls) {
              return sd_bus_error_set(error, "org.nicer.Test.Error.Refused", "not now");
          }},
     };
-    members.signals = {{"Changed", "s"}};
+    members.busSignals = {{"Changed", "s"}};
     return members;
 }
 

@@ -15,7 +15,7 @@
 #   --port   use a guest that is already up, its ssh on 127.0.0.1:PORT (developing a check; it is not stopped;
 #            NICER_VM_ONLY=REGEX runs only the checks whose names match)
 #
-# The guest runs under TCG (software emulation, -cpu max, 2 CPUs, 4 GiB): nested KVM hangs in early boot on
+# The guest runs under TCG (software emulation, -cpu max, 2 CPUs, 2 GiB): nested KVM hangs in early boot on
 # these machines. NICER_VM_ACCEL=kvm uses KVM where it works. Timing inside TCG is not a benchmark; shares of
 # CPU time and functional checks are. The disk is a snapshot: the cached image never changes.
 set -euo pipefail
@@ -88,7 +88,7 @@ accel=${NICER_VM_ACCEL:-tcg}
 booted=$(date +%s)
 if [ -z "$attached" ]; then
     echo "vm: booting $suite ($image) with $accel; console: $out/console.log" >&2
-    qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 4G -display none -no-reboot \
+    qemu-system-x86_64 -accel "$accel" -cpu max -smp 2 -m 2G -display none -no-reboot \
         -kernel "$image/vmlinuz" -initrd "$image/initrd.img" \
         -append "root=/dev/vda rw console=ttyS0 net.ifnames=0 systemd.show_status=0" \
         -drive "file=$image/disk.img,if=virtio,format=raw,snapshot=on" \
@@ -324,7 +324,8 @@ check_host_bound_to_manager() {
 # The work dies first: every process of the work's unit has the largest oom_score_adj (1000), above every other
 # process of the volunteer (the user manager's services, the login session); and when a program of the
 # session needs more memory than is left, the kernel's OOM killer takes the work, never the program or the
-# session. The work: two instances holding 700 MiB each; the program: 2600 MiB, in the guest's 4 GiB.
+# session. The work: two instances holding 350 MiB each; the program: 1300 MiB, in the guest's 2 GiB (with
+# 4 GiB, emulation took 2.5 to 3 minutes to fill and reclaim twice these sizes).
 check_oom_kills_work_first() {
     local adj
     adj=$(as_user "for p in \$(pgrep -u volunteer); do echo \"\$(cat /proc/\$p/oom_score_adj 2>/dev/null) \$(sed -n 's/^0:://p' /proc/\$p/cgroup 2>/dev/null) \$(cat /proc/\$p/comm 2>/dev/null)\"; done")
@@ -335,12 +336,12 @@ check_oom_kills_work_first() {
         { others++; if ($1 >= 1000) bad = bad " other:" $3 "=" $1 }
         END { print work " processes of the work, " others " others"; if (bad != "" || work == 0) { print "wrong:" bad; exit 1 } }' ||
         die "the work's oom_score_adj is not above every other process of the volunteer"
-    use_test_work 2 memory 700 || { use_demo_work; die "starting the memory-holding work"; }
-    poll_user 1200 "test \$(cat ${root_leaf}/memory.current) -gt \$((1300 << 20))" ||
-        { use_demo_work; die "the work did not come to hold 1300 MiB: $(as_user "cat $root_leaf/memory.current")"; }
+    use_test_work 2 memory 350 || { use_demo_work; die "starting the memory-holding work"; }
+    poll_user 1200 "test \$(cat ${root_leaf}/memory.current) -gt \$((650 << 20))" ||
+        { use_demo_work; die "the work did not come to hold 650 MiB: $(as_user "cat $root_leaf/memory.current")"; }
     local since hog kills
     since=$(as_root 'date "+%F %T"')
-    hog=$(as_user 'python3 -c "import time; b = b\"h\" * (2600 << 20); time.sleep(1); print(\"the program got its memory\")"; echo "exit $?"')
+    hog=$(as_user 'python3 -c "import time; b = b\"h\" * (1300 << 20); time.sleep(1); print(\"the program got its memory\")"; echo "exit $?"')
     kills=$(as_root "journalctl -k -o cat --since '$since' | grep -E '^oom-kill:|Killed process' || true")
     use_demo_work
     echo "the program: $hog"
@@ -355,7 +356,7 @@ check_oom_kills_work_first() {
     if echo "$kills" | grep '^oom-kill:' | grep -v "task_memcg=${unit}/\(work\|host\)[/,]"; then
         die "the OOM killer took something other than the work"
     fi
-    echo "OOM: the session's program got 2600 MiB; the kernel killed $(echo "$kills" | grep -o '^oom-kill:.*pid=[0-9]*' | sort -u | wc -l) process(es), all of the work" |
+    echo "OOM: the session's program got 1300 MiB; the kernel killed $(echo "$kills" | grep -o '^oom-kill:.*pid=[0-9]*' | sort -u | wc -l) process(es), all of the work" |
         tee -a "$out/figures.txt"
 }
 

@@ -152,7 +152,7 @@ libsystemd::BusInterface DaemonService::members() {
                                       [&](Done done) { m_daemon.boinc().detach(url, std::move(done)); });
          }},
     };
-    members.signals = {{"Sample", std::string(api::kFieldsSignature<api::Sample>)}};
+    members.busSignals = {{"Sample", std::string(api::kFieldsSignature<api::Sample>)}};
     return members;
 }
 
