@@ -54,7 +54,7 @@ std::string rateLimit(double rate) {
 /// "running", "suspended: the computer is busy", ...: the state line's words. nicerd's detail of "held" is a
 /// sentence of its own that starts with why ("held: ...", "paused: ..."), as the tray shows it.
 std::string stateWords(const api::BoincStatus& b) {
-    std::string words(api::boincStateKeyword(b.state));
+    std::string words(api::busKeyword(b.state));
     if (b.state == api::BoincState::Held && !b.detail.empty()) {
         words = b.detail;
     } else if (!b.detail.empty()) {
@@ -208,7 +208,7 @@ nlohmann::json boincJson(const api::BoincStatus& b) {
                            {"text", n.text},
                            {"error", n.error}});
     }
-    return {{"state", api::boincStateKeyword(b.state)},
+    return {{"state", api::busKeyword(b.state)},
             {"detail", b.detail},
             {"system_service", b.systemService},
             {"override_applied", b.overrideApplied},

@@ -14,7 +14,7 @@
 namespace nicer::api {
 
 /// How nicerd's BOINC client stands. On D-Bus, in `nicer boinc --json` and in the tray's words it is its
-/// keyword (boincStateKeyword).
+/// keyword (busKeyword).
 enum class BoincState {
     Off,       ///< the boinc preset is not running
     Starting,  ///< the client does not answer yet
@@ -27,16 +27,6 @@ enum class BoincState {
 
 inline constexpr std::array<std::string_view, 6> kBoincStateKeywords = {"off",       "starting", "running",
                                                                         "suspended", "held",     "error"};
-
-/// "off", "starting", ...: the state's keyword.
-constexpr std::string_view boincStateKeyword(BoincState state) {
-    return keywordIn(kBoincStateKeywords, state);
-}
-
-/// The state for its keyword; nullopt for an unknown one (a newer daemon's).
-constexpr std::optional<BoincState> boincStateFromKeyword(std::string_view keyword) {
-    return valueIn<BoincState>(kBoincStateKeywords, keyword);
-}
 
 /// On the bus, a keyword a client does not know (a newer nicerd's) reads as Error, whose detail says what it
 /// is.

@@ -12,7 +12,7 @@
 
 namespace nicer::api {
 
-/// Where a work unit stands. On D-Bus it travels as its keyword (downloadStateKeyword).
+/// Where a work unit stands. On D-Bus it travels as its keyword (busKeyword).
 enum class DownloadState {
     Checking,    ///< hashing what an earlier run left
     Queued,      ///< waiting for a free stream
@@ -26,16 +26,6 @@ enum class DownloadState {
 
 inline constexpr std::array<std::string_view, 8> kDownloadStateKeywords = {
     "checking", "queued", "waiting", "downloading", "ok", "present", "failed", "stopped"};
-
-/// "checking", "queued", ...: the state's keyword on D-Bus.
-constexpr std::string_view downloadStateKeyword(DownloadState state) {
-    return keywordIn(kDownloadStateKeywords, state);
-}
-
-/// The state for its keyword; nullopt for an unknown one (a newer daemon's).
-constexpr std::optional<DownloadState> downloadStateFromKeyword(std::string_view keyword) {
-    return valueIn<DownloadState>(kDownloadStateKeywords, keyword);
-}
 
 /// On the bus, a keyword a client does not know (a newer nicerd's) shows as queued: it changes soon.
 template <>

@@ -31,7 +31,7 @@ std::string downloadStateText(const DownloadEntry& e) {
         return text;
     }
     default:
-        return std::string(downloadStateKeyword(e.state));
+        return std::string(busKeyword(e.state));
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include "util/Keywords.h"
 
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -22,6 +23,12 @@ concept KeywordEnum = std::is_enum_v<T> && requires {
 template <KeywordEnum Enum>
 constexpr std::string_view busKeyword(Enum value) {
     return keywordIn(BusKeywords<Enum>::keywords, value);
+}
+
+/// The value @p keyword stands for; nullopt for one this side does not know.
+template <KeywordEnum Enum>
+constexpr std::optional<Enum> busKeywordValue(std::string_view keyword) {
+    return valueIn<Enum>(BusKeywords<Enum>::keywords, keyword);
 }
 
 /// The value a keyword read from the bus stands for; BusKeywords' unknown for one this side does not know.

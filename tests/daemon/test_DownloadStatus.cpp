@@ -91,9 +91,9 @@ TEST_CASE("the state travels as fields: state, verified, reason and the retry ti
     CHECK(downloadEntry(file(FileState::Cancelled)).state == DownloadState::Stopped);
     for (std::size_t i = 0; i < nicer::api::kDownloadStateKeywords.size(); ++i) {
         const auto state = static_cast<DownloadState>(i);
-        CHECK(nicer::api::downloadStateFromKeyword(nicer::api::downloadStateKeyword(state)) == state);
+        CHECK(nicer::api::busKeywordValue<nicer::api::DownloadState>(nicer::api::busKeyword(state)) == state);
     }
-    CHECK_FALSE(nicer::api::downloadStateFromKeyword("failed: x"));
+    CHECK_FALSE(nicer::api::busKeywordValue<nicer::api::DownloadState>("failed: x"));
 }
 
 TEST_CASE("the bandwidth mode names nice, a cap, both, full speed, or none", "[DownloadStatus]") {

@@ -121,12 +121,12 @@ TEST_CASE("sameValue compares exactly the property's field", "[dbus][DaemonPrope
 TEST_CASE("each BOINC state has one keyword, which reads back as the state", "[dbus][DaemonProperties]") {
     for (std::size_t i = 0; i < api::kBoincStateKeywords.size(); ++i) {
         const auto state = static_cast<api::BoincState>(i);
-        CAPTURE(api::boincStateKeyword(state));
-        CHECK(api::boincStateFromKeyword(api::boincStateKeyword(state)) == state);
+        CAPTURE(api::busKeyword(state));
+        CHECK(api::busKeywordValue<api::BoincState>(api::busKeyword(state)) == state);
     }
-    CHECK(api::boincStateKeyword(api::BoincState::Held) == "held");
+    CHECK(api::busKeyword(api::BoincState::Held) == "held");
     // A newer nicerd's state: none here (the bindings read it as Error, whose detail says what it is).
-    CHECK_FALSE(api::boincStateFromKeyword("benchmarking").has_value());
+    CHECK_FALSE(api::busKeywordValue<api::BoincState>("benchmarking").has_value());
     CHECK(api::boincAnswers(api::BoincState::Suspended));
     CHECK_FALSE(api::boincAnswers(api::BoincState::Held));
     // On the bus it is a string.

@@ -27,7 +27,7 @@ constexpr std::int64_t kDay = 24 * kHour;
 /// A status in the state of @p keyword, as nicerd's property says it.
 BoincStatus state(std::string_view keyword, std::string detail = {}) {
     BoincStatus s;
-    s.state = nicer::api::boincStateFromKeyword(keyword).value();
+    s.state = nicer::api::busKeywordValue<nicer::api::BoincState>(keyword).value();
     s.detail = std::move(detail);
     return s;
 }
