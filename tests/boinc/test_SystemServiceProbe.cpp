@@ -6,7 +6,7 @@
 #include "EventLoop.h"
 #include "ScopedEnv.h"
 #include "boinc/SystemService.h"
-#include "dbus/DbusTestSupport.h"
+#include "dbus/PrivateBus.h"
 #include "fakes/FakeBinDir.h"
 #include "libsystemd/Timer.h"
 

@@ -4,7 +4,7 @@
 
 #include "EventLoop.h"
 #include "actuator/SystemdSliceActuator.h"
-#include "dbus/DbusTestSupport.h"
+#include "dbus/PrivateBus.h"
 #include "fakes/FakeCgroupTree.h"
 #include "libsystemd/Timer.h"
 #include "usermanager/FakeSystemd.h"
