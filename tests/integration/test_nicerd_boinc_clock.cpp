@@ -7,7 +7,7 @@
 // - a busy desktop outside the work (busy 85% of every CPU, which the kernel runs first) and nicer's
 //   controller, until the task has run 10% past its bound in wall time (then it finishes at full speed);
 // - the temperature rule's long cap (an emulated sensor that follows the work, its target allowing 20% of
-//   the machine).
+//   the machine), until the task has run 10% past its bound (then a target it never reaches).
 // The same run with the clock left to BOINC (--boinc-clock 0, nicer's behaviour before) is aborted; that
 // case is hidden ([.]) and run by hand for the record, as it only shows BOINC's own rule:
 //   nicer_boinc_integration_tests '[boinc-clock-off]'   (or '[busy-desktop]' for both busy-desktop runs)
@@ -266,7 +266,13 @@ TEST_CASE("a BOINC task with a tight bound, held under the temperature rule's lo
         test::ModelSensor sensor(dir / "sensor", test::kThermalModel);
         const auto run = runTightTask(
             dir / "run", {"--temperature-sensor", sensor.input().string(), "--temperature-target", "52"},
-            [] {});
+            [] {},
+            [] {
+                // Past the bound: a target the emulated sensor never reaches lets the task finish at speed.
+                const auto set = test::runCommand(test::kNicer + " set temperature-target=100");
+                INFO(set.err);
+                CHECK(set.exitCode == 0);
+            });
         checkKept(run);
     }
     fs::remove_all(dir); // once the sensor's thread has stopped writing into it
