@@ -329,7 +329,7 @@ check_host_bound_to_manager() {
 # process of the volunteer (the user manager's services, the login session); and when a program of the
 # session needs more memory than is left, the kernel's OOM killer takes the work, never the program or the
 # session. The work: two instances holding 350 MiB each; the program: 1300 MiB, in the guest's 2 GiB (with
-# 4 GiB, emulation took 2.5 to 3 minutes to fill and reclaim twice these sizes).
+# 4 GiB, emulation took 2.5 to 3 minutes to fill and reclaim twice these sizes; this takes about 1).
 check_oom_kills_work_first() {
     local adj
     adj=$(as_user "for p in \$(pgrep -u volunteer); do echo \"\$(cat /proc/\$p/oom_score_adj 2>/dev/null) \$(sed -n 's/^0:://p' /proc/\$p/cgroup 2>/dev/null) \$(cat /proc/\$p/comm 2>/dev/null)\"; done")
