@@ -153,7 +153,7 @@ fuzz_run() {
 }
 
 # What `test` runs beside the guest's image and the guest, which leave part of the machine idle (the guest
-# about a fifth of it): the sanitizers' and the fuzzers' build, then the lint (ctest -L lint), at the lowest
+# a quarter of it): the sanitizers' and the fuzzers' build, then the lint (ctest -L lint), at the lowest
 # priority, so that the guest's checks run as they would alone. None of it measures anything, and none of it
 # runs beside a test that measures CPU time: `test` waits for it before ctest. Run as `dev.sh side-checks`
 # under setsid: a new session is a scheduling group of its own (the kernel's autogroups), whose nice 19 puts
