@@ -7,7 +7,6 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,8 +42,11 @@ public:
 
     /// The state letter of /proc/<pid>/stat: 'T' when stopped, 'S' or 'R' when running.
     char state() const {
+        // std::getline, not istreambuf_iterator: a process that ends while the file is read fails the read
+        // with ESRCH, which libstdc++'s filebuf throws; getline turns it into a failed stream.
         std::ifstream in("/proc/" + std::to_string(m_pid) + "/stat");
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::string text;
+        std::getline(in, text);
         const auto close = text.rfind(')');
         return close == std::string::npos || close + 2 >= text.size() ? '?' : text[close + 2];
     }

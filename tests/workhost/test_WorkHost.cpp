@@ -20,10 +20,10 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 #include <poll.h>
 #include <sched.h>
+#include <sstream>
 #include <string>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -71,16 +71,23 @@ bool ended(pid_t pid) {
     if (::kill(pid, 0) != 0) {
         return errno == ESRCH;
     }
-    // A zombie no one reaped yet (an orphan of an ended host goes to this machine's init) runs no more.
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // A zombie no one reaped yet (an orphan of an ended host goes to this machine's init) runs no more. The
+    // file is read with read(2): a process that ends meanwhile makes it fail with ESRCH, which an ifstream
+    // turns into an exception (libstdc++'s filebuf throws on a read error), and which means it ended.
+    const auto stat = nicer::readTextFile("/proc/" + std::to_string(pid) + "/stat");
+    if (!stat) {
+        return true;
+    }
+    const std::string& text = *stat;
     const auto close = text.rfind(')');
     return close != std::string::npos && close + 2 < text.size() && text[close + 2] == 'Z';
 }
 
+/// The processes of @p cgroup; none when it is gone (read as ended() reads, without an ifstream's throw).
 std::vector<pid_t> pidsIn(const fs::path& cgroup) {
     std::vector<pid_t> pids;
-    std::ifstream in(cgroup / "cgroup.procs");
+    const auto text = nicer::readTextFile(cgroup / "cgroup.procs");
+    std::istringstream in(text ? *text : std::string());
     for (pid_t pid = 0; in >> pid;) {
         pids.push_back(pid);
     }
@@ -315,7 +322,8 @@ pid_t readPidFile(const fs::path& file) {
 
 /// A field of /proc/PID/status ("PPid", "SigIgn"), empty when the process is gone.
 std::string statusField(pid_t pid, const std::string& field) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+    const auto text = nicer::readTextFile("/proc/" + std::to_string(pid) + "/status");
+    std::istringstream in(text ? *text : std::string());
     for (std::string line; std::getline(in, line);) {
         if (line.rfind(field + ":", 0) == 0) {
             return line.substr(line.find_first_not_of(" \t", field.size() + 1));
