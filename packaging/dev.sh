@@ -178,7 +178,9 @@ timed() {
 
 # wait_for_image: the guest's image that `test` started in the background; its log if it failed.
 wait_for_image() {
-    if ! wait "$image_pid"; then
+    local pid=$image_pid
+    image_pid= # waited for: its number may be another process's by the time the EXIT trap runs
+    if ! wait "$pid"; then
         cat "$image_log" >&2
         echo "dev.sh: the guest's image (tests/vm/image.sh bookworm) failed: its log is above" >&2
         return 1
@@ -187,8 +189,9 @@ wait_for_image() {
 
 # wait_for_side: side_checks, which `test` started in the background; its log, and whether it passed.
 wait_for_side() {
-    local status=0
-    wait "$side_pid" || status=$?
+    local status=0 pid=$side_pid
+    side_pid= # as image_pid in wait_for_image
+    wait "$pid" || status=$?
     cat "$side_log" >&2
     if [ "$status" -ne 0 ]; then
         echo "dev.sh: the sanitizers' build or the lint failed: its log is above" >&2
@@ -196,8 +199,9 @@ wait_for_side() {
     fi
 }
 
-# kill_tree PID: PID and every process it started, children first.
+# kill_tree PID: PID and every process it started, children first; nothing for an empty PID.
 kill_tree() {
+    [ -n "$1" ] || return 0
     local child
     for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
         kill_tree "$child"
