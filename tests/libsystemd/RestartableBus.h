@@ -1,6 +1,7 @@
 #pragma once
 
-// A real dbus-daemon for the libsystemd layer's tests, on a private bus at one fixed address.
+// A real dbus-daemon on a private bus at one fixed address, for a test of its own: the libsystemd layer's
+// tests, and under tests/dbus/PrivateBus.h the D-Bus units', the tray's and the watchers'.
 
 #include "Child.h"
 #include "PrivateBusConfig.h"
@@ -19,7 +20,7 @@ namespace nicer::test {
 class RestartableBus {
 public:
     RestartableBus() {
-        char dir[] = "/tmp/nicer-connection-test-XXXXXX";
+        char dir[] = "/tmp/nicer-bus-test-XXXXXX";
         REQUIRE(::mkdtemp(dir) != nullptr);
         m_dir = dir;
         m_address = "unix:path=" + (m_dir / "bus").string();
