@@ -93,7 +93,9 @@ RUNTIME_PROGRAMS = {
     "mv": "tests/harness/h2-servers.sh, runtime-unit.sh",
     "basename": "tests/harness/h2-servers.sh",
     # tests/harness/xvfb-tray-host.sh (the main job without a display, and the tray's Xvfb test)
-    "Xvfb": "tests/harness/xvfb-tray-host.sh",
+    "Xvfb": "tests/harness/xvfb-tray-host.sh, tests/presence/Xvfb.h",
+    "xauth": "tests/presence/Xvfb.h",
+    "xdotool": "tests/presence/Xvfb.h",
     "trayer": "tests/harness/xvfb-tray-host.sh",
     "mktemp": "tests/harness/xvfb-tray-host.sh",
     "seq": "tests/harness/xvfb-tray-host.sh",

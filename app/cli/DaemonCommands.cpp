@@ -9,6 +9,8 @@
 #include "control/Controller.h"
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
+#include "control/Presence.h"
+#include "control/WorkRules.h"
 #include "dbus/client/DaemonClient.h"
 #include "util/Text.h"
 #include "workload/WorkloadChooser.h"
@@ -72,10 +74,10 @@ void printRules(const api::DaemonState& s) {
         std::printf("  note         %s\n", s.sensorNote.c_str());
     }
     if (s.fanSpeed >= 0.0) {
+        const double target = control::profileFor(s.params, s.presence).fanTarget;
         std::printf("  fans         %.0f rpm%s\n", s.fanSpeed,
-                    s.params.fanTarget > 0.0
-                        ? (", target " + text::shortNumber(s.params.fanTarget) + " rpm").c_str()
-                        : ", no target");
+                    target > 0.0 ? (", target " + text::shortNumber(target) + " rpm").c_str()
+                                 : ", no target");
     }
     if (!s.powerSource.empty()) {
         std::printf("  power        %s%s%s (%s)\n", s.onBattery ? "on battery" : "on mains",
@@ -96,6 +98,15 @@ void printRules(const api::DaemonState& s) {
             names += (names.empty() ? "" : ", ") + name + (runs ? " (running)" : "");
         }
         std::printf("  programs     the work pauses while these run: %s\n", names.c_str());
+    }
+    // The profile in force and why (its settings are among the parameters above).
+    if (s.presence == control::Presence::Unknown) {
+        std::printf("  you          not known, so the profile for while you're here holds: %s\n",
+                    s.presenceReason.c_str());
+    } else {
+        std::printf("  you          %s: %s (%s), so the profile %s holds\n",
+                    s.presence == control::Presence::Here ? "here" : "away", s.presenceReason.c_str(),
+                    s.presenceSource.c_str(), control::profileText(s.presence).c_str());
     }
 }
 

@@ -137,8 +137,6 @@ int runSimulate(const SimulateOptions& o) {
     control::PeriodStep periodStep(o.params);
     Heat heat{o.thermal, o.thermal.ambient};
     double reading = std::round(heat.temperature);
-    const double target =
-        control::resolveTemperatureTarget(o.params.temperatureTarget, std::nullopt, std::nullopt);
     const Columns columns{.split = split && o.signal != control::Signal::Machine,
                           .signal = perPeriod,
                           .paused = pausedColumn,
@@ -161,7 +159,12 @@ int runSimulate(const SimulateOptions& o) {
         input.seconds = o.stepSeconds;
         // The rule reads the temperature the model's last period left, as nicerd reads its sensor.
         input.surroundings.temperature = thermal ? std::optional<double>(reading) : period.temperature;
-        input.surroundings.temperatureTarget = target;
+        // The profile in force where the trace says it (`nicer history`'s presence column), as nicerd chose
+        // it.
+        input.surroundings.presence = period.presence.value_or(control::Presence::Unknown);
+        input.surroundings.temperatureTarget = control::resolveTemperatureTarget(
+            control::profileFor(o.params, input.surroundings.presence).temperatureTarget, std::nullopt,
+            std::nullopt, input.surroundings.presence != control::Presence::Away);
         const auto decision = periodStep.step(input);
         if (thermal) {
             const double user = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 0.0;

@@ -1,5 +1,7 @@
 #include "tray/MainWindow.h"
 
+#include "control/Presence.h"
+#include "control/WorkRules.h"
 #include "tray/BoincPanel.h"
 #include "tray/CpuChart.h"
 #include "tray/DaemonProxy.h"
@@ -149,6 +151,10 @@ void MainWindow::buildValues(QFormLayout* form) {
                                   tr("The CPU's temperature, and the target your rule holds it to"));
     m_fans = addValue(form, tr("Fans"), tr("The fastest fan's speed, and the target your rule holds it to"));
     m_power = addValue(form, tr("Power"), tr("Whether this computer runs on battery or in power saver"));
+    m_presence =
+        addValue(form, tr("You"),
+                 tr("Whether you are at this computer: input within the away delay, and the screen not "
+                    "locked"));
     m_ruleNotes = new QLabel(form->parentWidget());
     m_ruleNotes->setWordWrap(true);
     m_ruleNotes->setAccessibleName(tr("Notes on your rules"));
@@ -463,12 +469,12 @@ void MainWindow::updateRules() {
     m_temperature->setToolTip(
         QString::fromStdString(p.sensorNote.empty() ? p.temperatureSensor : p.sensorNote));
     // The fans' row only where a fan reports its speed or the volunteer set a target for them.
-    m_values->setRowVisible(m_fans, p.fanSpeed >= 0.0 || p.params.fanTarget > 0.0);
+    const control::Profile profile = control::profileFor(p.params, p.presence);
+    m_values->setRowVisible(m_fans, p.fanSpeed >= 0.0 || profile.fanTarget > 0.0);
     if (p.fanSpeed >= 0.0) {
         const QString now = tr("%1 rpm").arg(qRound(p.fanSpeed));
-        m_fans->setText(p.params.fanTarget > 0.0
-                            ? tr("%1, target %2 rpm").arg(now).arg(qRound(p.params.fanTarget))
-                            : now);
+        m_fans->setText(
+            profile.fanTarget > 0.0 ? tr("%1, target %2 rpm").arg(now).arg(qRound(profile.fanTarget)) : now);
     } else {
         m_fans->setText(tr("not reported"));
     }
@@ -482,6 +488,21 @@ void MainWindow::updateRules() {
     }
     m_power->setText(power);
     m_power->setToolTip(QString::fromStdString(p.powerSource.empty() ? p.powerNote : p.powerSource));
+    const QString presenceReason = QString::fromStdString(p.presenceReason);
+    switch (p.presence) {
+    case control::Presence::Here:
+        m_presence->setText(tr("here (%1)").arg(presenceReason));
+        break;
+    case control::Presence::Away:
+        m_presence->setText(tr("away (%1)").arg(presenceReason));
+        break;
+    case control::Presence::Unknown:
+        m_presence->setText(tr("not known"));
+        break;
+    }
+    m_presence->setToolTip(p.presence == control::Presence::Unknown
+                               ? presenceReason
+                               : tr("As %1 tells it").arg(QString::fromStdString(p.presenceSource)));
     // Why a rule cannot see what it needs: where the volunteer looks for it, in a quiet voice. Each note is
     // nicerd's sentence, "what: the details"; the line shows what (it fits beside the rows above) and the
     // tooltip the whole sentences. A row that already says "no sensor" or "not known" has its note as its
@@ -513,7 +534,7 @@ void MainWindow::updateValues() {
     if (!m_daemon.isConnected() || !sample) {
         // Without nicerd (or its bus) the last numbers no longer hold: show none rather than old ones.
         for (QLabel* value : {m_user, m_others, m_work, m_idle, m_reserve, m_cap, m_temperature, m_fans,
-                              m_power, m_overloads}) {
+                              m_power, m_presence, m_overloads}) {
             value->setText(QStringLiteral("-"));
         }
         return;

@@ -117,6 +117,7 @@ private:
     QLabel* m_fans = nullptr;
     QFormLayout* m_values = nullptr; ///< the rows of numbers beside the chart
     QLabel* m_power = nullptr;
+    QLabel* m_presence = nullptr; ///< here, away or not known, and why
     QLabel* m_ruleNotes =
         nullptr; ///< why a rule cannot see what it needs (no sensor, no UPower, no GameMode)
     QLabel* m_overloads = nullptr;

@@ -25,10 +25,10 @@ constexpr int kSliderSteps = 1000;
 
 /// What a rule's 0 means, in the spin box's place: the table's help says it in a sentence.
 QString zeroText(const QString& key) {
-    if (key == QLatin1String("temperature-target")) {
+    if (key == QLatin1String("temperature-target") || key == QLatin1String("away-temperature-target")) {
         return ParametersPanel::tr("auto");
     }
-    if (key == QLatin1String("fan-target")) {
+    if (key == QLatin1String("fan-target") || key == QLatin1String("away-fan-target")) {
         return ParametersPanel::tr("off");
     }
     if (key == QLatin1String("battery-cap")) {
@@ -61,7 +61,8 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     static_cast<QVBoxLayout*>(layout())->addLayout(grid);
 
     // One row per parameter of the controller's table, in its order, with its label, help, unit and range:
-    // the controller's own on the left, the volunteer's rules (the rows after "period") on the right.
+    // the controller's own on the left, the two profiles under them, the volunteer's other rules on the
+    // right (ParameterInfo::group).
     const auto heading = [this](const QString& text) {
         auto* label = new QLabel(QStringLiteral("<b>%1</b>").arg(text.toHtmlEscaped()), this);
         label->setAccessibleName(text);
@@ -69,16 +70,22 @@ ParametersPanel::ParametersPanel(QWidget* parent)
     };
     grid->addWidget(heading(tr("Controller")), 0, 0, 1, 3);
     grid->addWidget(heading(tr("Cool, quiet and charged")), 0, 4, 1, 3);
-    int line = 1;
-    int column = 0;
+    int leftLine = 1;
+    int rightLine = 1;
     for (const auto& info : control::parameterTable()) {
-        addRow(info, grid, line++, column);
-        if (std::string_view(info.key) == "period") {
-            line = 1;
-            column = 4;
+        if (info.group == control::ParameterGroup::Controller) {
+            addRow(info, grid, leftLine++, 0);
+        } else if (info.group == control::ParameterGroup::Rules) {
+            addRow(info, grid, rightLine++, 4);
         }
     }
-    addPrograms(grid, line, column);
+    grid->addWidget(heading(tr("Here or away")), leftLine++, 0, 1, 3);
+    for (const auto& info : control::parameterTable()) {
+        if (info.group == control::ParameterGroup::Profiles) {
+            addRow(info, grid, leftLine++, 0);
+        }
+    }
+    addPrograms(grid, rightLine, 4);
 
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);

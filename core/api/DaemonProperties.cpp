@@ -87,6 +87,9 @@ std::vector<PropertyInfo> makeTable() {
         {"ExclusivePrograms", A::OnChange,
          field([](DaemonState & s) -> auto& { return s.exclusivePrograms; })},
         {"ProgramsRunning", A::OnChange, field([](DaemonState & s) -> auto& { return s.programsRunning; })},
+        {"Presence", A::OnChange, field([](DaemonState & s) -> auto& { return s.presence; })},
+        {"PresenceSource", A::OnChange, field([](DaemonState & s) -> auto& { return s.presenceSource; })},
+        {"PresenceReason", A::OnChange, field([](DaemonState & s) -> auto& { return s.presenceReason; })},
     };
     rows.insert(rows.end(), state.begin(), state.end());
     return rows;

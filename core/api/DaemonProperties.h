@@ -32,7 +32,7 @@ using Field = T& (*)(DaemonState&);
 using PropertyField =
     std::variant<Field<bool>, Field<std::uint32_t>, Field<std::uint64_t>, Field<double>, Field<std::string>,
                  Field<BoincState>, Field<Actuator>, Field<Placement>, Field<control::Signal>,
-                 Field<std::vector<std::string>>, Field<std::vector<PresetInfo>>,
+                 Field<control::Presence>, Field<std::vector<std::string>>, Field<std::vector<PresetInfo>>,
                  Field<std::vector<DownloadEntry>>, Field<std::vector<BoincProject>>,
                  Field<std::vector<BoincTask>>, Field<std::vector<BoincTransfer>>,
                  Field<std::vector<BoincNotice>>, const control::ParameterInfo*>;

@@ -95,6 +95,11 @@ struct DaemonState {
     std::vector<std::string> exclusivePrograms; ///< the named programs that pause the work
     std::vector<std::string> programsRunning;   ///< those of them that run now
 
+    // Whether the volunteer is at the machine (presence/PresenceWatch.h).
+    control::Presence presence = control::Presence::Unknown;
+    std::string presenceSource; ///< the source that answered: "XScreenSaver on :0"; empty: none did
+    std::string presenceReason; ///< "no input for 3 min", "the screen is locked", or why it is not known
+
     bool operator==(const DaemonState&) const = default;
 };
 

@@ -37,7 +37,7 @@ bool historyHasSplit(const std::vector<Sample>& history) {
 std::string historyCsv(const std::vector<Sample>& history) {
     const bool split = historyHasSplit(history);
     std::string csv = split ? "time,idle,work,outside" : "time,idle";
-    csv += ",signal,paused,temperature,multiplier,overload_count,quota\n";
+    csv += ",signal,paused,temperature,presence,multiplier,overload_count,quota\n";
     for (const auto& s : history) {
         csv += utcTime(s.timeUSec) + ',' + exact(s.idle);
         if (split) {
@@ -48,6 +48,7 @@ std::string historyCsv(const std::vector<Sample>& history) {
         if (s.temperature != kNoTemperature) {
             csv += exact(s.temperature);
         }
+        csv += ',' + std::string(control::presenceName(s.presence));
         csv +=
             ',' + exact(s.multiplier) + ',' + std::to_string(s.overloadCount) + ',' + exact(s.quota) + '\n';
     }

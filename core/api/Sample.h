@@ -1,6 +1,8 @@
 #pragma once
 
 #include "api/BusStruct.h"
+#include "api/Keywords.h"
+#include "control/Presence.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -14,6 +16,13 @@ namespace nicer::api {
 inline double yourPrograms(double foreground, double outside) {
     return outside >= 0.0 ? std::max(0.0, foreground - outside) : foreground;
 }
+
+/// On the bus the presence is its keyword; one a client does not know reads as unknown.
+template <>
+struct BusKeywords<control::Presence> {
+    static constexpr const auto& keywords = control::kPresenceKeywords;
+    static constexpr control::Presence unknown = control::Presence::Unknown;
+};
 
 /// A temperature that is no reading: there is no sensor.
 inline constexpr double kNoTemperature = -273.15;
@@ -41,6 +50,8 @@ struct Sample {
     /// (control::ruleName: "temperature", "fan", "battery", "power-saver", "game", "program"); empty for
     /// none.
     std::string heldBy;
+    /// Whether the volunteer was at the machine (the profile in force: control::profileFor).
+    control::Presence presence = control::Presence::Unknown;
 
     bool operator==(const Sample&) const = default;
 
@@ -52,6 +63,7 @@ struct Sample {
         busField("multiplier", &Sample::multiplier),   busField("overload_count", &Sample::overloadCount),
         busField("paused", &Sample::paused),           busField("outside_signal", &Sample::outsideSignal),
         busField("temperature", &Sample::temperature), busField("held_by", &Sample::heldBy),
+        busField("presence", &Sample::presence),
     };
 };
 

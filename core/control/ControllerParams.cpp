@@ -4,6 +4,7 @@
 #include "util/Text.h"
 
 #include <string>
+#include <utility>
 
 namespace nicer::control {
 
@@ -26,11 +27,15 @@ std::string shown(const ParameterInfo& info, const ControllerParams& p) {
 
 Result<void> validate(const ControllerParams& p) {
     // The gap below the lowest temperature target has reasons of its own to tell (inRange() refuses it too).
-    if (p.temperatureTarget > 0.0 && p.temperatureTarget < kLowestTemperatureTarget) {
-        return Error{"temperature-target = " + text::shortNumber(p.temperatureTarget) +
-                         " °C is too low: it must be 0 (chosen from the sensor's own limits) or at least " +
-                         text::shortNumber(kLowestTemperatureTarget) + " °C, which an idle CPU stays under",
-                     ErrorKind::InvalidInput};
+    for (const auto& [key, target] : {std::pair{"temperature-target", p.temperatureTarget},
+                                      std::pair{"away-temperature-target", p.awayTemperatureTarget}}) {
+        if (target > 0.0 && target < kLowestTemperatureTarget) {
+            return Error{
+                std::string(key) + " = " + text::shortNumber(target) +
+                    " °C is too low: it must be 0 (chosen from the sensor's own limits) or at least " +
+                    text::shortNumber(kLowestTemperatureTarget) + " °C, which an idle CPU stays under",
+                ErrorKind::InvalidInput};
+        }
     }
     for (const auto& info : parameterTable()) {
         if (!inRange(info, info.get(p))) {

@@ -28,11 +28,18 @@ struct ControllerParams {
 
     // The volunteer's own limits (docs/user-guide.md, "Cool, quiet and charged"): rules that hold the work
     // under the controller's quota, or pause it, whatever idle time there is.
+    // Two profiles (docs/user-guide.md, "Here or away"): these while you're here, or when nicer cannot tell,
+    // and the away- ones while you're away.
     /// The CPU temperature the work may heat the machine to, in °C; 0: chosen from the sensor's own limits
-    /// (control/WorkRules.h, resolveTemperatureTarget).
+    /// (control/WorkRules.h, resolveTemperatureTarget), 10 °C cooler while you're here.
     double temperatureTarget = 0.0;
+    double awayTemperatureTarget = 0.0;
     /// The fan speed the work may drive the fans to, in rpm; 0: no fan rule.
     double fanTarget = 0.0;
+    double awayFanTarget = 0.0;
+    /// The largest share of the machine the work may use, whatever the controller would give it.
+    double maxShare = 1.0;
+    double awayMaxShare = 1.0;
     /// Seconds a rule waits before it gives the work back: after a temperature trip, once on mains again,
     /// after the last game or named program ended.
     double resumeDelay = 60.0;
@@ -47,6 +54,9 @@ struct ControllerParams {
     /// 1: BOINC's elapsed-time clock is kept as fast as its tasks run (daemon/BoincClock.h), so that BOINC
     /// never aborts a task nicer slows; 0: BOINC counts the wall clock, as it does alone.
     int boincClock = 1;
+    /// Seconds without input after which the volunteer counts as away (BOINC's "in use" delay, 3 minutes);
+    /// input makes them here again at once (presence/PresenceWatch.h).
+    double awayDelay = 180.0;
 
     bool operator==(const ControllerParams&) const = default;
 };

@@ -124,6 +124,15 @@ public:
             }
             period.temperature = *celsius;
         }
+        if (m_presenceColumn) {
+            const auto field = fields[*m_presenceColumn];
+            const auto presence = parsePresence(text::toLowerAscii(field));
+            if (!presence) {
+                return error("'" + std::string(field) +
+                             "' is not a presence; each period's is here, away or unknown");
+            }
+            period.presence = *presence;
+        }
         m_periods.push_back(period);
         return {};
     }
@@ -147,6 +156,8 @@ private:
                 m_pausedColumn = i;
             } else if (name == "temperature") {
                 m_temperatureColumn = i;
+            } else if (name == "presence") {
+                m_presenceColumn = i;
             }
         }
         if (!m_idleColumn) {
@@ -187,6 +198,7 @@ private:
     std::optional<std::size_t> m_signalColumn;
     std::optional<std::size_t> m_pausedColumn;
     std::optional<std::size_t> m_temperatureColumn;
+    std::optional<std::size_t> m_presenceColumn;
     std::size_t m_columnCount = 0;
     std::vector<TracePeriod> m_periods;
 };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "control/Controller.h"
+#include "control/Presence.h"
 #include "util/Result.h"
 
 #include <istream>
@@ -26,6 +27,9 @@ struct TracePeriod {
     /// The CPU's temperature the volunteer's rules read in this period, in °C, from a `temperature` column;
     /// none where the field is empty (no sensor). `nicer simulate` feeds it to the temperature rule.
     std::optional<double> temperature;
+    /// Whether the volunteer was at the machine, from a `presence` column (here, away, unknown): the profile
+    /// in force in that period.
+    std::optional<Presence> presence;
 };
 
 /**
@@ -34,8 +38,8 @@ struct TracePeriod {
  * Blank lines and `#` comments are ignored. A CSV whose header has an `idle` column is accepted too (for
  * example the output of `nicer simulate` or `nicer sample --csv`); when it also has
  * `work` (or `background`) and `outside` columns, each period carries the split signal too; `signal`
- * (machine or outside), `paused` (0 or 1) and `temperature` (°C, empty for none) columns, as `nicer history`
- * writes them, are read too. Errors name @p source and the line.
+ * (machine or outside), `paused` (0 or 1), `temperature` (°C, empty for none) and `presence` (here, away or
+ * unknown) columns, as `nicer history` writes them, are read too. Errors name @p source and the line.
  */
 Result<std::vector<TracePeriod>> readTrace(std::istream& in, const std::string& source);
 

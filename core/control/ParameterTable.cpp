@@ -38,6 +38,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = false,
+        .group = ParameterGroup::Controller,
     },
     {
         .key = "min-multiplier",
@@ -67,6 +68,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = false,
+        .group = ParameterGroup::Controller,
     },
     {
         .key = "max-multiplier",
@@ -96,6 +98,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = false,
+        .group = ParameterGroup::Controller,
     },
     {
         .key = "multiplier-decay",
@@ -126,6 +129,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Controller,
     },
     {
         .key = "overload-threshold",
@@ -160,6 +164,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = false,
+        .group = ParameterGroup::Controller,
     },
     {
         .key = "idle-epsilon",
@@ -188,6 +193,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = false,
+        .group = ParameterGroup::Controller,
     },
     {
         .key = "period",
@@ -220,16 +226,16 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = false,
+        .group = ParameterGroup::Controller,
     },
     {
         .key = "temperature-target",
         .busName = "TemperatureTarget",
         .busSignature = "d",
         .type = ParameterType::Real,
-        .label = "Temperature target",
-        .help = "The CPU temperature the work may heat the machine to, in °C (0: chosen from the sensor's "
-                "own limits, "
-                "at most 80 °C)",
+        .label = "Temperature while here",
+        .help = "While you're here (or nicer cannot tell): the CPU temperature the work may heat the machine "
+                "to, in °C (0: chosen from the sensor's own limits, at most 70 °C)",
         .rangeNote = "(°C; 0, or at least 40)",
         .min = 0.0,
         .max = 105.0,
@@ -250,14 +256,46 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
+        .key = "away-temperature-target",
+        .busName = "AwayTemperatureTarget",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Temperature while away",
+        .help = "While you're away: the CPU temperature the work may heat the machine to, in °C (0: chosen "
+                "from the sensor's own limits, at most 80 °C)",
+        .rangeNote = "(°C; 0, or at least 40)",
+        .min = 0.0,
+        .max = 105.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = kLowestTemperatureTarget,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " °C",
+        .sliderMin = 0.0,
+        .sliderMax = 105.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.awayTemperatureTarget; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.awayTemperatureTarget = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
     },
     {
         .key = "fan-target",
         .busName = "FanTarget",
         .busSignature = "d",
         .type = ParameterType::Real,
-        .label = "Fan speed target",
-        .help = "The fan speed the work may drive the fans to, in rpm (0: no fan rule)",
+        .label = "Fan speed while here",
+        .help = "While you're here (or nicer cannot tell): the fan speed the work may drive the fans to, in "
+                "rpm (0: no fan rule)",
         .rangeNote = "(rpm; 0: none)",
         .min = 0.0,
         .max = 20000.0,
@@ -278,6 +316,97 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
+        .key = "away-fan-target",
+        .busName = "AwayFanTarget",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Fan speed while away",
+        .help = "While you're away: the fan speed the work may drive the fans to, in rpm (0: no fan rule)",
+        .rangeNote = "(rpm; 0: none)",
+        .min = 0.0,
+        .max = 20000.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " rpm",
+        .sliderMin = 0.0,
+        .sliderMax = 6000.0,
+        .displayStep = 100.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.awayFanTarget; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.awayFanTarget = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
+        .key = "max-share",
+        .busName = "MaxShare",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Largest share while here",
+        .help =
+            "While you're here (or nicer cannot tell): the largest share of the machine the work may use, "
+            "whatever idle CPU there is",
+        .rangeNote = "(a fraction of the whole machine)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = true,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 100.0,
+        .displayUnit = " %",
+        .sliderMin = 5.0,
+        .sliderMax = 100.0,
+        .displayStep = 5.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.maxShare; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.maxShare = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
+        .key = "away-max-share",
+        .busName = "AwayMaxShare",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Largest share while away",
+        .help = "While you're away: the largest share of the machine the work may use, whatever idle CPU "
+                "there is",
+        .rangeNote = "(a fraction of the whole machine)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = true,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 100.0,
+        .displayUnit = " %",
+        .sliderMin = 5.0,
+        .sliderMax = 100.0,
+        .displayStep = 5.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.awayMaxShare; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.awayMaxShare = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
     },
     {
         .key = "resume-delay",
@@ -307,6 +436,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Rules,
     },
     {
         .key = "battery-cap",
@@ -335,6 +465,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Rules,
     },
     {
         .key = "battery-min-charge",
@@ -364,6 +495,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Rules,
     },
     {
         .key = "power-saver-is-battery",
@@ -396,6 +528,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Rules,
     },
     {
         .key = "games-pause",
@@ -428,6 +561,7 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Rules,
     },
     {
         .key = "boinc-clock",
@@ -462,6 +596,37 @@ constexpr ParameterInfo kParameters[] = {
             return {};
         },
         .newerThanSavedFiles = true,
+        .group = ParameterGroup::Rules,
+    },
+    {
+        .key = "away-delay",
+        .busName = "AwayDelay",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Away after",
+        .help = "Seconds without keyboard or mouse input after which you count as away; input makes you here "
+                "again at once",
+        .rangeNote = "(seconds)",
+        .min = 1.0,
+        .max = 86400.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = " s",
+        .sliderMin = 10.0,
+        .sliderMax = 1800.0,
+        .displayStep = 10.0,
+        .displayDecimals = 0,
+        .logarithmic = true,
+        .get = [](const ControllerParams& p) { return p.awayDelay; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.awayDelay = v;
+            return {};
+        },
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
     },
 };
 

@@ -13,6 +13,10 @@ namespace nicer::control {
 /// milliseconds in ControllerParams, microseconds on D-Bus).
 enum class ParameterType { Real, Count, Duration };
 
+/// Where a parameter belongs for the volunteer (the tray's groups): the thesis's controller, the rules that
+/// keep the machine cool, quiet and charged, or the two profiles of here and away and their delay.
+enum class ParameterGroup { Controller, Rules, Profiles };
+
 /**
  * One controller parameter, the one place its names, range, unit and help are written down. The text form
  * (files, `nicer set`), both command lines, nicerd's D-Bus properties and SetParameters, the D-Bus client
@@ -53,6 +57,7 @@ struct ParameterInfo {
     /// Added after nicer first saved parameter files: a file an older nicerd wrote has no line for it, and
     /// the default applies (every other parameter must be in a saved file, or it was cut short).
     bool newerThanSavedFiles;
+    ParameterGroup group;
 };
 
 /// A max that rangeText() does not state: the largest whole count a parameter may hold.

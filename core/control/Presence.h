@@ -9,9 +9,9 @@
 namespace nicer::control {
 
 /**
- * Whether the volunteer is at the machine: Here (input within the away delay, and the screen not locked), Away
- * (no input for the delay, or the screen locked), or Unknown (no source of the desktop answers: then nicerd
- * acts as while you're here, the side that asks least of the machine).
+ * Whether the volunteer is at the machine: Here (input within the away delay, and the screen not locked),
+ * Away (no input for the delay, or the screen locked), or Unknown (no source of the desktop answers: then
+ * nicerd acts as while you're here, the side that asks least of the machine).
  */
 enum class Presence { Unknown, Here, Away };
 

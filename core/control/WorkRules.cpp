@@ -51,15 +51,37 @@ std::string_view ruleName(Rule rule) {
         return "game";
     case Rule::Program:
         return "program";
+    case Rule::Profile:
+        return "profile";
     }
     return "";
 }
 
-double resolveTemperatureTarget(double param, std::optional<double> max, std::optional<double> crit) {
+Profile profileFor(const ControllerParams& params, Presence presence) {
+    if (presence == Presence::Away) {
+        return {presence, params.awayTemperatureTarget, params.awayFanTarget, params.awayMaxShare};
+    }
+    return {presence, params.temperatureTarget, params.fanTarget, params.maxShare};
+}
+
+std::string profileText(Presence presence) {
+    switch (presence) {
+    case Presence::Here:
+        return "while you're here";
+    case Presence::Away:
+        return "while you're away";
+    case Presence::Unknown:
+        break;
+    }
+    return "while nicer cannot tell whether you're here";
+}
+
+double resolveTemperatureTarget(double param, std::optional<double> max, std::optional<double> crit,
+                                bool here) {
     if (param > 0.0) {
         return param;
     }
-    double target = 80.0;
+    double target = here ? 80.0 - kHereCooler : 80.0;
     if (max) {
         target = std::min(target, *max - 10.0);
     }
@@ -102,16 +124,27 @@ Hold WorkRules::temperatureHold(const Surroundings& now, const ControllerParams&
 }
 
 Hold WorkRules::fanHold(const Surroundings& now, const ControllerParams& params, double seconds) {
-    if (!now.fanSpeed || params.fanTarget <= 0.0) {
+    const double target = profileFor(params, now.presence).fanTarget;
+    if (!now.fanSpeed || target <= 0.0) {
         m_fan.reset();
         return {};
     }
     const double cap =
-        m_fan.step(*now.fanSpeed / kRpmPerUnit, params.fanTarget / kRpmPerUnit, seconds, params.resumeDelay);
+        m_fan.step(*now.fanSpeed / kRpmPerUnit, target / kRpmPerUnit, seconds, params.resumeDelay);
     return {.rule = Rule::Fan,
             .cap = cap,
             .reason = "fans " + text::shortNumber(std::round(*now.fanSpeed)) + " rpm, target " +
-                      text::shortNumber(params.fanTarget) + " rpm"};
+                      text::shortNumber(target) + " rpm"};
+}
+
+Hold WorkRules::profileHold(const Surroundings& now, const ControllerParams& params) {
+    const double share = profileFor(params, now.presence).maxShare;
+    if (share >= 1.0) {
+        return {};
+    }
+    return {.rule = Rule::Profile,
+            .cap = share,
+            .reason = "at most " + percent(share) + " " + profileText(now.presence)};
 }
 
 Hold WorkRules::powerHold(const Surroundings& now, const ControllerParams& params, double seconds) {
@@ -159,7 +192,7 @@ Hold WorkRules::step(const Surroundings& now, const ControllerParams& params, do
     Hold holds[] = {
         temperatureHold(now, params, seconds), fanHold(now, params, seconds),
         powerHold(now, params, seconds),       gameHold(now, params, seconds),
-        programHold(now, params, seconds),
+        programHold(now, params, seconds),     profileHold(now, params),
     };
     Hold tightest;
     for (auto& hold : holds) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "control/ControllerParams.h"
+#include "control/Presence.h"
 #include "control/TargetLoop.h"
 
 #include <optional>
@@ -16,17 +17,18 @@ struct Surroundings {
     double temperatureTarget = 0.0;    ///< °C, resolved (resolveTemperatureTarget)
     std::optional<double> fanSpeed;    ///< the fastest fan's, rpm; none without a fan sensor
     bool onBattery = false;
-    double batteryPercent = -1.0;      ///< -1: not known
-    bool powerSaver = false;           ///< power-profiles-daemon's power-saver profile is active
-    int games = 0;                     ///< games registered with GameMode
-    std::vector<std::string> programs; ///< the named programs that run
+    double batteryPercent = -1.0;          ///< -1: not known
+    bool powerSaver = false;               ///< power-profiles-daemon's power-saver profile is active
+    int games = 0;                         ///< games registered with GameMode
+    std::vector<std::string> programs;     ///< the named programs that run
+    Presence presence = Presence::Unknown; ///< whether the volunteer is at the machine
 };
 
 /// The volunteer's rules, each of which can hold the work under the controller's quota.
-enum class Rule { None, Temperature, Fan, Battery, PowerSaver, Game, Program };
+enum class Rule { None, Temperature, Fan, Battery, PowerSaver, Game, Program, Profile };
 
-/// "temperature", "fan", "battery", "power-saver", "game", "program"; "" for None. The bus and the chart use
-/// these words.
+/// "temperature", "fan", "battery", "power-saver", "game", "program", "profile"; "" for None. The bus and the
+/// chart use these words.
 std::string_view ruleName(Rule rule);
 
 /// The tightest rule in a period: the cap it sets and why, in plain words ("CPU 82 °C, target 80 °C",
@@ -37,20 +39,40 @@ struct Hold {
     std::string reason;
 };
 
+/// The settings that depend on whether you are at the machine: the away ones while you're away, the others
+/// while you're here and when nicer cannot tell (the side that asks least of the machine).
+struct Profile {
+    Presence presence = Presence::Unknown;
+    double temperatureTarget = 0.0; ///< °C as set; 0: chosen from the sensor (resolveTemperatureTarget)
+    double fanTarget = 0.0;         ///< rpm; 0: no fan rule
+    double maxShare = 1.0;          ///< the largest share of the machine the work may use
+};
+
+Profile profileFor(const ControllerParams& params, Presence presence);
+
+/// "while you're here", "while you're away", "while nicer cannot tell whether you're here".
+std::string profileText(Presence presence);
+
+/// How much cooler the chosen temperature target is while you're here: a working CPU that stays at 70 °C
+/// keeps most laptops' fans near their quietest.
+inline constexpr double kHereCooler = 10.0;
+
 /**
- * The target the temperature rule holds, in °C: @p param (temperature-target) when it is not 0, else 80 °C,
- * lowered to 10 °C under the sensor's @p max and 20 °C under its @p crit where it has them, and never under
- * kLowestTemperatureTarget. 80 °C is where laptops' fans usually still run quietly and well under the
- * throttling point (Intel's TjMax is 100 °C, AMD's Tctl limit 95 °C); docs/user-guide.md explains it.
+ * The target the temperature rule holds, in °C: @p param (temperature-target) when it is not 0, else 80 °C
+ * (70 °C, kHereCooler lower, when @p here), lowered to 10 °C under the sensor's @p max and 20 °C under its
+ * @p crit where it has them, and never under kLowestTemperatureTarget. 80 °C is where laptops' fans usually
+ * still run quietly and well under the throttling point (Intel's TjMax is 100 °C, AMD's Tctl limit 95 °C);
+ * docs/user-guide.md explains it.
  */
-double resolveTemperatureTarget(double param, std::optional<double> max, std::optional<double> crit);
+double resolveTemperatureTarget(double param, std::optional<double> max, std::optional<double> crit,
+                                bool here = false);
 
 /**
  * The volunteer's own limits, beside the controller: the temperature and fan targets (each a TargetLoop),
  * the battery (paused, or capped above a charge), power-profiles-daemon's power-saver profile, games
- * (GameMode) and named programs. The work's quota is the controller's, or the tightest rule's cap where
- * that is lower. A rule that paused the work keeps it paused for resume-delay after its cause ended. Pure:
- * fed what the machine says, one period at a time.
+ * (GameMode), named programs, and the largest share of the profile in force (here or away). The work's quota
+ * is the controller's, or the tightest rule's cap where that is lower. A rule that paused the work keeps it
+ * paused for resume-delay after its cause ended. Pure: fed what the machine says, one period at a time.
  */
 class WorkRules {
 public:
@@ -84,6 +106,7 @@ private:
     Hold powerHold(const Surroundings& now, const ControllerParams& params, double seconds);
     Hold gameHold(const Surroundings& now, const ControllerParams& params, double seconds);
     Hold programHold(const Surroundings& now, const ControllerParams& params, double seconds);
+    static Hold profileHold(const Surroundings& now, const ControllerParams& params);
 
     TargetLoop m_temperature;
     TargetLoop m_fan;

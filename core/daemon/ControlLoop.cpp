@@ -89,6 +89,7 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec, const control::Sur
     s.paused = paused();
     s.outsideSignal = demand.split && answerOutside();
     s.temperature = surroundings.temperature.value_or(api::kNoTemperature);
+    s.presence = surroundings.presence;
 
     control::PeriodInput input;
     input.idle = demand.idle;

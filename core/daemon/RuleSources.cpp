@@ -4,8 +4,19 @@
 #include "util/Log.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <unistd.h>
 
 namespace nicer::daemon {
+
+namespace {
+
+std::chrono::milliseconds awayDelay(double seconds) {
+    return std::chrono::milliseconds(std::llround(seconds * 1000.0));
+}
+
+} // namespace
 
 Result<std::unique_ptr<RuleSources>> RuleSources::create(sd_event* event, const DaemonConfig& config,
                                                          std::function<void()> changed) {
@@ -26,7 +37,21 @@ Result<std::unique_ptr<RuleSources>> RuleSources::create(sd_event* event, const 
         return Error{"cannot watch the power supply: " + power.error().message};
     }
     sources->m_power = std::move(*power);
-    sources->watchGames();
+    const auto variable = [](const char* name) {
+        const char* value = std::getenv(name);
+        return std::string(value != nullptr ? value : "");
+    };
+    auto presence = presence::PresenceWatch::create(
+        event,
+        {.systemBusAddress = {},
+         .uid = getuid(),
+         .displays = {variable("DISPLAY"), variable("WAYLAND_DISPLAY"), variable("XAUTHORITY")}},
+        awayDelay(config.params.awayDelay), [self] { self->m_changed(); });
+    if (!presence) {
+        return Error{"cannot watch whether you are at the machine: " + presence.error().message};
+    }
+    sources->m_presence = std::move(*presence);
+    sources->watchSession();
     return sources;
 }
 
@@ -47,14 +72,16 @@ Result<void> RuleSources::findSensors(const DaemonConfig& config) {
     return {};
 }
 
-void RuleSources::watchGames() {
+void RuleSources::watchSession() {
     m_games.reset();
+    m_presence->setSessionBus(nullptr);
     if (auto connected = m_sessionBus.connect(); !connected) {
         m_gameNote = "cannot watch GameMode: no session bus: " + connected.error().message;
     }
 }
 
-Result<void> RuleSources::watchGames(sd_bus* bus) {
+Result<void> RuleSources::watchSession(sd_bus* bus) {
+    m_presence->setSessionBus(bus);
     auto games = desktop::GameWatch::create(bus, [this] { m_changed(); });
     if (!games) {
         // The connection stays: GameMode is watched again once it closes.
@@ -68,6 +95,9 @@ Result<void> RuleSources::watchGames(sd_bus* bus) {
 
 control::Surroundings RuleSources::read(const control::ControllerParams& params) {
     control::Surroundings now;
+    m_presence->setDelay(awayDelay(params.awayDelay));
+    m_presence->poll();
+    now.presence = m_presence->verdict().presence;
     if (m_sensor) {
         if (auto reading = kernel::readTemperature(m_sensor->input)) {
             now.temperature = *reading;
@@ -76,8 +106,9 @@ control::Surroundings RuleSources::read(const control::ControllerParams& params)
             // A sensor that goes away (a driver unloaded) leaves the rule out, and says so.
             m_sensorNote = reading.error().message + ": the temperature rule waits until it can be read";
         }
-        now.temperatureTarget =
-            control::resolveTemperatureTarget(params.temperatureTarget, m_sensor->max, m_sensor->crit);
+        now.temperatureTarget = control::resolveTemperatureTarget(
+            control::profileFor(params, now.presence).temperatureTarget, m_sensor->max, m_sensor->crit,
+            now.presence != control::Presence::Away);
     }
     for (const auto& fan : m_fans) {
         if (auto rpm = kernel::readFan(fan.input)) {
@@ -90,7 +121,7 @@ control::Surroundings RuleSources::read(const control::ControllerParams& params)
     now.batteryPercent = power.percent;
     now.powerSaver = power.powerSaver;
     if (!m_sessionBus.isOpen()) {
-        watchGames(); // the session bus restarted, or was not there yet
+        watchSession(); // the session bus restarted, or was not there yet
     }
     now.games = m_games ? m_games->clientCount() : 0;
     now.programs = m_programs.running();
@@ -114,6 +145,12 @@ void RuleSources::describe(api::DaemonState& s) const {
     s.gameNote = m_games ? m_games->note() : m_gameNote;
     s.exclusivePrograms = m_programs.names();
     s.programsRunning = m_last.programs;
+    // As it is now, not as the last period read it: a change is announced when it happens, and the rules
+    // take it from the next period on.
+    const auto verdict = m_presence->verdict();
+    s.presence = verdict.presence;
+    s.presenceSource = verdict.source;
+    s.presenceReason = verdict.reason;
 }
 
 } // namespace nicer::daemon

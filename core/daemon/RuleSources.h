@@ -10,6 +10,7 @@
 #include "kernel/Hwmon.h"
 #include "libsystemd/Connection.h"
 #include "libsystemd/Event.h"
+#include "presence/PresenceWatch.h"
 #include "util/Result.h"
 
 #include <functional>
@@ -23,9 +24,10 @@ namespace nicer::daemon {
 /**
  * Where the volunteer's rules (control/WorkRules.h) read the machine: the CPU's temperature sensor and the
  * fans (hwmon, thermal zones), the power (UPower, power-profiles-daemon, or /sys/class/power_supply),
- * GameMode on the session bus, and the named programs in /proc. Each source that is missing says so in
- * its note and its rule stays out of the way; none of them stops nicerd. Only what the volunteer named
- * wrongly does: a --temperature-sensor that is not a sensor, a program name that cannot be one.
+ * GameMode on the session bus, the named programs in /proc, and whether the volunteer is at the machine
+ * (presence/PresenceWatch.h). Each source that is missing says so in its note and its rule stays out of the
+ * way; none of them stops nicerd. Only what the volunteer named wrongly does: a --temperature-sensor that is
+ * not a sensor, a program name that cannot be one.
  */
 class RuleSources {
 public:
@@ -47,13 +49,14 @@ private:
         : m_changed(std::move(changed))
         , m_sessionBus(
               event, libsystemd::BusTarget::user(),
-              {.connected = [this](sd_bus* bus) { return watchGames(bus); }, .lost = {}, .onError = {}})
+              {.connected = [this](sd_bus* bus) { return watchSession(bus); }, .lost = {}, .onError = {}})
         , m_programs(config.procDir) {}
     /// The temperature sensor (the one given, or the CPU's found) and the fans.
     Result<void> findSensors(const DaemonConfig& config);
-    /// GameMode on the session bus: connects (again, after the bus restarted), and watchGames(bus) watches.
-    void watchGames();
-    Result<void> watchGames(sd_bus* bus);
+    /// GameMode and GNOME's idle monitor on the session bus: connects (again, after the bus restarted), and
+    /// watchSession(bus) watches.
+    void watchSession();
+    Result<void> watchSession(sd_bus* bus);
 
     std::function<void()> m_changed;
     std::optional<kernel::TemperatureSensor> m_sensor;
@@ -64,6 +67,7 @@ private:
     std::unique_ptr<desktop::GameWatch> m_games;
     std::string m_gameNote;
     desktop::ProgramWatch m_programs;
+    std::unique_ptr<presence::PresenceWatch> m_presence;
     control::Surroundings m_last;
 };
 

@@ -67,4 +67,24 @@ bool MessageReader::keep(int r) {
     return r > 0;
 }
 
+Result<BusMessagePtr> newMethodCall(sd_bus* bus, const MethodAddress& to,
+                                    const std::function<void(MessageWriter&)>& arguments) {
+    const std::string what = std::string("cannot call ") + to.member;
+    sd_bus_message* raw = nullptr;
+    if (int r = sd_bus_message_new_method_call(bus, &raw, to.destination, to.path, to.interface, to.member);
+        r < 0) {
+        return busError(what, r);
+    }
+    BusMessagePtr call(raw);
+    MessageWriter out(call.get());
+    if (arguments) {
+        arguments(out);
+    }
+    out.run([&] { return sd_bus_message_set_auto_start(call.get(), 0); });
+    if (!out.ok()) {
+        return busError(what, out.result());
+    }
+    return call;
+}
+
 } // namespace nicer::libsystemd

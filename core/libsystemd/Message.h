@@ -3,9 +3,13 @@
 // Writing and reading an sd_bus_message as a chain of calls that keeps the first error: code says what it
 // writes or reads, and checks once at the end, instead of `if (r >= 0) r = ...` after every call.
 
+#include "libsystemd/Bus.h"
+#include "util/Result.h"
+
 #include <systemd/sd-bus.h>
 
 #include <cstddef>
+#include <functional>
 #include <utility>
 
 namespace nicer::libsystemd {
@@ -112,5 +116,21 @@ private:
     sd_bus_message* m_message;
     int m_result = 0;
 };
+
+/// Where a method call goes: the service's name, the object, the interface and the method.
+struct MethodAddress {
+    const char* destination;
+    const char* path;
+    const char* interface;
+    const char* member;
+};
+
+/**
+ * A method call to @p to on @p bus with the arguments @p arguments writes (none when empty). It never starts
+ * the service (no D-Bus activation): a watcher only listens to what runs. Fails with sd-bus's errno text,
+ * after "cannot call <member>".
+ */
+Result<BusMessagePtr> newMethodCall(sd_bus* bus, const MethodAddress& to,
+                                    const std::function<void(MessageWriter&)>& arguments = {});
 
 } // namespace nicer::libsystemd

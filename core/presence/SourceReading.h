@@ -3,6 +3,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace nicer::presence {
 
@@ -16,8 +17,10 @@ struct SourceReading {
     std::string source;
     /// The source works and has answered; when false, note says why.
     bool answers = false;
-    /// No input for the away delay, by the source's own count (logind's IdleHint: the desktop's own delay).
+    /// No input for the away delay, by the source's own count.
     bool idle = false;
+    /// idle counts the desktop's own delay, not nicer's (logind's IdleHint, which the desktop sets).
+    bool desktopDelay = false;
     /// The screen is locked (logind's LockedHint).
     bool locked = false;
     /// The time since the last input, where the source tells it.
@@ -27,5 +30,13 @@ struct SourceReading {
 
     bool operator==(const SourceReading&) const = default;
 };
+
+/// A source that does not answer, and why.
+inline SourceReading notAnswering(std::string source, std::string note) {
+    SourceReading r;
+    r.source = std::move(source);
+    r.note = std::move(note);
+    return r;
+}
 
 } // namespace nicer::presence

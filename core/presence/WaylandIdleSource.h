@@ -14,13 +14,14 @@ namespace nicer::presence {
 
 /**
  * The Wayland compositor's idle timer, through the staging protocol ext-idle-notify-v1 (KDE Plasma 6, sway
- * 1.8+, Hyprland, labwc, niri, COSMIC): an ext_idle_notification_v1 of the away delay on the first seat, whose
- * `idled` means away and `resumed` here. The compositor counts the input and honours its own idle inhibitors
- * (a video playing keeps "here"). Never blocks the loop: the connection's file descriptor is an IoSource, and
- * the registry's answer comes through a wl_display.sync callback, not a roundtrip.
+ * 1.8+, Hyprland, labwc, niri, COSMIC): an ext_idle_notification_v1 of the away delay on the first seat,
+ * whose `idled` means away and `resumed` here. The compositor counts the input and honours its own idle
+ * inhibitors (a video playing keeps "here"). Never blocks the loop: the connection's file descriptor is an
+ * IoSource, and the registry's answer comes through a wl_display.sync callback, not a roundtrip.
  *
  * Says in reading() why it does not answer: no compositor at that display, a compositor without the protocol
- * (GNOME's Mutter, sway 1.7), no seat, or the connection lost (then poll() connects again, at most every 10 s).
+ * (GNOME's Mutter, sway 1.7), no seat, or the connection lost (then poll() connects again, at most every 10
+ * s).
  */
 class WaylandIdleSource final : public PresenceSource {
 public:

@@ -33,6 +33,8 @@ struct RecordedPeriod {
     bool cpuIdle; ///< the work's slice has cpu.idle 1: auto answers the outside part
     bool paused;  ///< `nicer pause` before the period, `nicer resume` otherwise
     std::optional<double> temperature;
+    /// Whether the volunteer was here: the profile in force.
+    nicer::control::Presence presence = nicer::control::Presence::Away;
 };
 
 /// The loop's history over @p periods, as nicerd would have recorded it with @p params.
@@ -46,8 +48,6 @@ std::vector<Sample> record(const nicer::control::ControllerParams& params,
                                     nicer::control::Signal::Auto, &boundary);
     REQUIRE(loop.prime().ok());
     nicer::control::Surroundings surroundings;
-    surroundings.temperatureTarget =
-        nicer::control::resolveTemperatureTarget(params.temperatureTarget, std::nullopt, std::nullopt);
     std::uint64_t timeUSec = 1'795'000'000'000'000;
     for (const auto& period : periods) {
         if (period.paused) {
@@ -57,6 +57,11 @@ std::vector<Sample> record(const nicer::control::ControllerParams& params,
         }
         boundary.cpuIdle = period.cpuIdle;
         surroundings.temperature = period.temperature;
+        // As nicerd's RuleSources: the profile in force chooses the temperature target.
+        surroundings.presence = period.presence;
+        surroundings.temperatureTarget = nicer::control::resolveTemperatureTarget(
+            nicer::control::profileFor(params, period.presence).temperatureTarget, std::nullopt, std::nullopt,
+            period.presence != nicer::control::Presence::Away);
         nicer::test::advancePeriod(machine, actuator, boundary, period.machine);
         timeUSec += static_cast<std::uint64_t>(params.period.count()) * 1000;
         const auto sample = loop.tick(timeUSec, surroundings);
@@ -143,6 +148,8 @@ TEST_CASE("nicer history's trace of a loop replays in nicer simulate to the loop
     params.overloadThreshold = 2;
     params.multiplierDecay = 0.5;
     params.temperatureTarget = 70.0;
+    params.awayTemperatureTarget = 70.0;
+    params.maxShare = 0.3; // while you're here
     params.resumeDelay = 4.0;
     params.period = std::chrono::milliseconds(2000);
     REQUIRE(nicer::control::validate(params).ok());
@@ -178,6 +185,11 @@ TEST_CASE("nicer history's trace of a loop replays in nicer simulate to the loop
         {{0.0, 0.1, 0.1}, true, false, 63.0},
         {{0.2, 0.1, 0.1}, true, false, std::nullopt},
         {{0.3, 0.1, 0.6}, true, false, 62.0},
+        // You come back: the here profile's largest share holds the work, until you leave again.
+        {{0.6, 0.1, 0.0}, true, false, 60.0, nicer::control::Presence::Here},
+        {{0.6, 0.1, 0.1}, true, false, 60.0, nicer::control::Presence::Here},
+        {{0.6, 0.1, 0.1}, true, false, 60.0, nicer::control::Presence::Unknown},
+        {{0.6, 0.1, 0.1}, true, false, 60.0},
     };
     const auto history = record(params, periods);
     REQUIRE(history.size() == periods.size());
@@ -195,12 +207,13 @@ TEST_CASE("nicer history's trace of a loop replays in nicer simulate to the loop
     CHECK(any([](const Sample& s) { return !s.outsideSignal && s.quota == 0.0 && !s.paused; }));
     CHECK(any([](const Sample& s) { return s.heldBy == "temperature" && s.quota > 0.0; }));
     CHECK(any([](const Sample& s) { return s.heldBy == "temperature" && s.quota == 0.0; }));
+    CHECK(any([](const Sample& s) { return s.heldBy == "profile" && s.quota == 0.3; }));
 
     const std::string csv = nicer::api::historyCsv(history);
     const auto trace = parseCsv(csv);
     REQUIRE(trace.front() == std::vector<std::string>{"time", "idle", "work", "outside", "signal", "paused",
-                                                      "temperature", "multiplier", "overload_count",
-                                                      "quota"});
+                                                      "temperature", "presence", "multiplier",
+                                                      "overload_count", "quota"});
     const std::string options = parameterOptions(params);
     const auto rows = simulate(csv, options);
     REQUIRE(rows.size() == history.size() + 1);
@@ -223,6 +236,7 @@ TEST_CASE("nicer history's trace of a loop replays in nicer simulate to the loop
     const auto recorded = quotas(rows);
     CHECK(quotas(simulate(withoutColumn(csv, "paused"), options)) != recorded);
     CHECK(quotas(simulate(withoutColumn(csv, "temperature"), options)) != recorded);
+    CHECK(quotas(simulate(withoutColumn(csv, "presence"), options)) != recorded);
     CHECK(quotas(simulate(csv, options + " --signal machine")) != recorded);
     CHECK(quotas(simulate(csv, parameterOptions(nicer::control::ControllerParams{}))) != recorded);
 }
@@ -237,6 +251,7 @@ TEST_CASE("nicer history's CSV leaves a temperature empty without a sensor, and 
     measured.outside = 0.2;
     measured.outsideSignal = true;
     measured.temperature = 71.25;
+    measured.presence = nicer::control::Presence::Here;
     measured.multiplier = 2.5;
     measured.overloadCount = 1;
     measured.quota = 0.1;
@@ -246,13 +261,13 @@ TEST_CASE("nicer history's CSV leaves a temperature empty without a sensor, and 
     blind.paused = true;
 
     CHECK(nicer::api::historyCsv({measured}) ==
-          "time,idle,work,outside,signal,paused,temperature,multiplier,overload_count,quota\n"
+          "time,idle,work,outside,signal,paused,temperature,presence,multiplier,overload_count,quota\n"
           "2026-11-18T11:06:40.123Z,0.10000000000000001,0.29999999999999999,0.20000000000000001,outside,0,"
-          "71.25,2.5,1,0.10000000000000001\n");
+          "71.25,here,2.5,1,0.10000000000000001\n");
     CHECK(nicer::api::historyCsv({measured, blind}) ==
-          "time,idle,signal,paused,temperature,multiplier,overload_count,quota\n"
-          "2026-11-18T11:06:40.123Z,0.10000000000000001,outside,0,71.25,2.5,1,0.10000000000000001\n"
-          "2026-11-18T11:06:41.123Z,0.5,machine,1,,1,0,0\n");
+          "time,idle,signal,paused,temperature,presence,multiplier,overload_count,quota\n"
+          "2026-11-18T11:06:40.123Z,0.10000000000000001,outside,0,71.25,here,2.5,1,0.10000000000000001\n"
+          "2026-11-18T11:06:41.123Z,0.5,machine,1,,unknown,1,0,0\n");
     CHECK(nicer::api::historyHasSplit({measured}));
     CHECK_FALSE(nicer::api::historyHasSplit({measured, blind}));
 }

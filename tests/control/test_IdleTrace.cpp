@@ -136,3 +136,17 @@ TEST_CASE("a trace's temperature column is read period by period, empty where th
     CHECK((*trace)[2].temperature == -3.0);
     CHECK_FALSE(readPeriods("idle\n0.5\n")->at(0).temperature.has_value());
 }
+
+TEST_CASE("a trace's presence column gives each period's profile, and a word it does not know is refused",
+          "[trace]") {
+    const auto trace = readPeriods("idle,presence\n0.5,here\n0.5,Away\n0.5,unknown\n");
+    REQUIRE(trace.ok());
+    REQUIRE(trace->size() == 3);
+    CHECK((*trace)[0].presence == Presence::Here);
+    CHECK((*trace)[1].presence == Presence::Away);
+    CHECK((*trace)[2].presence == Presence::Unknown);
+    CHECK_FALSE(readPeriods("idle\n0.5\n")->at(0).presence.has_value());
+    const auto wrong = readPeriods("idle,presence\n0.5,asleep\n");
+    REQUIRE_FALSE(wrong.ok());
+    CHECK(wrong.error().message == "trace.txt:2: 'asleep' is not a presence; each period's is here, away or unknown");
+}

@@ -47,15 +47,20 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                p.idleEpsilon != defaults.idleEpsilon,
                                p.period != defaults.period,
                                p.temperatureTarget != defaults.temperatureTarget,
+                               p.awayTemperatureTarget != defaults.awayTemperatureTarget,
                                p.fanTarget != defaults.fanTarget,
+                               p.awayFanTarget != defaults.awayFanTarget,
+                               p.maxShare != defaults.maxShare,
+                               p.awayMaxShare != defaults.awayMaxShare,
                                p.resumeDelay != defaults.resumeDelay,
                                p.batteryCap != defaults.batteryCap,
                                p.batteryMinCharge != defaults.batteryMinCharge,
                                p.powerSaverIsBattery != defaults.powerSaverIsBattery,
                                p.gamesPause != defaults.gamesPause,
-                               p.boincClock != defaults.boincClock};
+                               p.boincClock != defaults.boincClock,
+                               p.awayDelay != defaults.awayDelay};
         int count = 0;
-        for (int i = 0; i < 15; ++i) {
+        for (int i = 0; i < 20; ++i) {
             if (fields[i]) {
                 ++count;
                 CHECK(changedFields.insert(i).second);
@@ -64,8 +69,8 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
         CHECK(count == 1);
         REQUIRE(info.set(all, otherValue(info, defaults)).ok());
     }
-    CHECK(changedFields.size() == 15);
-    CHECK(parameterTable().size() == 15);
+    CHECK(changedFields.size() == 20);
+    CHECK(parameterTable().size() == 20);
     CHECK(all.reserveBand != defaults.reserveBand);
     CHECK(all.period != defaults.period);
 }
@@ -84,13 +89,15 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
     CHECK(findParameter("reserve_band") == nullptr);
     CHECK(findBusParameter("reserve-band") == nullptr);
     CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
-                                 "overload-threshold, idle-epsilon, period, temperature-target, fan-target, "
-                                 "resume-delay, battery-cap, battery-min-charge, power-saver-is-battery, "
-                                 "games-pause, boinc-clock");
+                                 "overload-threshold, idle-epsilon, period, temperature-target, "
+                                 "away-temperature-target, fan-target, away-fan-target, max-share, "
+                                 "away-max-share, resume-delay, battery-cap, battery-min-charge, "
+                                 "power-saver-is-battery, games-pause, boinc-clock, away-delay");
     CHECK(parameterNameList(true) ==
           "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
-          "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, FanTarget, "
-          "ResumeDelay, BatteryCap, BatteryMinCharge, PowerSaverIsBattery, GamesPause, KeepBoincClock");
+          "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, AwayTemperatureTarget, FanTarget, "
+          "AwayFanTarget, MaxShare, AwayMaxShare, ResumeDelay, BatteryCap, BatteryMinCharge, "
+          "PowerSaverIsBattery, GamesPause, KeepBoincClock, AwayDelay");
 }
 
 TEST_CASE("the defaults are inside every range, and the edges are as validate() has them",

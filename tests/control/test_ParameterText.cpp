@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <sstream>
@@ -136,7 +137,11 @@ TEST_CASE("parametersAsText lists every key in order", "[ParameterText]") {
     for (std::size_t i = 0; i < pairs.size(); ++i) {
         CHECK(pairs[i].first == parameterTable()[i].key);
     }
-    CHECK(pairs.back().second == "1"); // the period, in seconds
+    const auto period =
+        std::find_if(pairs.begin(), pairs.end(), [](const auto& pair) { return pair.first == "period"; });
+    REQUIRE(period != pairs.end());
+    CHECK(period->second == "1"); // in seconds
+    CHECK(pairs.back() == std::pair<std::string, std::string>{"away-delay", "180"});
 }
 
 TEST_CASE("readParameterFile skips comments and blank lines and keeps unset parameters", "[ParameterText]") {

@@ -155,6 +155,68 @@ TEST_CASE("the temperature target is the volunteer's, or chosen under the sensor
     CHECK(resolveTemperatureTarget(0.0, 45.0, std::nullopt) == kLowestTemperatureTarget);
 }
 
+TEST_CASE("the chosen temperature target is 10 °C cooler while you're here, under the same limits") {
+    CHECK(resolveTemperatureTarget(0.0, std::nullopt, std::nullopt, true) == 70.0);
+    CHECK(resolveTemperatureTarget(0.0, 84.0, 100.0, true) == 70.0);
+    CHECK(resolveTemperatureTarget(0.0, 75.0, std::nullopt, true) == 65.0);
+    CHECK(resolveTemperatureTarget(72.0, std::nullopt, std::nullopt, true) == 72.0);
+}
+
+TEST_CASE("the away profile holds only while you're away, the here one also when nicer cannot tell") {
+    ControllerParams p;
+    p.temperatureTarget = 60.0;
+    p.awayTemperatureTarget = 85.0;
+    p.fanTarget = 2000.0;
+    p.awayFanTarget = 4000.0;
+    p.maxShare = 0.4;
+    p.awayMaxShare = 0.9;
+    const auto away = profileFor(p, Presence::Away);
+    CHECK(away.temperatureTarget == 85.0);
+    CHECK(away.fanTarget == 4000.0);
+    CHECK(away.maxShare == 0.9);
+    for (Presence presence : {Presence::Here, Presence::Unknown}) {
+        const auto here = profileFor(p, presence);
+        CHECK(here.temperatureTarget == 60.0);
+        CHECK(here.fanTarget == 2000.0);
+        CHECK(here.maxShare == 0.4);
+    }
+}
+
+TEST_CASE("the profile's largest share caps the work, and says which profile") {
+    WorkRules rules;
+    ControllerParams p;
+    p.maxShare = 0.25;
+    Surroundings now;
+    now.presence = Presence::Here;
+    auto hold = rules.step(now, p, 1.0);
+    CHECK(hold.rule == Rule::Profile);
+    CHECK(hold.cap == 0.25);
+    CHECK(holdText(hold, 0.9) == "held to 25%: at most 25% while you're here");
+    CHECK(holdText(hold, 0.2).empty()); // the controller holds it lower anyway
+    now.presence = Presence::Unknown;
+    CHECK(rules.step(now, p, 1.0).reason == "at most 25% while nicer cannot tell whether you're here");
+    now.presence = Presence::Away;
+    CHECK(rules.step(now, p, 1.0).rule == Rule::None); // away-max-share is 1: no cap
+    p.awayMaxShare = 0.6;
+    hold = rules.step(now, p, 1.0);
+    CHECK(hold.cap == 0.6);
+    CHECK(hold.reason == "at most 60% while you're away");
+    CHECK(ruleName(Rule::Profile) == "profile");
+}
+
+TEST_CASE("the fan rule holds the fan target of the profile in force") {
+    WorkRules rules;
+    ControllerParams p = withDelay(0.0);
+    p.fanTarget = 3000.0;
+    p.awayFanTarget = 0.0; // no fan rule while away
+    Surroundings now;
+    now.fanSpeed = 4200.0;
+    now.presence = Presence::Here;
+    CHECK(rules.step(now, p, 1.0).rule == Rule::Fan);
+    now.presence = Presence::Away;
+    CHECK(rules.step(now, p, 1.0).rule == Rule::None);
+}
+
 TEST_CASE("a temperature target under 40 °C, other than 0, is refused with the reason") {
     ControllerParams p;
     p.temperatureTarget = 30.0;
@@ -166,4 +228,8 @@ TEST_CASE("a temperature target under 40 °C, other than 0, is refused with the 
     CHECK_FALSE(validate(p));
     p.temperatureTarget = 0.0;
     CHECK(validate(p));
+    p.awayTemperatureTarget = 35.0;
+    const auto away = validate(p);
+    REQUIRE_FALSE(away);
+    CHECK_THAT(away.error().message, Catch::StartsWith("away-temperature-target = 35 °C is too low"));
 }

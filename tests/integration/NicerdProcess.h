@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <signal.h>
@@ -140,6 +141,17 @@ inline std::optional<api::DaemonState> tryDaemonStatus() {
     }
     auto s = client->status();
     return s ? std::optional<api::DaemonState>(std::move(*s)) : std::nullopt;
+}
+
+/// Polls nicerd's status every @p interval until @p holds says it is so (true), or 30 s passed.
+inline bool waitForStatus(const std::function<bool(const api::DaemonState&)>& holds,
+                          std::chrono::milliseconds interval = std::chrono::milliseconds(100)) {
+    return pollUntil(
+        [&] {
+            const auto s = tryDaemonStatus();
+            return s && holds(*s);
+        },
+        std::chrono::seconds(30), interval);
 }
 
 } // namespace nicer::test

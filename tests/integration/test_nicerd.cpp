@@ -3,6 +3,7 @@
 // workload presets switched at run time.
 #include "CpuMeter.h"
 #include "DbusInterface.h"
+#include "IdleMachineStat.h"
 #include "NicerSlice.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
@@ -608,57 +609,15 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     // ApiVersion 5 ActuatorNote; ApiVersion 6 MemoryMaxPercent and MemoryMax; ApiVersion 8 Outside, Signal
     // and SignalSetting; ApiVersion 9 Placement and PlacementNote; ApiVersion 10 the rules' 7 parameters and
     // their 16 properties of state; ApiVersion 11 SetExclusivePrograms; ApiVersion 12 BoincClock and
-    // KeepBoincClock.
-    CHECK(documented.size() == 80);
+    // KeepBoincClock; ApiVersion 13 Presence, PresenceSource and PresenceReason, and 5 parameters (the away
+    // delay, and the away temperature and fan targets and both largest shares of the two profiles).
+    CHECK(documented.size() == 88);
     CHECK(daemon.stop() == 0);
 }
 
 namespace {
 
 using Env = std::vector<std::pair<std::string, std::string>>;
-
-/**
- * A /proc/stat for nicerd (--proc-stat) showing an idle two-CPU machine, so that the controller thaws the
- * work whatever else runs here: the tests that use it check which processes run, not their CPU shares.
- */
-class IdleMachineStat {
-public:
-    explicit IdleMachineStat(std::filesystem::path path)
-        : m_path(std::move(path)) {
-        write();
-        m_thread = std::thread([this] {
-            while (!m_stop) {
-                std::this_thread::sleep_for(50ms);
-                write();
-            }
-        });
-    }
-    ~IdleMachineStat() {
-        m_stop = true;
-        m_thread.join();
-    }
-    IdleMachineStat(const IdleMachineStat&) = delete;
-    IdleMachineStat& operator=(const IdleMachineStat&) = delete;
-
-    std::string path() const { return m_path.string(); }
-
-private:
-    void write() {
-        m_idleTicks += 5;
-        const auto line = [&](const std::string& label, std::uint64_t cpus) {
-            return label + " 100 0 100 " + std::to_string(cpus * m_idleTicks) + " 0 0 0 0 0 0\n";
-        };
-        // Renamed into place, so that nicerd never reads half a file.
-        const auto tmp = m_path.string() + ".tmp";
-        std::ofstream(tmp) << line("cpu ", 2) << line("cpu0", 1) << line("cpu1", 1);
-        std::filesystem::rename(tmp, m_path);
-    }
-
-    std::filesystem::path m_path;
-    std::uint64_t m_idleTicks = 1000;
-    std::atomic<bool> m_stop{false};
-    std::thread m_thread;
-};
 
 /// A PATH for nicerd under @p dir that holds the demo's md5sum and nothing else: the clients of the other
 /// presets (boinc, FAHClient) count as not installed whatever the host has, e.g. Debian's boinc-client.
@@ -770,7 +729,7 @@ std::string systemctlShow(const std::string& unit, const std::string& property) 
 TEST_CASE("switching to a preset that is not installed fails with the plain message and changes nothing",
           "[nicerd][workload]") {
     const auto dir = freshStateDir("preset-unavailable");
-    const IdleMachineStat stat(dir / "stat");
+    const test::IdleMachineStat stat(dir / "stat");
     NicerdProcess daemon({"--period", "0.25", "--instances", "2", "--proc-stat", stat.path()}, dir,
                          Env{{"PATH", pathWithoutClients(dir)}});
     REQUIRE(daemon.waitReady());
@@ -829,7 +788,7 @@ TEST_CASE("switching to a preset that is not installed fails with the plain mess
 TEST_CASE("switching to boinc replaces the demo by one client, kept across a restart, back to demo works",
           "[nicerd][workload]") {
     const auto dir = freshStateDir("preset-boinc");
-    const IdleMachineStat stat(dir / "stat");
+    const test::IdleMachineStat stat(dir / "stat");
     const auto argsFile = dir / "boinc-args";
     const auto fakeBoinc =
         writeFakeBoinc(dir / "bin", "echo \"$@\" > " + argsFile.string() + "\nexec /bin/sleep 1000");

@@ -115,16 +115,6 @@ private:
     std::vector<Event> m_events;
 };
 
-/// Polls nicerd's status until @p holds says it is so (true), or 30 s passed.
-bool waitForState(const std::function<bool(const api::DaemonState&)>& holds) {
-    return test::pollUntil(
-        [&] {
-            const auto s = test::tryDaemonStatus();
-            return s && holds(*s);
-        },
-        30s, 100ms);
-}
-
 /// The first sample at or after @p from, or null.
 const api::Sample* sampleFrom(const std::vector<Event>& events, std::size_t from) {
     for (std::size_t i = from; i < events.size(); ++i) {
@@ -155,7 +145,7 @@ struct Settled {
  */
 Settled settleAndMeasure(const ModelSensor& sensor, const std::string& rule, double target, double near,
                          int seconds) {
-    REQUIRE(waitForState(
+    REQUIRE(test::waitForStatus(
         [&](const api::DaemonState& now) { return now.heldBy == rule && sensor.value() >= target - near; }));
     std::this_thread::sleep_for(std::chrono::duration<double>(5.0 * SensorModel::kTau));
     Settled settled;
@@ -270,7 +260,7 @@ TEST_CASE("on battery the work freezes at the first period after UPower's signal
         {"--period", "0.25", "--resume-delay", "2", "--power-supply-dir", laptop.powerSupplyDir().string()},
         freshStateDir("rules-battery"), {{"DBUS_SYSTEM_BUS_ADDRESS", systemBus.address()}});
     REQUIRE(daemon.waitReady());
-    REQUIRE(waitForState(
+    REQUIRE(test::waitForStatus(
         [](const api::DaemonState& now) { return now.powerSource == "UPower" && now.quota > 0.0; }));
     BusRecorder bus;
 
@@ -333,10 +323,10 @@ TEST_CASE("a cap on battery holds above the least charge, and the work pauses un
                          freshStateDir("rules-battery-cap"),
                          {{"DBUS_SYSTEM_BUS_ADDRESS", systemBus.address()}});
     REQUIRE(daemon.waitReady());
-    REQUIRE(waitForState([](const api::DaemonState& now) { return now.powerSource == "UPower"; }));
+    REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.powerSource == "UPower"; }));
     laptop.command("unplug");
     REQUIRE(
-        waitForState([](const api::DaemonState& now) { return now.heldBy == "battery" && now.quota > 0.0; }));
+        test::waitForStatus([](const api::DaemonState& now) { return now.heldBy == "battery" && now.quota > 0.0; }));
     auto s = test::tryDaemonStatus();
     REQUIRE(s);
     CHECK(s->quota == Approx(0.3));
@@ -346,7 +336,7 @@ TEST_CASE("a cap on battery holds above the least charge, and the work pauses un
     CHECK(share < 0.4);
 
     laptop.command("charge 40");
-    REQUIRE(waitForState(
+    REQUIRE(test::waitForStatus(
         [](const api::DaemonState& now) { return now.heldBy == "battery" && now.quota == 0.0; }));
     s = test::tryDaemonStatus();
     REQUIRE(s);
@@ -372,9 +362,9 @@ TEST_CASE("a named program pauses the work while it runs, and the work resumes a
         {"--period", "0.25", "--resume-delay", "1", "--exclusive-program", "nicer-test-render"},
         freshStateDir("rules-program"));
     REQUIRE(daemon.waitReady());
-    REQUIRE(waitForState([](const api::DaemonState& now) { return now.quota > 0.0; }));
+    REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.quota > 0.0; }));
     test::ChildProcess running(program);
-    REQUIRE(waitForState(
+    REQUIRE(test::waitForStatus(
         [](const api::DaemonState& now) { return now.heldBy == "program" && now.quota == 0.0; }));
     auto s = test::tryDaemonStatus();
     REQUIRE(s);
@@ -382,7 +372,7 @@ TEST_CASE("a named program pauses the work while it runs, and the work resumes a
     CHECK(s->programsRunning == std::vector<std::string>{"nicer-test-render"});
     CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
     running.stop();
-    REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+    REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
     CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
 }
 
@@ -399,14 +389,14 @@ TEST_CASE("named programs set with `nicer exclusive-programs` pause the work and
     {
         NicerdProcess daemon(args, state);
         REQUIRE(daemon.waitReady());
-        REQUIRE(waitForState([](const api::DaemonState& now) { return now.quota > 0.0; }));
+        REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.quota > 0.0; }));
         CHECK(programsCommand("").out.find("No named programs") != std::string::npos);
 
         // Added while the program runs: the work pauses from the next period on.
         const auto added = programsCommand("add nicer-test-encode blender");
         CHECK(added.exitCode == 0);
         CHECK(added.err.empty());
-        REQUIRE(waitForState(
+        REQUIRE(test::waitForStatus(
             [](const api::DaemonState& now) { return now.heldBy == "program" && now.quota == 0.0; }));
         CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
         const auto listed = programsCommand("");
@@ -430,14 +420,14 @@ TEST_CASE("named programs set with `nicer exclusive-programs` pause the work and
         // Restarted: the list is nicerd's again, and the program still holds the work.
         NicerdProcess daemon(args, state);
         REQUIRE(daemon.waitReady());
-        REQUIRE(waitForState([](const api::DaemonState& now) {
+        REQUIRE(test::waitForStatus([](const api::DaemonState& now) {
             return now.exclusivePrograms == std::vector<std::string>{"nicer-test-encode", "blender"} &&
                    now.heldBy == "program";
         }));
         // Taken off the list: the work resumes after the delay.
         CHECK(programsCommand("remove nicer-test-encode").exitCode == 0);
         REQUIRE(
-            waitForState([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+            test::waitForStatus([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
         CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
     }
     {
@@ -448,7 +438,7 @@ TEST_CASE("named programs set with `nicer exclusive-programs` pause the work and
         withFlag.insert(withFlag.end(), {"--exclusive-program", "nicer-test-encode"});
         NicerdProcess daemon(withFlag, state);
         REQUIRE(daemon.waitReady());
-        REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy == "program"; }));
+        REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.heldBy == "program"; }));
         CHECK(test::tryDaemonStatus()->exclusivePrograms == std::vector<std::string>{"nicer-test-encode"});
         CHECK_THAT(daemon.log(),
                    Catch::Contains("the named programs from the command line (nicer-test-encode) "
@@ -490,18 +480,18 @@ TEST_CASE("a game run with gamemoderun pauses the work while it runs, and the wo
     NicerdProcess daemon({"--period", "0.25", "--resume-delay", "1"}, freshStateDir("rules-game"));
     REQUIRE(daemon.waitReady());
     REQUIRE(
-        waitForState([](const api::DaemonState& now) { return now.gameNote.empty() && now.quota > 0.0; }));
+        test::waitForStatus([](const api::DaemonState& now) { return now.gameNote.empty() && now.quota > 0.0; }));
     {
         test::Child game;
         game.start({"/usr/games/gamemoderun", "/bin/sleep", "4"}, dir.path / "game.log");
-        REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy == "game"; }));
+        REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.heldBy == "game"; }));
         const auto s = test::tryDaemonStatus();
         REQUIRE(s);
         CHECK(s->games == 1);
         CHECK(s->holdReason == "paused: a game is running");
         CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
     }
-    REQUIRE(waitForState([](const api::DaemonState& now) { return now.games == 0; }));
-    REQUIRE(waitForState([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+    REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.games == 0; }));
+    REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
     CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
 }

@@ -557,6 +557,40 @@ check_power_saver_pauses() {
     as_user 'nicer set resume-delay=60' || die "nicer set resume-delay=60"
 }
 
+# logind's own hints of the volunteer's session (the one of this script's ssh connection, logind's Display for
+# the user), set by the session's owner as a screen locker (SetLockedHint) or a desktop's idle tracking
+# (SetIdleHint) sets them: the volunteer's nicerd says away, and the away profile's largest share holds instead
+# of the here one's. Another user cannot set them.
+check_logind_presence() {
+    local sid path
+    sid=$(as_user 'loginctl show-user volunteer -P Display') || die "loginctl show-user"
+    [ -n "$sid" ] || die "logind names no display session of the volunteer"
+    path=$(as_user "busctl --system call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager GetSession s $sid" | cut -d'"' -f2)
+    echo "the volunteer's display session: $sid ($path)"
+    set_hint() { as_user "busctl --system call org.freedesktop.login1 $path org.freedesktop.login1.Session $1 b $2"; }
+    presence_is() { poll_user 100 "nicer status --json | python3 -c \"import json, sys; s = json.load(sys.stdin); sys.exit(0 if s['presence'] == '$1' and s['presence_reason'] == '$2' else 1)\""; }
+    as_user 'nicer set max-share=0.3 away-max-share=1' || die "nicer set max-share"
+    presence_is here "the desktop says it is in use" || { as_user 'nicer status' || true; die "nicerd does not say here from logind"; }
+    [ "$(status_field "['presence_source']")" = "logind (session $sid)" ] || die "the source is not logind's session $sid"
+    poll_user 100 "nicer status --json | grep -q '\"held_by\": *\"profile\"'" || die "the here profile's largest share does not hold the work"
+    set_hint SetLockedHint true || die "the volunteer cannot set their session's LockedHint"
+    presence_is away "the screen is locked" || { as_user 'nicer status' || true; die "a locked session is not away"; }
+    poll_user 100 "nicer status --json | grep -q '\"held_by\": *\"\"'" || die "the away profile does not free the work"
+    as_user 'nicer status' | grep -F 'you          away: the screen is locked' || die "nicer status does not say why in words"
+    ensure_user second 1200 || die "adding the user second"
+    if as_other second 1200 "busctl --system call org.freedesktop.login1 $path org.freedesktop.login1.Session SetLockedHint b false"; then
+        die "another user unlocked the volunteer's session"
+    fi
+    presence_is away "the screen is locked" || die "another user's call changed the presence"
+    set_hint SetLockedHint false || die "SetLockedHint false"
+    presence_is here "the desktop says it is in use" || die "an unlocked session is not here"
+    set_hint SetIdleHint true || die "the volunteer cannot set their session's IdleHint"
+    presence_is away "the desktop says it is idle" || die "an idle session is not away"
+    set_hint SetIdleHint false || die "SetIdleHint false"
+    presence_is here "the desktop says it is in use" || die "a session in use again is not here"
+    as_user 'nicer set max-share=1' || die "nicer set max-share=1"
+}
+
 check_cpu_usage_nsec() {
     local a
     a=$(as_user 'systemctl --user show -P CPUUsageNSec nicer.slice')
@@ -883,6 +917,7 @@ run_checks() {
     check "root idle slice: the leaf has the work's memory limit" check_memory_limit
     check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
     check "power-profiles-daemon's power-saver profile pauses the work, balanced gives it back" check_power_saver_pauses
+    check "logind's lock and idle hints of the volunteer's session, set by its owner only, make nicerd away and put the away profile in force" check_logind_presence
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd (the work in the root idle slice; screenshot)" check_tray_from_desktop_entry
     check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
     check "no user can start, stop or change an instance through the system manager, reach another's socket, or run work as root" check_refusals
