@@ -29,6 +29,9 @@ packages=(
     libnghttp2-dev libssl-dev libpugixml-dev liburiparser-dev
     qt6-base-dev qt6-charts-dev
     libqt6opengl6-dev # Qt6Charts' CMake config needs Qt6OpenGL's; Debian 12's qt6-charts-dev does not depend on it
+    # nicerd's presence sources: the compositor's idle notifications (Wayland's ext-idle-notify-v1, with
+    # wayland-scanner and the protocol's XML) and X11's XScreenSaver
+    libwayland-dev wayland-protocols libxcb-screensaver0-dev
     # the main job and the tests: a real user manager, real HTTP/2 servers, a real X server with a tray host
     systemd dbus-user-session dbus-daemon procps stress-ng
     nghttp2-server nghttp2-client nginx-light openssl
@@ -92,6 +95,7 @@ release_flags() {
     export DEB_BUILD_MAINT_OPTIONS=hardening=+all # lintian's hardening checks: bindnow as well
     release=(-DCMAKE_BUILD_TYPE=None -DCMAKE_INSTALL_PREFIX=/usr
         -DCMAKE_CXX_FLAGS="$(dpkg-buildflags --get CXXFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+        -DCMAKE_C_FLAGS="$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
         -DCMAKE_EXE_LINKER_FLAGS="$(dpkg-buildflags --get LDFLAGS)")
 }
 
@@ -127,7 +131,8 @@ package_nicer() {
 # unoptimized with line tables only (-O0 -g1). clang compiles it in about half of GCC's time at -O0, and the
 # core's files are compiled once for both. Asserts on.
 sanitize_build() {
-    cmake -S "$root" -B "$san_dir" -G Ninja "${cache_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ -DNICER_SANITIZE=ON \
+    cmake -S "$root" -B "$san_dir" -G Ninja "${cache_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ \
+        -DCMAKE_C_COMPILER=clang -DNICER_SANITIZE=ON \
         -DNICER_FUZZ=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1"
     cmake --build "$san_dir" --parallel "$(nproc)" --target "$@"
