@@ -283,7 +283,7 @@ TEST_CASE("the named programs: edited in the settings, sent to nicerd, shown as 
 
 namespace {
 
-enum class Scene { Temperature, Battery, Game };
+enum class Scene { Temperature, Battery, Game, Profile };
 
 /// Five minutes of samples ending now: the work runs on the spare CPU, then @p scene holds it.
 std::vector<Sample> history(Scene scene, std::uint64_t nowUSec) {
@@ -319,6 +319,15 @@ std::vector<Sample> history(Scene scene, std::uint64_t nowUSec) {
                 s = sample(t, 0.62 + 0.08 * std::sin(i / 4.0), 0.0, 0.0, "game");
             }
             break;
+        case Scene::Profile: // away with the whole machine to the work; back at the desk, the here profile's
+                             // largest share, 40%, holds it
+            celsius = i < 150 ? 76.0 + 1.5 * std::sin(i / 9.0) : 62.0 + 14.0 * std::exp(-(i - 150) / 30.0);
+            s.presence = i < 150 ? nicer::control::Presence::Away : nicer::control::Presence::Here;
+            if (i >= 150) {
+                s = sample(t, yours, 0.40, 0.0, "profile");
+                s.presence = nicer::control::Presence::Here;
+            }
+            break;
         }
         s.temperature = celsius;
         samples.push_back(s);
@@ -329,7 +338,8 @@ std::vector<Sample> history(Scene scene, std::uint64_t nowUSec) {
 /// The state beside @p last, the scene's last sample.
 void stage(FakeDaemon& fake, Scene scene, const Sample& last) {
     auto& s = fake.state_;
-    s.temperatureTargetInUse = 80;
+    s.temperatureTargetInUse =
+        scene == Scene::Profile ? 70 : 80; // the chosen target, 10 °C cooler while here
     s.onBattery = scene == Scene::Battery;
     s.batteryPercent = scene == Scene::Battery ? 54 : 100;
     s.games = scene == Scene::Game ? 1 : 0;
@@ -350,19 +360,30 @@ void stage(FakeDaemon& fake, Scene scene, const Sample& last) {
         s.heldBy = "game";
         s.holdReason = "paused: a game is running";
         break;
+    case Scene::Profile:
+        s.heldBy = "profile";
+        s.holdReason = "held to 40%: at most 40% while you're here";
+        s.params.maxShare = 0.4;
+        break;
     }
+    s.presence = scene == Scene::Profile ? nicer::control::Presence::Here : nicer::control::Presence::Away;
+    s.presenceSource = "GNOME Shell's idle monitor";
+    s.presenceReason = scene == Scene::Profile ? "input within 3 min" : "no input for 3 min";
 }
 
 } // namespace
 
-TEST_CASE("the window held by the temperature, paused on battery and paused for a game (screenshots)",
+TEST_CASE("the window held by the temperature, paused on battery, paused for a game, and held by the profile "
+          "for while you're here (screenshots)",
           "[xvfb][rules]") {
     TrayOnFakeNicerd tray(QStringLiteral("nicer-rules-screenshot"), quiet);
     TrayIcon icon(tray.daemon, tray.window);
     QDir().mkpath(NICER_SCREENSHOT_DIR);
     const std::uint64_t now = static_cast<std::uint64_t>(QDateTime::currentMSecsSinceEpoch()) * 1000;
-    const std::pair<Scene, const char*> scenes[] = {
-        {Scene::Temperature, "temperature"}, {Scene::Battery, "battery"}, {Scene::Game, "game"}};
+    const std::pair<Scene, const char*> scenes[] = {{Scene::Temperature, "temperature"},
+                                                    {Scene::Battery, "battery"},
+                                                    {Scene::Game, "game"},
+                                                    {Scene::Profile, "profile"}};
     std::uint64_t end = now;
     for (const auto& entry : scenes) {
         const Scene scene = entry.first; // no structured binding: the lambdas below capture these
@@ -378,7 +399,9 @@ TEST_CASE("the window held by the temperature, paused on battery and paused for 
                        tray.daemon.properties().state.heldBy == name;
             },
             kFakeNicerdWaitMs));
-        CHECK(icon.state() == (scene == Scene::Temperature ? TrayState::Held : TrayState::RulePaused));
+        const bool held = scene == Scene::Temperature || scene == Scene::Profile;
+        CHECK(icon.state() == (held ? TrayState::Held : TrayState::RulePaused));
+        CHECK(labelText(tray.window, "You").startsWith(scene == Scene::Profile ? "here (" : "away ("));
         CHECK_FALSE(tray.window.chart()->spans().empty());
         REQUIRE(QTest::qWaitForWindowExposed(&tray.window));
         QTest::qWait(200);
