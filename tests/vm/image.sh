@@ -41,6 +41,7 @@ packages=(
     iproute2 procps less ca-certificates
     libqt6core6 libqt6gui6 libqt6widgets6 libqt6dbus6 libqt6charts6 libqt6svg6 qt6-qpa-plugins
     libsystemd0 libnghttp2-14 libpugixml1v5 liburiparser1 libstdc++6 hicolor-icon-theme
+    libwayland-client0 libxcb1 libxcb-screensaver0 libxau6
     stress-ng xvfb xauth trayer x11-utils x11-apps fonts-dejavu-core python3 boinc-client polkitd
     power-profiles-daemon
 )
