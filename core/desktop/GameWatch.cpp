@@ -1,6 +1,6 @@
 #include "desktop/GameWatch.h"
 
-#include "desktop/BusWatch.h"
+#include "libsystemd/BusWatch.h"
 #include "libsystemd/Message.h"
 
 #include <cerrno>
@@ -20,8 +20,8 @@ Result<std::unique_ptr<GameWatch>> GameWatch::create(sd_bus* bus, std::function<
     GameWatch* self = watch.get();
     const auto installed = [self](sd_bus_message* reply) { self->onMatchInstalled(reply); };
     auto owner = libsystemd::addMatch(
-        bus, nameOwnerRule(kGameModeName), [self](sd_bus_message* message) { self->onOwner(message); },
-        installed, self->onError());
+        bus, libsystemd::nameOwnerRule(kGameModeName),
+        [self](sd_bus_message* message) { self->onOwner(message); }, installed, self->onError());
     if (!owner) {
         return owner.error().within("cannot watch GameMode's name: ");
     }
@@ -73,7 +73,8 @@ void GameWatch::ask() {
         return;
     }
     auto made = libsystemd::callAsync(
-        m_bus, call.get(), [this](sd_bus_message* reply) { onCount(reply); }, kCallTimeoutUsec, onError());
+        m_bus, call.get(), [this](sd_bus_message* reply) { onCount(reply); }, libsystemd::kCallTimeoutUsec,
+        onError());
     if (!made) {
         set(false, 0, "cannot ask GameMode: " + made.error().message);
         return;
@@ -102,7 +103,7 @@ void GameWatch::onCount(sd_bus_message* reply) {
     int count = 0;
     if (failure != nullptr) {
         set(false, 0,
-            serviceAbsent(failure)
+            libsystemd::serviceAbsent(failure)
                 ? std::string("GameMode is not running") + kFallback
                 : "GameMode did not answer (" + libsystemd::busErrorText(-EIO, failure) + ")" + kFallback);
     } else if (sd_bus_message_read(reply, "v", "i", &count) >= 0) {
@@ -117,7 +118,7 @@ void GameWatch::onCount(sd_bus_message* reply) {
 }
 
 void GameWatch::onOwner(sd_bus_message* message) {
-    if (newOwner(message).empty()) {
+    if (libsystemd::newOwner(message).empty()) {
         set(false, 0, std::string("GameMode left the session bus") + kFallback);
     } else {
         ask();

@@ -1,6 +1,6 @@
 #include "desktop/PowerWatch.h"
 
-#include "desktop/BusWatch.h"
+#include "libsystemd/BusWatch.h"
 #include "libsystemd/Message.h"
 
 #include <algorithm>
@@ -101,7 +101,7 @@ std::string propertiesChangedRule(const char* sender, const std::string& path, c
 
 /// Why UPower's failed answer leaves it unused.
 std::string upowerFailure(const sd_bus_error* error) {
-    if (serviceAbsent(error)) {
+    if (libsystemd::serviceAbsent(error)) {
         return "UPower is not on the system bus";
     }
     return "UPower did not answer (" + libsystemd::busErrorText(-EIO, error) + ")";
@@ -204,14 +204,14 @@ Result<void> PowerWatch::watch() {
         libsystemd::MessageCallback callback;
     };
     std::vector<Match> matches;
-    matches.push_back({m_upowerOwnerMatch, nameOwnerRule(kUpower),
+    matches.push_back({m_upowerOwnerMatch, libsystemd::nameOwnerRule(kUpower),
                        [this](sd_bus_message* signal) { onUpowerOwner(signal); }});
     matches.push_back({m_upowerMatch, upowerRule(kUpowerPath, kUpower), changed});
     matches.push_back({m_displayMatch, upowerRule(m_displayPath, kDeviceInterface), changed});
     for (auto& service : m_profiles) {
         ProfilesService* s = service.get();
         const ProfilesName& n = kProfilesNames[s->name];
-        matches.push_back({s->ownerMatch, nameOwnerRule(n.name),
+        matches.push_back({s->ownerMatch, libsystemd::nameOwnerRule(n.name),
                            [this, s](sd_bus_message* signal) { onProfilesOwner(*s, signal); }});
         matches.push_back({s->changedMatch, propertiesChangedRule(n.name, n.path, n.interface),
                            [this, s](sd_bus_message* message) { onProfiles(*s, message); }});
@@ -258,7 +258,7 @@ Result<void> PowerWatch::callAsync(BusSlot& slot, const char* destination, const
     if (!out.ok()) {
         return Error{libsystemd::busErrorText(out.result(), nullptr)};
     }
-    auto made = m_bus.callAsync(call.get(), std::move(callback), kCallTimeoutUsec);
+    auto made = m_bus.callAsync(call.get(), std::move(callback), libsystemd::kCallTimeoutUsec);
     if (!made) {
         return made.error();
     }
@@ -407,7 +407,7 @@ void PowerWatch::onUpowerChanged(sd_bus_message* signal) {
 }
 
 void PowerWatch::onUpowerOwner(sd_bus_message* signal) {
-    if (newOwner(signal).empty()) {
+    if (libsystemd::newOwner(signal).empty()) {
         fallBack("UPower left the system bus");
     } else {
         askUpower(); // back (or replaced): UPower again once it answers
@@ -437,7 +437,7 @@ void PowerWatch::onProfiles(ProfilesService& service, sd_bus_message* message) {
 }
 
 void PowerWatch::onProfilesOwner(ProfilesService& service, sd_bus_message* signal) {
-    if (newOwner(signal).empty()) {
+    if (libsystemd::newOwner(signal).empty()) {
         service.call.reset();
         service.powerSaver = false;
         publish();

@@ -1,5 +1,6 @@
 #include "presence/IdleMonitorSource.h"
 
+#include "libsystemd/BusWatch.h"
 #include "libsystemd/Message.h"
 
 #include <cerrno>
@@ -15,12 +16,6 @@ libsystemd::MethodAddress method(const char* member) {
     return {kIdleMonitorName, kIdleMonitorPath, kInterface, member};
 }
 
-std::string nameOwnerRule() {
-    return std::string("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                       "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='") +
-           kIdleMonitorName + "'";
-}
-
 } // namespace
 
 Result<std::unique_ptr<IdleMonitorSource>>
@@ -28,7 +23,8 @@ IdleMonitorSource::create(sd_bus* bus, std::chrono::milliseconds delay, std::fun
     auto source = std::unique_ptr<IdleMonitorSource>(new IdleMonitorSource(bus, delay, std::move(changed)));
     auto* self = source.get();
     auto owner = libsystemd::addMatch(
-        bus, nameOwnerRule(), [self](sd_bus_message* m) { self->onOwner(m); }, {}, self->onError());
+        bus, libsystemd::nameOwnerRule(kIdleMonitorName), [self](sd_bus_message* m) { self->onOwner(m); }, {},
+        self->onError());
     if (!owner) {
         return owner.error().within("cannot watch GNOME Shell's idle monitor: ");
     }
@@ -76,16 +72,15 @@ void IdleMonitorSource::call(const char* member,
             m_calls.erase(slot);
             const sd_bus_error* error = sd_bus_message_get_error(reply);
             if (error != nullptr && errorFails) {
-                const bool absent = sd_bus_error_has_names(error, "org.freedesktop.DBus.Error.ServiceUnknown",
-                                                           "org.freedesktop.DBus.Error.NameHasNoOwner") > 0;
-                fail(absent ? "GNOME Shell's idle monitor is not on the session bus (not a GNOME session)"
-                            : "GNOME Shell's idle monitor did not answer (" +
-                                  libsystemd::busErrorText(-EIO, error) + ")");
+                fail(libsystemd::serviceAbsent(error)
+                         ? "GNOME Shell's idle monitor is not on the session bus (not a GNOME session)"
+                         : "GNOME Shell's idle monitor did not answer (" +
+                               libsystemd::busErrorText(-EIO, error) + ")");
                 return;
             }
             answered(reply);
         },
-        kCallTimeoutUsec, onError());
+        libsystemd::kCallTimeoutUsec, onError());
     if (!made) {
         m_calls.erase(slot);
         fail(made.error().message);
@@ -191,12 +186,7 @@ void IdleMonitorSource::onWatchFired(sd_bus_message* signal) {
 }
 
 void IdleMonitorSource::onOwner(sd_bus_message* signal) {
-    const char* name = nullptr;
-    const char* oldOwner = nullptr;
-    const char* owner = nullptr;
-    libsystemd::MessageReader in(signal);
-    in.read("sss", &name, &oldOwner, &owner);
-    if (owner == nullptr || *owner == '\0') {
+    if (libsystemd::newOwner(signal).empty()) {
         fail("GNOME Shell's idle monitor left the session bus");
         return;
     }

@@ -1,5 +1,6 @@
 #include "presence/LogindSource.h"
 
+#include "libsystemd/BusWatch.h"
 #include "libsystemd/Message.h"
 
 #include <cerrno>
@@ -53,11 +54,8 @@ void LogindSource::connect() {
 }
 
 Result<void> LogindSource::watch() {
-    auto owner =
-        m_bus.addMatch(std::string("type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                                   "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='") +
-                           kLogind + "'",
-                       [this](sd_bus_message*) { askUser(); }); // logind restarted, or left: ask again
+    // logind restarted, or left: ask again.
+    auto owner = m_bus.addMatch(libsystemd::nameOwnerRule(kLogind), [this](sd_bus_message*) { askUser(); });
     if (!owner) {
         return owner.error().within("cannot watch logind: ");
     }
@@ -85,7 +83,7 @@ Result<void> LogindSource::callAsync(const libsystemd::MethodAddress& to,
     if (!message) {
         return message.error();
     }
-    auto made = m_bus.callAsync(message->get(), std::move(answered), kCallTimeoutUsec);
+    auto made = m_bus.callAsync(message->get(), std::move(answered), libsystemd::kCallTimeoutUsec);
     if (!made) {
         return made.error();
     }
@@ -100,11 +98,9 @@ void LogindSource::askUser() {
         [uid](libsystemd::MessageWriter& out) { out.append("u", uid); },
         [this](sd_bus_message* reply) {
             if (const sd_bus_error* error = sd_bus_message_get_error(reply)) {
-                const bool absent = sd_bus_error_has_names(error, "org.freedesktop.DBus.Error.ServiceUnknown",
-                                                           "org.freedesktop.DBus.Error.NameHasNoOwner") > 0;
-                fail(absent ? "logind is not on the system bus"
-                            : "logind knows no session of yours (" + libsystemd::busErrorText(-EIO, error) +
-                                  ")");
+                fail(libsystemd::serviceAbsent(error) ? "logind is not on the system bus"
+                                                      : "logind knows no session of yours (" +
+                                                            libsystemd::busErrorText(-EIO, error) + ")");
                 return;
             }
             const char* path = nullptr;
@@ -225,8 +221,8 @@ void LogindSource::poll() {
 }
 
 SourceReading LogindSource::reading() const {
-    SourceReading r =
-        notAnswering(m_sessionId.empty() ? std::string("logind") : "logind (session " + m_sessionId + ")", m_note);
+    SourceReading r = notAnswering(
+        m_sessionId.empty() ? std::string("logind") : "logind (session " + m_sessionId + ")", m_note);
     r.answers = m_answers;
     r.idle = m_idle;
     r.desktopDelay = true;

@@ -3,12 +3,8 @@
 #include "presence/SourceReading.h"
 
 #include <chrono>
-#include <cstdint>
 
 namespace nicer::presence {
-
-/// A bus service not answering within this is taken as absent (sd-bus's default is 25 s).
-inline constexpr std::uint64_t kCallTimeoutUsec = 5'000'000;
 
 /**
  * One source of the desktop's input on nicerd's loop (presence/PresenceWatch.h composes them). Each is made

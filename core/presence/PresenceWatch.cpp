@@ -1,5 +1,6 @@
 #include "presence/PresenceWatch.h"
 
+#include "libsystemd/BusWatch.h"
 #include "libsystemd/Message.h"
 #include "util/Log.h"
 
@@ -148,7 +149,7 @@ void PresenceWatch::askManagerEnvironment() {
             }
             notify();
         },
-        kCallTimeoutUsec);
+        libsystemd::kCallTimeoutUsec);
     if (!made) {
         m_displayNote = "cannot ask the user manager for the displays: " + made.error().message;
         return;
@@ -185,10 +186,12 @@ void PresenceWatch::poll() {
 
 std::vector<SourceReading> PresenceWatch::readings() const {
     std::vector<SourceReading> all;
-    all.push_back(m_idleMonitor ? m_idleMonitor->reading() : notAnswering(kIdleMonitorWords, m_idleMonitorNote));
+    all.push_back(m_idleMonitor ? m_idleMonitor->reading()
+                                : notAnswering(kIdleMonitorWords, m_idleMonitorNote));
     const std::string noDisplay = m_displayNote.empty() ? "" : " (" + m_displayNote + ")";
-    all.push_back(m_wayland ? m_wayland->reading()
-                            : notAnswering(kWaylandWords, "no Wayland display (WAYLAND_DISPLAY)" + noDisplay));
+    all.push_back(m_wayland
+                      ? m_wayland->reading()
+                      : notAnswering(kWaylandWords, "no Wayland display (WAYLAND_DISPLAY)" + noDisplay));
     if (m_x11) {
         all.push_back(m_x11->reading());
     } else if (m_displays.wayland.empty()) {

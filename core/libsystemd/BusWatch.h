@@ -1,8 +1,8 @@
 #pragma once
 
-// What the desktop's watches (PowerWatch, GameWatch) share about watching a service on a bus: the match on
-// its name's owner, the owner a NameOwnerChanged names, whether a failed call means the service is not there,
-// and how long an answer may take.
+// What the watches of a service on a bus share (desktop's PowerWatch and GameWatch, presence's sources): the
+// match on its name's owner, the owner a NameOwnerChanged names, whether a failed call means the service is
+// not there, and how long an answer may take.
 
 #include "libsystemd/Message.h"
 
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-namespace nicer::desktop {
+namespace nicer::libsystemd {
 
 /// A service not answering within this is taken as absent (sd-bus's default is 25 s).
 inline constexpr std::uint64_t kCallTimeoutUsec = 5'000'000;
@@ -29,7 +29,7 @@ inline std::string newOwner(sd_bus_message* signal) {
     const char* name = nullptr;
     const char* oldOwner = nullptr;
     const char* owner = nullptr;
-    libsystemd::MessageReader in(signal);
+    MessageReader in(signal);
     in.read("sss", &name, &oldOwner, &owner);
     return owner != nullptr ? owner : "";
 }
@@ -40,4 +40,4 @@ inline bool serviceAbsent(const sd_bus_error* error) {
                                   "org.freedesktop.DBus.Error.NameHasNoOwner") > 0;
 }
 
-} // namespace nicer::desktop
+} // namespace nicer::libsystemd
