@@ -30,6 +30,7 @@ LogindSource::LogindSource(sd_event* event, Options options, std::function<void(
 
 LogindSource::~LogindSource() {
     m_call.reset();
+    m_sessionsMatch.reset();
     m_changedMatch.reset();
     m_ownerMatch.reset();
     m_bus.close();
@@ -72,6 +73,21 @@ Result<void> LogindSource::watch() {
         return changed.error().within("cannot watch logind's sessions: ");
     }
     m_changedMatch = std::move(*changed);
+    // A session that starts or ends may change which is the user's display session (logind prefers a
+    // graphical one): ask again.
+    auto sessions =
+        m_bus.addMatch(std::string("type='signal',sender='") + kLogind +
+                           "',path='/org/freedesktop/login1',interface='org.freedesktop.login1.Manager'",
+                       [this](sd_bus_message* m) {
+                           if (sd_bus_message_is_signal(m, nullptr, "SessionNew") > 0 ||
+                               sd_bus_message_is_signal(m, nullptr, "SessionRemoved") > 0) {
+                               askUser();
+                           }
+                       });
+    if (!sessions) {
+        return sessions.error().within("cannot watch logind's sessions: ");
+    }
+    m_sessionsMatch = std::move(*sessions);
     askUser();
     return {};
 }

@@ -21,8 +21,8 @@ namespace nicer::presence {
  * that calls SetLockedHint) and its IdleHint (set by the desktop after its own idle delay: GNOME sets it,
  * many desktops never do). The last source PresenceWatch trusts for input, and the one it trusts first for a
  * lock. Read when it changes (PropertiesChanged), never polled, never blocking the loop; follows logind and
- * the system bus restarting, and a graphical session that starts after nicerd (looked for again each poll(),
- * at most every 10 s).
+ * the system bus restarting, and the display session changing as sessions start and end (SessionNew,
+ * SessionRemoved); without an answer it asks again each poll(), at most every 10 s.
  */
 class LogindSource final : public PresenceSource {
 public:
@@ -66,6 +66,7 @@ private:
     libsystemd::Connection m_bus;
     libsystemd::BusSlot m_ownerMatch;
     libsystemd::BusSlot m_changedMatch;
+    libsystemd::BusSlot m_sessionsMatch; ///< SessionNew, SessionRemoved: the display session may change
     libsystemd::BusSlot m_call;
     Clock::time_point m_lastTry{};
     std::string m_sessionPath; ///< the display session's object; empty: none found

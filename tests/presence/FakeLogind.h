@@ -1,9 +1,9 @@
 #pragma once
 
 // A faithful double of logind's part that nicer reads (org.freedesktop.login1, as systemd 252 has it) on a
-// test's system bus: the Manager's GetUser, a User's Display (its graphical session, "" and "/" when it has
-// none), and that Session's IdleHint and LockedHint with their SetIdleHint and SetLockedHint, which announce
-// the change (PropertiesChanged with the value) as logind does.
+// test's system bus: the Manager's GetUser and its SessionNew signal, a User's Display (its display session,
+// "" and "/" when it has none), and each Session's IdleHint and LockedHint with their SetIdleHint and
+// SetLockedHint, which announce the change (PropertiesChanged with the value) as logind does.
 
 #include "libsystemd/BusObject.h"
 #include "libsystemd/Connection.h"
@@ -14,19 +14,17 @@
 #include <memory>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 namespace nicer::test {
 
 class FakeLogind {
 public:
-    static constexpr const char* kSessionPath = "/org/freedesktop/login1/session/_33";
-
     /// logind on @p address for the user @p uid, whose display session is "3" unless @p graphical is false.
     FakeLogind(sd_event* event, const std::string& address, uid_t uid, bool graphical = true)
         : m_connection(event, libsystemd::BusTarget::at(address))
         , m_uid(uid)
-        , m_userPath("/org/freedesktop/login1/user/_" + std::to_string(uid))
-        , m_graphical(graphical) {
+        , m_userPath("/org/freedesktop/login1/user/_" + std::to_string(uid)) {
         REQUIRE(m_connection.connect());
         sd_bus* bus = m_connection.bus();
         libsystemd::BusInterface manager;
@@ -39,38 +37,67 @@ public:
                                        }
                                        return sd_bus_reply_method_return(call, "o", m_userPath.c_str());
                                    }});
-        publish(bus, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", std::move(manager),
-                m_manager);
+        manager.busSignals.push_back({"SessionNew", "so"});
+        m_manager =
+            publish(bus, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", std::move(manager));
         libsystemd::BusInterface user;
         user.properties.push_back({"Display", "(so)", libsystemd::PropertyChanges::Read,
                                    [this](sd_bus_message* reply, sd_bus_error*) {
-                                       return m_graphical
-                                                  ? sd_bus_message_append(reply, "(so)", "3", kSessionPath)
-                                                  : sd_bus_message_append(reply, "(so)", "", "/");
+                                       return m_display ? sd_bus_message_append(reply, "(so)",
+                                                                                m_display->id.c_str(),
+                                                                                m_display->path.c_str())
+                                                        : sd_bus_message_append(reply, "(so)", "", "/");
                                    }});
-        publish(bus, m_userPath, "org.freedesktop.login1.User", std::move(user), m_user);
-        libsystemd::BusInterface session;
-        session.properties.push_back(
-            {"Id", "s", libsystemd::PropertyChanges::Constant,
-             [](sd_bus_message* reply, sd_bus_error*) { return sd_bus_message_append(reply, "s", "3"); }});
-        session.properties.push_back(hint("IdleHint", m_idle));
-        session.properties.push_back(hint("LockedHint", m_locked));
-        session.methods.push_back(setter("SetIdleHint", "IdleHint", m_idle));
-        session.methods.push_back(setter("SetLockedHint", "LockedHint", m_locked));
-        publish(bus, kSessionPath, "org.freedesktop.login1.Session", std::move(session), m_session);
+        m_user = publish(bus, m_userPath, "org.freedesktop.login1.User", std::move(user));
+        if (graphical) {
+            startDisplaySession("3");
+        }
         REQUIRE(sd_bus_request_name(bus, "org.freedesktop.login1", 0) >= 0);
     }
 
-    /// As the session's owner calls them (loginctl lock-session, a desktop's idle tracking).
-    void setIdleHint(bool idle) { set("IdleHint", m_idle, idle); }
-    void setLockedHint(bool locked) { set("LockedHint", m_locked, locked); }
+    /// A new session @p id of the user becomes their display session (a display manager's login), announced
+    /// with SessionNew as logind does.
+    void startDisplaySession(const std::string& id) {
+        auto session = std::make_unique<Session>();
+        session->id = id;
+        session->path = "/org/freedesktop/login1/session/_3" + id;
+        Session* s = session.get();
+        libsystemd::BusInterface members;
+        members.properties.push_back(
+            {"Id", "s", libsystemd::PropertyChanges::Constant, [s](sd_bus_message* reply, sd_bus_error*) {
+                 return sd_bus_message_append(reply, "s", s->id.c_str());
+             }});
+        members.properties.push_back(hint("IdleHint", s->idle));
+        members.properties.push_back(hint("LockedHint", s->locked));
+        members.methods.push_back(setter(*s, "SetIdleHint", "IdleHint", s->idle));
+        members.methods.push_back(setter(*s, "SetLockedHint", "LockedHint", s->locked));
+        s->object =
+            publish(m_connection.bus(), s->path, "org.freedesktop.login1.Session", std::move(members));
+        m_display = s;
+        m_sessions.push_back(std::move(session));
+        REQUIRE(sd_bus_emit_signal(m_connection.bus(), "/org/freedesktop/login1",
+                                   "org.freedesktop.login1.Manager", "SessionNew", "so", s->id.c_str(),
+                                   s->path.c_str()) >= 0);
+    }
+
+    /// As the display session's owner calls them (loginctl lock-session, a desktop's idle tracking).
+    void setIdleHint(bool idle) { set(*m_display, "IdleHint", m_display->idle, idle); }
+    void setLockedHint(bool locked) { set(*m_display, "LockedHint", m_display->locked, locked); }
 
 private:
-    static void publish(sd_bus* bus, const std::string& path, const char* interface,
-                        libsystemd::BusInterface members, std::unique_ptr<libsystemd::BusObject>& into) {
+    struct Session {
+        std::string id;
+        std::string path;
+        bool idle = false;
+        bool locked = false;
+        std::unique_ptr<libsystemd::BusObject> object;
+    };
+
+    static std::unique_ptr<libsystemd::BusObject>
+    publish(sd_bus* bus, const std::string& path, const char* interface, libsystemd::BusInterface members) {
         auto object = libsystemd::BusObject::publish(bus, path, interface, std::move(members));
         REQUIRE(object);
-        into = std::move(*object);
+        return std::move(*object);
     }
 
     static libsystemd::BusProperty hint(const char* name, const bool& value) {
@@ -80,30 +107,28 @@ private:
                 }};
     }
 
-    libsystemd::BusMethod setter(const char* method, const char* property, bool& value) {
-        return {method, "b", "", [this, property, &value](sd_bus_message* call, sd_bus_error*) {
+    libsystemd::BusMethod setter(Session& session, const char* method, const char* property, bool& value) {
+        return {method, "b", "", [this, &session, property, &value](sd_bus_message* call, sd_bus_error*) {
                     int b = 0;
                     sd_bus_message_read(call, "b", &b);
-                    set(property, value, b != 0);
+                    set(session, property, value, b != 0);
                     return sd_bus_reply_method_return(call, "");
                 }};
     }
 
-    void set(const char* property, bool& value, bool now) {
+    void set(const Session& session, const char* property, bool& value, bool now) {
         value = now;
-        REQUIRE(sd_bus_emit_properties_changed(m_connection.bus(), kSessionPath,
+        REQUIRE(sd_bus_emit_properties_changed(m_connection.bus(), session.path.c_str(),
                                                "org.freedesktop.login1.Session", property, nullptr) >= 0);
     }
 
     libsystemd::Connection m_connection;
     uid_t m_uid;
     std::string m_userPath;
-    bool m_graphical;
-    bool m_idle = false;
-    bool m_locked = false;
+    std::vector<std::unique_ptr<Session>> m_sessions;
+    Session* m_display = nullptr;
     std::unique_ptr<libsystemd::BusObject> m_manager;
     std::unique_ptr<libsystemd::BusObject> m_user;
-    std::unique_ptr<libsystemd::BusObject> m_session;
 };
 
 } // namespace nicer::test

@@ -80,3 +80,17 @@ TEST_CASE("logind missing from the system bus is said, and another user's sessio
     test::spin(loop.get(), 20);
     CHECK_FALSE(source->reading().locked);
 }
+
+TEST_CASE("a graphical session that starts later becomes the display session logind is read for") {
+    auto loop = test::newLoop();
+    test::RestartableBus bus;
+    test::FakeLogind logind(loop.get(), bus.address(), getuid());
+    int changes = 0;
+    auto source = watch(loop.get(), bus.address(), changes);
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return source->reading().source == "logind (session 3)"; }));
+    logind.startDisplaySession("c1");
+    REQUIRE(
+        test::runLoopUntil(loop.get(), [&] { return source->reading().source == "logind (session c1)"; }));
+    logind.setLockedHint(true);
+    REQUIRE(test::runLoopUntil(loop.get(), [&] { return source->reading().locked; }));
+}

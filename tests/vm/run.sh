@@ -557,14 +557,22 @@ check_power_saver_pauses() {
     as_user 'nicer set resume-delay=60' || die "nicer set resume-delay=60"
 }
 
-# logind's own hints of the volunteer's session (the one of this script's ssh connection, logind's Display for
-# the user), set by the session's owner as a screen locker (SetLockedHint) or a desktop's idle tracking
-# (SetIdleHint) sets them: the volunteer's nicerd says away, and the away profile's largest share holds instead
-# of the here one's. Another user cannot set them.
+# logind's own hints of the volunteer's graphical session, started as a display manager starts one (a PAM
+# session of type x11 from a system service: logind's Display for the user, and the only kind whose IdleHint
+# logind lets be set), set by the session's owner as a screen locker (SetLockedHint) or a desktop's idle
+# tracking (SetIdleHint) sets them: the volunteer's nicerd says away, and the away profile's largest share
+# holds instead of the here one's. Another user cannot set them.
 check_logind_presence() {
     local sid path
-    sid=$(as_user 'loginctl show-user volunteer -P Display') || die "loginctl show-user"
-    [ -n "$sid" ] || die "logind names no display session of the volunteer"
+    as_root 'systemd-run --unit=nicer-vm-desktop -E XDG_SESSION_TYPE=x11 -E XDG_SESSION_CLASS=user runuser -l volunteer -c "exec sleep 600"' ||
+        die "starting a graphical session for the volunteer"
+    trap "as_root 'systemctl stop nicer-vm-desktop' || true" EXIT
+    for _ in $(seq 50); do
+        sid=$(as_user 'loginctl show-user volunteer -P Display') || die "loginctl show-user"
+        [ -n "$sid" ] && [ "$(as_user "loginctl show-session $sid -P Type")" = x11 ] && break
+        sleep 0.2
+    done
+    [ "$(as_user "loginctl show-session $sid -P Type")" = x11 ] || die "logind's display session of the volunteer is not the graphical one"
     path=$(as_user "busctl --system call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager GetSession s $sid" | cut -d'"' -f2)
     echo "the volunteer's display session: $sid ($path)"
     set_hint() { as_user "busctl --system call org.freedesktop.login1 $path org.freedesktop.login1.Session $1 b $2"; }
@@ -586,6 +594,9 @@ check_logind_presence() {
     presence_is here "the desktop says it is in use" || die "an unlocked session is not here"
     set_hint SetIdleHint true || die "the volunteer cannot set their session's IdleHint"
     presence_is away "the desktop says it is idle" || die "an idle session is not away"
+    if as_other second 1200 "busctl --system call org.freedesktop.login1 $path org.freedesktop.login1.Session SetIdleHint b false"; then
+        die "another user set the volunteer's session in use"
+    fi
     set_hint SetIdleHint false || die "SetIdleHint false"
     presence_is here "the desktop says it is in use" || die "a session in use again is not here"
     as_user 'nicer set max-share=1' || die "nicer set max-share=1"
@@ -917,7 +928,7 @@ run_checks() {
     check "root idle slice: the leaf has the work's memory limit" check_memory_limit
     check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
     check "power-profiles-daemon's power-saver profile pauses the work, balanced gives it back" check_power_saver_pauses
-    check "logind's lock and idle hints of the volunteer's session, set by its owner only, make nicerd away and put the away profile in force" check_logind_presence
+    check "logind's lock and idle hints of the volunteer's graphical session, set by its owner only, make nicerd away and put the away profile in force" check_logind_presence
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd (the work in the root idle slice; screenshot)" check_tray_from_desktop_entry
     check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
     check "no user can start, stop or change an instance through the system manager, reach another's socket, or run work as root" check_refusals
