@@ -11,6 +11,7 @@
 #   packaging/dev.sh package   install, build the release .deb (build-deb/nicer_VERSION_ARCH.deb)
 #   packaging/dev.sh sanitize  install, build with clang, ASan and UBSan (build-sanitize), run the unit and CLI tests
 #   packaging/dev.sh fuzz      install, build the libFuzzer targets in that build, run each a while
+#   packaging/dev.sh fuzz-beside  run them on the sanitizers' build as it is, at the lowest priority (.ci/run)
 #   packaging/dev.sh vm [ARGS]  install, build, package that build, run it in a Debian 12 guest (tests/vm/run.sh ARGS)
 #   packaging/dev.sh bench [--quick]  install, build, run bench/cpu (nicer against the alternatives, plots)
 #   packaging/dev.sh packages  print the Debian packages this script installs, one a line
@@ -166,12 +167,18 @@ fuzz_run() {
 # it behind the guest's qemu, which is in a group of its own too; a nice value alone acts only within a group,
 # and left the guest half the machine.
 side_checks() {
+    lowest_priority
+    sanitize_build nicer_unit_and_cli_tests nicer_fuzzers
+    ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L lint
+}
+
+# lowest_priority: this process and what it starts behind everything else on the machine: nice 19 in its
+# scheduling group, and the group's own nice 19 where it is one of its own (a new session, under setsid).
+lowest_priority() {
     if [ -w /proc/self/autogroup ]; then
         echo 19 >/proc/self/autogroup
     fi
     renice -n 19 -p $$ >/dev/null
-    sanitize_build nicer_unit_and_cli_tests nicer_fuzzers
-    ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -L lint
 }
 
 # timed WHAT COMMAND...: COMMAND, then how long it took, so that a log of `test` shows where its minutes go.
@@ -286,6 +293,18 @@ test)
     timed "the wait for the sanitizers' build and the lint, which ran beside the guest" wait_for_side
     timed "ctest" ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -LE lint
     timed "the sanitizers' tests" sanitize_tests
+    # NICER_TEST_FUZZ_LATER=1: the caller runs `dev.sh fuzz-beside` itself, beside checks of its own that
+    # measure nothing either (.ci/run: beside its packaging scripts).
+    if [ -n "${NICER_TEST_FUZZ_LATER:-}" ]; then
+        echo "dev.sh: the fuzzers are left to the caller (NICER_TEST_FUZZ_LATER)" >&2
+    else
+        timed "the fuzzers" fuzz_run
+    fi
+    ;;
+fuzz-beside)
+    # `test`'s fuzzers on its sanitizers' build, at the lowest priority: run under setsid beside work that
+    # needs the machine first.
+    lowest_priority
     timed "the fuzzers" fuzz_run
     ;;
 side-checks)
@@ -327,7 +346,7 @@ packages)
     printf '%s\n' "${packages[@]}"
     ;;
 *)
-    sed -n '2,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
