@@ -148,5 +148,6 @@ TEST_CASE("a trace's presence column gives each period's profile, and a word it 
     CHECK_FALSE(readPeriods("idle\n0.5\n")->at(0).presence.has_value());
     const auto wrong = readPeriods("idle,presence\n0.5,asleep\n");
     REQUIRE_FALSE(wrong.ok());
-    CHECK(wrong.error().message == "trace.txt:2: 'asleep' is not a presence; each period's is here, away or unknown");
+    CHECK(wrong.error().message ==
+          "trace.txt:2: 'asleep' is not a presence; each period's is here, away or unknown");
 }

@@ -325,8 +325,8 @@ TEST_CASE("a cap on battery holds above the least charge, and the work pauses un
     REQUIRE(daemon.waitReady());
     REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.powerSource == "UPower"; }));
     laptop.command("unplug");
-    REQUIRE(
-        test::waitForStatus([](const api::DaemonState& now) { return now.heldBy == "battery" && now.quota > 0.0; }));
+    REQUIRE(test::waitForStatus(
+        [](const api::DaemonState& now) { return now.heldBy == "battery" && now.quota > 0.0; }));
     auto s = test::tryDaemonStatus();
     REQUIRE(s);
     CHECK(s->quota == Approx(0.3));
@@ -372,7 +372,8 @@ TEST_CASE("a named program pauses the work while it runs, and the work resumes a
     CHECK(s->programsRunning == std::vector<std::string>{"nicer-test-render"});
     CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
     running.stop();
-    REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+    REQUIRE(test::waitForStatus(
+        [](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
     CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
 }
 
@@ -426,8 +427,8 @@ TEST_CASE("named programs set with `nicer exclusive-programs` pause the work and
         }));
         // Taken off the list: the work resumes after the delay.
         CHECK(programsCommand("remove nicer-test-encode").exitCode == 0);
-        REQUIRE(
-            test::waitForStatus([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+        REQUIRE(test::waitForStatus(
+            [](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
         CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
     }
     {
@@ -479,8 +480,8 @@ TEST_CASE("a game run with gamemoderun pauses the work while it runs, and the wo
     gamemoded.start({"/usr/bin/gamemoded"}, dir.path / "gamemoded.log");
     NicerdProcess daemon({"--period", "0.25", "--resume-delay", "1"}, freshStateDir("rules-game"));
     REQUIRE(daemon.waitReady());
-    REQUIRE(
-        test::waitForStatus([](const api::DaemonState& now) { return now.gameNote.empty() && now.quota > 0.0; }));
+    REQUIRE(test::waitForStatus(
+        [](const api::DaemonState& now) { return now.gameNote.empty() && now.quota > 0.0; }));
     {
         test::Child game;
         game.start({"/usr/games/gamemoderun", "/bin/sleep", "4"}, dir.path / "game.log");
@@ -492,6 +493,7 @@ TEST_CASE("a game run with gamemoderun pauses the work while it runs, and the wo
         CHECK(test::machineShare(test::slicePids, 1000ms) < 0.02);
     }
     REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.games == 0; }));
-    REQUIRE(test::waitForStatus([](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
+    REQUIRE(test::waitForStatus(
+        [](const api::DaemonState& now) { return now.heldBy.empty() && now.quota > 0.0; }));
     CHECK(test::machineShare(test::slicePids, 1000ms) > 0.3);
 }
