@@ -66,9 +66,6 @@ public:
     void poll();
 
     PresenceVerdict verdict() const;
-    /// Every source's reading, in the order they are trusted (for the tests and the log).
-    std::vector<SourceReading> readings() const;
-    const Displays& displays() const { return m_displays; }
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -79,6 +76,8 @@ private:
         , m_delay(delay)
         , m_changed(std::move(changed)) {}
 
+    /// Every source's reading, in the order they are trusted.
+    std::vector<SourceReading> readings() const;
     /// Makes the display sources for what is known of the displays now.
     Result<void> useDisplays(Displays displays);
     void askManagerEnvironment();

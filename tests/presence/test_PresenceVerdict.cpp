@@ -1,6 +1,7 @@
-// The verdict from the sources' readings: a lock first, then the first source that answers, else not known
-// with every source's reason.
+// The verdict from the sources' readings (a lock first, then the first source that answers, else not known
+// with every source's reason), and the displays read from the user manager's environment block.
 #include "presence/PresenceVerdict.h"
+#include "presence/PresenceWatch.h"
 
 #include <catch2/catch.hpp>
 
@@ -84,4 +85,14 @@ TEST_CASE("durations read as people say them") {
     CHECK(presence::durationText(seconds(180)) == "3 min");
     CHECK(presence::durationText(seconds(7500)) == "2 h 5 min");
     CHECK(presence::durationText(milliseconds(-5)) == "0 s");
+}
+
+TEST_CASE("the displays are read from an environment block, as the user manager's Environment gives it") {
+    const auto found = presence::displaysIn({"HOME=/home/v", "DISPLAY=:1", "WAYLAND_DISPLAY=wayland-0",
+                                             "XAUTHORITY=/run/user/1000/.mutter-Xwaylandauth", "not an entry",
+                                             "DISPLAY_X=:9"});
+    CHECK(found.x11 == ":1");
+    CHECK(found.wayland == "wayland-0");
+    CHECK(found.xauthority == "/run/user/1000/.mutter-Xwaylandauth");
+    CHECK(presence::displaysIn({"PATH=/usr/bin"}) == presence::Displays{});
 }
