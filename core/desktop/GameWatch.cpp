@@ -56,25 +56,11 @@ void GameWatch::ask() {
         m_again = true; // one Get at a time; the answer to the one under way is asked again
         return;
     }
-    sd_bus_message* raw = nullptr;
-    if (int r = sd_bus_message_new_method_call(m_bus, &raw, kGameModeName, kGameModePath,
-                                               "org.freedesktop.DBus.Properties", "Get");
-        r < 0) {
-        set(false, 0, libsystemd::busError("cannot ask GameMode", r).message);
-        return;
-    }
-    libsystemd::BusMessagePtr call(raw);
-    libsystemd::MessageWriter out(call.get());
-    out.append("ss", kGameModeName, "ClientCount").run([&] {
-        return sd_bus_message_set_auto_start(call.get(), 0);
-    }); // never start gamemoded
-    if (!out.ok()) {
-        set(false, 0, libsystemd::busError("cannot ask GameMode", out.result()).message);
-        return;
-    }
-    auto made = libsystemd::callAsync(
-        m_bus, call.get(), [this](sd_bus_message* reply) { onCount(reply); }, libsystemd::kCallTimeoutUsec,
-        onError());
+    // callMethod never starts gamemoded.
+    auto made = libsystemd::callMethod(
+        m_bus, {kGameModeName, kGameModePath, "org.freedesktop.DBus.Properties", "Get"},
+        [](libsystemd::MessageWriter& out) { out.append("ss", kGameModeName, "ClientCount"); },
+        [this](sd_bus_message* reply) { onCount(reply); }, libsystemd::kCallTimeoutUsec, onError());
     if (!made) {
         set(false, 0, "cannot ask GameMode: " + made.error().message);
         return;

@@ -135,9 +135,7 @@ struct PowerWatch::ProfilesService {
 PowerWatch::PowerWatch(sd_event* event, Options options, std::function<void()> changed)
     : m_options(std::move(options))
     , m_changed(std::move(changed))
-    , m_bus(event,
-            m_options.systemBusAddress.empty() ? libsystemd::BusTarget::system()
-                                               : libsystemd::BusTarget::at(m_options.systemBusAddress),
+    , m_bus(event, libsystemd::BusTarget::systemOr(m_options.systemBusAddress),
             {.connected = [this](sd_bus*) { return watch(); },
              .lost = [this] { onDisconnected(); },
              .onError =
@@ -243,22 +241,16 @@ Result<void> PowerWatch::callAsync(BusSlot& slot, const char* destination, const
                                    const char* interface, const char* method,
                                    libsystemd::MessageCallback callback, const char* argument) {
     slot.reset(); // an earlier call's answer is not wanted any more
-    sd_bus_message* raw = nullptr;
-    if (int r = sd_bus_message_new_method_call(m_bus.bus(), &raw, destination, path, interface, method);
-        r < 0) {
-        return Error{libsystemd::busErrorText(r, nullptr)};
-    }
-    const libsystemd::BusMessagePtr call(raw);
-    libsystemd::MessageWriter out(call.get());
-    // A daemon that is not running is not started for nicerd: its absence is what the watch reports.
-    out.run([&] { return sd_bus_message_set_auto_start(call.get(), 0); });
-    if (argument != nullptr) {
-        out.append("s", argument);
-    }
-    if (!out.ok()) {
-        return Error{libsystemd::busErrorText(out.result(), nullptr)};
-    }
-    auto made = m_bus.callAsync(call.get(), std::move(callback), libsystemd::kCallTimeoutUsec);
+    // A daemon that is not running is not started for nicerd (callMethod): its absence is what the watch
+    // reports.
+    auto made = m_bus.callMethod(
+        {destination, path, interface, method},
+        [argument](libsystemd::MessageWriter& out) {
+            if (argument != nullptr) {
+                out.append("s", argument);
+            }
+        },
+        std::move(callback), libsystemd::kCallTimeoutUsec);
     if (!made) {
         return made.error();
     }

@@ -92,6 +92,16 @@ Result<BusSlot> callAsync(sd_bus* bus, sd_bus_message* call, MessageCallback cal
     });
 }
 
+Result<BusSlot> callMethod(sd_bus* bus, const MethodAddress& to,
+                           const std::function<void(MessageWriter&)>& arguments, MessageCallback callback,
+                           std::uint64_t timeoutUsec, ErrorHandler onError) {
+    auto call = newMethodCall(bus, to, arguments);
+    if (!call) {
+        return call.error();
+    }
+    return callAsync(bus, call->get(), std::move(callback), timeoutUsec, std::move(onError));
+}
+
 Connection::Connection(sd_event* event, BusTarget target, Callbacks callbacks, int priority)
     : m_event(event)
     , m_target(std::move(target))
@@ -165,6 +175,16 @@ Result<BusSlot> Connection::callAsync(sd_bus_message* call, MessageCallback call
         return Error{busErrorText(-ENOTCONN, nullptr)};
     }
     return libsystemd::callAsync(m_bus.get(), call, std::move(callback), timeoutUsec, m_callbacks.onError);
+}
+
+Result<BusSlot> Connection::callMethod(const MethodAddress& to,
+                                       const std::function<void(MessageWriter&)>& arguments,
+                                       MessageCallback callback, std::uint64_t timeoutUsec) {
+    if (!m_bus) {
+        return Error{busErrorText(-ENOTCONN, nullptr)};
+    }
+    return libsystemd::callMethod(m_bus.get(), to, arguments, std::move(callback), timeoutUsec,
+                                  m_callbacks.onError);
 }
 
 } // namespace nicer::libsystemd

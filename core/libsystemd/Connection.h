@@ -6,6 +6,7 @@
 
 #include "libsystemd/Bus.h"
 #include "libsystemd/Guard.h"
+#include "libsystemd/Message.h"
 #include "util/Result.h"
 
 #include <systemd/sd-bus.h>
@@ -60,6 +61,12 @@ Result<BusSlot> addMatch(sd_bus* bus, const std::string& rule, MessageCallback c
 Result<BusSlot> callAsync(sd_bus* bus, sd_bus_message* call, MessageCallback callback,
                           std::uint64_t timeoutUsec, ErrorHandler onError = {});
 
+/// callAsync() of a method call newMethodCall() makes: @p to with the arguments @p arguments writes (none
+/// when empty), never starting the service.
+Result<BusSlot> callMethod(sd_bus* bus, const MethodAddress& to,
+                           const std::function<void(MessageWriter&)>& arguments, MessageCallback callback,
+                           std::uint64_t timeoutUsec, ErrorHandler onError = {});
+
 /// Which bus a Connection opens.
 struct BusTarget {
     enum class Kind { User, System };
@@ -70,6 +77,10 @@ struct BusTarget {
     static BusTarget user() { return {Kind::User, {}}; }
     static BusTarget system() { return {Kind::System, {}}; }
     static BusTarget at(std::string address) { return {Kind::System, std::move(address)}; }
+    /// The system bus, or the bus at @p address when it is not empty (a watcher's option for tests).
+    static BusTarget systemOr(std::string address) {
+        return address.empty() ? system() : at(std::move(address));
+    }
 };
 
 /**
@@ -110,10 +121,13 @@ public:
     /// The bus, or null before the first connect() and after close().
     sd_bus* bus() const { return m_bus.get(); }
 
-    /// addMatch() and callAsync() on this connection, their exceptions going to the Callbacks' onError.
+    /// addMatch(), callAsync() and callMethod() on this connection, their exceptions going to the Callbacks'
+    /// onError.
     Result<BusSlot> addMatch(const std::string& rule, MessageCallback callback,
                              MessageCallback installed = {});
     Result<BusSlot> callAsync(sd_bus_message* call, MessageCallback callback, std::uint64_t timeoutUsec);
+    Result<BusSlot> callMethod(const MethodAddress& to, const std::function<void(MessageWriter&)>& arguments,
+                               MessageCallback callback, std::uint64_t timeoutUsec);
 
 private:
     sd_event* m_event;

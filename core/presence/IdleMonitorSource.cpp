@@ -58,15 +58,10 @@ libsystemd::ErrorHandler IdleMonitorSource::onError() {
 void IdleMonitorSource::call(const char* member,
                              const std::function<void(libsystemd::MessageWriter&)>& arguments,
                              std::function<void(sd_bus_message*)> answered, bool errorFails) {
-    auto message = libsystemd::newMethodCall(m_bus, method(member), arguments);
-    if (!message) {
-        fail(message.error().message);
-        return;
-    }
     m_calls.emplace_back();
     const auto slot = std::prev(m_calls.end());
-    auto made = libsystemd::callAsync(
-        m_bus, message->get(),
+    auto made = libsystemd::callMethod(
+        m_bus, method(member), arguments,
         [this, slot, answered = std::move(answered), errorFails](sd_bus_message* reply) {
             // sd-bus keeps this callback alive until it returns: its slot may go now.
             m_calls.erase(slot);

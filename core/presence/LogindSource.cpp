@@ -21,9 +21,7 @@ constexpr std::chrono::seconds kRetryInterval{10};
 LogindSource::LogindSource(sd_event* event, Options options, std::function<void()> changed)
     : m_options(std::move(options))
     , m_changed(std::move(changed))
-    , m_bus(event,
-            m_options.systemBusAddress.empty() ? libsystemd::BusTarget::system()
-                                               : libsystemd::BusTarget::at(m_options.systemBusAddress),
+    , m_bus(event, libsystemd::BusTarget::systemOr(m_options.systemBusAddress),
             {.connected = [this](sd_bus*) { return watch(); },
              .lost = [this] { fail("the system bus closed: logind is not watched until it is back"); },
              .onError = [this](std::string_view what) { fail("logind: " + std::string(what)); }}) {}
@@ -95,11 +93,7 @@ Result<void> LogindSource::watch() {
 Result<void> LogindSource::callAsync(const libsystemd::MethodAddress& to,
                                      const std::function<void(libsystemd::MessageWriter&)>& arguments,
                                      std::function<void(sd_bus_message*)> answered) {
-    auto message = libsystemd::newMethodCall(m_bus.bus(), to, arguments);
-    if (!message) {
-        return message.error();
-    }
-    auto made = m_bus.callAsync(message->get(), std::move(answered), libsystemd::kCallTimeoutUsec);
+    auto made = m_bus.callMethod(to, arguments, std::move(answered), libsystemd::kCallTimeoutUsec);
     if (!made) {
         return made.error();
     }

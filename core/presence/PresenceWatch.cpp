@@ -60,30 +60,29 @@ Result<std::unique_ptr<PresenceWatch>> PresenceWatch::create(sd_event* event, Op
 }
 
 Result<void> PresenceWatch::useDisplays(Displays displays) {
-    const auto changed = [this] { notify(); };
-    if (displays.wayland != m_displays.wayland) {
-        m_wayland.reset();
-        if (!displays.wayland.empty()) {
-            auto source = WaylandIdleSource::create(m_event, displays.wayland, m_delay, changed);
-            if (!source) {
-                return source.error();
-            }
-            m_wayland = std::move(*source);
-        }
+    if (displays == m_displays) {
+        return {};
     }
-    // Under a Wayland display, DISPLAY is Xwayland's, which sees only its own clients' input.
-    const std::string x11 = displays.wayland.empty() ? displays.x11 : std::string();
-    if (!m_x11 || x11 != m_displays.x11 || displays.xauthority != m_displays.xauthority) {
-        m_x11.reset();
-        if (!x11.empty()) {
-            auto source = XScreenSaverSource::create(m_event, x11, displays.xauthority, m_delay, changed);
-            if (!source) {
-                return source.error();
-            }
-            m_x11 = std::move(*source);
-        }
-    }
+    m_wayland.reset();
+    m_x11.reset();
     m_displays = std::move(displays);
+    const auto changed = [this] { notify(); };
+    if (!m_displays.wayland.empty()) {
+        auto source = WaylandIdleSource::create(m_event, m_displays.wayland, m_delay, changed);
+        if (!source) {
+            return source.error();
+        }
+        m_wayland = std::move(*source);
+    } else if (!m_displays.x11.empty()) {
+        // Only without a Wayland display: under one, DISPLAY is Xwayland's, which sees only its own clients'
+        // input.
+        auto source =
+            XScreenSaverSource::create(m_event, m_displays.x11, m_displays.xauthority, m_delay, changed);
+        if (!source) {
+            return source.error();
+        }
+        m_x11 = std::move(*source);
+    }
     return {};
 }
 
@@ -108,18 +107,12 @@ void PresenceWatch::setSessionBus(sd_bus* bus) {
 
 void PresenceWatch::askManagerEnvironment() {
     m_lastAsked = Clock::now();
-    auto call = libsystemd::newMethodCall(
+    auto made = libsystemd::callMethod(
         m_sessionBus,
         {"org.freedesktop.systemd1", "/org/freedesktop/systemd1", "org.freedesktop.DBus.Properties", "Get"},
         [](libsystemd::MessageWriter& out) {
             out.append("ss", "org.freedesktop.systemd1.Manager", "Environment");
-        });
-    if (!call) {
-        m_displayNote = "cannot ask the user manager for the displays: " + call.error().message;
-        return;
-    }
-    auto made = libsystemd::callAsync(
-        m_sessionBus, call->get(),
+        },
         [this](sd_bus_message* reply) {
             if (const sd_bus_error* error = sd_bus_message_get_error(reply)) {
                 m_displayNote = "the user manager did not tell its environment (" +

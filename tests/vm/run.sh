@@ -567,12 +567,9 @@ check_logind_presence() {
     as_root 'systemd-run --unit=nicer-vm-desktop -E XDG_SESSION_TYPE=x11 -E XDG_SESSION_CLASS=user runuser -l volunteer -c "exec sleep 600"' ||
         die "starting a graphical session for the volunteer"
     trap "as_root 'systemctl stop nicer-vm-desktop' || true" EXIT
-    for _ in $(seq 50); do
-        sid=$(as_user 'loginctl show-user volunteer -P Display') || die "loginctl show-user"
-        [ -n "$sid" ] && [ "$(as_user "loginctl show-session $sid -P Type")" = x11 ] && break
-        sleep 0.2
-    done
-    [ "$(as_user "loginctl show-session $sid -P Type")" = x11 ] || die "logind's display session of the volunteer is not the graphical one"
+    poll_user 100 'test "$(loginctl show-session "$(loginctl show-user volunteer -P Display)" -P Type)" = x11' ||
+        die "logind's display session of the volunteer is not the graphical one"
+    sid=$(as_user 'loginctl show-user volunteer -P Display') || die "loginctl show-user"
     path=$(as_user "busctl --system call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager GetSession s $sid" | cut -d'"' -f2)
     echo "the volunteer's display session: $sid ($path)"
     set_hint() { as_user "busctl --system call org.freedesktop.login1 $path org.freedesktop.login1.Session $1 b $2"; }
