@@ -39,8 +39,17 @@ void addDaemonCommands(CLI::App& parent, DaemonCommandOptions& o, std::optional<
     };
     command("status", "Show what nicerd is doing", DaemonCommand::Status)
         ->add_flag("--json", o.json, "Print JSON");
-    command("pause", "Freeze the volunteer work until `nicer resume` (kept across restarts of nicerd)",
-            DaemonCommand::Pause);
+    auto* pause = command("pause",
+                          "Freeze the volunteer work until `nicer resume`, or for a while (a snooze); kept "
+                          "across restarts of nicerd",
+                          DaemonCommand::Pause);
+    auto* pauseFor =
+        pause->add_option("--for", o.pauseFor, "Resume after this long: 90s, 15m, 1h, 1h30m, 2d");
+    pause
+        ->add_option("--until", o.pauseUntil,
+                     "Resume at this local time: 18:00, tomorrow (for the rest of today), 'tomorrow 08:00', "
+                     "'2026-12-24 18:00'")
+        ->excludes(pauseFor);
     command("resume", "Let the controller run the volunteer work again", DaemonCommand::Resume);
     command("set", "Change controller parameters (kept across restarts)", DaemonCommand::Set)
         ->add_option("assignments", o.assignments,

@@ -13,10 +13,12 @@
 #include "control/WorkRules.h"
 #include "dbus/client/DaemonClient.h"
 #include "util/Text.h"
+#include "util/WallClock.h"
 #include "workload/WorkloadChooser.h"
 #include "workload/WorkloadPresets.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -24,6 +26,26 @@
 namespace nicer::cli {
 
 namespace {
+
+/// When `nicer pause` ends: --for's duration from @p now, --until's time, or none (until `nicer resume`).
+Result<std::optional<wallclock::TimePoint>> pauseEnd(const DaemonCommandOptions& o,
+                                                     wallclock::TimePoint now) {
+    if (!o.pauseFor.empty()) {
+        auto length = wallclock::parseDuration(o.pauseFor);
+        if (!length) {
+            return length.error().within("--for: ");
+        }
+        return std::optional(now + *length);
+    }
+    if (!o.pauseUntil.empty()) {
+        auto until = wallclock::parseTime(o.pauseUntil, now);
+        if (!until) {
+            return until.error().within("--until: ");
+        }
+        return std::optional(*until);
+    }
+    return std::optional<wallclock::TimePoint>();
+}
 
 /// One line over all downloads, then the files that need attention (at most a few: it is a summary).
 void printDownloads(const api::DaemonState& s) {
@@ -90,6 +112,10 @@ void printRules(const api::DaemonState& s) {
     if (s.games > 0) {
         std::printf("  games        %u running with GameMode\n", s.games);
     }
+    if (!s.params.computeHours.always() || !s.params.transferHours.always()) {
+        std::printf("  schedule     computing hours %s, transfer hours %s\n",
+                    s.params.computeHours.text().c_str(), s.params.transferHours.text().c_str());
+    }
     if (!s.exclusivePrograms.empty()) {
         std::string names;
         for (const auto& name : s.exclusivePrograms) {
@@ -113,8 +139,14 @@ void printRules(const api::DaemonState& s) {
 void printStatus(const api::DaemonState& s) {
     const auto pct = [](double v) { return 100.0 * v; };
     const bool heldByRule = s.quota <= 0.0 && !s.holdReason.empty();
+    const auto now = std::chrono::system_clock::now();
+    const std::string pausedText =
+        s.pausedUntilUSec == 0
+            ? "paused until you resume it"
+            : "paused " + wallclock::untilText(
+                              wallclock::TimePoint(std::chrono::microseconds(s.pausedUntilUSec)), now);
     std::printf("nicerd: %s, %s\n",
-                s.paused      ? "paused"
+                s.paused      ? pausedText.c_str()
                 : heldByRule  ? "paused by a rule"
                 : s.quota > 0 ? (s.holdReason.empty() ? "running" : "running, held by a rule")
                               : "work stopped (no spare CPU)",
@@ -203,6 +235,12 @@ void printPresets(const api::DaemonState& s) {
 } // namespace
 
 int runDaemonCommand(DaemonCommand command, const DaemonCommandOptions& o) {
+    // Read before nicerd is asked, as the other arguments are.
+    const auto end = pauseEnd(o, std::chrono::system_clock::now());
+    if (!end) {
+        std::cerr << "nicer pause: " << end.error().message << '\n';
+        return kExitBadInput;
+    }
     std::vector<std::pair<std::string, std::string>> assignments;
     for (const auto& a : o.assignments) {
         const auto eq = a.find('=');
@@ -278,7 +316,7 @@ int runDaemonCommand(DaemonCommand command, const DaemonCommandOptions& o) {
         return kExitOk;
     }
     const bool pause = command == DaemonCommand::Pause;
-    auto done = pause ? client->pause() : client->resume();
+    auto done = pause ? client->pause(*end) : client->resume();
     if (!done) {
         std::cerr << "nicer " << (pause ? "pause" : "resume") << ": " << done.error().message << '\n';
         return kExitFailure;

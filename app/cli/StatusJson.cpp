@@ -25,7 +25,8 @@ struct NoneWhen {
     bool (*none)(double value);
 };
 
-const std::array<NoneWhen, 7> kNoneWhen = {{
+const std::array<NoneWhen, 8> kNoneWhen = {{
+    {"PausedUntil", [](double v) { return v <= 0.0; }},
     {"MemoryMax", [](double v) { return v <= 0.0; }},
     {"Outside", [](double v) { return v < 0.0; }},
     {"BandwidthCap", [](double v) { return v <= 0.0; }},
@@ -61,6 +62,9 @@ nlohmann::json toJson(const T& value) {
 
 /// A parameter's value in its text unit: a count as an integer.
 nlohmann::json parameterJson(const control::ParameterInfo& info, const control::ControllerParams& params) {
+    if (info.type == control::ParameterType::Hours) {
+        return info.getText(params);
+    }
     const double value = info.get(params);
     if (info.type == control::ParameterType::Count) {
         return static_cast<long long>(value);

@@ -3,6 +3,9 @@
 #include "control/ParameterTable.h"
 #include "control/ParameterText.h"
 
+#include <string>
+#include <vector>
+
 namespace nicer::options {
 
 void addParameterOptions(CLI::App& app, control::ControllerParams& params, PeriodOption period) {
@@ -16,6 +19,25 @@ void addParameterOptions(CLI::App& app, control::ControllerParams& params, Perio
             }
         };
         const std::string name = std::string("--") + info.key;
+        if (info.type == control::ParameterType::Hours) {
+            // A config file's unquoted value is split at its commas ("sat,sun" included), as an array would
+            // be: the parts are joined again, so that it reads as written.
+            app.add_option_function<std::vector<std::string>>(
+                   name,
+                   [&params, &info](const std::vector<std::string>& parts) {
+                       std::string text;
+                       for (const auto& part : parts) {
+                           text += (text.empty() ? "" : ",") + part;
+                       }
+                       if (auto done = info.setText(params, text); !done) {
+                           throw CLI::ValidationError(std::string("--") + info.key, done.error().message);
+                       }
+                   },
+                   control::parameterHelp(info))
+                ->allow_extra_args(false)
+                ->default_str(control::parameterAsText(info, params));
+            continue;
+        }
         CLI::Option* option = info.type == control::ParameterType::Count
                                   ? app.add_option_function<int>(
                                         name, [set](int v) { set(v); }, control::parameterHelp(info))

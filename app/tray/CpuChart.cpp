@@ -304,6 +304,7 @@ const RuleLook* lookOf(const std::string& rule) {
         {"game", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "game"), QColor(0xc2, 0x2e, 0x7a)},
         {"program", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "program"), QColor(0x8d, 0x5f, 0x4a)},
         {"profile", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "profile"), QColor(0x5a, 0x6e, 0xa8)},
+        {"schedule", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "schedule"), QColor(0x4f, 0x7a, 0x3a)},
     };
     const auto* it = std::find_if(std::begin(kLooks), std::end(kLooks),
                                   [&](const RuleLook& look) { return look.rule == rule; });

@@ -52,9 +52,13 @@ bool readProperty(const api::PropertyInfo& property, const QVariant& value, api:
     return std::visit(
         [&](const auto& field) {
             if constexpr (std::is_same_v<std::decay_t<decltype(field)>, const control::ParameterInfo*>) {
-                // The D-Bus value (ReserveBand, ..., PeriodUSec in µs) in the table's unit; a value that
-                // cannot be stored (an absurd period) keeps the last.
-                (void)field->set(state.params, value.toDouble() / field->busScale);
+                // The D-Bus value (ReserveBand, ..., PeriodUSec in µs) in the table's unit, hours as their
+                // text; a value that cannot be stored (an absurd period) keeps the last.
+                if (field->type == control::ParameterType::Hours) {
+                    (void)field->setText(state.params, value.toString().toStdString());
+                } else {
+                    (void)field->set(state.params, value.toDouble() / field->busScale);
+                }
             } else {
                 readBusValue(value, field(state));
             }
@@ -69,7 +73,7 @@ void resetProperty(const api::PropertyInfo& property, api::DaemonState& state) {
     std::visit(
         [&](const auto& field) {
             if constexpr (std::is_same_v<std::decay_t<decltype(field)>, const control::ParameterInfo*>) {
-                (void)field->set(state.params, field->get(defaults.params));
+                control::copyValue(*field, defaults.params, state.params);
             } else {
                 field(state) = api::valueOf(field, defaults);
             }
@@ -250,6 +254,7 @@ DaemonView DaemonProxy::view() const {
     v.connected = m_connected;
     v.busGone = !hasBus();
     v.paused = m_properties.state.paused;
+    v.pausedUntilUSec = m_properties.state.pausedUntilUSec;
     v.lastError = QString::fromStdString(m_properties.state.lastError);
     v.holdReason = QString::fromStdString(m_properties.state.holdReason);
     v.params = m_properties.state.params;
@@ -466,8 +471,14 @@ void DaemonProxy::callSimple(const QDBusPendingCall& call, const QString& contex
     });
 }
 
-void DaemonProxy::pause() {
-    callSimple(m_daemon->Pause(), tr("Pausing the work"));
+void DaemonProxy::pause(std::optional<std::chrono::system_clock::time_point> end) {
+    if (!end) {
+        callSimple(m_daemon->Pause(), tr("Pausing the work"));
+        return;
+    }
+    const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(end->time_since_epoch()).count();
+    callSimple(m_daemon->PauseUntil(static_cast<qulonglong>(std::max<qint64>(usec, 0))),
+               tr("Pausing the work"));
 }
 
 void DaemonProxy::resume() {
@@ -479,6 +490,10 @@ void DaemonProxy::setParameters(const control::ControllerParams& params) {
     for (const auto& info : control::parameterTable()) {
         if (!m_properties.publishedParameters.contains(QLatin1String(info.busName))) {
             continue; // not nicerd's: it would refuse the whole call
+        }
+        if (info.type == control::ParameterType::Hours) {
+            map.insert(QLatin1String(info.busName), QString::fromStdString(info.getText(params)));
+            continue;
         }
         const double value = info.get(params) * info.busScale;
         switch (info.busSignature[0]) {

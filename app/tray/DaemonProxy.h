@@ -13,6 +13,7 @@
 #include <QObject>
 #include <QStringList>
 
+#include <chrono>
 #include <optional>
 #include <vector>
 
@@ -76,7 +77,8 @@ public:
     /// The state of the tray icon, from all of the above.
     DaemonView view() const;
 
-    void pause();
+    /// Pauses the work until resume(), or until @p end (a snooze), whichever comes first.
+    void pause(std::optional<std::chrono::system_clock::time_point> end = std::nullopt);
     void resume();
     /// Sends all parameters at once; nicerd validates them again and keeps them across restarts.
     void setParameters(const control::ControllerParams& params);

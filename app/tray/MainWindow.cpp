@@ -7,6 +7,7 @@
 #include "tray/DaemonProxy.h"
 #include "tray/DownloadsPanel.h"
 #include "tray/ParametersPanel.h"
+#include "tray/SnoozeMenu.h"
 #include "tray/StateIcon.h"
 
 #include <QApplication>
@@ -20,6 +21,7 @@
 #include <QShowEvent>
 #include <QStyle>
 #include <QTabWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace nicer::tray {
@@ -185,11 +187,18 @@ void MainWindow::buildControls(QWidget* now, QFormLayout* form) {
             m_daemon.setWorkloadPreset(id);
         }
     });
-    m_pause = new QPushButton(tr("Pause"), now);
+    // A click pauses until you resume, or resumes; its arrow snoozes (SnoozeMenu): for an hour, for the rest
+    // of today, also while paused (the snooze then sets when the pause ends). The status says until when.
+    m_pause = new QToolButton(now);
+    m_pause->setText(tr("Pause"));
     m_pause->setCheckable(true);
+    m_pause->setPopupMode(QToolButton::MenuButtonPopup);
+    m_pause->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_pause->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_pause->setMenu(new SnoozeMenu(m_daemon, m_pause));
     m_pause->setAccessibleName(tr("Pause the volunteer work"));
     form->addRow(m_pause);
-    connect(m_pause, &QPushButton::clicked, this, [this](bool checked) {
+    connect(m_pause, &QToolButton::clicked, this, [this](bool checked) {
         if (checked) {
             m_daemon.pause();
         } else {
@@ -448,9 +457,9 @@ void MainWindow::showError(const QString& context, const QString& message) {
 void MainWindow::updateStatus() {
     const DaemonView view = m_daemon.view();
     const TrayState state = trayStateFor(view, m_daemon.isStarting());
-    const QString name = trayStatusText(state, view);
+    m_statusText = trayStatusText(state, view);
     m_status->setText(QStringLiteral("<b><font color=\"%1\">\u25cf</font> %2</b>")
-                          .arg(stateColor(state).name(), name.toHtmlEscaped()));
+                          .arg(stateColor(state).name(), m_statusText.toHtmlEscaped()));
 }
 
 void MainWindow::updateRules() {

@@ -16,6 +16,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QToolButton;
 class QFormLayout;
 class QTabWidget;
 
@@ -44,9 +45,11 @@ public:
     DownloadsPanel* downloads() const { return m_downloads; }
     BoincPanel* boinc() const { return m_boinc; }
     QTabWidget* tabs() const { return m_tabs; }
-    QPushButton* pauseButton() const { return m_pause; }
+    QToolButton* pauseButton() const { return m_pause; }
     QComboBox* presetBox() const { return m_preset; }
     QCheckBox* startAtLoginBox() const { return m_startAtLogin; }
+    /// The state in a line, as the status shows it ("Paused until 18:00 (52 min left)").
+    QString statusText() const { return m_statusText; }
     /// The error shown at the top, empty when none.
     QString errorText() const;
     /// A notice that is not an error (e.g. no cpu controller, so a less smooth actuator), empty when none.
@@ -107,6 +110,7 @@ private:
     bool m_showingDaemonError = false; ///< the error bar shows nicerd's LastError
     bool m_showingBusError = false;    ///< the error bar says that the session bus is gone
     QLabel* m_status = nullptr;
+    QString m_statusText; ///< m_status's words, without its markup
     QLabel* m_user = nullptr;
     QLabel* m_others = nullptr;
     QLabel* m_work = nullptr;
@@ -125,7 +129,7 @@ private:
     QLabel* m_placement = nullptr;
     QLabel* m_workload = nullptr;
     QComboBox* m_preset = nullptr;
-    QPushButton* m_pause = nullptr;
+    QToolButton* m_pause = nullptr; ///< pause and resume, with the snooze's menu
     Autostart m_autostart;
     QCheckBox* m_startAtLogin = nullptr;
 };

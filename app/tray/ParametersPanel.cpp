@@ -41,6 +41,12 @@ QString zeroText(const QString& key) {
 // a control's precision (half its last digit) is not an edit.
 bool showsSameAs(const control::ControllerParams& shown, const control::ControllerParams& daemon) {
     for (const auto& info : control::parameterTable()) {
+        if (info.type == control::ParameterType::Hours) {
+            if (!control::sameValue(info, shown, daemon)) {
+                return false;
+            }
+            continue;
+        }
         const double halfStep = 0.5 * std::pow(10.0, -info.displayDecimals);
         if (!(std::abs(info.get(shown) - info.get(daemon)) * info.displayScale < halfStep)) {
             return false;
@@ -86,6 +92,13 @@ ParametersPanel::ParametersPanel(QWidget* parent)
         }
     }
     addPrograms(grid, rightLine, 4);
+    rightLine += 2;
+    grid->addWidget(heading(tr("Schedule")), rightLine++, 4, 1, 3);
+    for (const auto& info : control::parameterTable()) {
+        if (info.group == control::ParameterGroup::Schedule) {
+            addRow(info, grid, rightLine++, 4);
+        }
+    }
 
     m_problem = new QLabel(this);
     m_problem->setWordWrap(true);
@@ -190,7 +203,7 @@ void ParametersPanel::addButtons() {
 
     connect(m_apply, &QPushButton::clicked, this, [this] {
         const auto params = editedParams();
-        if (!control::validate(params)) {
+        if (!control::validate(params) || !textProblem().isEmpty()) {
             return;
         }
         const bool sendParams = m_paramsPending;
@@ -231,6 +244,13 @@ void ParametersPanel::addRow(const control::ParameterInfo& info, QGridLayout* gr
     if (isSwitch(info)) {
         addSwitch(r, label, help);
         grid->addWidget(r.check, line, column, 1, 3);
+    } else if (info.type == control::ParameterType::Hours) {
+        addText(r, label, help);
+        auto* text = new QLabel(label, this);
+        text->setBuddy(r.text);
+        text->setToolTip(help);
+        grid->addWidget(text, line, column);
+        grid->addWidget(r.text, line, column + 1, 1, 2);
     } else {
         addSlider(r, label, help);
         auto* text = new QLabel(label, this);
@@ -252,6 +272,37 @@ void ParametersPanel::addSwitch(Row& r, const QString& label, const QString& hel
             edited();
         }
     });
+}
+
+void ParametersPanel::addText(Row& r, const QString& label, const QString& help) {
+    r.text = new QLineEdit(this);
+    r.text->setPlaceholderText(tr("any, or e.g. mon-fri 18:00-08:00; sat,sun any"));
+    r.text->setAccessibleName(label);
+    r.text->setAccessibleDescription(help);
+    r.text->setToolTip(help);
+    r.text->setClearButtonEnabled(true);
+    connect(r.text, &QLineEdit::textEdited, this, [this] {
+        if (!m_updating) {
+            edited();
+        }
+    });
+    connect(r.text, &QLineEdit::returnPressed, this, [this] {
+        if (m_apply->isEnabled()) {
+            m_apply->click();
+        }
+    });
+}
+
+QString ParametersPanel::textProblem() const {
+    for (const Row& r : m_rows) {
+        if (r.text) {
+            if (auto hours = control::WeeklyHours::parse(r.text->text().toStdString()); !hours) {
+                return QString::fromUtf8(r.info->label) + QStringLiteral(": ") +
+                       QString::fromStdString(hours.error().message);
+            }
+        }
+    }
+    return {};
 }
 
 void ParametersPanel::addSlider(Row& r, const QString& label, const QString& help) {
@@ -333,6 +384,11 @@ QCheckBox* ParametersPanel::checkBox(const QString& key) const {
     return r ? r->check : nullptr;
 }
 
+QLineEdit* ParametersPanel::lineEdit(const QString& key) const {
+    const Row* r = row(key);
+    return r ? r->text : nullptr;
+}
+
 double ParametersPanel::shownValue(const Row& r) {
     if (r.check) {
         return r.check->isChecked() ? 1.0 : 0.0;
@@ -343,6 +399,11 @@ double ParametersPanel::shownValue(const Row& r) {
 control::ControllerParams ParametersPanel::editedParams() const {
     control::ControllerParams p;
     for (const Row& r : m_rows) {
+        if (r.text) {
+            // Text that cannot be read keeps the default here; textProblem() says why, and Apply waits.
+            (void)r.info->setText(p, r.text->text().toStdString());
+            continue;
+        }
         double value = shownValue(r);
         if (r.info->type == control::ParameterType::Count) {
             value = std::round(value);
@@ -369,6 +430,10 @@ void ParametersPanel::show(const control::ControllerParams& p) {
             r.check->setChecked(r.info->get(p) != 0.0);
             continue;
         }
+        if (r.text) {
+            r.text->setText(QString::fromStdString(r.info->getText(p)));
+            continue;
+        }
         r.spin->setValue(r.info->get(p) * r.info->displayScale);
         r.slider->setValue(r.toSlider(r.spin->value()));
     }
@@ -378,13 +443,15 @@ void ParametersPanel::show(const control::ControllerParams& p) {
 
 void ParametersPanel::edited() {
     const auto params = editedParams();
-    m_paramsPending = !showsSameAs(params, m_current);
+    const QString unreadable = textProblem();
+    m_paramsPending = !showsSameAs(params, m_current) || !unreadable.isEmpty();
     const auto valid = control::validate(params);
-    m_problem->setVisible(!valid);
-    if (!valid) {
-        m_problem->setText(QString::fromStdString(valid.error().message));
-    }
-    m_apply->setEnabled(hasPendingEdits() && valid.ok());
+    const QString problem = !unreadable.isEmpty() ? unreadable
+                            : valid               ? QString()
+                                                  : QString::fromStdString(valid.error().message);
+    m_problem->setVisible(!problem.isEmpty());
+    m_problem->setText(problem);
+    m_apply->setEnabled(hasPendingEdits() && problem.isEmpty());
     m_revert->setEnabled(hasPendingEdits());
 }
 

@@ -61,6 +61,8 @@ public:
     QSlider* slider(const QString& key) const;
     QDoubleSpinBox* spinBox(const QString& key) const;
     QCheckBox* checkBox(const QString& key) const;
+    /// The text field of an hours-of-the-week parameter (compute-hours), or nullptr.
+    QLineEdit* lineEdit(const QString& key) const;
 
     /// Whether a parameter is a switch, shown as a check box: a whole number that is 0 or 1.
     static bool isSwitch(const control::ParameterInfo& info);
@@ -79,6 +81,7 @@ private:
         QSlider* slider = nullptr;
         QDoubleSpinBox* spin = nullptr;
         QCheckBox* check = nullptr; ///< instead of the slider and spin box, for a switch
+        QLineEdit* text = nullptr;  ///< instead of them, for hours of the week
         // Slider positions are integers; these map between a position and the parameter's value.
         std::function<int(double)> toSlider;
         std::function<double(int)> fromSlider;
@@ -88,6 +91,9 @@ private:
     void addRow(const control::ParameterInfo& info, QGridLayout* grid, int line, int column);
     void addSwitch(Row& r, const QString& label, const QString& help);
     void addSlider(Row& r, const QString& label, const QString& help);
+    void addText(Row& r, const QString& label, const QString& help);
+    /// The first text row whose text cannot be read, and why; empty when all can.
+    QString textProblem() const;
     /// The named programs' field and the running ones, from @p line of @p grid on, in @p column's block.
     void addPrograms(QGridLayout* grid, int line, int column);
     void addButtons();

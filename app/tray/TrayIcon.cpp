@@ -1,6 +1,7 @@
 #include "tray/TrayIcon.h"
 
 #include "tray/DaemonProxy.h"
+#include "tray/SnoozeMenu.h"
 #include "tray/StateIcon.h"
 
 #include <QApplication>
@@ -24,6 +25,8 @@ TrayIcon::TrayIcon(DaemonProxy& daemon, QWidget& window, QObject* parent)
             m_daemon.pause();
         }
     });
+    m_snooze = new SnoozeMenu(m_daemon, m_menu);
+    m_menu->addMenu(m_snooze);
     m_menu->addSeparator();
     m_menu->addAction(tr("Quit"), qApp, &QApplication::quit);
     m_icon->setContextMenu(m_menu);
@@ -92,6 +95,8 @@ void TrayIcon::update() {
     }
     m_pause->setEnabled(view.connected);
     m_pause->setText(view.paused ? tr("Resume") : tr("Pause"));
+    // Also while paused: a snooze then sets when the pause ends.
+    m_snooze->menuAction()->setEnabled(view.connected);
 }
 
 } // namespace nicer::tray

@@ -13,8 +13,8 @@ namespace nicer::tray {
 
 class DaemonProxy;
 
-/// The icon in the panel: its picture shows the state, its tooltip the split, its menu Open, Pause/Resume
-/// and Quit; a click opens or hides the window.
+/// The icon in the panel: its picture shows the state, its tooltip the split and when a snooze ends, its menu
+/// Open, Pause/Resume, Snooze (SnoozeMenu) and Quit; a click opens or hides the window.
 class TrayIcon : public QObject {
     Q_OBJECT
 
@@ -25,6 +25,7 @@ public:
     void show();
     TrayState state() const { return m_state; }
     QSystemTrayIcon* icon() const { return m_icon; }
+    QMenu* menu() const { return m_menu; }
 
 private:
     void update();
@@ -36,6 +37,7 @@ private:
     QMenu* m_menu = nullptr;
     QAction* m_open = nullptr;
     QAction* m_pause = nullptr;
+    QMenu* m_snooze = nullptr; ///< SnoozeMenu
     TrayState m_state = TrayState::Connecting;
     bool m_firstUpdate = true;
 };

@@ -1,5 +1,7 @@
 #include "tray/TrayState.h"
 
+#include "util/WallClock.h"
+
 #include <QCoreApplication>
 
 namespace nicer::tray {
@@ -51,10 +53,15 @@ QString trayStateName(TrayState state, bool outsideSignal) {
     return {};
 }
 
-QString trayStatusText(TrayState state, const DaemonView& view) {
+QString trayStatusText(TrayState state, const DaemonView& view, std::chrono::system_clock::time_point now) {
     if ((state == TrayState::Held || state == TrayState::RulePaused) && !view.holdReason.isEmpty()) {
         // nicerd's words ("paused: on battery, 54%") as a line of their own.
         return view.holdReason.left(1).toUpper() + view.holdReason.mid(1);
+    }
+    if (state == TrayState::Paused && view.paused && view.pausedUntilUSec != 0) {
+        const wallclock::TimePoint end(std::chrono::microseconds(view.pausedUntilUSec));
+        return QCoreApplication::translate("nicer::tray", "Paused %1")
+            .arg(QString::fromStdString(wallclock::untilText(end, now)));
     }
     return trayStateName(state, view.sample && view.sample->outsideSignal);
 }

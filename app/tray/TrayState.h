@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 
 namespace nicer::tray {
@@ -25,6 +27,7 @@ struct DaemonView {
     bool connected = false;
     bool busGone = false; ///< no session bus: nicerd cannot be reached, whether it runs or not
     bool paused = false;
+    std::uint64_t pausedUntilUSec = 0; ///< nicerd's PausedUntil: when a snooze ends; 0: none
     QString lastError;
     /// nicerd's HoldReason: the rule that holds the work and why, in plain words ("paused: on battery, 54%");
     /// empty when none does.
@@ -41,8 +44,10 @@ TrayState trayStateFor(const DaemonView& view, bool starting);
 QString trayStateName(TrayState state, bool outsideSignal = false);
 
 /// The state in a line, for the window's status and the tooltip: @p view's hold reason while a rule holds
-/// the work ("Held to 40%: CPU 82 °C, target 80 °C", "Paused: a game is running"), else trayStateName().
-QString trayStatusText(TrayState state, const DaemonView& view);
+/// the work ("Held to 40%: CPU 82 °C, target 80 °C", "Paused: a game is running"), when a snooze ends
+/// ("Paused until 18:00 (52 min left)", from @p now), else trayStateName().
+QString trayStatusText(TrayState state, const DaemonView& view,
+                       std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
 /// What the tray says while the session bus is gone (DaemonView::busGone), translated.
 QString sessionBusGoneText();

@@ -23,6 +23,7 @@ std::vector<PropertyInfo> makeTable() {
     }
     const std::initializer_list<PropertyInfo> state = {
         {"Paused", A::OnChange, field([](DaemonState & s) -> auto& { return s.paused; })},
+        {"PausedUntil", A::OnChange, field([](DaemonState & s) -> auto& { return s.pausedUntilUSec; })},
         // The actuator changes only when nicerd finds the slice's quota not enforced and falls back.
         {"Actuator", A::OnChange, field([](DaemonState & s) -> auto& { return s.actuator; })},
         {"ActuatorNote", A::OnChange, field([](DaemonState & s) -> auto& { return s.actuatorNote; })},
@@ -128,7 +129,7 @@ bool sameValue(const PropertyInfo& property, const DaemonState& a, const DaemonS
         [&](const auto& f) {
             using F = std::decay_t<decltype(f)>;
             if constexpr (std::is_same_v<F, const control::ParameterInfo*>) {
-                return f->get(a.params) == f->get(b.params);
+                return control::sameValue(*f, a.params, b.params);
             } else {
                 return valueOf(f, a) == valueOf(f, b);
             }

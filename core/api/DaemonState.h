@@ -40,6 +40,9 @@ struct DaemonState {
     // The controller: its parameters, whether the work is paused, what it set in the last period.
     control::ControllerParams params;
     bool paused = false;
+    /// When the volunteer's pause ends (a snooze), in µs since 1970 on the wall clock; 0: until they resume
+    /// it, or not paused.
+    std::uint64_t pausedUntilUSec = 0;
     double quota = 0.0;      ///< the work's cap in the last period, a share of the machine
     double multiplier = 1.0; ///< the reserve band's multiplier now
     std::uint32_t overloadCount = 0;

@@ -18,6 +18,7 @@ std::string shown(const ParameterInfo& info, const ControllerParams& p) {
     case ParameterType::Duration:
         return text::shortNumber(info.get(p) * 1000.0) + " ms";
     case ParameterType::Real:
+    case ParameterType::Hours: // checked when set: never out of range
         break;
     }
     return text::shortNumber(info.get(p));
@@ -38,7 +39,7 @@ Result<void> validate(const ControllerParams& p) {
         }
     }
     for (const auto& info : parameterTable()) {
-        if (!inRange(info, info.get(p))) {
+        if (info.type != ParameterType::Hours && !inRange(info, info.get(p))) {
             return Error{std::string(info.key) + " = " + shown(info, p) + " is out of range: it must be " +
                              rangeText(info),
                          ErrorKind::InvalidInput};

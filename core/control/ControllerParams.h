@@ -1,5 +1,6 @@
 #pragma once
 
+#include "control/WeeklyHours.h"
 #include "util/Result.h"
 
 #include <chrono>
@@ -57,6 +58,14 @@ struct ControllerParams {
     /// Seconds without input after which the volunteer counts as away (BOINC's "in use" delay, 3 minutes);
     /// input makes them here again at once (presence/PresenceWatch.h).
     double awayDelay = 180.0;
+    /// 1: nicerd sets logind's idle hint of the volunteer's graphical session from its own verdict, for
+    /// programs that read only logind's (Folding@home); 0: it leaves the hint to the desktop.
+    int logindIdleHint = 0;
+    /// The hours of the week the work may run (BOINC's computing hours), and its downloads (its network
+    /// hours); outside them the work is paused, and the downloads wait (docs/user-guide.md, "Schedules and
+    /// snoozes").
+    WeeklyHours computeHours{};
+    WeeklyHours transferHours{};
 
     bool operator==(const ControllerParams&) const = default;
 };

@@ -37,6 +37,8 @@ constexpr ParameterInfo kParameters[] = {
             p.reserveBand = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = false,
         .group = ParameterGroup::Controller,
     },
@@ -67,6 +69,8 @@ constexpr ParameterInfo kParameters[] = {
             p.minMultiplier = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = false,
         .group = ParameterGroup::Controller,
     },
@@ -97,6 +101,8 @@ constexpr ParameterInfo kParameters[] = {
             p.maxMultiplier = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = false,
         .group = ParameterGroup::Controller,
     },
@@ -128,6 +134,8 @@ constexpr ParameterInfo kParameters[] = {
             p.multiplierDecay = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Controller,
     },
@@ -163,6 +171,8 @@ constexpr ParameterInfo kParameters[] = {
             p.overloadThreshold = static_cast<int>(std::lround(v));
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = false,
         .group = ParameterGroup::Controller,
     },
@@ -192,6 +202,8 @@ constexpr ParameterInfo kParameters[] = {
             p.idleEpsilon = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = false,
         .group = ParameterGroup::Controller,
     },
@@ -225,6 +237,8 @@ constexpr ParameterInfo kParameters[] = {
             p.period = *period;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = false,
         .group = ParameterGroup::Controller,
     },
@@ -255,6 +269,8 @@ constexpr ParameterInfo kParameters[] = {
             p.temperatureTarget = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Profiles,
     },
@@ -285,6 +301,8 @@ constexpr ParameterInfo kParameters[] = {
             p.awayTemperatureTarget = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Profiles,
     },
@@ -315,6 +333,8 @@ constexpr ParameterInfo kParameters[] = {
             p.fanTarget = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Profiles,
     },
@@ -344,6 +364,8 @@ constexpr ParameterInfo kParameters[] = {
             p.awayFanTarget = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Profiles,
     },
@@ -375,6 +397,8 @@ constexpr ParameterInfo kParameters[] = {
             p.maxShare = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Profiles,
     },
@@ -405,6 +429,8 @@ constexpr ParameterInfo kParameters[] = {
             p.awayMaxShare = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Profiles,
     },
@@ -435,6 +461,8 @@ constexpr ParameterInfo kParameters[] = {
             p.resumeDelay = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Rules,
     },
@@ -464,6 +492,8 @@ constexpr ParameterInfo kParameters[] = {
             p.batteryCap = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Rules,
     },
@@ -494,6 +524,8 @@ constexpr ParameterInfo kParameters[] = {
             p.batteryMinCharge = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Rules,
     },
@@ -527,6 +559,8 @@ constexpr ParameterInfo kParameters[] = {
             p.powerSaverIsBattery = static_cast<int>(std::lround(v));
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Rules,
     },
@@ -560,6 +594,8 @@ constexpr ParameterInfo kParameters[] = {
             p.gamesPause = static_cast<int>(std::lround(v));
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Rules,
     },
@@ -595,6 +631,8 @@ constexpr ParameterInfo kParameters[] = {
             p.boincClock = static_cast<int>(std::lround(v));
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Rules,
     },
@@ -625,8 +663,120 @@ constexpr ParameterInfo kParameters[] = {
             p.awayDelay = v;
             return {};
         },
+        .getText = nullptr,
+        .setText = nullptr,
         .newerThanSavedFiles = true,
         .group = ParameterGroup::Profiles,
+    },
+    {
+        .key = "logind-idle-hint",
+        .busName = "LogindIdleHint",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Tell logind when you're away",
+        .help =
+            "Whether nicerd sets logind's idle hint of your graphical session as it finds you here or away, "
+            "for programs that read only logind's (Folding@home's \"only when idle\") on desktops that "
+            "never set it",
+        .rangeNote = "(1: yes, 0: no)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 1.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.logindIdleHint); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"logind-idle-hint = " + std::to_string(v) + " is not 0 or 1",
+                             ErrorKind::InvalidInput};
+            }
+            p.logindIdleHint = static_cast<int>(std::lround(v));
+            return {};
+        },
+        .getText = nullptr,
+        .setText = nullptr,
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
+        .key = "compute-hours",
+        .busName = "ComputeHours",
+        .busSignature = "s",
+        .type = ParameterType::Hours,
+        .label = "Computing hours",
+        .help = "The hours of the week the work may run, as BOINC's computing hours: any, 18:00-08:00, or "
+                "\"mon-fri 18:00-08:00; sat,sun any\"; outside them it is paused",
+        .rangeNote = "",
+        .min = 0.0,
+        .max = 0.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 0.0,
+        .displayStep = 0.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = nullptr,
+        .set = nullptr,
+        .getText = [](const ControllerParams& p) { return p.computeHours.text(); },
+        .setText = [](ControllerParams& p, std::string_view text) -> Result<void> {
+            auto hours = WeeklyHours::parse(text);
+            if (!hours) {
+                return hours.error().within("compute-hours: ");
+            }
+            p.computeHours = std::move(*hours);
+            return {};
+        },
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Schedule,
+    },
+    {
+        .key = "transfer-hours",
+        .busName = "TransferHours",
+        .busSignature = "s",
+        .type = ParameterType::Hours,
+        .label = "Transfer hours",
+        .help = "The hours of the week the work's downloads may run, as BOINC's network hours, written as "
+                "compute-hours; outside them they wait",
+        .rangeNote = "",
+        .min = 0.0,
+        .max = 0.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 0.0,
+        .displayStep = 0.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = nullptr,
+        .set = nullptr,
+        .getText = [](const ControllerParams& p) { return p.transferHours.text(); },
+        .setText = [](ControllerParams& p, std::string_view text) -> Result<void> {
+            auto hours = WeeklyHours::parse(text);
+            if (!hours) {
+                return hours.error().within("transfer-hours: ");
+            }
+            p.transferHours = std::move(*hours);
+            return {};
+        },
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Schedule,
     },
 };
 
@@ -634,6 +784,20 @@ constexpr ParameterInfo kParameters[] = {
 
 std::span<const ParameterInfo> parameterTable() {
     return kParameters;
+}
+
+bool sameValue(const ParameterInfo& info, const ControllerParams& a, const ControllerParams& b) {
+    return info.type == ParameterType::Hours ? info.getText(a) == info.getText(b)
+                                             : info.get(a) == info.get(b);
+}
+
+void copyValue(const ParameterInfo& info, const ControllerParams& from, ControllerParams& to) {
+    // The value came from a ControllerParams, so it can be stored again.
+    if (info.type == ParameterType::Hours) {
+        (void)info.setText(to, info.getText(from));
+    } else {
+        (void)info.set(to, info.get(from));
+    }
 }
 
 const ParameterInfo* findParameter(std::string_view key) {
@@ -674,6 +838,9 @@ std::string duration(double seconds) {
 } // namespace
 
 std::string rangeText(const ParameterInfo& info) {
+    if (info.type == ParameterType::Hours) {
+        return "hours of the week as days and HH:MM-HH:MM, any or none";
+    }
     std::string text;
     if (info.max >= kUnbounded) {
         text = (info.minOpen ? "> " : ">= ") + text::shortNumber(info.min);

@@ -9,13 +9,15 @@
 
 namespace nicer::control {
 
-/// How a parameter is stored and carried: a real number, a whole number, or a duration (in seconds in text,
-/// milliseconds in ControllerParams, microseconds on D-Bus).
-enum class ParameterType { Real, Count, Duration };
+/// How a parameter is stored and carried: a real number, a whole number, a duration (in seconds in text,
+/// milliseconds in ControllerParams, microseconds on D-Bus), or hours of the week (control::WeeklyHours, text
+/// everywhere: a string on D-Bus).
+enum class ParameterType { Real, Count, Duration, Hours };
 
 /// Where a parameter belongs for the volunteer (the tray's groups): the thesis's controller, the rules that
-/// keep the machine cool, quiet and charged, or the two profiles of here and away and their delay.
-enum class ParameterGroup { Controller, Rules, Profiles };
+/// keep the machine cool, quiet and charged, the two profiles of here and away and their delay, or the hours
+/// of the week the work and its transfers may run.
+enum class ParameterGroup { Controller, Rules, Profiles, Schedule };
 
 /**
  * One controller parameter, the one place its names, range, unit and help are written down. The text form
@@ -49,16 +51,25 @@ struct ParameterInfo {
     double sliderMax;
     double displayStep;
     int displayDecimals;
-    bool logarithmic;                       ///< the slider moves on a log scale
-    double (*get)(const ControllerParams&); ///< the value in the text unit
+    bool logarithmic; ///< the slider moves on a log scale
+    /// The value in the text unit; nullptr for Hours, whose value is text (getText).
+    double (*get)(const ControllerParams&);
     /// Sets the value given in the text unit; fails only for values that cannot be stored (a negative or
-    /// infinite period). Ranges are checked by validate().
+    /// infinite period). Ranges are checked by validate(). nullptr for Hours (setText).
     Result<void> (*set)(ControllerParams&, double);
+    /// Hours only (else nullptr): the value as text, and set from text, which fails with what was wrong.
+    std::string (*getText)(const ControllerParams&);
+    Result<void> (*setText)(ControllerParams&, std::string_view);
     /// Added after nicer first saved parameter files: a file an older nicerd wrote has no line for it, and
     /// the default applies (every other parameter must be in a saved file, or it was cut short).
     bool newerThanSavedFiles;
     ParameterGroup group;
 };
+
+/// Whether @p a and @p b hold the same value of @p info's parameter, and that value copied from @p from into
+/// @p to: for every type, text or number.
+bool sameValue(const ParameterInfo& info, const ControllerParams& a, const ControllerParams& b);
+void copyValue(const ParameterInfo& info, const ControllerParams& from, ControllerParams& to);
 
 /// A max that rangeText() does not state: the largest whole count a parameter may hold.
 inline constexpr double kUnbounded = 2147483647.0;

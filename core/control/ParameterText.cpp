@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <utility>
 
 namespace nicer::control {
 
@@ -48,6 +49,9 @@ Result<void> setParameterFromText(ControllerParams& p, std::string_view key, std
                          parameterNameList(),
                      ErrorKind::InvalidInput};
     }
+    if (info->type == ParameterType::Hours) {
+        return info->setText(p, value);
+    }
     double v = 0;
     if (info->type == ParameterType::Count) {
         auto parsed = parseValue<int>(key, value);
@@ -66,6 +70,9 @@ Result<void> setParameterFromText(ControllerParams& p, std::string_view key, std
 }
 
 std::string parameterAsText(const ParameterInfo& info, const ControllerParams& p) {
+    if (info.type == ParameterType::Hours) {
+        return info.getText(p);
+    }
     const double v = info.get(p);
     return info.type == ParameterType::Count ? std::to_string(static_cast<long long>(v)) : exact(v);
 }
@@ -98,7 +105,7 @@ Result<ControllerParams> readSavedParameterFile(const std::string& text, const s
     if (auto whole = text::requireWholeLines(text, source); !whole) {
         return whole.error();
     }
-    auto read = readParameterFile(text, source, params);
+    auto read = readParameterFile(text, source, std::move(params));
     if (!read) {
         return read;
     }

@@ -53,6 +53,8 @@ std::string_view ruleName(Rule rule) {
         return "program";
     case Rule::Profile:
         return "profile";
+    case Rule::Schedule:
+        return "schedule";
     }
     return "";
 }
@@ -188,11 +190,28 @@ Hold WorkRules::programHold(const Surroundings& now, const ControllerParams& par
                    seconds, params.resumeDelay);
 }
 
+Hold WorkRules::scheduleHold(const Surroundings& now, const ControllerParams& params) {
+    const auto& hours = params.computeHours;
+    if (!now.localTime || hours.always() || hours.allows(now.localTime->weekday, now.localTime->minute)) {
+        return {};
+    }
+    const auto until = hours.minutesUntilChange(now.localTime->weekday, now.localTime->minute);
+    return {.rule = Rule::Schedule,
+            .cap = 0.0,
+            .reason =
+                "outside your computing hours (" + hours.text() + ")" +
+                (until ? ", which begin in " + wallclock::durationText(std::chrono::minutes(*until)) : "")};
+}
+
 Hold WorkRules::step(const Surroundings& now, const ControllerParams& params, double seconds) {
     Hold holds[] = {
-        temperatureHold(now, params, seconds), fanHold(now, params, seconds),
-        powerHold(now, params, seconds),       gameHold(now, params, seconds),
-        programHold(now, params, seconds),     profileHold(now, params),
+        temperatureHold(now, params, seconds),
+        fanHold(now, params, seconds),
+        powerHold(now, params, seconds),
+        gameHold(now, params, seconds),
+        programHold(now, params, seconds),
+        profileHold(now, params),
+        scheduleHold(now, params),
     };
     Hold tightest;
     for (auto& hold : holds) {

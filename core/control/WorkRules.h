@@ -3,6 +3,7 @@
 #include "control/ControllerParams.h"
 #include "control/Presence.h"
 #include "control/TargetLoop.h"
+#include "util/WallClock.h"
 
 #include <optional>
 #include <string>
@@ -22,13 +23,15 @@ struct Surroundings {
     int games = 0;                         ///< games registered with GameMode
     std::vector<std::string> programs;     ///< the named programs that run
     Presence presence = Presence::Unknown; ///< whether the volunteer is at the machine
+    /// The local time, for the schedule; none: not known (the schedule does not hold).
+    std::optional<wallclock::LocalMinute> localTime;
 };
 
 /// The volunteer's rules, each of which can hold the work under the controller's quota.
-enum class Rule { None, Temperature, Fan, Battery, PowerSaver, Game, Program, Profile };
+enum class Rule { None, Temperature, Fan, Battery, PowerSaver, Game, Program, Profile, Schedule };
 
-/// "temperature", "fan", "battery", "power-saver", "game", "program", "profile"; "" for None. The bus and the
-/// chart use these words.
+/// "temperature", "fan", "battery", "power-saver", "game", "program", "profile", "schedule"; "" for None. The
+/// bus and the chart use these words.
 std::string_view ruleName(Rule rule);
 
 /// The tightest rule in a period: the cap it sets and why, in plain words ("CPU 82 °C, target 80 °C",
@@ -70,7 +73,8 @@ double resolveTemperatureTarget(double param, std::optional<double> max, std::op
 /**
  * The volunteer's own limits, beside the controller: the temperature and fan targets (each a TargetLoop),
  * the battery (paused, or capped above a charge), power-profiles-daemon's power-saver profile, games
- * (GameMode), named programs, and the largest share of the profile in force (here or away). The work's quota
+ * (GameMode), named programs, the largest share of the profile in force (here or away), and the computing
+ * hours of the schedule (compute-hours: outside them the work pauses, from the hour's edge). The work's quota
  * is the controller's, or the tightest rule's cap where that is lower. A rule that paused the work keeps it
  * paused for resume-delay after its cause ended. Pure: fed what the machine says, one period at a time.
  */
@@ -107,6 +111,7 @@ private:
     Hold gameHold(const Surroundings& now, const ControllerParams& params, double seconds);
     Hold programHold(const Surroundings& now, const ControllerParams& params, double seconds);
     static Hold profileHold(const Surroundings& now, const ControllerParams& params);
+    static Hold scheduleHold(const Surroundings& now, const ControllerParams& params);
 
     TargetLoop m_temperature;
     TargetLoop m_fan;

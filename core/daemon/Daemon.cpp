@@ -1,7 +1,6 @@
 #include "daemon/Daemon.h"
 
 #include "control/ParameterText.h"
-#include "daemon/KeptPause.h"
 #include "daemon/OwnUnit.h"
 #include "daemon/SettingPrecedence.h"
 #include "desktop/ProgramList.h"
@@ -58,7 +57,7 @@ Result<void> Daemon::start() {
     }
     // After the work, which the downloads feed; they share the loop and never wait on the network.
     if (m_downloads) {
-        m_downloads->start();
+        m_downloads->start(m_config.params.transferHours);
     }
     sd_notify(0, "READY=1\nSTATUS=Capping the volunteer work to the machine's spare CPU");
     return {};
@@ -129,13 +128,14 @@ Result<void> Daemon::startLoop() {
     }
     // Until the first period has measured the machine, the work stays frozen.
     (void)actuator.apply(0.0, 1);
-    // A pause made before this start (nicerd restarted by an upgrade, a reboot) still holds.
-    if (pauseKept(c.pauseFile)) {
-        if (auto paused = m_loop->pause(); !paused) {
-            return paused;
-        }
-        log::notice() << "nicerd: the work stays paused, as it was before nicerd restarted ("
-                      << c.pauseFile.string() << "; nicer resume ends the pause)";
+    // A pause made before this start (nicerd restarted by an upgrade, a reboot) still holds, till its end.
+    m_pause =
+        std::make_unique<UserPause>(m_event.get(), *m_loop, c.pauseFile, [this](const Result<void>& resumed) {
+            m_lastError = resumed ? std::string() : resumed.error().message;
+            announceStateChange();
+        });
+    if (auto restored = m_pause->restore(std::chrono::system_clock::now()); !restored) {
+        return restored;
     }
     auto timer = PeriodTimer::create(
         m_event.get(), actuator, c.params.period, [this] { onTick(); },
@@ -198,9 +198,13 @@ void Daemon::shutdown() {
 void Daemon::onTick() {
     // Samples are stamped with the wall clock, in microseconds since the epoch, as they travel on D-Bus.
     const auto wall = std::chrono::system_clock::now().time_since_epoch();
+    const auto surroundings = m_rules->read(m_loop->params());
     auto sample = m_loop->tick(
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count()),
-        m_rules->read(m_loop->params()));
+        surroundings);
+    if (m_downloads && surroundings.localTime) {
+        m_downloads->followHours(m_loop->params().transferHours, *surroundings.localTime);
+    }
     if (m_loop->last()) {
         m_boinc->onPeriod(*m_loop->last(), m_loop->params().boincClock != 0);
     }
@@ -349,6 +353,9 @@ api::DaemonState Daemon::state() const {
     if (m_loop) {
         m_loop->describe(s);
     }
+    if (m_pause) {
+        m_pause->describe(s);
+    }
     if (m_slice) {
         m_slice->describe(s);
     }
@@ -376,16 +383,12 @@ BoincRequests& Daemon::boinc() {
     return *m_boinc;
 }
 
-Result<void> Daemon::pause() {
-    if (auto paused = m_loop->pause(); !paused) {
-        return paused;
-    }
-    return keepPause(m_config.pauseFile);
+Result<void> Daemon::pause(PauseEnd end) {
+    return m_pause->pause(end, std::chrono::system_clock::now());
 }
 
 Result<void> Daemon::resume() {
-    m_loop->resume();
-    return forgetPause(m_config.pauseFile);
+    return m_pause->resume();
 }
 
 } // namespace nicer::daemon

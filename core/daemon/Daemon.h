@@ -11,6 +11,7 @@
 #include "daemon/RuleSources.h"
 #include "daemon/SessionBusLink.h"
 #include "daemon/UserManagerBoundary.h"
+#include "daemon/UserPause.h"
 #include "daemon/WorkSlice.h"
 #include "libsystemd/Event.h"
 #include "workload/WorkloadChooser.h"
@@ -53,7 +54,7 @@ public:
     api::DaemonState state() const override;
     const std::deque<api::Sample>& history() const override { return m_loop->history(); }
     Result<void> setParams(const control::ControllerParams& params) override;
-    Result<void> pause() override;
+    Result<void> pause(PauseEnd end) override;
     Result<void> resume() override;
     Result<void> setWorkloadPreset(const std::string& id) override;
     Result<void> setExclusivePrograms(const std::vector<std::string>& names) override;
@@ -95,6 +96,7 @@ private:
     std::unique_ptr<BoincSupervisor> m_boinc;
     std::unique_ptr<UserManagerBoundary> m_boundary;
     std::unique_ptr<ControlLoop> m_loop;
+    std::unique_ptr<UserPause> m_pause; ///< the volunteer's own pause, kept across restarts
     std::unique_ptr<PeriodTimer> m_timer;
     std::unique_ptr<EnforcementWatch> m_enforcement; ///< while the slice's quota caps the work
     std::unique_ptr<DaemonDownloads> m_downloads;

@@ -5,8 +5,10 @@
 #include "control/ControllerParams.h"
 #include "util/Result.h"
 
+#include <chrono>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,10 @@ public:
     virtual void detach(const std::string& url, Done done) = 0;
 };
 
+/// When the volunteer's own pause ends: a time on the wall clock (a snooze: `nicer pause --for 1h`), or none,
+/// which means until they resume it.
+using PauseEnd = std::optional<std::chrono::system_clock::time_point>;
+
 /// What the D-Bus service sees of the daemon: its state as one value, its history, and its commands. The
 /// daemon implements it, tests can fake it.
 class DaemonControl {
@@ -44,8 +50,9 @@ public:
 
     /// All or nothing: validated first, applied and persisted only when every value is valid.
     virtual Result<void> setParams(const control::ControllerParams& params) = 0;
-    /// The pause holds until resume(), across restarts of the daemon too (DaemonConfig::pauseFile).
-    virtual Result<void> pause() = 0;
+    /// The pause holds until resume() or @p end (a snooze; none: until resume), across restarts of the
+    /// daemon too (DaemonConfig::pauseFile). A new pause replaces the one before, and its end.
+    virtual Result<void> pause(PauseEnd end = std::nullopt) = 0;
     virtual Result<void> resume() = 0;
     /// Replaces the running work by the preset @p id (or "custom") and keeps the choice across restarts.
     /// Nothing changes when the id is unknown or its program is not installed; the error says which.

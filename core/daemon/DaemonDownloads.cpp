@@ -2,6 +2,7 @@
 
 #include "libsystemd/Bus.h"
 #include "net/rate/NiceRateController.h"
+#include "util/Log.h"
 
 #include <algorithm>
 #include <exception>
@@ -87,13 +88,56 @@ Result<std::unique_ptr<net::Fetcher>> DaemonDownloads::makeFetcher(const std::ve
     return net::Fetcher::create(m_event, std::move(files), m_settings.dir, std::move(options), this);
 }
 
-void DaemonDownloads::start() {
+void DaemonDownloads::start(const control::WeeklyHours& hours, const wallclock::LocalMinute& now) {
+    followHours(hours, now);
     if (!m_stopped) {
+        startRound(); // nothing while held
+    }
+}
+
+void DaemonDownloads::followHours(const control::WeeklyHours& hours, const wallclock::LocalMinute& now) {
+    const bool outside = !hours.allows(now.weekday, now.minute);
+    if (m_stopped || (!outside && !m_held)) {
+        return;
+    }
+    if (!outside) {
+        m_held = false;
+        log::notice() << "nicerd: the transfer hours (" << hours.text() << ") begin: the downloads go on";
         startRound();
+        return;
+    }
+    if (!m_held) {
+        m_held = true;
+        log::notice() << "nicerd: outside the transfer hours (" << hours.text() << "): the downloads wait";
+        m_retryAt.reset();
+        if (m_retry) {
+            m_retry.disarm();
+        }
+        if (m_fetcher && m_fetcherStarted && !m_fetcher->finished()) {
+            m_fetcher->cancel(); // part files stay for the next round
+            absorb(m_fetcher->report());
+        }
+        m_release.cancel();
+        m_fetcher.reset();
+        m_fetcherStarted = false;
+    }
+    // Said again every period, so that the time left stays true.
+    const auto until = hours.minutesUntilChange(now.weekday, now.minute);
+    const std::string reason =
+        "outside your transfer hours (" + hours.text() + ")" +
+        (until ? ", which begin in " + wallclock::durationText(std::chrono::minutes(*until)) : "");
+    for (auto& file : m_files) {
+        if (!inPlace(file.state)) {
+            file.state = net::FileState::Waiting;
+            file.error = reason;
+        }
     }
 }
 
 void DaemonDownloads::startRound() {
+    if (m_held) {
+        return;
+    }
     m_retryAt.reset();
     if (m_fetcherStarted) {
         // The last round's fetcher, finished: only the files not in place go into the next one.
@@ -138,7 +182,7 @@ void DaemonDownloads::failRound(const std::string& reason) {
 }
 
 void DaemonDownloads::armRetry() {
-    if (m_stopped || !m_retry) {
+    if (m_stopped || m_held || !m_retry) {
         return;
     }
     m_retry.armIn(m_settings.retryDelay);
@@ -182,7 +226,7 @@ void DaemonDownloads::onFileDone(const net::FetchReport& report, std::size_t) {
 
 void DaemonDownloads::onFinished(const net::FetchReport& report) {
     absorb(report);
-    if (m_stopped) {
+    if (m_stopped || m_held) {
         return;
     }
     // The finished fetcher still holds the directory's lock: let it go on the next turn of the loop (it

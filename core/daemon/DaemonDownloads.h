@@ -1,6 +1,7 @@
 #pragma once
 
 #include "api/DaemonState.h"
+#include "control/WeeklyHours.h"
 #include "daemon/DownloadRates.h"
 #include "daemon/DownloadSettings.h"
 #include "daemon/DownloadStatus.h"
@@ -10,6 +11,7 @@
 #include "net/fetch/Fetcher.h"
 #include "net/rate/RateController.h"
 #include "util/Result.h"
+#include "util/WallClock.h"
 
 #include <systemd/sd-event.h>
 
@@ -43,11 +45,19 @@ public:
     DaemonDownloads(const DaemonDownloads&) = delete;
     DaemonDownloads& operator=(const DaemonDownloads&) = delete;
 
-    /// Starts the first round. A round that cannot start (the directory is locked by another fetch, or
-    /// cannot be opened) counts as failed and is retried later.
-    void start();
+    /// Starts the first round, or waits when @p now is outside the transfer @p hours (followHours). A round
+    /// that cannot start (the directory is locked by another fetch, or cannot be opened) counts as failed and
+    /// is retried later.
+    void start(const control::WeeklyHours& hours = {},
+               const wallclock::LocalMinute& now = wallclock::localMinute(std::chrono::system_clock::now()));
     /// Stops now: part files stay for the next run; no round starts any more.
     void stop();
+    /// Follows the transfer hours (ControllerParams::transferHours) at @p now: outside them the running
+    /// round stops (part files stay) and every file not in place waits, saying why; back inside, a round
+    /// starts at once. Called every period.
+    void followHours(const control::WeeklyHours& hours, const wallclock::LocalMinute& now);
+    /// Whether the transfer hours hold the downloads now.
+    bool held() const { return m_held; }
 
     /// Every file, in manifest order.
     std::vector<api::DownloadEntry> entries() const;
@@ -93,6 +103,7 @@ private:
     libsystemd::Timer m_retry;
     libsystemd::Defer m_release;
     bool m_stopped = false;
+    bool m_held = false; ///< outside the transfer hours
 };
 
 } // namespace nicer::daemon

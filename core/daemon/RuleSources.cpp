@@ -2,8 +2,10 @@
 
 #include "desktop/ProgramList.h"
 #include "util/Log.h"
+#include "util/WallClock.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <unistd.h>
@@ -95,7 +97,11 @@ Result<void> RuleSources::watchSession(sd_bus* bus) {
 
 control::Surroundings RuleSources::read(const control::ControllerParams& params) {
     control::Surroundings now;
+    // The wall clock in the local zone, read every period: a clock set by NTP, a suspend or a new time zone
+    // (TZ, /etc/localtime) moves the schedule's edges with it.
+    now.localTime = wallclock::localMinute(std::chrono::system_clock::now());
     m_presence->setDelay(awayDelay(params.awayDelay));
+    m_presence->setTellLogind(params.logindIdleHint != 0);
     m_presence->poll();
     now.presence = m_presence->verdict().presence;
     if (m_sensor) {

@@ -73,7 +73,7 @@ ParameterChoice chooseParameters(const control::ControllerParams& given,
         const auto givenText = control::parameterAsText(info, given);
         const auto savedText = control::parameterAsText(info, saved);
         if (contains(commandLine, info.key)) {
-            (void)info.set(choice.params, info.get(given));
+            control::copyValue(info, given, choice.params);
             if (givenText != savedText) {
                 std::string note(info.key);
                 note.append(" = ").append(givenText).append(
@@ -101,7 +101,7 @@ control::ControllerParams parametersToKeep(const control::ControllerParams& requ
     for (const auto& info : control::parameterTable()) {
         if (contains(commandLine, info.key) &&
             control::parameterAsText(info, requested) == control::parameterAsText(info, running)) {
-            (void)info.set(toKeep, info.get(kept));
+            control::copyValue(info, kept, toKeep);
         }
     }
     return toKeep;

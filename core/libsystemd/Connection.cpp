@@ -72,6 +72,29 @@ int openBus(const BusTarget& target, BusPtr& bus) {
 
 } // namespace
 
+Result<void> sendWithoutReply(const BusTarget& target, const MethodAddress& to,
+                              const std::function<void(MessageWriter&)>& arguments) {
+    BusPtr bus;
+    if (const int r = openBus(target, bus); r < 0) {
+        return busError("cannot connect to the bus", r);
+    }
+    auto call = newMethodCall(bus.get(), to, arguments);
+    if (!call) {
+        return call.error();
+    }
+    int r = sd_bus_message_set_expect_reply(call->get(), 0);
+    if (r >= 0) {
+        r = sd_bus_send(bus.get(), call->get(), nullptr);
+    }
+    if (r >= 0) {
+        r = sd_bus_flush(bus.get());
+    }
+    if (r < 0) {
+        return busError(std::string("cannot send ") + to.member, r);
+    }
+    return {};
+}
+
 Result<BusSlot> addMatch(sd_bus* bus, const std::string& rule, MessageCallback callback,
                          MessageCallback installed, ErrorHandler onError) {
     const bool withInstalled = static_cast<bool>(installed);

@@ -83,6 +83,12 @@ struct BusTarget {
     }
 };
 
+/// A method call on a connection of its own to @p target, sent and flushed without waiting for an answer:
+/// the last word of an owner whose loop has ended (sd-bus closes a connection attached to a loop when the
+/// loop exits, so the owner's own connection is gone by then). Blocks for the connection and the write only.
+Result<void> sendWithoutReply(const BusTarget& target, const MethodAddress& to,
+                              const std::function<void(MessageWriter&)>& arguments);
+
 /**
  * A connection to a bus, attached to an sd-event loop. connect() opens it and calls the connected callback,
  * on the first connection and on every new one, so that the owner adds its matches, requests its names and
@@ -120,6 +126,7 @@ public:
     bool isOpen() const;
     /// The bus, or null before the first connect() and after close().
     sd_bus* bus() const { return m_bus.get(); }
+    const BusTarget& target() const { return m_target; }
 
     /// addMatch(), callAsync() and callMethod() on this connection, their exceptions going to the Callbacks'
     /// onError.

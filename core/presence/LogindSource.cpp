@@ -2,6 +2,7 @@
 
 #include "libsystemd/BusWatch.h"
 #include "libsystemd/Message.h"
+#include "util/Log.h"
 
 #include <cerrno>
 #include <cstring>
@@ -27,6 +28,17 @@ LogindSource::LogindSource(sd_event* event, Options options, std::function<void(
              .onError = [this](std::string_view what) { fail("logind: " + std::string(what)); }}) {}
 
 LogindSource::~LogindSource() {
+    // A hint of idle that nicerd set goes with it, on a connection of its own: nicerd's loop has ended, and
+    // sd-bus closed this source's connection with it.
+    if (m_told.value_or(false)) {
+        auto sent = libsystemd::sendWithoutReply(
+            m_bus.target(), {kLogind, m_toldPath.c_str(), kSessionInterface, "SetIdleHint"},
+            [](libsystemd::MessageWriter& out) { out.append("b", 0); });
+        if (!sent) {
+            log::warning() << "nicerd: logind's idle hint stays idle: " << sent.error().message;
+        }
+    }
+    m_tell.reset();
     m_call.reset();
     m_sessionsMatch.reset();
     m_changedMatch.reset();
@@ -99,6 +111,37 @@ Result<void> LogindSource::callAsync(const libsystemd::MethodAddress& to,
     }
     m_call = std::move(*made); // one call at a time: each answer asks the next
     return {};
+}
+
+void LogindSource::tellIdle(std::optional<bool> idle) {
+    if (!idle && !m_told.value_or(false)) {
+        m_told.reset(); // nothing told, or only "not idle": nothing to take back
+        return;
+    }
+    const bool value = idle.value_or(false);
+    if (m_sessionPath.empty() || (m_told == value && m_toldPath == m_sessionPath)) {
+        return;
+    }
+    auto made = m_bus.callMethod(
+        {kLogind, m_sessionPath.c_str(), kSessionInterface, "SetIdleHint"},
+        [value](libsystemd::MessageWriter& out) { out.append("b", value ? 1 : 0); },
+        [this, value](sd_bus_message* reply) {
+            if (const sd_bus_error* error = sd_bus_message_get_error(reply)) {
+                log::warning() << "nicerd: logind refused the idle hint of session " << m_sessionId << ": "
+                               << libsystemd::busErrorText(-EIO, error);
+                return;
+            }
+            log::notice() << "nicerd: told logind that you are " << (value ? "away" : "here") << " (session "
+                          << m_sessionId << "'s idle hint)";
+        },
+        libsystemd::kCallTimeoutUsec);
+    if (!made) {
+        log::warning() << "nicerd: cannot tell logind the idle hint: " << made.error().message;
+        return;
+    }
+    m_tell = std::move(*made);
+    m_told = idle ? std::optional(value) : std::nullopt;
+    m_toldPath = m_sessionPath;
 }
 
 void LogindSource::askUser() {

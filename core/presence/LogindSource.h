@@ -10,6 +10,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 
@@ -42,6 +43,12 @@ public:
     void setDelay(std::chrono::milliseconds) override {}
     void poll() override;
 
+    /// Tells logind that the volunteer is away (@p idle true) or here, as the display session's IdleHint
+    /// (SetIdleHint, which logind allows the session's owner), once per change: for programs that read only
+    /// logind's hint (Folding@home's "only when idle"), on desktops that never set it. None: nothing to
+    /// tell, and a hint set to idle before is taken back (not idle), as it is when this source ends.
+    void tellIdle(std::optional<bool> idle);
+
 private:
     using Clock = std::chrono::steady_clock;
     LogindSource(sd_event* event, Options options, std::function<void()> changed);
@@ -68,6 +75,9 @@ private:
     libsystemd::BusSlot m_changedMatch;
     libsystemd::BusSlot m_sessionsMatch; ///< SessionNew, SessionRemoved: the display session may change
     libsystemd::BusSlot m_call;
+    libsystemd::BusSlot m_tell; ///< SetIdleHint, apart from the chain of questions
+    std::optional<bool> m_told; ///< the hint last set by tellIdle(); none: never, or taken back
+    std::string m_toldPath;     ///< on which session
     Clock::time_point m_lastTry{};
     std::string m_sessionPath; ///< the display session's object; empty: none found
     std::string m_sessionId;

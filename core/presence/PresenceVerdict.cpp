@@ -1,22 +1,10 @@
 #include "presence/PresenceVerdict.h"
 
+#include "util/WallClock.h"
+
 #include <algorithm>
 
 namespace nicer::presence {
-
-std::string durationText(std::chrono::milliseconds duration) {
-    using namespace std::chrono;
-    const auto s = duration_cast<seconds>(std::max(duration, milliseconds::zero())).count();
-    if (s < 60) {
-        return std::to_string(s) + " s";
-    }
-    if (s < 3600) {
-        const auto rest = s % 60;
-        return std::to_string(s / 60) + " min" + (rest != 0 ? " " + std::to_string(rest) + " s" : "");
-    }
-    const auto rest = (s % 3600) / 60;
-    return std::to_string(s / 3600) + " h" + (rest != 0 ? " " + std::to_string(rest) + " min" : "");
-}
 
 PresenceVerdict decide(std::span<const SourceReading> readings, std::chrono::milliseconds delay) {
     using control::Presence;
@@ -32,14 +20,14 @@ PresenceVerdict decide(std::span<const SourceReading> readings, std::chrono::mil
         if (r.sinceInput) {
             const bool away = *r.sinceInput >= delay;
             return {away ? Presence::Away : Presence::Here, r.source,
-                    (away ? "no input for " : "input within ") + durationText(delay)};
+                    (away ? "no input for " : "input within ") + wallclock::durationText(delay)};
         }
         if (r.desktopDelay) {
             return {r.idle ? Presence::Away : Presence::Here, r.source,
                     r.idle ? "the desktop says it is idle" : "the desktop says it is in use"};
         }
         return {r.idle ? Presence::Away : Presence::Here, r.source,
-                (r.idle ? "no input for " : "input within ") + durationText(delay)};
+                (r.idle ? "no input for " : "input within ") + wallclock::durationText(delay)};
     }
     std::string why;
     for (const auto& r : readings) {

@@ -29,7 +29,4 @@ struct PresenceVerdict {
  */
 PresenceVerdict decide(std::span<const SourceReading> readings, std::chrono::milliseconds delay);
 
-/// A duration as people read it: "12 s", "3 min 20 s", "2 h 5 min".
-std::string durationText(std::chrono::milliseconds duration);
-
 } // namespace nicer::presence

@@ -175,6 +175,11 @@ void PresenceWatch::poll() {
         Clock::now() - m_lastAsked >= kAskInterval) {
         askManagerEnvironment();
     }
+    const auto now = verdict();
+    const bool fromOthers =
+        now.presence != control::Presence::Unknown && now.source != m_logind->reading().source;
+    m_logind->tellIdle(m_tellLogind && fromOthers ? std::optional(now.presence == control::Presence::Away)
+                                                  : std::nullopt);
 }
 
 std::vector<SourceReading> PresenceWatch::readings() const {

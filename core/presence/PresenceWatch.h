@@ -61,8 +61,13 @@ public:
     void setSessionBus(sd_bus* bus);
     /// The away delay from now on.
     void setDelay(std::chrono::milliseconds delay);
-    /// Once a period: the sources whose link ended try again, and the displays are asked for while none is
-    /// known.
+    /// Whether logind is told the verdict of the other sources (ControllerParams::logindIdleHint): the
+    /// display session's IdleHint, for programs that read only logind's (LogindSource::tellIdle). Never the
+    /// verdict logind itself gave; a hint told is taken back when it is turned off or no other source
+    /// answers.
+    void setTellLogind(bool tell) { m_tellLogind = tell; }
+    /// Once a period: the sources whose link ended try again, the displays are asked for while none is
+    /// known, and logind is told the verdict when setTellLogind() says so.
     void poll();
 
     PresenceVerdict verdict() const;
@@ -89,6 +94,7 @@ private:
     std::chrono::milliseconds m_delay;
     std::function<void()> m_changed;
     bool m_notify = false;
+    bool m_tellLogind = false;
     Displays m_displays;
     sd_bus* m_sessionBus = nullptr;
     libsystemd::BusSlot m_environmentCall;

@@ -59,6 +59,9 @@ nlohmann::json expected(const api::PropertyInfo& property, const api::DaemonStat
         [&](const auto& field) -> nlohmann::json {
             using F = std::decay_t<decltype(field)>;
             if constexpr (std::is_same_v<F, const control::ParameterInfo*>) {
+                if (field->type == control::ParameterType::Hours) {
+                    return field->getText(state.params);
+                }
                 const double value = field->get(state.params);
                 return field->type == control::ParameterType::Count
                            ? nlohmann::json(static_cast<long long>(value))
@@ -170,7 +173,7 @@ TEST_CASE("nicer status --json writes null where a value means none, and the dow
     state.downloads = {failed};
     const auto json = cli::statusJson(state);
     for (const char* key : {"outside", "temperature", "temperature_target_in_use", "fan_speed",
-                            "battery_percent", "memory_max_bytes", "bandwidth_cap"}) {
+                            "battery_percent", "memory_max_bytes", "bandwidth_cap", "paused_until"}) {
         INFO(key);
         CHECK(json.at(key).is_null());
     }

@@ -79,6 +79,10 @@ std::string parameterOptions(const nicer::control::ControllerParams& params) {
         if (info.type == nicer::control::ParameterType::Duration) {
             continue;
         }
+        if (info.type == nicer::control::ParameterType::Hours) {
+            options += std::string(" --") + info.key + " '" + info.getText(params) + "'";
+            continue;
+        }
         char value[32];
         std::snprintf(value, sizeof value, "%.17g", info.get(params));
         options += std::string(" --") + info.key + " " + value;

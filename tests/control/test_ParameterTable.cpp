@@ -21,9 +21,19 @@ double otherValue(const ParameterInfo& info, const ControllerParams& p) {
         return info.get(p) == 0.25 ? 0.5 : 0.25;
     case ParameterType::Real:
         break;
+    case ParameterType::Hours:
+        return 0.0; // text: setOther()
     }
     const double v = info.get(p);
     return v + 0.125 <= info.max ? v + 0.125 : v - 0.125;
+}
+
+/// Sets @p info's parameter in @p p to a value other than the default's: hours as text, the rest as numbers.
+nicer::Result<void> setOther(const ParameterInfo& info, ControllerParams& p) {
+    if (info.type == ParameterType::Hours) {
+        return info.setText(p, "mon-fri 18:00-08:00; sat,sun any");
+    }
+    return info.set(p, otherValue(info, ControllerParams{}));
 }
 
 } // namespace
@@ -37,7 +47,7 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
     for (const auto& info : parameterTable()) {
         CAPTURE(info.key);
         ControllerParams p;
-        REQUIRE(info.set(p, otherValue(info, defaults)).ok());
+        REQUIRE(setOther(info, p).ok());
         CHECK_FALSE(p == defaults);
         const bool fields[] = {p.reserveBand != defaults.reserveBand,
                                p.minMultiplier != defaults.minMultiplier,
@@ -58,19 +68,22 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                p.powerSaverIsBattery != defaults.powerSaverIsBattery,
                                p.gamesPause != defaults.gamesPause,
                                p.boincClock != defaults.boincClock,
-                               p.awayDelay != defaults.awayDelay};
+                               p.awayDelay != defaults.awayDelay,
+                               p.logindIdleHint != defaults.logindIdleHint,
+                               !(p.computeHours == defaults.computeHours),
+                               !(p.transferHours == defaults.transferHours)};
         int count = 0;
-        for (int i = 0; i < 20; ++i) {
+        for (int i = 0; i < 23; ++i) {
             if (fields[i]) {
                 ++count;
                 CHECK(changedFields.insert(i).second);
             }
         }
         CHECK(count == 1);
-        REQUIRE(info.set(all, otherValue(info, defaults)).ok());
+        REQUIRE(setOther(info, all).ok());
     }
-    CHECK(changedFields.size() == 20);
-    CHECK(parameterTable().size() == 20);
+    CHECK(changedFields.size() == 23);
+    CHECK(parameterTable().size() == 23);
     CHECK(all.reserveBand != defaults.reserveBand);
     CHECK(all.period != defaults.period);
 }
@@ -88,16 +101,19 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
     }
     CHECK(findParameter("reserve_band") == nullptr);
     CHECK(findBusParameter("reserve-band") == nullptr);
-    CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
-                                 "overload-threshold, idle-epsilon, period, temperature-target, "
-                                 "away-temperature-target, fan-target, away-fan-target, max-share, "
-                                 "away-max-share, resume-delay, battery-cap, battery-min-charge, "
-                                 "power-saver-is-battery, games-pause, boinc-clock, away-delay");
+    CHECK(parameterNameList() ==
+          "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
+          "overload-threshold, idle-epsilon, period, temperature-target, "
+          "away-temperature-target, fan-target, away-fan-target, max-share, "
+          "away-max-share, resume-delay, battery-cap, battery-min-charge, "
+          "power-saver-is-battery, games-pause, boinc-clock, away-delay, logind-idle-hint, "
+          "compute-hours, transfer-hours");
     CHECK(parameterNameList(true) ==
           "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
           "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, AwayTemperatureTarget, FanTarget, "
           "AwayFanTarget, MaxShare, AwayMaxShare, ResumeDelay, BatteryCap, BatteryMinCharge, "
-          "PowerSaverIsBattery, GamesPause, KeepBoincClock, AwayDelay");
+          "PowerSaverIsBattery, GamesPause, KeepBoincClock, AwayDelay, LogindIdleHint, ComputeHours, "
+          "TransferHours");
 }
 
 TEST_CASE("the defaults are inside every range, and the edges are as validate() has them",
@@ -105,6 +121,19 @@ TEST_CASE("the defaults are inside every range, and the edges are as validate() 
     const ControllerParams defaults;
     for (const auto& info : parameterTable()) {
         CAPTURE(info.key);
+        if (info.type == ParameterType::Hours) {
+            // Text, checked when set: every hour by default; the help gives the form.
+            CHECK(info.get == nullptr);
+            CHECK(info.getText(defaults) == "any");
+            CHECK(std::string(info.busSignature) == "s");
+            CHECK_THAT(parameterHelp(info), Catch::Contains(rangeText(info)));
+            ControllerParams p;
+            const auto refused = info.setText(p, "25:00-26:00");
+            REQUIRE_FALSE(refused);
+            CHECK_THAT(refused.error().message, Catch::StartsWith(std::string(info.key) + ": '25:00-26:00'"));
+            continue;
+        }
+        CHECK(info.getText == nullptr);
         CHECK(inRange(info, info.get(defaults)));
         CHECK(inRange(info, info.min) == !info.minOpen);
         CHECK(inRange(info, info.max) == !info.maxOpen);
@@ -158,14 +187,17 @@ TEST_CASE("each range is written from the row's bounds, in the words --help and 
 TEST_CASE("the text form and the table agree on every parameter", "[ParameterTable]") {
     ControllerParams p;
     p.period = 250ms;
+    p.transferHours = *WeeklyHours::parse("22:00-06:00; sat,sun any");
     for (const auto& info : parameterTable()) {
         ControllerParams read;
         const auto text = parametersAsText(p);
         for (const auto& [key, value] : text) {
             REQUIRE(setParameterFromText(read, key, value).ok());
         }
-        CHECK(info.get(read) == info.get(p));
+        CAPTURE(info.key);
+        CHECK(sameValue(info, read, p));
     }
+    CHECK(parameterAsText(*findParameter("transfer-hours"), p) == "22:00-06:00; sat,sun any");
     CHECK(findParameter("period")->get(p) == 0.25);
     CHECK(findParameter("period")->get(p) * findParameter("period")->busScale == 250000);
 }

@@ -141,7 +141,7 @@ TEST_CASE("parametersAsText lists every key in order", "[ParameterText]") {
         std::find_if(pairs.begin(), pairs.end(), [](const auto& pair) { return pair.first == "period"; });
     REQUIRE(period != pairs.end());
     CHECK(period->second == "1"); // in seconds
-    CHECK(pairs.back() == std::pair<std::string, std::string>{"away-delay", "180"});
+    CHECK(pairs.back() == std::pair<std::string, std::string>{"transfer-hours", "any"});
 }
 
 TEST_CASE("readParameterFile skips comments and blank lines and keeps unset parameters", "[ParameterText]") {

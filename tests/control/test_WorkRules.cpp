@@ -233,3 +233,30 @@ TEST_CASE("a temperature target under 40 °C, other than 0, is refused with the 
     REQUIRE_FALSE(away);
     CHECK_THAT(away.error().message, Catch::StartsWith("away-temperature-target = 35 °C is too low"));
 }
+
+TEST_CASE("outside the computing hours the work pauses from the hour's edge, and says when they begin") {
+    WorkRules rules;
+    ControllerParams p;
+    p.computeHours = *WeeklyHours::parse("mon-fri 18:00-08:00");
+    Surroundings now;
+    // Without the local time the schedule does not hold.
+    CHECK(rules.step(now, p, 1.0).rule == Rule::None);
+    now.localTime = nicer::wallclock::LocalMinute{1, 7 * 60 + 59}; // Monday 07:59
+    CHECK(rules.step(now, p, 1.0).rule == Rule::None);
+    now.localTime = nicer::wallclock::LocalMinute{1, 8 * 60}; // Monday 08:00: the edge
+    auto hold = rules.step(now, p, 1.0);
+    CHECK(hold.rule == Rule::Schedule);
+    CHECK(hold.cap == 0.0);
+    CHECK(holdText(hold, 0.9) ==
+          "paused: outside your computing hours (mon-fri 18:00-08:00), which begin in 10 h");
+    now.localTime = nicer::wallclock::LocalMinute{1, 17 * 60 + 59};
+    CHECK(rules.step(now, p, 1.0).reason ==
+          "outside your computing hours (mon-fri 18:00-08:00), which begin in 1 min");
+    // At the next edge it runs again at once: no resume delay, the hour is the volunteer's own.
+    now.localTime = nicer::wallclock::LocalMinute{1, 18 * 60};
+    CHECK(rules.step(now, p, 1.0).rule == Rule::None);
+    // Saturday is not named: any hour.
+    now.localTime = nicer::wallclock::LocalMinute{6, 12 * 60};
+    CHECK(rules.step(now, p, 1.0).rule == Rule::None);
+    CHECK(ruleName(Rule::Schedule) == "schedule");
+}

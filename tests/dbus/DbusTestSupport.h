@@ -80,12 +80,16 @@ public:
         state_.params = p;
         return {};
     }
-    Result<void> pause() override {
+    Result<void> pause(daemon::PauseEnd end) override {
         std::lock_guard lock(mutex);
         if (!refusal.empty()) {
             return Error{refusal, refusalKind};
         }
         state_.paused = true;
+        state_.pausedUntilUSec =
+            end ? static_cast<std::uint64_t>(
+                      std::chrono::duration_cast<std::chrono::microseconds>(end->time_since_epoch()).count())
+                : 0;
         return {};
     }
     Result<void> resume() override {

@@ -104,6 +104,12 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
         REQUIRE(sd_bus_get_property(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                     info.busName, error.get(), &reply, info.busSignature) >= 0);
         libsystemd::BusMessagePtr owned(reply);
+        if (info.type == control::ParameterType::Hours) {
+            const char* text = nullptr;
+            REQUIRE(sd_bus_message_read(reply, "s", &text) >= 0);
+            CHECK(std::string(text) == info.getText(daemon.state_.params));
+            continue;
+        }
         double value = 0;
         if (info.busSignature[0] == 't') {
             std::uint64_t t = 0;
@@ -122,7 +128,8 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     libsystemd::BusError error;
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
-    CHECK(version == 13); // 10: the rules; 11: SetExclusivePrograms; 13: presence and the profiles
+    CHECK(version ==
+          14); // 10: the rules; 11: SetExclusivePrograms; 13: presence and the profiles; 14: the snooze
 }
 
 TEST_CASE("the memory limit is published: the percentage set and the bytes in force",

@@ -80,7 +80,10 @@ std::string busString(FuzzedDataProvider& input, std::size_t maxLength) {
 // -------------------------------------------------------------------------------------------
 
 dbus::ParameterArgument argumentFor(const control::ParameterInfo& info, const control::ControllerParams& p) {
-    // As the service publishes a parameter (codec::appendParameter): the text unit times busScale.
+    // As the service publishes a parameter (codec::appendParameter): the text unit times busScale, or text.
+    if (info.type == control::ParameterType::Hours) {
+        return {info.busName, info.getText(p)};
+    }
     const double v = info.get(p) * info.busScale;
     switch (info.busSignature[0]) {
     case 'u':
@@ -105,7 +108,7 @@ void fuzzSetParameters(FuzzedDataProvider& input) {
         if (!dbusString(argument.key)) {
             return;
         }
-        switch (input.ConsumeIntegralInRange(0, 4)) {
+        switch (input.ConsumeIntegralInRange(0, 5)) {
         case 0:
             argument.value = input.ConsumeFloatingPoint<double>();
             break;
@@ -120,8 +123,14 @@ void fuzzSetParameters(FuzzedDataProvider& input) {
                                  ? input.ConsumeIntegral<std::uint64_t>()
                                  : input.ConsumeIntegralInRange<std::uint64_t>(0, 12'000) * 1000;
             break;
+        case 4:
+            argument.value = busString(input, 48);
+            if (!dbusString(std::get<std::string>(argument.value))) {
+                return;
+            }
+            break;
         default:
-            argument.value = std::string(1, "sibxyaov("[input.ConsumeIntegralInRange(0, 8)]);
+            argument.value = dbus::OtherType{std::string(1, "ibxyaov("[input.ConsumeIntegralInRange(0, 7)])};
             break;
         }
         arguments.push_back(std::move(argument));
@@ -136,26 +145,26 @@ void fuzzSetParameters(FuzzedDataProvider& input) {
         for (const auto& argument : arguments) {
             const control::ParameterInfo* info = control::findBusParameter(argument.key);
             FUZZ_CHECK(info != nullptr);
-            FUZZ_CHECK(!std::holds_alternative<std::string>(argument.value));
+            FUZZ_CHECK(!std::holds_alternative<dbus::OtherType>(argument.value));
             last[argument.key] = &argument;
         }
         for (const auto& info : table) {
             const auto it = last.find(info.busName);
             if (it == last.end()) {
-                FUZZ_CHECK(info.get(*applied) == info.get(current));
+                FUZZ_CHECK(control::sameValue(info, *applied, current));
                 continue;
             }
             control::ControllerParams one = current;
-            dbus::BusNumber number;
+            dbus::BusValue value;
             std::visit(
                 [&](const auto& held) {
-                    if constexpr (!std::is_same_v<std::decay_t<decltype(held)>, std::string>) {
-                        number = held;
+                    if constexpr (!std::is_same_v<std::decay_t<decltype(held)>, dbus::OtherType>) {
+                        value = held;
                     }
                 },
                 it->second->value);
-            FUZZ_CHECK(dbus::setParameterFromBus(info, number, one).ok());
-            FUZZ_CHECK(info.get(*applied) == info.get(one));
+            FUZZ_CHECK(dbus::setParameterFromBus(info, value, one).ok());
+            FUZZ_CHECK(control::sameValue(info, *applied, one));
         }
     } else {
         FUZZ_CHECK(!applied.error().message.empty());

@@ -29,6 +29,7 @@
 #include <fstream>
 #include <future>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <signal.h>
@@ -497,6 +498,65 @@ TEST_CASE("a pause holds across a restart of nicerd (an upgrade, a reboot) until
     CHECK_FALSE(status().paused);
 }
 
+TEST_CASE("a snooze (nicer pause --for) survives a restart of nicerd and ends on time", "[nicerd][config]") {
+    const auto dir = freshStateDir("snooze");
+    const auto pauseFile = dir / "nicer" / "paused";
+    // Told plainly, before nicerd is asked: a duration needs its unit, and --for and --until exclude each
+    // other.
+    const auto bare = test::runCommand(nicerCli("pause --for 5"));
+    CHECK(bare.exitCode == 2);
+    CHECK_THAT(bare.err, Catch::Contains("--for: '5' is not a duration (a number needs its unit)"));
+    CHECK(test::runCommand(nicerCli("pause --for 5s --until 18:00")).exitCode != 0);
+
+    NicerdProcess first({"--period", "0.25", "--instances", "1"}, dir);
+    REQUIRE(first.waitReady());
+    const auto asked = std::chrono::system_clock::now();
+    REQUIRE(test::runCommand(nicerCli("pause --for 8s")).exitCode == 0);
+    const auto snoozed = status();
+    CHECK(snoozed.paused);
+    const auto end =
+        std::chrono::system_clock::time_point(std::chrono::microseconds(snoozed.pausedUntilUSec));
+    CHECK(end >= asked + 8s);
+    CHECK(end <= std::chrono::system_clock::now() + 8s);
+    const auto shown = test::runCommand(nicerCli("status"));
+    CHECK_THAT(shown.out, Catch::StartsWith("nicerd: paused until ") && Catch::Contains("(1 min left)"));
+    const auto json = nlohmann::json::parse(test::runCommand(nicerCli("status --json")).out);
+    CHECK(json["paused_until"] == snoozed.pausedUntilUSec);
+    CHECK(first.stop() == 0);
+
+    // Started again before its end: still paused, with the same end, and the work runs again at that end.
+    NicerdProcess second({"--period", "0.25", "--instances", "1"}, dir);
+    REQUIRE(second.waitReady());
+    CHECK(status().paused);
+    CHECK(status().pausedUntilUSec == snoozed.pausedUntilUSec);
+    CHECK_THAT(second.log(), Catch::Contains("the work stays paused") && Catch::Contains("until its end"));
+    REQUIRE(test::pollUntil([] { return !status().paused; }, 30s));
+    CHECK(std::chrono::system_clock::now() >= end);
+    CHECK(status().pausedUntilUSec == 0);
+    CHECK_FALSE(std::filesystem::exists(pauseFile));
+    CHECK_THAT(second.log(), Catch::Contains("the pause has ended"));
+    CHECK(second.stop() == 0);
+
+    // A snooze that ended while nicerd was not running ends at its start.
+    {
+        NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, dir);
+        REQUIRE(daemon.waitReady());
+        REQUIRE(test::runCommand(nicerCli("pause --for 1s")).exitCode == 0);
+        CHECK(daemon.stop() == 0);
+    }
+    std::this_thread::sleep_for(1500ms);
+    NicerdProcess third({"--period", "0.25", "--instances", "1"}, dir);
+    REQUIRE(third.waitReady());
+    CHECK_FALSE(status().paused);
+    CHECK_THAT(third.log(), Catch::Contains("the pause ended while nicerd was not running"));
+    // A time that has passed is refused, in nicerd's words.
+    const auto passed = test::runCommand(
+        "busctl --user call org.nicer.Daemon /org/nicer/Daemon org.nicer.Daemon1 PauseUntil t 1000000");
+    CHECK(passed.exitCode != 0);
+    CHECK_THAT(passed.err, Catch::Contains("the end of the pause has passed"));
+    CHECK_FALSE(status().paused);
+}
+
 TEST_CASE("another user cannot reach nicerd: it is only on the user's own session bus",
           "[nicerd][security]") {
     if (::geteuid() != 0) {
@@ -610,8 +670,10 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     // and SignalSetting; ApiVersion 9 Placement and PlacementNote; ApiVersion 10 the rules' 7 parameters and
     // their 16 properties of state; ApiVersion 11 SetExclusivePrograms; ApiVersion 12 BoincClock and
     // KeepBoincClock; ApiVersion 13 Presence, PresenceSource and PresenceReason, and 5 parameters (the away
-    // delay, and the away temperature and fan targets and both largest shares of the two profiles).
-    CHECK(documented.size() == 88);
+    // delay, and the away temperature and fan targets and both largest shares of the two profiles);
+    // ApiVersion 14 PausedUntil and PauseUntil (the snooze), the schedule's ComputeHours and TransferHours,
+    // and LogindIdleHint.
+    CHECK(documented.size() == 93);
     CHECK(daemon.stop() == 0);
 }
 

@@ -1,8 +1,10 @@
 // nicerd downloading work units from the REAL HTTP/2 servers of the h2_servers fixture (nghttpd, TLS with
 // the test CA and h2c) while it runs the work under a real systemd user manager: the files arrive verified,
-// D-Bus and `nicer status` show them, failures are retried later, a stop keeps part files, and a bad
-// manifest stops the start.
+// D-Bus and `nicer status` show them, failures are retried later, a stop keeps part files, a bad manifest
+// stops the start, and the schedule's hours (in a local time zone of the test's choosing) stop the work and
+// the downloads at an hour's edge and start them at the next.
 #include "H2Manifest.h"
+#include "LocalTimeZone.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
 #include "api/DownloadText.h"
@@ -20,6 +22,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace nicer;
@@ -267,5 +270,84 @@ TEST_CASE("a bad manifest stops nicerd's start with the file named", "[nicerd][d
         test::runCommand(std::string(NICERD) + " --config " + (dir / "nicerd.conf").string());
     CHECK(fromConfig.exitCode == 2);
     CHECK_THAT(fromConfig.err, Catch::Contains("/nonexistent/from-config.meta4"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE(
+    "the work and its downloads stop at the schedule's edge and go on at the next (nicerd's local time)",
+    "[nicerd][downloads][schedule]") {
+    const auto servers = test::H2Servers::load();
+    const auto dir = freshStateDir("schedule");
+    const auto downloads = dir / "units";
+    const auto big = test::servedFile(servers, "16m.bin", test::nghttpdH2cBase(servers));
+    test::writeMetalink(dir / "big.meta4", {big});
+    // Every hour but 18:00-18:01, for the work and the transfers; nicerd's local time is a few seconds
+    // before.
+    const test::LocalTimeZone zone(17, 59, 55);
+    NicerdProcess daemon(nicerdArgs({"--manifest", (dir / "big.meta4").string(), "--download-dir",
+                                     downloads.string(), "--max-rate", "128k", "--no-nice", "--compute-hours",
+                                     "18:01-18:00", "--transfer-hours", "18:01-18:00"}),
+                         dir, {{"TZ", zone.tz()}});
+    REQUIRE(daemon.waitReady());
+    // Before the edge: the work runs and the file comes.
+    auto s = waitForDownloads(daemon, [](const api::DaemonState& st) {
+        return !st.downloads.empty() && st.downloads[0].bytesDone > 0 && st.quota > 0.0;
+    });
+    CHECK(s.params.computeHours.text() == "18:01-18:00");
+    CHECK(std::chrono::system_clock::now() < zone.at(18, 0, 0));
+    // At 18:00 both stop: the work paused by the schedule, the download waiting with the reason.
+    s = waitForDownloads(daemon, [](const api::DaemonState& st) {
+        return st.heldBy == "schedule" && !st.downloads.empty() &&
+               stateText(st.downloads[0]).starts_with("waiting");
+    });
+    CHECK(s.quota == 0.0);
+    CHECK(s.holdReason == "paused: outside your computing hours (18:01-18:00), which begin in 1 min");
+    CHECK(stateText(s.downloads[0]) ==
+          "waiting: outside your transfer hours (18:01-18:00), which begin in 1 min");
+    REQUIRE(std::filesystem::exists(downloads / "16m.bin.part"));
+    const auto partSize = std::filesystem::file_size(downloads / "16m.bin.part");
+    // While held nothing moves; at 18:01 both go on (the minute is the schedule's grain: the wait is longer).
+    std::this_thread::sleep_for(2s);
+    CHECK(std::filesystem::file_size(downloads / "16m.bin.part") == partSize);
+    REQUIRE(test::pollUntil(
+        [] {
+            const auto st = test::tryDaemonStatus();
+            return st && st->heldBy.empty() && st->quota > 0.0 && !st->downloads.empty() &&
+                   stateText(st->downloads[0]) == "downloading";
+        },
+        90s, 200ms));
+    CHECK(std::chrono::system_clock::now() >= zone.at(18, 1, 0));
+    s = waitForDownloads(daemon, [&](const api::DaemonState& st) {
+        return !st.downloads.empty() && std::filesystem::file_size(downloads / "16m.bin.part") > partSize;
+    });
+    // The samples put the hold at the edges, to within a period and the zone's second.
+    auto client = dbus::DaemonClient::connect();
+    REQUIRE(client);
+    const auto history = client->history();
+    REQUIRE(history);
+    const auto usec = [](std::chrono::system_clock::time_point t) {
+        return static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count());
+    };
+    const std::uint64_t edge = usec(zone.at(18, 0, 0));
+    const std::uint64_t next = usec(zone.at(18, 1, 0));
+    const std::uint64_t slack = 1'300'000; // a period, and the zone's whole seconds
+    int held = 0;
+    for (const auto& sample : *history) {
+        INFO(sample.timeUSec << " held by '" << sample.heldBy << "'");
+        if (sample.timeUSec + slack < edge || sample.timeUSec > next + slack) {
+            CHECK(sample.heldBy != "schedule");
+        }
+        if (sample.timeUSec > edge + slack && sample.timeUSec + slack < next) {
+            CHECK(sample.heldBy == "schedule");
+            CHECK(sample.quota == 0.0);
+            ++held;
+        }
+    }
+    CHECK(held > 200); // the minute, in 0.25 s periods
+    CHECK_THAT(daemon.log(),
+               Catch::Contains("outside the transfer hours (18:01-18:00): the downloads wait") &&
+                   Catch::Contains("the transfer hours (18:01-18:00) begin: the downloads go on"));
+    CHECK(daemon.stop() == 0);
     std::filesystem::remove_all(dir);
 }

@@ -107,3 +107,35 @@ TEST_CASE("a parameter on the command line holds over the one set at run time, f
     CHECK(state().params.maxMultiplier == 4);
     CHECK(daemon.stop() == 0);
 }
+
+TEST_CASE("the schedule's hours from nicerd.conf, quoted or not, then set at run time and kept over it",
+          "[nicerd][config][schedule]") {
+    // Unquoted, the config file's reader splits the value at its commas ("sat,sun"): it must read as written.
+    const auto dir = freshStateDir("precedence-hours");
+    std::filesystem::create_directories(dir / "nicer");
+    std::ofstream(dir / "nicer" / "nicerd.conf") << "compute-hours = mon-fri 18:00-08:00; sat,sun any\n"
+                                                    "transfer-hours = \"22:00-06:00; sun any\"\n";
+    {
+        NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, dir);
+        REQUIRE(daemon.waitReady());
+        CHECK(state().params.computeHours.text() == "mon-fri 18:00-08:00; sat,sun any");
+        CHECK(state().params.transferHours.text() == "22:00-06:00; sun any");
+        // `nicer set`, with the same words as the tray's field.
+        const auto set = test::runCommand(test::kNicer + " set 'compute-hours=09:00-17:00; sun none'");
+        INFO(set.err);
+        REQUIRE(set.exitCode == 0);
+        CHECK(state().params.computeHours.text() == "09:00-17:00; sun none");
+        const auto bad = test::runCommand(test::kNicer + " set compute-hours=9-17");
+        CHECK(bad.exitCode != 0);
+        CHECK_THAT(bad.err, Catch::Contains("compute-hours: '9-17' does not end with hours"));
+        CHECK(state().params.computeHours.text() == "09:00-17:00; sun none");
+        CHECK(daemon.stop() == 0);
+    }
+    NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, dir);
+    REQUIRE(daemon.waitReady());
+    CHECK(state().params.computeHours.text() == "09:00-17:00; sun none");
+    CHECK_THAT(daemon.log(),
+               Catch::Contains("compute-hours = 09:00-17:00; sun none, set at run time") &&
+                   Catch::Contains("holds over nicerd.conf's mon-fri 18:00-08:00; sat,sun any"));
+    CHECK(daemon.stop() == 0);
+}

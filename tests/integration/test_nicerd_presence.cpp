@@ -37,6 +37,7 @@ public:
                 if (m_lock.exchange(-1) >= 0) {
                     logind.setLockedHint(m_locked);
                 }
+                m_idle = logind.idleHint();
             }
         });
         REQUIRE(test::pollUntil([&] { return m_ready.load(); }, 10s, 10ms));
@@ -51,6 +52,8 @@ public:
         m_locked = locked;
         m_lock = 1;
     }
+    /// The display session's IdleHint as logind has it now.
+    bool idle() const { return m_idle; }
 
 private:
     test::RestartableBus m_bus;
@@ -59,6 +62,7 @@ private:
     std::atomic<bool> m_ready{false};
     std::atomic<bool> m_stop{false};
     std::atomic<bool> m_locked{false};
+    std::atomic<bool> m_idle{false};
     std::atomic<int> m_lock{-1};
 };
 
@@ -126,5 +130,59 @@ TEST_CASE("without any source of the desktop nicerd says why, and keeps the prof
     REQUIRE(now);
     CHECK_THAT(now->presenceReason, Catch::Contains("logind is not on the system bus"));
     CHECK_THAT(now->presenceReason, Catch::Contains("GNOME Shell's idle monitor"));
+    CHECK(daemon.stop() == 0);
+}
+
+TEST_CASE("asked to, nicerd tells logind's idle hint what the X server says, and takes it back at its end") {
+    const auto dir = test::freshStateDir("presence-tell-logind");
+    test::Xvfb x;
+    LogindThread logind;
+    const test::IdleMachineStat stat(dir / "stat");
+    x.input();
+    {
+        test::NicerdProcess daemon(
+            {"--period", "0.25", "--proc-stat", stat.path(), "--away-delay", "3", "--logind-idle-hint", "1"},
+            dir,
+            {{"DISPLAY", x.display()},
+             {"WAYLAND_DISPLAY", ""},
+             {"DBUS_SYSTEM_BUS_ADDRESS", logind.address()}});
+        REQUIRE(daemon.waitReady());
+        REQUIRE(test::waitForStatus([](const api::DaemonState& s) {
+            return s.presence == Presence::Here && s.presenceSource.starts_with("XScreenSaver");
+        }));
+        CHECK_FALSE(logind.idle());
+        // No input for the delay: away, and logind's hint says idle within a period of nicerd's verdict.
+        REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.presence == Presence::Away; }));
+        REQUIRE(test::pollUntil([&] { return logind.idle(); }, 10s));
+        auto now = test::tryDaemonStatus();
+        REQUIRE(now);
+        // nicerd's own verdict still comes from the X server, not from the hint it set.
+        CHECK(now->presenceSource == "XScreenSaver on " + x.display());
+        // Input: here, and the hint follows.
+        x.input();
+        REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.presence == Presence::Here; }));
+        REQUIRE(test::pollUntil([&] { return !logind.idle(); }, 10s));
+        // Away again, then nicerd ends: the hint it set is taken back.
+        REQUIRE(test::pollUntil([&] { return logind.idle(); }, 20s));
+        CHECK_THAT(daemon.log(), Catch::Contains("told logind that you are away (session 3's idle hint)"));
+        CHECK(daemon.stop() == 0);
+    }
+    CHECK(test::pollUntil([&] { return !logind.idle(); }, 10s));
+}
+
+TEST_CASE("by default nicerd leaves logind's idle hint to the desktop") {
+    const auto dir = test::freshStateDir("presence-no-tell");
+    test::Xvfb x;
+    LogindThread logind;
+    const test::IdleMachineStat stat(dir / "stat");
+    test::NicerdProcess daemon(
+        {"--period", "0.25", "--proc-stat", stat.path(), "--away-delay", "1"}, dir,
+        {{"DISPLAY", x.display()}, {"WAYLAND_DISPLAY", ""}, {"DBUS_SYSTEM_BUS_ADDRESS", logind.address()}});
+    REQUIRE(daemon.waitReady());
+    REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.presence == Presence::Away; }));
+    // A few periods after the verdict: the hint is as the desktop (here: nobody) left it.
+    std::this_thread::sleep_for(1s);
+    CHECK_FALSE(logind.idle());
+    CHECK_THAT(daemon.log(), !Catch::Contains("told logind"));
     CHECK(daemon.stop() == 0);
 }

@@ -83,6 +83,8 @@ public:
     /// As the display session's owner calls them (loginctl lock-session, a desktop's idle tracking).
     void setIdleHint(bool idle) { set(*m_display, "IdleHint", m_display->idle, idle); }
     void setLockedHint(bool locked) { set(*m_display, "LockedHint", m_display->locked, locked); }
+    /// The display session's IdleHint now, however it was set (by the test, or by a client's SetIdleHint).
+    bool idleHint() const { return m_display->idle; }
 
 private:
     struct Session {

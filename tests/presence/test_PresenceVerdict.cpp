@@ -79,14 +79,6 @@ TEST_CASE("with no source answering the presence is not known, and each source s
     CHECK(presence::decide({}, kDelay).reason == "no source of the desktop's input was found");
 }
 
-TEST_CASE("durations read as people say them") {
-    CHECK(presence::durationText(milliseconds(12'400)) == "12 s");
-    CHECK(presence::durationText(seconds(200)) == "3 min 20 s");
-    CHECK(presence::durationText(seconds(180)) == "3 min");
-    CHECK(presence::durationText(seconds(7500)) == "2 h 5 min");
-    CHECK(presence::durationText(milliseconds(-5)) == "0 s");
-}
-
 TEST_CASE("the displays are read from an environment block, as the user manager's Environment gives it") {
     const auto found = presence::displaysIn({"HOME=/home/v", "DISPLAY=:1", "WAYLAND_DISPLAY=wayland-0",
                                              "XAUTHORITY=/run/user/1000/.mutter-Xwaylandauth", "not an entry",

@@ -20,6 +20,7 @@
 #include <QPushButton>
 #include <QSystemTrayIcon>
 #include <QTest>
+#include <QToolButton>
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -283,7 +284,7 @@ TEST_CASE("the named programs: edited in the settings, sent to nicerd, shown as 
 
 namespace {
 
-enum class Scene { Temperature, Battery, Game, Profile };
+enum class Scene { Temperature, Battery, Game, Profile, Schedule, Snooze };
 
 /// Five minutes of samples ending now: the work runs on the spare CPU, then @p scene holds it.
 std::vector<Sample> history(Scene scene, std::uint64_t nowUSec) {
@@ -328,6 +329,19 @@ std::vector<Sample> history(Scene scene, std::uint64_t nowUSec) {
                 s.presence = nicer::control::Presence::Here;
             }
             break;
+        case Scene::Schedule: // at 09:00 the computing hours end (mon-fri 18:00-09:00): the work pauses
+            celsius = i < 240 ? 72.0 + 1.5 * std::sin(i / 9.0) : 50.0 + 22.0 * std::exp(-(i - 240) / 30.0);
+            if (i >= 240) {
+                s = sample(t, yours, 0.0, 0.0, "schedule");
+            }
+            break;
+        case Scene::Snooze: // the volunteer snoozed it for an hour, eight minutes ago
+            celsius = i < 180 ? 71.0 + 1.5 * std::sin(i / 9.0) : 49.0 + 22.0 * std::exp(-(i - 180) / 30.0);
+            if (i >= 180) {
+                s = sample(t, yours, 0.0, 0.0, "");
+                s.paused = true;
+            }
+            break;
         }
         s.temperature = celsius;
         samples.push_back(s);
@@ -365,6 +379,17 @@ void stage(FakeDaemon& fake, Scene scene, const Sample& last) {
         s.holdReason = "held to 40%: at most 40% while you're here";
         s.params.maxShare = 0.4;
         break;
+    case Scene::Schedule:
+        s.heldBy = "schedule";
+        s.holdReason = "paused: outside your computing hours (mon-fri 18:00-09:00), which begin in 9 h";
+        s.params.computeHours = *nicer::control::WeeklyHours::parse("mon-fri 18:00-09:00");
+        break;
+    case Scene::Snooze:
+        s.heldBy.clear();
+        s.holdReason.clear();
+        s.paused = true;
+        s.pausedUntilUSec = last.timeUSec + 52ull * 60 * 1'000'000;
+        break;
     }
     s.presence = scene == Scene::Profile ? nicer::control::Presence::Here : nicer::control::Presence::Away;
     s.presenceSource = "GNOME Shell's idle monitor";
@@ -373,8 +398,8 @@ void stage(FakeDaemon& fake, Scene scene, const Sample& last) {
 
 } // namespace
 
-TEST_CASE("the window held by the temperature, paused on battery, paused for a game, and held by the profile "
-          "for while you're here (screenshots)",
+TEST_CASE("the window held by the temperature, paused on battery, paused for a game, held by the profile "
+          "for while you're here, and paused outside the computing hours (screenshots)",
           "[xvfb][rules]") {
     TrayOnFakeNicerd tray(QStringLiteral("nicer-rules-screenshot"), quiet);
     TrayIcon icon(tray.daemon, tray.window);
@@ -383,7 +408,8 @@ TEST_CASE("the window held by the temperature, paused on battery, paused for a g
     const std::pair<Scene, const char*> scenes[] = {{Scene::Temperature, "temperature"},
                                                     {Scene::Battery, "battery"},
                                                     {Scene::Game, "game"},
-                                                    {Scene::Profile, "profile"}};
+                                                    {Scene::Profile, "profile"},
+                                                    {Scene::Schedule, "schedule"}};
     std::uint64_t end = now;
     for (const auto& entry : scenes) {
         const Scene scene = entry.first; // no structured binding: the lambdas below capture these
@@ -421,4 +447,23 @@ TEST_CASE("the window held by the temperature, paused on battery, paused for a g
     }
     painter.end();
     CHECK(strip.save(NICER_SCREENSHOT_DIR "/nicer-tray-icons.png"));
+}
+
+TEST_CASE("the window snoozed for an hour: the status says until when (screenshot)", "[xvfb][rules]") {
+    TrayOnFakeNicerd tray(QStringLiteral("nicer-snooze-screenshot"), quiet);
+    TrayIcon icon(tray.daemon, tray.window);
+    QDir().mkpath(NICER_SCREENSHOT_DIR);
+    const std::uint64_t now = static_cast<std::uint64_t>(QDateTime::currentMSecsSinceEpoch()) * 1000;
+    const auto samples = history(Scene::Snooze, now);
+    tray.change([&](FakeDaemon& fake) { stage(fake, Scene::Snooze, samples.back()); });
+    send(tray, samples);
+    REQUIRE(QTest::qWaitFor([&] { return tray.window.statusText().startsWith("Paused until "); },
+                            kFakeNicerdWaitMs));
+    CHECK(tray.window.statusText().endsWith("(52 min left)"));
+    CHECK(icon.state() == TrayState::Paused);
+    CHECK(tray.window.pauseButton()->isChecked());
+    CHECK(tray.window.pauseButton()->text() == "Resume");
+    REQUIRE(QTest::qWaitForWindowExposed(&tray.window));
+    QTest::qWait(200);
+    CHECK(tray.window.grab().save(NICER_SCREENSHOT_DIR "/nicer-tray-snooze.png"));
 }

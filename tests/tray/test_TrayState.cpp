@@ -3,6 +3,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 using nicer::api::Sample;
 using nicer::tray::DaemonView;
 using nicer::tray::TrayState;
@@ -144,4 +146,20 @@ TEST_CASE("a rule of the volunteer's that holds the work is a state of its own, 
         CHECK(trayStatusText(trayStateFor(v, false), v) == "Paused by your rules");
         CHECK(trayStatusText(TrayState::Running, connectedWith(running())) == "Running on spare CPU");
     }
+}
+
+TEST_CASE("a snooze says when it ends and how long that is", "[tray]") {
+    using nicer::tray::trayStatusText;
+    auto v = connectedWith(running());
+    v.paused = true;
+    const auto now = std::chrono::system_clock::now();
+    const auto end = now + std::chrono::minutes(52);
+    v.pausedUntilUSec = static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(end.time_since_epoch()).count());
+    const QString text = trayStatusText(TrayState::Paused, v, now);
+    CHECK(text.startsWith("Paused until "));
+    CHECK(text.endsWith("(52 min left)"));
+    // Until the volunteer resumes it: the state's name alone.
+    v.pausedUntilUSec = 0;
+    CHECK(trayStatusText(TrayState::Paused, v, now) == "Paused");
 }

@@ -8,6 +8,7 @@
 #include "tray/DownloadsPanel.h"
 #include "tray/MainWindow.h"
 #include "tray/ParametersPanel.h"
+#include "tray/SnoozeMenu.h"
 #include "tray/TrayIcon.h"
 
 #include <QComboBox>
@@ -24,6 +25,7 @@
 #include <QSystemTrayIcon>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolButton>
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -185,6 +187,32 @@ TEST_CASE("the pause toggle pauses and resumes a real nicerd", "[tray]") {
     REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().state.paused; }, kWaitMs));
     CHECK_FALSE(statusOfNicerd().paused);
     CHECK_FALSE(window.pauseButton()->isChecked());
+}
+
+TEST_CASE("the snooze menu pauses a real nicerd for an hour, and the window says until when", "[tray]") {
+    TrayOnNicerd tray;
+    DaemonProxy& daemon = tray.daemon;
+    MainWindow& window = tray.window;
+    REQUIRE(
+        QTest::qWaitFor([&] { return daemon.isConnected() && window.pauseButton()->isEnabled(); }, kWaitMs));
+    auto* snooze = qobject_cast<nicer::tray::SnoozeMenu*>(window.pauseButton()->menu());
+    REQUIRE(snooze != nullptr);
+    const auto asked = std::chrono::system_clock::now();
+    snooze->forAnHour()->trigger();
+    REQUIRE(QTest::qWaitFor([&] { return daemon.properties().state.pausedUntilUSec != 0; }, kWaitMs));
+    const auto status = statusOfNicerd();
+    CHECK(status.paused);
+    const auto end = std::chrono::system_clock::time_point(std::chrono::microseconds(status.pausedUntilUSec));
+    CHECK(end >= asked + std::chrono::hours(1));
+    CHECK(end <= std::chrono::system_clock::now() + std::chrono::hours(1));
+    CHECK(window.pauseButton()->isChecked());
+    REQUIRE(QTest::qWaitFor([&] { return window.statusText().startsWith("Paused until "); }, kWaitMs));
+    CHECK(window.statusText().endsWith("(1 h left)"));
+
+    // The button resumes it, as it resumes a pause without an end.
+    QTest::mouseClick(window.pauseButton(), Qt::LeftButton);
+    REQUIRE(QTest::qWaitFor([&] { return !daemon.properties().state.paused; }, kWaitMs));
+    CHECK(statusOfNicerd().pausedUntilUSec == 0);
 }
 
 TEST_CASE("the workload presets come from nicerd, and a missing program is explained", "[tray]") {

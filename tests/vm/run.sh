@@ -561,7 +561,8 @@ check_power_saver_pauses() {
 # session of type x11 from a system service: logind's Display for the user, and the only kind whose IdleHint
 # logind lets be set), set by the session's owner as a screen locker (SetLockedHint) or a desktop's idle
 # tracking (SetIdleHint) sets them: the volunteer's nicerd says away, and the away profile's largest share
-# holds instead of the here one's. Another user cannot set them.
+# holds instead of the here one's. Another user cannot set them. Then nicerd itself sets the IdleHint, asked to
+# (logind-idle-hint), from an X server's idle time: the call real logind allows the session's owner.
 check_logind_presence() {
     local sid path
     as_root 'systemd-run --unit=nicer-vm-desktop -E XDG_SESSION_TYPE=x11 -E XDG_SESSION_CLASS=user runuser -l volunteer -c "exec sleep 600"' ||
@@ -597,6 +598,19 @@ check_logind_presence() {
     set_hint SetIdleHint false || die "SetIdleHint false"
     presence_is here "the desktop says it is in use" || die "a session in use again is not here"
     as_user 'nicer set max-share=1' || die "nicer set max-share=1"
+    # Asked to (logind-idle-hint), nicerd tells the real logind's IdleHint what a source above logind says: an X
+    # server of the volunteer's without input, found in the user manager's environment, is away after the delay.
+    as_user 'systemd-run --user --unit=nicer-vm-xvfb Xvfb :7 -nolisten tcp' || die "starting Xvfb :7"
+    as_user 'systemctl --user set-environment DISPLAY=:7' || die "set-environment DISPLAY"
+    as_user 'nicer set away-delay=2 logind-idle-hint=1 && systemctl --user restart nicerd' || die "restarting nicerd"
+    presence_is away "no input for 2 s" || { as_user 'nicer status' || true; die "no input on :7 is not away"; }
+    [ "$(status_field "['presence_source']")" = "XScreenSaver on :7" ] || die "the source is not the X server"
+    poll_user 100 "test \"\$(loginctl show-session $sid -P IdleHint)\" = yes" || die "nicerd did not set logind's IdleHint"
+    as_user 'nicer set logind-idle-hint=0' || die "nicer set logind-idle-hint=0"
+    poll_user 100 "test \"\$(loginctl show-session $sid -P IdleHint)\" = no" || die "nicerd did not take its IdleHint back"
+    # The X server gone, logind answers again (no restart needed).
+    as_user 'systemctl --user stop nicer-vm-xvfb; systemctl --user unset-environment DISPLAY' || die "stopping Xvfb"
+    as_user 'nicer set away-delay=180' || die "nicer set away-delay=180"
 }
 
 check_cpu_usage_nsec() {
@@ -925,7 +939,7 @@ run_checks() {
     check "root idle slice: the leaf has the work's memory limit" check_memory_limit
     check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
     check "power-profiles-daemon's power-saver profile pauses the work, balanced gives it back" check_power_saver_pauses
-    check "logind's lock and idle hints of the volunteer's graphical session, set by its owner only, make nicerd away and put the away profile in force" check_logind_presence
+    check "logind's lock and idle hints of the volunteer's graphical session, set by its owner only, make nicerd away and put the away profile in force; asked to, nicerd sets the idle hint from the X server's idle time" check_logind_presence
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd (the work in the root idle slice; screenshot)" check_tray_from_desktop_entry
     check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
     check "no user can start, stop or change an instance through the system manager, reach another's socket, or run work as root" check_refusals

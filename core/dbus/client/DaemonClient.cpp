@@ -5,6 +5,7 @@
 #include "dbus/wire/Codec.h"
 #include "libsystemd/Message.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -72,8 +73,18 @@ Result<void> DaemonClient::callNoArgs(const char* method) {
     });
 }
 
-Result<void> DaemonClient::pause() {
-    return callNoArgs("Pause");
+Result<void> DaemonClient::pause(std::optional<std::chrono::system_clock::time_point> end) {
+    if (!end) {
+        return callNoArgs("Pause");
+    }
+    const auto usec = std::chrono::duration_cast<std::chrono::microseconds>(end->time_since_epoch()).count();
+    return callMethod(m_bus.get(), "PauseUntil", 0, [&](libsystemd::MessageWriter& out) {
+        out.run([&] { return sd_bus_message_set_auto_start(out.message(), 0); });
+        out.run([&] {
+            return codec::appendValue(out.message(),
+                                      static_cast<std::uint64_t>(std::max<std::int64_t>(usec, 0)));
+        });
+    });
 }
 Result<void> DaemonClient::resume() {
     return callNoArgs("Resume");

@@ -6,8 +6,10 @@
 #include "libsystemd/Bus.h"
 #include "util/Result.h"
 
+#include <chrono>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,8 @@ public:
     /// nicerd's whole state, from its properties in one call (GetAll); a property this client does not know,
     /// or of another type than it expects (another version of nicerd), is left out.
     Result<api::DaemonState> status();
-    Result<void> pause();
+    /// Pauses the work until resume(), or until @p end (a snooze), whichever comes first.
+    Result<void> pause(std::optional<std::chrono::system_clock::time_point> end = std::nullopt);
     Result<void> resume();
     /// Replaces all parameters at once; nicerd validates them again and keeps them across restarts.
     Result<void> setParameters(const control::ControllerParams& params);

@@ -87,6 +87,18 @@ libsystemd::BusInterface DaemonService::members() {
     };
     members.methods = {
         {"Pause", "", "", command([this] { return m_daemon.pause(); })},
+        {"PauseUntil", "t", "",
+         [this](sd_bus_message* call, sd_bus_error* error) {
+             std::uint64_t until = 0;
+             if (int r = codec::readValue(call, until); r < 0) {
+                 return sd_bus_error_setf(error, kInvalidArgs, "PauseUntil takes t: %s", std::strerror(-r));
+             }
+             // Microseconds since 1970, as PausedUntil and the samples' times are.
+             const auto end = std::chrono::system_clock::time_point(
+                 std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                     std::chrono::microseconds(until)));
+             return answer(call, error, m_daemon.pause(end), kFailed);
+         }},
         {"Resume", "", "", command([this] { return m_daemon.resume(); })},
         {"SetParameters", "a{sv}", "",
          [this](sd_bus_message* call, sd_bus_error* error) {

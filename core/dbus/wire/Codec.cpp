@@ -75,6 +75,9 @@ int readValue(sd_bus_message* m, std::optional<std::int64_t>& value) {
 
 int appendParameter(sd_bus_message* m, const control::ParameterInfo& info,
                     const control::ControllerParams& p) {
+    if (info.type == control::ParameterType::Hours) {
+        return sd_bus_message_append(m, "s", info.getText(p).c_str());
+    }
     const double v = info.get(p) * info.busScale;
     switch (info.busSignature[0]) {
     case 'u':
@@ -88,9 +91,15 @@ int appendParameter(sd_bus_message* m, const control::ParameterInfo& info,
 
 int readParameterVariant(sd_bus_message* m, const control::ParameterInfo& info, control::ControllerParams& p,
                          std::string& error) {
-    BusNumber value;
+    BusValue value;
     int r = 0;
     switch (info.busSignature[0]) {
+    case 's': {
+        const char* s = nullptr;
+        r = sd_bus_message_read(m, "v", "s", &s);
+        value = std::string(s != nullptr ? s : "");
+        break;
+    }
     case 'u': {
         std::uint32_t u = 0;
         r = sd_bus_message_read(m, "v", "u", &u);
@@ -125,7 +134,7 @@ int readParameterVariant(sd_bus_message* m, const control::ParameterInfo& info, 
 namespace {
 
 /// One variant of SetParameters' a{sv}, read as the type it holds, so that the check can say which type it
-/// should have been: d, u or t; another type is skipped and kept as its signature.
+/// should have been: d, u, t or s; another type is skipped and kept as its signature.
 void readArgumentValue(libsystemd::MessageReader& in, ParameterArgument& argument) {
     const char* contents = nullptr;
     in.peekType(nullptr, &contents);
@@ -142,8 +151,12 @@ void readArgumentValue(libsystemd::MessageReader& in, ParameterArgument& argumen
         std::uint64_t t = 0;
         in.read("v", "t", &t);
         argument.value = t;
+    } else if (held == "s") {
+        const char* s = nullptr;
+        in.read("v", "s", &s);
+        argument.value = std::string(s != nullptr ? s : "");
     } else {
-        argument.value = held;
+        argument.value = OtherType{held};
         in.skip("v");
     }
 }

@@ -4,39 +4,42 @@
 
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 
 namespace nicer::dbus {
 
 namespace {
 
-/// The number a variant held, or nullopt when it held another type.
-std::optional<BusNumber> numberOf(const ParameterArgument& argument) {
-    if (const auto* d = std::get_if<double>(&argument.value)) {
-        return *d;
-    }
-    if (const auto* u = std::get_if<std::uint32_t>(&argument.value)) {
-        return *u;
-    }
-    if (const auto* t = std::get_if<std::uint64_t>(&argument.value)) {
-        return *t;
-    }
-    return std::nullopt;
+/// The value a variant held, or nullopt when it held a type no parameter has.
+std::optional<BusValue> valueOf(const ParameterArgument& argument) {
+    return std::visit(
+        [](const auto& held) -> std::optional<BusValue> {
+            if constexpr (std::is_same_v<std::decay_t<decltype(held)>, OtherType>) {
+                return std::nullopt;
+            } else {
+                return held;
+            }
+        },
+        argument.value);
 }
 
 /// The D-Bus type of what a variant held, as in a signature.
 std::string signatureOf(const ParameterArgument& argument) {
-    if (const auto* other = std::get_if<std::string>(&argument.value)) {
-        return *other;
+    if (const auto* other = std::get_if<OtherType>(&argument.value)) {
+        return other->signature;
     }
-    // The numbers' signatures in the order of the variant's alternatives.
-    static constexpr const char* kNumberSignatures[] = {"d", "u", "t"};
-    return kNumberSignatures[argument.value.index()];
+    // The parameters' signatures in the order of the variant's alternatives.
+    static constexpr const char* kSignatures[] = {"d", "u", "t", "s"};
+    return kSignatures[argument.value.index()];
 }
 
 } // namespace
 
-Result<void> setParameterFromBus(const control::ParameterInfo& info, BusNumber value,
+Result<void> setParameterFromBus(const control::ParameterInfo& info, BusValue value,
                                  control::ControllerParams& p) {
+    if (const auto* text = std::get_if<std::string>(&value)) {
+        return info.setText(p, *text);
+    }
     double v = 0;
     if (const auto* u = std::get_if<std::uint32_t>(&value)) {
         if (*u > static_cast<std::uint32_t>(INT32_MAX)) {
@@ -70,7 +73,7 @@ Result<control::ControllerParams> applyParameterArguments(control::ControllerPar
                              info->busSignature,
                          ErrorKind::InvalidInput};
         }
-        if (auto set = setParameterFromBus(*info, *numberOf(argument), current); !set) {
+        if (auto set = setParameterFromBus(*info, *valueOf(argument), current); !set) {
             return set.error();
         }
     }

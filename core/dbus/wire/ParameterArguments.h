@@ -14,20 +14,26 @@
 
 namespace nicer::dbus {
 
-/// A parameter's value as D-Bus carries it: "d", "u" or "t" (control::ParameterInfo::busSignature).
-using BusNumber = std::variant<double, std::uint32_t, std::uint64_t>;
+/// A parameter's value as D-Bus carries it: "d", "u", "t", or "s" for hours of the week
+/// (control::ParameterInfo::busSignature).
+using BusValue = std::variant<double, std::uint32_t, std::uint64_t, std::string>;
 
-/// One entry of SetParameters' a{sv} as it came off the bus: the key, and what its variant held, a number of
-/// one of the parameters' D-Bus types or, for any other type, its signature ("s", "ai", ...).
+/// A variant of a type no parameter has, by its signature ("ai", "b", ...).
+struct OtherType {
+    std::string signature;
+};
+
+/// One entry of SetParameters' a{sv} as it came off the bus: the key, and what its variant held, a value of
+/// one of the parameters' D-Bus types or, for any other type, its signature.
 struct ParameterArgument {
     std::string key;
-    std::variant<double, std::uint32_t, std::uint64_t, std::string> value;
+    std::variant<double, std::uint32_t, std::uint64_t, std::string, OtherType> value;
 };
 
 /// Stores @p value, carried in @p info's D-Bus type, into @p p in the text unit (busScale). Refuses a "u"
-/// above INT32_MAX, a "t" (µs) that is not whole milliseconds and what info.set refuses; the range is left to
-/// control::validate(). The error names the parameter.
-Result<void> setParameterFromBus(const control::ParameterInfo& info, BusNumber value,
+/// above INT32_MAX, a "t" (µs) that is not whole milliseconds and what info.set or info.setText refuses; the
+/// range is left to control::validate(). The error names the parameter.
+Result<void> setParameterFromBus(const control::ParameterInfo& info, BusValue value,
                                  control::ControllerParams& p);
 
 /// What SetParameters does with its arguments: each entry names a parameter by its D-Bus name and holds a

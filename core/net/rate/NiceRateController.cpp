@@ -346,7 +346,7 @@ void NiceRateController::step(Clock::time_point now, double elapsed) {
     m_status.steps += 1;
 }
 
-std::unique_ptr<RateController> makeNiceRateController(NiceRateOptions options) {
+std::unique_ptr<RateController> makeNiceRateController(const NiceRateOptions& options) {
     return std::make_unique<NiceRateController>(options);
 }
 

@@ -199,6 +199,6 @@ private:
 };
 
 /// The nice controller with @p options (which must pass validate()); what `nicer fetch --nice` uses.
-std::unique_ptr<RateController> makeNiceRateController(NiceRateOptions options = {});
+std::unique_ptr<RateController> makeNiceRateController(const NiceRateOptions& options = {});
 
 } // namespace nicer::net
