@@ -173,9 +173,11 @@ side_checks() {
 }
 
 # lowest_priority: this process and what it starts behind everything else on the machine: nice 19 in its
-# scheduling group, and the group's own nice 19 where it is one of its own (a new session, under setsid).
+# scheduling group, and the group's own nice 19 where it is one of its own (a new session, under setsid). Only
+# then: a group's nice is every process's of its session, and `dev.sh fuzz-beside` typed in a terminal would
+# put the whole terminal session behind everything else (its tests' foreground hogs losing to nicer's work).
 lowest_priority() {
-    if [ -w /proc/self/autogroup ]; then
+    if [ -w /proc/self/autogroup ] && [ "$(ps -o sid= -p $$ | tr -d ' ')" = "$$" ]; then
         echo 19 >/proc/self/autogroup
     fi
     renice -n 19 -p $$ >/dev/null
