@@ -295,8 +295,8 @@ test)
     timed "the wait for the sanitizers' build and the lint, which ran beside the guest" wait_for_side
     timed "ctest" ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -LE lint
     timed "the sanitizers' tests" sanitize_tests
-    # NICER_TEST_FUZZ_LATER=1: the caller runs `dev.sh fuzz-beside` itself, beside checks of its own that
-    # measure nothing either (.ci/run: beside its packaging scripts).
+    # NICER_TEST_FUZZ_LATER=1: the caller runs `dev.sh fuzz-beside` itself, later (.ci/run: after its
+    # packaging scripts).
     if [ -n "${NICER_TEST_FUZZ_LATER:-}" ]; then
         echo "dev.sh: the fuzzers are left to the caller (NICER_TEST_FUZZ_LATER)" >&2
     else
