@@ -538,13 +538,17 @@ TEST_CASE("a snooze (nicer pause --for) survives a restart of nicerd and ends on
     CHECK(second.stop() == 0);
 
     // A snooze that ended while nicerd was not running ends at its start.
+    std::chrono::system_clock::time_point endedBefore;
     {
         NicerdProcess daemon({"--period", "0.25", "--instances", "1"}, dir);
         REQUIRE(daemon.waitReady());
         REQUIRE(test::runCommand(nicerCli("pause --for 1s")).exitCode == 0);
+        endedBefore =
+            std::chrono::system_clock::time_point(std::chrono::microseconds(status().pausedUntilUSec));
         CHECK(daemon.stop() == 0);
     }
-    std::this_thread::sleep_for(1500ms);
+    // Started again only once that end has passed on the wall clock.
+    REQUIRE(test::pollUntil([&] { return std::chrono::system_clock::now() > endedBefore; }, 10s));
     NicerdProcess third({"--period", "0.25", "--instances", "1"}, dir);
     REQUIRE(third.waitReady());
     CHECK_FALSE(status().paused);

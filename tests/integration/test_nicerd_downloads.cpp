@@ -22,7 +22,6 @@
 #include <functional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace nicer;
@@ -307,7 +306,16 @@ TEST_CASE(
     REQUIRE(std::filesystem::exists(downloads / "16m.bin.part"));
     const auto partSize = std::filesystem::file_size(downloads / "16m.bin.part");
     // While held nothing moves; at 18:01 both go on (the minute is the schedule's grain: the wait is longer).
-    std::this_thread::sleep_for(2s);
+    auto client = dbus::DaemonClient::connect();
+    REQUIRE(client);
+    const auto heldSamples = [&] {
+        const auto history = client->history();
+        return history ? std::count_if(history->begin(), history->end(),
+                                       [](const api::Sample& sample) { return sample.heldBy == "schedule"; })
+                       : 0;
+    };
+    const auto heldAtStart = heldSamples();
+    REQUIRE(test::pollUntil([&] { return heldSamples() >= heldAtStart + 8; }, 30s)); // 2 s of held periods
     CHECK(std::filesystem::file_size(downloads / "16m.bin.part") == partSize);
     REQUIRE(test::pollUntil(
         [] {
@@ -321,8 +329,6 @@ TEST_CASE(
         return !st.downloads.empty() && std::filesystem::file_size(downloads / "16m.bin.part") > partSize;
     });
     // The samples put the hold at the edges, to within a period and the zone's second.
-    auto client = dbus::DaemonClient::connect();
-    REQUIRE(client);
     const auto history = client->history();
     REQUIRE(history);
     const auto usec = [](std::chrono::system_clock::time_point t) {

@@ -7,6 +7,7 @@
 #include "IdleMachineStat.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
+#include "dbus/client/DaemonClient.h"
 #include "libsystemd/RestartableBus.h"
 #include "presence/FakeLogind.h"
 #include "presence/Xvfb.h"
@@ -181,7 +182,14 @@ TEST_CASE("by default nicerd leaves logind's idle hint to the desktop") {
     REQUIRE(daemon.waitReady());
     REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.presence == Presence::Away; }));
     // A few periods after the verdict: the hint is as the desktop (here: nobody) left it.
-    std::this_thread::sleep_for(1s);
+    auto client = dbus::DaemonClient::connect();
+    REQUIRE(client);
+    const auto periods = [&] {
+        const auto history = client->history();
+        return history ? history->size() : 0;
+    };
+    const auto atVerdict = periods();
+    REQUIRE(test::pollUntil([&] { return periods() >= atVerdict + 4; }, 10s));
     CHECK_FALSE(logind.idle());
     CHECK_THAT(daemon.log(), !Catch::Contains("told logind"));
     CHECK(daemon.stop() == 0);
