@@ -109,6 +109,9 @@ void printRules(const api::DaemonState& s) {
     if (!s.powerNote.empty()) {
         std::printf("  note         %s\n", s.powerNote.c_str());
     }
+    if (s.params.keepAwake != 0) {
+        std::printf("  sleep        %s\n", s.sleepNote.c_str());
+    }
     if (s.games > 0) {
         std::printf("  games        %u running with GameMode\n", s.games);
     }
@@ -168,12 +171,17 @@ void printStatus(const api::DaemonState& s) {
     if (!s.actuatorNote.empty()) {
         std::printf("  note         %s\n", s.actuatorNote.c_str());
     }
+    // The fence (memory-max), and above what the kernel reclaims the work's pages first: the profile's
+    // memory share.
+    const std::string reclaimed =
+        s.memoryHigh > 0 ? "; reclaimed first above " + text::humanBytes(static_cast<double>(s.memoryHigh)) + " " +
+                               control::profileText(s.presence)
+                         : std::string();
     if (s.memoryMaxPercent >= 100.0) {
-        std::printf("  memory max   none: the work may use all the memory\n");
+        std::printf("  memory max   none: the work may use all the memory%s\n", reclaimed.c_str());
     } else if (s.memoryMax > 0) {
-        std::printf("  memory max   %g%% (%s; reclaimed above %g%% of it)\n", s.memoryMaxPercent,
-                    text::humanBytes(static_cast<double>(s.memoryMax)).c_str(),
-                    100.0 * api::kMemoryHighShare);
+        std::printf("  memory max   %g%% (%s%s)\n", s.memoryMaxPercent,
+                    text::humanBytes(static_cast<double>(s.memoryMax)).c_str(), reclaimed.c_str());
     } else {
         std::printf("  memory max   %g%%, not in force (see the note)\n", s.memoryMaxPercent);
     }

@@ -495,8 +495,14 @@ void MainWindow::updateRules() {
     if (p.powerSaver) {
         power += tr(", power saver");
     }
+    // The sleep policy, where the volunteer chose one (keep-awake): whether nicer keeps the machine awake.
+    QString powerTip = QString::fromStdString(p.powerSource.empty() ? p.powerNote : p.powerSource);
+    if (p.params.keepAwake != 0) {
+        power += p.keepingAwake ? tr(", kept awake") : tr(", may sleep");
+        powerTip += QStringLiteral("\n") + tr("Sleep: %1").arg(QString::fromStdString(p.sleepNote));
+    }
     m_power->setText(power);
-    m_power->setToolTip(QString::fromStdString(p.powerSource.empty() ? p.powerNote : p.powerSource));
+    m_power->setToolTip(powerTip);
     const QString presenceReason = QString::fromStdString(p.presenceReason);
     switch (p.presence) {
     case control::Presence::Here:

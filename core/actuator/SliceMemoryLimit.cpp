@@ -21,6 +21,15 @@ MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent) {
     return limit;
 }
 
+std::uint64_t memoryHighFor(std::uint64_t totalBytes, const MemoryLimit& fence, double share) {
+    if (!(share < 1.0) || totalBytes == 0) {
+        return fence.high;
+    }
+    const auto bytes =
+        static_cast<std::uint64_t>(std::llround(static_cast<double>(totalBytes) * std::max(share, 0.0)));
+    return std::min(bytes, fence.high);
+}
+
 MemoryLimitOutcome applyMemoryLimit(usermanager::UnitManager& units, const kernel::CgroupLayout& layout,
                                     const std::string& slice, const std::string& cgroup,
                                     const MemoryLimit& limit) {

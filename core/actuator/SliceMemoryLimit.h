@@ -30,6 +30,10 @@ struct MemoryLimit {
 /// MemoryHigh.
 MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent);
 
+/// The work's MemoryHigh for a profile's memory share (control::Profile::memoryShare): @p share of
+/// @p totalBytes, never above the @p fence's own MemoryHigh; a share of 1 or more is the fence's.
+std::uint64_t memoryHighFor(std::uint64_t totalBytes, const MemoryLimit& fence, double share);
+
 /// What applyMemoryLimit() achieved.
 struct MemoryLimitOutcome {
     std::uint64_t maxInForce = kNoMemoryLimit; ///< MemoryMax the kernel enforces; kNoMemoryLimit: none

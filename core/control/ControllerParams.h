@@ -41,6 +41,11 @@ struct ControllerParams {
     /// The largest share of the machine the work may use, whatever the controller would give it.
     double maxShare = 1.0;
     double awayMaxShare = 1.0;
+    /// The largest share of the machine's memory the work may keep before the kernel reclaims its pages first
+    /// (the work's MemoryHigh), never above what memory-max sets (the fence nicerd is started with): a
+    /// quarter while you're here, the fence while you're away.
+    double memoryShare = 0.25;
+    double awayMemoryShare = 1.0;
     /// Seconds a rule waits before it gives the work back: after a temperature trip, once on mains again,
     /// after the last game or named program ended.
     double resumeDelay = 60.0;
@@ -50,6 +55,9 @@ struct ControllerParams {
     double batteryMinCharge = 50.0;
     /// 1: power-profiles-daemon's power-saver profile counts as battery; 0: it does not.
     int powerSaverIsBattery = 1;
+    /// 1: while the work runs on mains power, nicerd keeps the machine from sleeping on its idle timer (a
+    /// logind sleep inhibitor); 0: the machine sleeps as it would without nicer.
+    int keepAwake = 0;
     /// 1: a game that runs with GameMode pauses the work; 0: it does not.
     int gamesPause = 1;
     /// 1: BOINC's elapsed-time clock is kept as fast as its tasks run (daemon/BoincClock.h), so that BOINC

@@ -435,6 +435,70 @@ constexpr ParameterInfo kParameters[] = {
         .group = ParameterGroup::Profiles,
     },
     {
+        .key = "memory-share",
+        .busName = "MemoryShare",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Memory while here",
+        .help = "While you're here (or nicer cannot tell): the largest share of the machine's memory the work may "
+                "keep before the kernel reclaims its pages first; never above memory-max's own",
+        .rangeNote = "(a fraction of the machine's memory)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = true,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 100.0,
+        .displayUnit = " %",
+        .sliderMin = 5.0,
+        .sliderMax = 100.0,
+        .displayStep = 5.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.memoryShare; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.memoryShare = v;
+            return {};
+        },
+        .getText = nullptr,
+        .setText = nullptr,
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
+        .key = "away-memory-share",
+        .busName = "AwayMemoryShare",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Memory while away",
+        .help = "While you're away: the largest share of the machine's memory the work may keep before the kernel "
+                "reclaims its pages first; never above memory-max's own",
+        .rangeNote = "(a fraction of the machine's memory)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = true,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 100.0,
+        .displayUnit = " %",
+        .sliderMin = 5.0,
+        .sliderMax = 100.0,
+        .displayStep = 5.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.awayMemoryShare; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.awayMemoryShare = v;
+            return {};
+        },
+        .getText = nullptr,
+        .setText = nullptr,
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
         .key = "resume-delay",
         .busName = "ResumeDelay",
         .busSignature = "d",
@@ -557,6 +621,41 @@ constexpr ParameterInfo kParameters[] = {
                              ErrorKind::InvalidInput};
             }
             p.powerSaverIsBattery = static_cast<int>(std::lround(v));
+            return {};
+        },
+        .getText = nullptr,
+        .setText = nullptr,
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Rules,
+    },
+    {
+        .key = "keep-awake",
+        .busName = "KeepAwake",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Keep awake on mains",
+        .help = "Whether the machine stays awake while the work runs on mains power (a logind sleep "
+                "inhibitor), or sleeps as it would without nicer",
+        .rangeNote = "(1: yes, 0: no)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 1.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.keepAwake); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"keep-awake = " + std::to_string(v) + " is not 0 or 1", ErrorKind::InvalidInput};
+            }
+            p.keepAwake = static_cast<int>(std::lround(v));
             return {};
         },
         .getText = nullptr,

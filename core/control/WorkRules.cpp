@@ -61,9 +61,10 @@ std::string_view ruleName(Rule rule) {
 
 Profile profileFor(const ControllerParams& params, Presence presence) {
     if (presence == Presence::Away) {
-        return {presence, params.awayTemperatureTarget, params.awayFanTarget, params.awayMaxShare};
+        return {presence, params.awayTemperatureTarget, params.awayFanTarget, params.awayMaxShare,
+                params.awayMemoryShare};
     }
-    return {presence, params.temperatureTarget, params.fanTarget, params.maxShare};
+    return {presence, params.temperatureTarget, params.fanTarget, params.maxShare, params.memoryShare};
 }
 
 std::string profileText(Presence presence) {

@@ -49,6 +49,7 @@ struct Profile {
     double temperatureTarget = 0.0; ///< °C as set; 0: chosen from the sensor (resolveTemperatureTarget)
     double fanTarget = 0.0;         ///< rpm; 0: no fan rule
     double maxShare = 1.0;          ///< the largest share of the machine the work may use
+    double memoryShare = 1.0; ///< the largest share of the machine's memory the work may keep (MemoryHigh)
 };
 
 Profile profileFor(const ControllerParams& params, Presence presence);

@@ -44,6 +44,7 @@ Result<void> Daemon::start() {
         return rules.error();
     }
     m_rules = std::move(*rules);
+    m_sleep = std::make_unique<SleepPolicy>(m_event.get());
     auto slice = WorkSlice::create(m_config, m_event.get());
     if (!slice) {
         return slice.error();
@@ -178,6 +179,7 @@ void Daemon::shutdown() {
     }
     m_shutDown = true;
     m_timer.reset();
+    m_sleep.reset(); // the machine may sleep as soon as nicerd stops holding the work
     if (m_downloads) {
         m_downloads->stop(); // part files stay for the next start
     }
@@ -207,6 +209,8 @@ void Daemon::onTick() {
     }
     if (m_loop->last()) {
         m_boinc->onPeriod(*m_loop->last(), m_loop->params().boincClock != 0);
+        m_sleep->follow(m_loop->params().keepAwake, surroundings.onBattery, *m_loop->last());
+        m_slice->followMemoryShare(control::profileFor(m_loop->params(), surroundings.presence).memoryShare);
     }
     m_bus->check();
     if (sample && m_enforcement) {
@@ -368,6 +372,9 @@ api::DaemonState Daemon::state() const {
     }
     if (m_rules) {
         m_rules->describe(s);
+    }
+    if (m_sleep) {
+        m_sleep->describe(s);
     }
     if (m_boinc) {
         s.boinc = m_boinc->status();

@@ -10,6 +10,7 @@
 #include "daemon/QuotaEnforcement.h"
 #include "daemon/RuleSources.h"
 #include "daemon/SessionBusLink.h"
+#include "daemon/SleepPolicy.h"
 #include "daemon/UserManagerBoundary.h"
 #include "daemon/UserPause.h"
 #include "daemon/WorkSlice.h"
@@ -102,6 +103,7 @@ private:
     std::unique_ptr<DaemonDownloads> m_downloads;
     std::unique_ptr<RuleSources>
         m_rules; ///< what the volunteer's rules read: sensors, power, games, programs
+    std::unique_ptr<SleepPolicy> m_sleep; ///< keep-awake: logind's sleep inhibitor while the work runs
     std::string m_lastError;
     bool m_shutDown = false;
 };

@@ -6,6 +6,7 @@
 #include "actuator/SystemdSliceActuator.h"
 #include "kernel/MemInfo.h"
 #include "util/Log.h"
+#include "util/Text.h"
 #include "workload/WorkloadSupervisor.h"
 
 #include <chrono>
@@ -163,31 +164,55 @@ Result<void> WorkSlice::selectActuator() {
 
 void WorkSlice::applyMemoryLimit() {
     const auto& c = m_config;
-    actuator::MemoryLimit limit; // none
-    if (c.memoryMaxPercent < 100.0) {
-        auto total = kernel::machineMemoryBytes(c.procMeminfo);
-        if (!total) {
-            m_memoryNote = "nicer cannot tell the machine's memory size (" + total.error().message +
-                           "), so the work runs without a memory limit.";
-            log::warning() << "nicerd: " << m_memoryNote;
-            return;
-        }
-        limit = actuator::memoryLimitFor(*total, c.memoryMaxPercent);
+    auto total = kernel::machineMemoryBytes(c.procMeminfo);
+    if (!total) {
+        m_memoryNote = "nicer cannot tell the machine's memory size (" + total.error().message +
+                       "), so the work runs without a memory limit.";
+        log::warning() << "nicerd: " << m_memoryNote;
+        return;
     }
+    m_totalMemory = *total;
+    m_fence = actuator::memoryLimitFor(*total, c.memoryMaxPercent); // none for 100
     auto cgroup = m_units->controlGroup(c.slice);
     const auto outcome =
-        actuator::applyMemoryLimit(*m_units, m_layout, c.slice, cgroup ? *cgroup : std::string(), limit);
+        actuator::applyMemoryLimit(*m_units, m_layout, c.slice, cgroup ? *cgroup : std::string(), m_fence);
     m_memoryMaxBytes = outcome.maxInForce == actuator::kNoMemoryLimit ? 0 : outcome.maxInForce;
+    m_memoryHigh = m_fence.high;
     m_memoryNote = outcome.note;
     if (!m_memoryNote.empty()) {
         log::warning() << "nicerd: " << m_memoryNote;
     }
 }
 
+void WorkSlice::followMemoryShare(double share) {
+    // Without the machine's size, or where the kernel does not enforce the fence, MemoryHigh would hold
+    // nothing either: the fence's note says why.
+    if (m_totalMemory == 0 || !m_memoryNote.empty()) {
+        return;
+    }
+    const auto high = actuator::memoryHighFor(m_totalMemory, m_fence, share);
+    if (high == m_memoryHigh) {
+        return;
+    }
+    m_memoryHigh = high;
+    if (auto set = m_units->setUnitProperties(m_config.slice, {{"MemoryHigh", high}}); !set) {
+        m_memoryHighNote = "the work's memory for this profile (" +
+                           (high == actuator::kNoMemoryLimit ? std::string("no limit")
+                                                             : text::humanBytes(static_cast<double>(high))) +
+                           ") is not in force: " + set.error().message;
+        log::warning() << "nicerd: " << m_memoryHighNote;
+        return;
+    }
+    m_memoryHighNote.clear();
+}
+
 std::string WorkSlice::actuatorNote() const {
     std::string note = m_actuatorNote.empty() && m_actuator ? m_actuator->note() : m_actuatorNote;
     if (!m_memoryNote.empty()) {
         note += (note.empty() ? "" : " ") + m_memoryNote;
+    }
+    if (!m_memoryHighNote.empty()) {
+        note += (note.empty() ? "" : " ") + m_memoryHighNote + ".";
     }
     return note;
 }
@@ -199,6 +224,8 @@ void WorkSlice::describe(api::DaemonState& state) const {
     state.placementNote = m_placementNote;
     state.memoryMaxPercent = m_config.memoryMaxPercent;
     state.memoryMax = m_memoryMaxBytes;
+    const bool highInForce = m_totalMemory > 0 && m_memoryNote.empty() && m_memoryHighNote.empty();
+    state.memoryHigh = highInForce && m_memoryHigh != actuator::kNoMemoryLimit ? m_memoryHigh : 0;
 }
 
 std::unique_ptr<UserManagerBoundary> WorkSlice::userManagerBoundary(control::Signal signal) const {

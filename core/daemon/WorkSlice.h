@@ -2,6 +2,7 @@
 
 #include "actuator/DutyCycleActuator.h"
 #include "actuator/QuotaActuator.h"
+#include "actuator/SliceMemoryLimit.h"
 #include "api/DaemonState.h"
 #include "api/Placement.h"
 #include "daemon/DaemonConfig.h"
@@ -71,6 +72,11 @@ public:
     std::unique_ptr<actuator::QuotaActuator>
     replaceActuator(std::unique_ptr<actuator::QuotaActuator> fallback, std::string note);
 
+    /// Sets the slice's MemoryHigh for the profile in force: @p share of the machine's memory
+    /// (actuator::memoryHighFor), under the fence applyMemoryLimit() set. Written only when it changes; one
+    /// systemd refuses is said in the note and not asked again until the share changes.
+    void followMemoryShare(double share);
+
     /// Lets the work run freely (thawed: a frozen process cannot act on a stop signal).
     void release();
 
@@ -100,6 +106,10 @@ private:
     std::string m_actuatorNote;         ///< why nicerd chose a duty cycle, when it did
     std::string m_memoryNote;           ///< why the memory limit asked for is not in force
     std::uint64_t m_memoryMaxBytes = 0; ///< the memory limit in force, 0 when none
+    std::uint64_t m_totalMemory = 0;    ///< the machine's, bytes; 0: not known (no limits then)
+    actuator::MemoryLimit m_fence;      ///< the limit applyMemoryLimit() asked for (memory-max)
+    std::uint64_t m_memoryHigh = actuator::kNoMemoryLimit; ///< the MemoryHigh written last
+    std::string m_memoryHighNote; ///< why the profile's MemoryHigh is not in force; empty when it is
     bool m_sliceStarted = false;
 };
 

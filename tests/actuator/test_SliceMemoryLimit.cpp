@@ -141,3 +141,17 @@ TEST_CASE("with a v1 memory hierarchy, the limit holds where this user may creat
     CHECK_THAT(applyMemoryLimit(units, layout, kSlice, "/other/nicer.slice", limit).note,
                Catch::Contains("does not delegate the memory controller"));
 }
+
+TEST_CASE("a profile's memory share sets MemoryHigh, never above the fence's", "[SliceMemoryLimit]") {
+    const auto fence = memoryLimitFor(8 * kGiB, 50); // MemoryHigh 3.6 GiB
+    CHECK(memoryHighFor(8 * kGiB, fence, 0.25) == 2 * kGiB);
+    CHECK(memoryHighFor(8 * kGiB, fence, 0.45) == fence.high);
+    CHECK(memoryHighFor(8 * kGiB, fence, 0.8) == fence.high); // the fence holds over the profile
+    CHECK(memoryHighFor(8 * kGiB, fence, 1.0) == fence.high);
+    // memory-max none: the profile's share alone, and no limit at all for 1.
+    const MemoryLimit none;
+    CHECK(memoryHighFor(8 * kGiB, none, 0.25) == 2 * kGiB);
+    CHECK(memoryHighFor(8 * kGiB, none, 1.0) == kNoMemoryLimit);
+    // The machine's size not known: the fence's, which is none then.
+    CHECK(memoryHighFor(0, none, 0.25) == kNoMemoryLimit);
+}

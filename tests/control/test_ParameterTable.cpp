@@ -62,10 +62,13 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                p.awayFanTarget != defaults.awayFanTarget,
                                p.maxShare != defaults.maxShare,
                                p.awayMaxShare != defaults.awayMaxShare,
+                               p.memoryShare != defaults.memoryShare,
+                               p.awayMemoryShare != defaults.awayMemoryShare,
                                p.resumeDelay != defaults.resumeDelay,
                                p.batteryCap != defaults.batteryCap,
                                p.batteryMinCharge != defaults.batteryMinCharge,
                                p.powerSaverIsBattery != defaults.powerSaverIsBattery,
+                               p.keepAwake != defaults.keepAwake,
                                p.gamesPause != defaults.gamesPause,
                                p.boincClock != defaults.boincClock,
                                p.awayDelay != defaults.awayDelay,
@@ -73,7 +76,7 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                !(p.computeHours == defaults.computeHours),
                                !(p.transferHours == defaults.transferHours)};
         int count = 0;
-        for (int i = 0; i < 23; ++i) {
+        for (int i = 0; i < 26; ++i) {
             if (fields[i]) {
                 ++count;
                 CHECK(changedFields.insert(i).second);
@@ -82,8 +85,8 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
         CHECK(count == 1);
         REQUIRE(setOther(info, all).ok());
     }
-    CHECK(changedFields.size() == 23);
-    CHECK(parameterTable().size() == 23);
+    CHECK(changedFields.size() == 26);
+    CHECK(parameterTable().size() == 26);
     CHECK(all.reserveBand != defaults.reserveBand);
     CHECK(all.period != defaults.period);
 }
@@ -105,14 +108,14 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
           "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
           "overload-threshold, idle-epsilon, period, temperature-target, "
           "away-temperature-target, fan-target, away-fan-target, max-share, "
-          "away-max-share, resume-delay, battery-cap, battery-min-charge, "
-          "power-saver-is-battery, games-pause, boinc-clock, away-delay, logind-idle-hint, "
+          "away-max-share, memory-share, away-memory-share, resume-delay, battery-cap, battery-min-charge, "
+          "power-saver-is-battery, keep-awake, games-pause, boinc-clock, away-delay, logind-idle-hint, "
           "compute-hours, transfer-hours");
     CHECK(parameterNameList(true) ==
           "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
           "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, AwayTemperatureTarget, FanTarget, "
-          "AwayFanTarget, MaxShare, AwayMaxShare, ResumeDelay, BatteryCap, BatteryMinCharge, "
-          "PowerSaverIsBattery, GamesPause, KeepBoincClock, AwayDelay, LogindIdleHint, ComputeHours, "
+          "AwayFanTarget, MaxShare, AwayMaxShare, MemoryShare, AwayMemoryShare, ResumeDelay, BatteryCap, BatteryMinCharge, "
+          "PowerSaverIsBattery, KeepAwake, GamesPause, KeepBoincClock, AwayDelay, LogindIdleHint, ComputeHours, "
           "TransferHours");
 }
 

@@ -676,8 +676,9 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     // KeepBoincClock; ApiVersion 13 Presence, PresenceSource and PresenceReason, and 5 parameters (the away
     // delay, and the away temperature and fan targets and both largest shares of the two profiles);
     // ApiVersion 14 PausedUntil and PauseUntil (the snooze), the schedule's ComputeHours and TransferHours,
-    // and LogindIdleHint.
-    CHECK(documented.size() == 93);
+    // and LogindIdleHint; ApiVersion 15 the memory shares of the two profiles and MemoryHigh, and the sleep
+    // policy's KeepAwake, KeepingAwake and SleepNote.
+    CHECK(documented.size() == 99);
     CHECK(daemon.stop() == 0);
 }
 

@@ -3,7 +3,8 @@
 // A faithful double of logind's part that nicer reads (org.freedesktop.login1, as systemd 252 has it) on a
 // test's system bus: the Manager's GetUser and its SessionNew signal, a User's Display (its display session,
 // "" and "/" when it has none), and each Session's IdleHint and LockedHint with their SetIdleHint and
-// SetLockedHint, which announce the change (PropertiesChanged with the value) as logind does.
+// SetLockedHint, which announce the change (PropertiesChanged with the value) as logind does; and the
+// Manager's Inhibit, which answers with the write end of a pipe whose closing releases the inhibitor.
 
 #include "libsystemd/BusObject.h"
 #include "libsystemd/Connection.h"
@@ -11,9 +12,12 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <fcntl.h>
 #include <memory>
+#include <poll.h>
 #include <string>
 #include <sys/types.h>
+#include <unistd.h>
 #include <vector>
 
 namespace nicer::test {
@@ -37,6 +41,9 @@ public:
                                        }
                                        return sd_bus_reply_method_return(call, "o", m_userPath.c_str());
                                    }});
+        manager.methods.push_back({"Inhibit", "ssss", "h", [this](sd_bus_message* call, sd_bus_error* error) {
+                                       return inhibit(call, error);
+                                   }});
         manager.busSignals.push_back({"SessionNew", "so"});
         m_manager =
             publish(bus, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", std::move(manager));
@@ -54,6 +61,14 @@ public:
         }
         REQUIRE(sd_bus_request_name(bus, "org.freedesktop.login1", 0) >= 0);
     }
+
+    ~FakeLogind() {
+        for (const auto& held : m_inhibitors) {
+            ::close(held.readEnd);
+        }
+    }
+    FakeLogind(const FakeLogind&) = delete;
+    FakeLogind& operator=(const FakeLogind&) = delete;
 
     /// A new session @p id of the user becomes their display session (a display manager's login), announced
     /// with SessionNew as logind does.
@@ -86,7 +101,54 @@ public:
     /// The display session's IdleHint now, however it was set (by the test, or by a client's SetIdleHint).
     bool idleHint() const { return m_display->idle; }
 
+    /// An inhibitor granted by Inhibit, as `systemd-inhibit --list` shows it.
+    struct Inhibitor {
+        std::string what, who, why, mode;
+    };
+    /// The inhibitors still held: those whose fd no holder has closed (logind's ListInhibitors).
+    std::vector<Inhibitor> inhibitors() {
+        std::vector<Inhibitor> held;
+        for (auto it = m_inhibitors.begin(); it != m_inhibitors.end();) {
+            pollfd p{it->readEnd, POLLIN, 0};
+            if (::poll(&p, 1, 0) > 0 && (p.revents & POLLHUP) != 0) {
+                ::close(it->readEnd);
+                it = m_inhibitors.erase(it);
+                continue;
+            }
+            held.push_back(it->info);
+            ++it;
+        }
+        return held;
+    }
+    /// Inhibit answers AccessDenied from now on (@p refuse), as logind does where polkit says no.
+    void refuseInhibit(bool refuse) { m_refuseInhibit = refuse; }
+
 private:
+    struct Held {
+        Inhibitor info;
+        int readEnd = -1;
+    };
+
+    int inhibit(sd_bus_message* call, sd_bus_error* error) {
+        const char* what = nullptr;
+        const char* who = nullptr;
+        const char* why = nullptr;
+        const char* mode = nullptr;
+        if (sd_bus_message_read(call, "ssss", &what, &who, &why, &mode) < 0) {
+            return sd_bus_error_set(error, "org.freedesktop.DBus.Error.InvalidArgs", "Invalid arguments");
+        }
+        if (m_refuseInhibit) {
+            return sd_bus_error_set(error, "org.freedesktop.DBus.Error.AccessDenied",
+                                    "Access denied to inhibit sleep");
+        }
+        int fds[2];
+        REQUIRE(::pipe2(fds, O_CLOEXEC) == 0);
+        m_inhibitors.push_back({{what, who, why, mode}, fds[0]});
+        const int r = sd_bus_reply_method_return(call, "h", fds[1]); // the message sends a copy
+        ::close(fds[1]);
+        return r;
+    }
+
     struct Session {
         std::string id;
         std::string path;
@@ -129,6 +191,8 @@ private:
     std::string m_userPath;
     std::vector<std::unique_ptr<Session>> m_sessions;
     Session* m_display = nullptr;
+    std::vector<Held> m_inhibitors;
+    bool m_refuseInhibit = false;
     std::unique_ptr<libsystemd::BusObject> m_manager;
     std::unique_ptr<libsystemd::BusObject> m_user;
 };
