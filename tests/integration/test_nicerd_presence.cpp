@@ -1,13 +1,19 @@
 // Here or away through the real nicerd on the real user manager: a real X server (Xvfb) given input through
 // XTest makes nicerd's presence "here" and no input for the away delay "away"; a lock that logind (a double
-// on a private system bus) says is away at once. Each switches the profile in force (its largest share)
-// within a period, shown in the bus's state that `nicer status --json` prints. Which cgroup path: the hybrid
-// machines' user slice; presence does not depend on the placement.
+// on a private system bus) says is away at once. Each switches the profile in force (its largest share, and
+// its memory share on the slice's MemoryHigh) within a period, shown in the bus's state that `nicer status
+// --json` prints. The sleep policy holds logind's sleep inhibitor while the work runs on mains (a real upowerd
+// over an emulated battery). Which cgroup path: the hybrid machines' user slice; presence does not depend on
+// the placement.
 #include "EventLoop.h"
 #include "IdleMachineStat.h"
 #include "NicerdProcess.h"
 #include "Poll.h"
+#include "Skip.h"
+#include "cli/RunCommand.h"
 #include "dbus/client/DaemonClient.h"
+#include "desktop/FakeLaptop.h"
+#include "kernel/MemInfo.h"
 #include "libsystemd/RestartableBus.h"
 #include "presence/FakeLogind.h"
 #include "presence/Xvfb.h"
@@ -15,6 +21,8 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <cmath>
+#include <mutex>
 #include <thread>
 #include <unistd.h>
 
@@ -24,13 +32,15 @@ using control::Presence;
 
 namespace {
 
-/// logind's double on its own bus and loop, in a thread of its own, as the real one runs beside nicerd.
+/// logind's double on its own bus (or on @p systemBus) and loop, in a thread of its own, as the real one runs
+/// beside nicerd.
 class LogindThread {
 public:
-    LogindThread() {
+    explicit LogindThread(std::string systemBus = {})
+        : m_address(systemBus.empty() ? m_bus.address() : std::move(systemBus)) {
         m_thread = std::thread([this] {
             auto loop = test::newLoop();
-            test::FakeLogind logind(loop.get(), m_bus.address(), ::getuid());
+            test::FakeLogind logind(loop.get(), m_address, ::getuid());
             m_logind = &logind;
             m_ready = true;
             while (!m_stop) {
@@ -39,6 +49,10 @@ public:
                     logind.setLockedHint(m_locked);
                 }
                 m_idle = logind.idleHint();
+                const auto held = logind.inhibitors();
+    REQUIRE(held.size() == 1);
+                const std::lock_guard lock(m_mutex);
+                m_inhibitors = held;
             }
         });
         REQUIRE(test::pollUntil([&] { return m_ready.load(); }, 10s, 10ms));
@@ -47,7 +61,7 @@ public:
         m_stop = true;
         m_thread.join();
     }
-    const std::string& address() const { return m_bus.address(); }
+    const std::string& address() const { return m_address; }
     /// As `loginctl lock-session` makes logind say.
     void setLocked(bool locked) {
         m_locked = locked;
@@ -55,9 +69,15 @@ public:
     }
     /// The display session's IdleHint as logind has it now.
     bool idle() const { return m_idle; }
+    /// The inhibitors held now, as `systemd-inhibit --list` shows them.
+    std::vector<test::FakeLogind::Inhibitor> inhibitors() const {
+        const std::lock_guard lock(m_mutex);
+        return m_inhibitors;
+    }
 
 private:
     test::RestartableBus m_bus;
+    std::string m_address;
     std::thread m_thread;
     test::FakeLogind* m_logind = nullptr;
     std::atomic<bool> m_ready{false};
@@ -65,7 +85,16 @@ private:
     std::atomic<bool> m_locked{false};
     std::atomic<bool> m_idle{false};
     std::atomic<int> m_lock{-1};
+    mutable std::mutex m_mutex;
+    std::vector<test::FakeLogind::Inhibitor> m_inhibitors;
 };
+
+/// The slice's MemoryHigh as the user manager has it, in bytes.
+std::uint64_t sliceMemoryHigh() {
+    const auto shown = test::runCommand("systemctl --user show -p MemoryHigh --value nicer.slice");
+    REQUIRE(shown.exitCode == 0);
+    return std::stoull(shown.out);
+}
 
 } // namespace
 
@@ -77,30 +106,43 @@ TEST_CASE("input on the X server makes nicerd's profile here, and no input for t
     x.input();
     test::NicerdProcess daemon(
         {"--period", "0.25", "--proc-stat", stat.path(), "--away-delay", "3", "--max-share", "0.25",
-         "--away-max-share", "1"},
+         "--away-max-share", "1", "--memory-share", "0.1", "--away-memory-share", "0.3"},
         dir,
         {{"DISPLAY", x.display()}, {"WAYLAND_DISPLAY", ""}, {"DBUS_SYSTEM_BUS_ADDRESS", logind.address()}});
     REQUIRE(daemon.waitReady());
+    // The memory shares of the two profiles, under the fence of memory-max (50%, MemoryHigh 45%).
+    const auto total = kernel::machineMemoryBytes("/proc/meminfo");
+    REQUIRE(total);
+    const auto share = [&](double fraction) {
+        return static_cast<std::uint64_t>(std::llround(static_cast<double>(*total) * fraction));
+    };
     // Here: the here profile's largest share holds the work, and says so.
-    REQUIRE(test::waitForStatus([](const api::DaemonState& s) {
+    REQUIRE(test::waitForStatus([&](const api::DaemonState& s) {
         return s.presence == Presence::Here && s.heldBy == "profile" && s.quota > 0.0 &&
-               s.quota <= 0.25 + 1e-9;
+               s.quota <= 0.25 + 1e-9 && s.memoryHigh == share(0.1);
     }));
+    CHECK(sliceMemoryHigh() == share(0.1));
     auto now = test::tryDaemonStatus();
     REQUIRE(now);
     CHECK(now->presenceSource == "XScreenSaver on " + x.display());
     CHECK(now->presenceReason == "input within 3 s");
     CHECK_THAT(now->holdReason, Catch::Contains("at most 25% while you're here"));
-    // No input for the delay: away, and the away profile lets the work have the idle machine.
+    // No input for the delay: away, and the away profile lets the work have the idle machine and more of its
+    // memory.
     REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.presence == Presence::Away; }));
-    REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.quota > 0.5 && s.heldBy.empty(); }));
+    REQUIRE(test::waitForStatus([&](const api::DaemonState& s) {
+        return s.quota > 0.5 && s.heldBy.empty() && s.memoryHigh == share(0.3);
+    }));
+    CHECK(sliceMemoryHigh() == share(0.3));
     now = test::tryDaemonStatus();
     REQUIRE(now);
     CHECK(now->presenceReason == "no input for 3 s");
     // Input again: here, and the cap back within a period or two of the state saying so.
     x.input();
     REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.presence == Presence::Here; }));
-    REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.quota <= 0.25 + 1e-9; }));
+    REQUIRE(test::waitForStatus(
+        [&](const api::DaemonState& s) { return s.quota <= 0.25 + 1e-9 && s.memoryHigh == share(0.1); }));
+    CHECK(sliceMemoryHigh() == share(0.1));
     // A lock that logind tells is away at once, whatever the X server says.
     x.input();
     logind.setLocked(true);
@@ -193,4 +235,58 @@ TEST_CASE("by default nicerd leaves logind's idle hint to the desktop") {
     CHECK_FALSE(logind.idle());
     CHECK_THAT(daemon.log(), !Catch::Contains("told logind"));
     CHECK(daemon.stop() == 0);
+}
+
+TEST_CASE("keep-awake holds logind's sleep inhibitor while the work runs on mains, and lets go on battery, "
+          "on a pause and at nicerd's end") {
+    test::PrivateSystemBus systemBus;
+    test::FakeLaptop laptop(systemBus.address());
+    if (!laptop.missing().empty()) {
+        NICER_SKIP("the emulated battery needs " + laptop.missing());
+    }
+    LogindThread logind(systemBus.address());
+    const auto dir = test::freshStateDir("presence-keep-awake");
+    test::NicerdProcess daemon({"--period", "0.25", "--resume-delay", "1", "--keep-awake", "1",
+                                "--power-supply-dir", laptop.powerSupplyDir().string()},
+                               dir,
+                               {{"DISPLAY", ""}, {"WAYLAND_DISPLAY", ""},
+                                {"DBUS_SYSTEM_BUS_ADDRESS", systemBus.address()}});
+    REQUIRE(daemon.waitReady());
+    const auto awake = [](const api::DaemonState& s) {
+        return s.keepingAwake && s.sleepNote == "kept awake: the work runs on mains power";
+    };
+    REQUIRE(test::waitForStatus(awake));
+    // The double's list is read in its own thread: it follows within its loop's turn.
+    REQUIRE(test::pollUntil([&] { return logind.inhibitors().size() == 1; }, 5s, 20ms));
+    const auto held = logind.inhibitors();
+    REQUIRE(held.size() == 1);
+    CHECK(held[0].what == "sleep");
+    CHECK(held[0].who == "nicer");
+    CHECK(held[0].mode == "block");
+    CHECK_THAT(held[0].why, Catch::Contains("volunteer work runs on mains power"));
+
+    // Paused by the volunteer: the machine may sleep.
+    REQUIRE(test::runCommand(std::string(NICER_CLI) + " pause").exitCode == 0);
+    REQUIRE(test::waitForStatus([](const api::DaemonState& s) {
+        return !s.keepingAwake && s.sleepNote == "may sleep: the work is paused";
+    }));
+    CHECK(test::pollUntil([&] { return logind.inhibitors().empty(); }, 5s, 20ms));
+    REQUIRE(test::runCommand(std::string(NICER_CLI) + " resume").exitCode == 0);
+    REQUIRE(test::waitForStatus(awake));
+    CHECK(test::pollUntil([&] { return logind.inhibitors().size() == 1; }, 5s, 20ms));
+
+    // On battery: the machine sleeps as it would without nicer; back on mains, awake once the work runs.
+    laptop.command("unplug");
+    REQUIRE(test::waitForStatus(
+        [](const api::DaemonState& s) { return !s.keepingAwake && s.sleepNote == "may sleep: on battery"; }));
+    CHECK(test::pollUntil([&] { return logind.inhibitors().empty(); }, 5s, 20ms));
+    const auto status = test::runCommand(std::string(NICER_CLI) + " status");
+    CHECK_THAT(status.out, Catch::Contains("  sleep        may sleep: on battery"));
+    laptop.command("plug");
+    REQUIRE(test::waitForStatus(awake));
+    CHECK(test::pollUntil([&] { return logind.inhibitors().size() == 1; }, 5s, 20ms));
+
+    // nicerd's end releases it.
+    CHECK(daemon.stop() == 0);
+    CHECK(test::pollUntil([&] { return logind.inhibitors().empty(); }, 5s, 20ms));
 }
