@@ -137,6 +137,9 @@ void printRules(const api::DaemonState& s) {
                     s.presence == control::Presence::Here ? "here" : "away", s.presenceReason.c_str(),
                     s.presenceSource.c_str(), control::profileText(s.presence).c_str());
     }
+    if (!s.inputTimeNote.empty()) {
+        std::printf("  input time   %s\n", s.inputTimeNote.c_str());
+    }
 }
 
 void printStatus(const api::DaemonState& s) {

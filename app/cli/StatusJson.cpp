@@ -25,9 +25,10 @@ struct NoneWhen {
     bool (*none)(double value);
 };
 
-const std::array<NoneWhen, 8> kNoneWhen = {{
+const std::array<NoneWhen, 9> kNoneWhen = {{
     {"PausedUntil", [](double v) { return v <= 0.0; }},
     {"MemoryMax", [](double v) { return v <= 0.0; }},
+    {"MemoryHigh", [](double v) { return v <= 0.0; }},
     {"Outside", [](double v) { return v < 0.0; }},
     {"BandwidthCap", [](double v) { return v <= 0.0; }},
     {"Temperature", [](double v) { return v == api::kNoTemperature; }},

@@ -222,6 +222,14 @@ void addRuleOptions(CLI::App& app, Settings& s) {
         ->capture_default_str();
     app.add_option("--proc-dir", s.config.procDir, "Where the named programs are looked for")
         ->capture_default_str();
+    app.add_option("--input-time-object", s.config.inputTimeObject,
+                   "The POSIX shared-memory object publish-input-time writes, where BOINC reads it")
+        ->capture_default_str()
+        ->check([](const std::string& name) {
+            return name.size() > 1 && name[0] == '/' && name.find('/', 1) == std::string::npos
+                       ? std::string()
+                       : "a shared-memory object's name is one '/' and a name, e.g. /idle_detect_shmem";
+        });
 }
 
 /// Every option of nicerd, its help and its config file, into @p s.

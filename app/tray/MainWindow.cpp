@@ -515,9 +515,13 @@ void MainWindow::updateRules() {
         m_presence->setText(tr("not known"));
         break;
     }
-    m_presence->setToolTip(p.presence == control::Presence::Unknown
-                               ? presenceReason
-                               : tr("As %1 tells it").arg(QString::fromStdString(p.presenceSource)));
+    QString presenceTip = p.presence == control::Presence::Unknown
+                              ? presenceReason
+                              : tr("As %1 tells it").arg(QString::fromStdString(p.presenceSource));
+    if (!p.inputTimeNote.empty()) {
+        presenceTip += QStringLiteral("\n") + QString::fromStdString(p.inputTimeNote);
+    }
+    m_presence->setToolTip(presenceTip);
     // Why a rule cannot see what it needs: where the volunteer looks for it, in a quiet voice. Each note is
     // nicerd's sentence, "what: the details"; the line shows what (it fits beside the rows above) and the
     // tooltip the whole sentences. A row that already says "no sensor" or "not known" has its note as its

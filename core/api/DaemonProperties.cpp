@@ -94,6 +94,7 @@ std::vector<PropertyInfo> makeTable() {
         {"Presence", A::OnChange, field([](DaemonState & s) -> auto& { return s.presence; })},
         {"PresenceSource", A::OnChange, field([](DaemonState & s) -> auto& { return s.presenceSource; })},
         {"PresenceReason", A::OnChange, field([](DaemonState & s) -> auto& { return s.presenceReason; })},
+        {"InputTimeNote", A::OnChange, field([](DaemonState & s) -> auto& { return s.inputTimeNote; })},
     };
     rows.insert(rows.end(), state.begin(), state.end());
     return rows;

@@ -105,6 +105,8 @@ struct DaemonState {
     control::Presence presence = control::Presence::Unknown;
     std::string presenceSource; ///< the source that answered: "XScreenSaver on :0"; empty: none did
     std::string presenceReason; ///< "no input for 3 min", "the screen is locked", or why it is not known
+    /// Where the last input is published for BOINC (publish-input-time), or why not; empty while it is off.
+    std::string inputTimeNote;
 
     bool operator==(const DaemonState&) const = default;
 };

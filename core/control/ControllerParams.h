@@ -69,6 +69,9 @@ struct ControllerParams {
     /// 1: nicerd sets logind's idle hint of the volunteer's graphical session from its own verdict, for
     /// programs that read only logind's (Folding@home); 0: it leaves the hint to the desktop.
     int logindIdleHint = 0;
+    /// 1: nicerd publishes the time of the volunteer's last input in BOINC's /idle_detect_shmem, for a
+    /// system-wide BOINC client (presence/IdleDetectShmem.h); 0: it does not.
+    int publishInputTime = 0;
     /// The hours of the week the work may run (BOINC's computing hours), and its downloads (its network
     /// hours); outside them the work is paused, and the downloads wait (docs/user-guide.md, "Schedules and
     /// snoozes").

@@ -806,6 +806,42 @@ constexpr ParameterInfo kParameters[] = {
         .group = ParameterGroup::Profiles,
     },
     {
+        .key = "publish-input-time",
+        .busName = "PublishInputTime",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Tell BOINC when you're away",
+        .help = "Whether nicerd publishes the time of your last input in /dev/shm/idle_detect_shmem, where a "
+                "system-wide BOINC client (8.2.10 and later) reads its \"in use\", on every desktop",
+        .rangeNote = "(1: yes, 0: no)",
+        .min = 0.0,
+        .max = 1.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 1.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.publishInputTime); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"publish-input-time = " + std::to_string(v) + " is not 0 or 1",
+                             ErrorKind::InvalidInput};
+            }
+            p.publishInputTime = static_cast<int>(std::lround(v));
+            return {};
+        },
+        .getText = nullptr,
+        .setText = nullptr,
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
         .key = "compute-hours",
         .busName = "ComputeHours",
         .busSignature = "s",

@@ -210,6 +210,7 @@ void Daemon::onTick() {
     if (m_loop->last()) {
         m_boinc->onPeriod(*m_loop->last(), m_loop->params().boincClock != 0);
         m_sleep->follow(m_loop->params().keepAwake, surroundings.onBattery, *m_loop->last());
+        m_rules->publishInputTime(m_loop->params());
         m_slice->followMemoryShare(control::profileFor(m_loop->params(), surroundings.presence).memoryShare);
     }
     m_bus->check();

@@ -90,6 +90,8 @@ struct DaemonConfig {
     std::filesystem::path powerSupplyDir = "/sys/class/power_supply";
     /// Where the named programs are looked for.
     std::filesystem::path procDir = "/proc";
+    /// The shared-memory object the volunteer's last input is published in for BOINC (publish-input-time).
+    std::string inputTimeObject = "/idle_detect_shmem";
     /// The named programs ("exclusive applications") that pause the work while they run.
     std::vector<std::string> exclusivePrograms;
     /// Where the named programs set at run time are kept; read at start-up (applySavedSettings).

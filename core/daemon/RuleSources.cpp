@@ -135,6 +135,21 @@ control::Surroundings RuleSources::read(const control::ControllerParams& params)
     return now;
 }
 
+void RuleSources::publishInputTime(const control::ControllerParams& params) {
+    const auto now = std::chrono::system_clock::now();
+    const auto last = m_lastInput.update(m_presence->verdict(), now, awayDelay(params.awayDelay));
+    if (params.publishInputTime == 0) {
+        m_inputTime.reset(); // the object stays: BOINC ignores it once its update time is a minute old
+        return;
+    }
+    if (!m_inputTime) {
+        m_inputTime = std::make_unique<presence::IdleDetectShmem>(m_inputTimeName);
+    }
+    if (last) {
+        m_inputTime->publish(now, *last);
+    }
+}
+
 void RuleSources::describe(api::DaemonState& s) const {
     s.temperature = m_last.temperature.value_or(api::kNoTemperature);
     s.temperatureTargetInUse = m_sensor ? m_last.temperatureTarget : 0.0;
@@ -157,6 +172,7 @@ void RuleSources::describe(api::DaemonState& s) const {
     s.presence = verdict.presence;
     s.presenceSource = verdict.source;
     s.presenceReason = verdict.reason;
+    s.inputTimeNote = m_inputTime ? m_inputTime->note() : std::string();
 }
 
 } // namespace nicer::daemon

@@ -10,6 +10,8 @@
 #include "kernel/Hwmon.h"
 #include "libsystemd/Connection.h"
 #include "libsystemd/Event.h"
+#include "presence/IdleDetectShmem.h"
+#include "presence/LastInput.h"
 #include "presence/PresenceWatch.h"
 #include "util/Result.h"
 
@@ -39,6 +41,8 @@ public:
     /// Once per period: what the rules see now, with the temperature target of @p params resolved against
     /// the sensor's own limits.
     control::Surroundings read(const control::ControllerParams& params);
+    /// Publishes the volunteer's last input for BOINC (publish-input-time), once a period after read().
+    void publishInputTime(const control::ControllerParams& params);
     /// Their part of the daemon's state: the readings, the sources and their notes.
     void describe(api::DaemonState& state) const;
     /// The named programs from the next read() on (each checked: desktop::checkProgramList).
@@ -50,7 +54,8 @@ private:
         , m_sessionBus(
               event, libsystemd::BusTarget::user(),
               {.connected = [this](sd_bus* bus) { return watchSession(bus); }, .lost = {}, .onError = {}})
-        , m_programs(config.procDir) {}
+        , m_programs(config.procDir)
+        , m_inputTimeName(config.inputTimeObject) {}
     /// The temperature sensor (the one given, or the CPU's found) and the fans.
     Result<void> findSensors(const DaemonConfig& config);
     /// GameMode and GNOME's idle monitor on the session bus: connects (again, after the bus restarted), and
@@ -68,6 +73,10 @@ private:
     std::string m_gameNote;
     desktop::ProgramWatch m_programs;
     std::unique_ptr<presence::PresenceWatch> m_presence;
+    std::string m_inputTimeName;
+    presence::LastInput m_lastInput;
+    /// BOINC's /idle_detect_shmem while publish-input-time is on; its note stays once it is off, for the log.
+    std::unique_ptr<presence::IdleDetectShmem> m_inputTime;
     control::Surroundings m_last;
 };
 

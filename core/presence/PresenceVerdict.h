@@ -4,6 +4,7 @@
 #include "presence/SourceReading.h"
 
 #include <chrono>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -17,6 +18,8 @@ struct PresenceVerdict {
     /// "input within 3 min", "no input for 3 min" (the delay: the words change only with the verdict), "the
     /// screen is locked", "the desktop says it is idle", or, when not known, why each source does not answer.
     std::string reason;
+    /// The time since the last input, where the source that decided tells it (not for a lock).
+    std::optional<std::chrono::milliseconds> sinceInput;
 
     bool operator==(const PresenceVerdict&) const = default;
 };

@@ -173,7 +173,8 @@ TEST_CASE("nicer status --json writes null where a value means none, and the dow
     state.downloads = {failed};
     const auto json = cli::statusJson(state);
     for (const char* key : {"outside", "temperature", "temperature_target_in_use", "fan_speed",
-                            "battery_percent", "memory_max_bytes", "bandwidth_cap", "paused_until"}) {
+                            "battery_percent", "memory_max_bytes", "memory_high_bytes", "bandwidth_cap",
+                            "paused_until"}) {
         INFO(key);
         CHECK(json.at(key).is_null());
     }

@@ -73,10 +73,11 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                p.boincClock != defaults.boincClock,
                                p.awayDelay != defaults.awayDelay,
                                p.logindIdleHint != defaults.logindIdleHint,
+                               p.publishInputTime != defaults.publishInputTime,
                                !(p.computeHours == defaults.computeHours),
                                !(p.transferHours == defaults.transferHours)};
         int count = 0;
-        for (int i = 0; i < 26; ++i) {
+        for (int i = 0; i < 27; ++i) {
             if (fields[i]) {
                 ++count;
                 CHECK(changedFields.insert(i).second);
@@ -85,8 +86,8 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
         CHECK(count == 1);
         REQUIRE(setOther(info, all).ok());
     }
-    CHECK(changedFields.size() == 26);
-    CHECK(parameterTable().size() == 26);
+    CHECK(changedFields.size() == 27);
+    CHECK(parameterTable().size() == 27);
     CHECK(all.reserveBand != defaults.reserveBand);
     CHECK(all.period != defaults.period);
 }
@@ -109,14 +110,14 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
           "overload-threshold, idle-epsilon, period, temperature-target, "
           "away-temperature-target, fan-target, away-fan-target, max-share, "
           "away-max-share, memory-share, away-memory-share, resume-delay, battery-cap, battery-min-charge, "
-          "power-saver-is-battery, keep-awake, games-pause, boinc-clock, away-delay, logind-idle-hint, "
+          "power-saver-is-battery, keep-awake, games-pause, boinc-clock, away-delay, logind-idle-hint, publish-input-time, "
           "compute-hours, transfer-hours");
     CHECK(parameterNameList(true) ==
           "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
           "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, AwayTemperatureTarget, FanTarget, "
           "AwayFanTarget, MaxShare, AwayMaxShare, MemoryShare, AwayMemoryShare, ResumeDelay, BatteryCap, BatteryMinCharge, "
-          "PowerSaverIsBattery, KeepAwake, GamesPause, KeepBoincClock, AwayDelay, LogindIdleHint, ComputeHours, "
-          "TransferHours");
+          "PowerSaverIsBattery, KeepAwake, GamesPause, KeepBoincClock, AwayDelay, LogindIdleHint, PublishInputTime, "
+          "ComputeHours, TransferHours");
 }
 
 TEST_CASE("the defaults are inside every range, and the edges are as validate() has them",

@@ -63,7 +63,7 @@ TEST_CASE("logind's idle hint keeps the desktop's delay and says so") {
     SourceReading logind{.source = "logind (session 3)", .answers = true, .idle = true, .desktopDelay = true};
     const std::vector<SourceReading> idle{logind};
     CHECK(presence::decide(idle, kDelay) ==
-          presence::PresenceVerdict{Presence::Away, "logind (session 3)", "the desktop says it is idle"});
+          presence::PresenceVerdict{Presence::Away, "logind (session 3)", "the desktop says it is idle", {}});
     logind.idle = false;
     const std::vector<SourceReading> inUse{logind};
     CHECK(presence::decide(inUse, kDelay).reason == "the desktop says it is in use");
