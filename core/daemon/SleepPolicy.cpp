@@ -22,7 +22,11 @@ void SleepPolicy::follow(int keepAwake, bool onBattery, const api::Sample& last)
 
 void SleepPolicy::describe(api::DaemonState& state) const {
     state.keepingAwake = m_inhibitor.held();
-    state.sleepNote = m_verdict.awake && !m_inhibitor.note().empty() ? m_inhibitor.note() : m_verdict.note;
+    if (m_verdict.awake && m_inhibitor.held()) {
+        state.sleepNote = m_verdict.note + " (" + m_inhibitor.heldBy() + ")";
+    } else {
+        state.sleepNote = m_verdict.awake && !m_inhibitor.note().empty() ? m_inhibitor.note() : m_verdict.note;
+    }
 }
 
 } // namespace nicer::daemon

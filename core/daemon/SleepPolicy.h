@@ -30,10 +30,11 @@ SleepVerdict sleepVerdict(int keepAwake, bool onBattery, const api::Sample& last
 class SleepPolicy {
 public:
     explicit SleepPolicy(sd_event* event)
-        : m_inhibitor(event, {}) {}
+        : m_inhibitor(event, libsystemd::BusTarget::system(), libsystemd::BusTarget::user()) {}
 
     void follow(int keepAwake, bool onBattery, const api::Sample& last);
-    /// KeepingAwake and SleepNote: the verdict, or why logind's inhibitor is not held though it is wanted.
+    /// KeepingAwake and SleepNote: the verdict and the route that holds the inhibitor, or why none does
+    /// though it is wanted.
     void describe(api::DaemonState& state) const;
 
 private:

@@ -290,7 +290,7 @@ TEST_CASE("keep-awake holds logind's sleep inhibitor while the work runs on main
                                 {"DBUS_SYSTEM_BUS_ADDRESS", systemBus.address()}});
     REQUIRE(daemon.waitReady());
     const auto awake = [](const api::DaemonState& s) {
-        return s.keepingAwake && s.sleepNote == "kept awake: the work runs on mains power";
+        return s.keepingAwake && s.sleepNote == "kept awake: the work runs on mains power (logind)";
     };
     REQUIRE(test::waitForStatus(awake));
     // The double's list is read in its own thread: it follows within its loop's turn.

@@ -613,18 +613,38 @@ check_logind_presence() {
     as_user 'nicer set away-delay=180' || die "nicer set away-delay=180"
 }
 
-# The sleep policy against the real logind and polkit: with keep-awake=1 the volunteer's nicerd (no root, no
-# password: logind's policy grants a sleep inhibitor to any local user) holds a "sleep" block inhibitor while the
-# work runs on mains (the guest has no battery), which root sees in systemd-inhibit --list under the volunteer's
-# uid; a pause and keep-awake=0 release it.
+# The sleep policy against the real logind and polkit, from both sides. logind's policy grants a sleep inhibitor
+# without a password to the programs of a local session only, not to a user service: with keep-awake=1 the
+# volunteer's nicerd is refused, asks for no password, and says why (the guest has no desktop portal either).
+# An administrator's polkit rule for the volunteer (docs/user-guide.md, "Sleep") lets it hold a "sleep" block
+# inhibitor while the work runs on mains (the guest has no battery), which root sees in systemd-inhibit --list
+# under the volunteer's uid; a pause and keep-awake=0 release it. Another user, without the rule, is refused.
 check_keep_awake() {
     local inhibitor="grep -E '^ *nicer +1000 +volunteer .* sleep +volunteer work runs on mains power.* block'"
+    local rule=/etc/polkit-1/rules.d/50-nicer-keep-awake.rules
     as_root "systemd-inhibit --list --no-pager --no-legend | $inhibitor" && die "an inhibitor of nicer's before keep-awake=1"
     as_user 'nicer set keep-awake=1' || die "nicer set keep-awake=1"
-    poll_user 100 "nicer status --json | grep -q '\"keeping_awake\": *true'" || { as_user 'nicer status' || true; die "nicerd does not keep the machine awake"; }
+    poll_user 100 "nicer status --json | grep -q 'the machine cannot be kept awake: logind refused'" || { as_user 'nicer status' || true; die "nicerd does not say that logind refused"; }
+    as_user 'nicer status' | grep -F 'sleep        the machine cannot be kept awake: logind refused' || die "nicer status does not say why the machine is not kept awake"
+    as_root "systemd-inhibit --list --no-pager --no-legend | $inhibitor" && die "logind granted a user service a sleep inhibitor"
+    as_root "cat > $rule" <<'RULE' || die "writing the polkit rule"
+polkit.addRule(function(action, subject) {
+    if (action.id == "org.freedesktop.login1.inhibit-block-sleep" && subject.user == "volunteer") {
+        return polkit.Result.YES;
+    }
+});
+RULE
+    trap "as_root 'rm -f $rule' || true" EXIT
+    # nicerd asks again a minute after a refusal; a restart asks at once.
+    as_user 'systemctl --user restart nicerd' || die "restarting nicerd"
+    poll_user 300 "nicer status --json | grep -q '\"keeping_awake\": *true'" || { as_user 'nicer status' || true; die "nicerd does not keep the machine awake under the rule"; }
     as_root 'systemd-inhibit --list --no-pager --no-legend'
     as_root "systemd-inhibit --list --no-pager --no-legend | $inhibitor" || die "logind does not list nicer's sleep inhibitor"
-    as_user 'nicer status' | grep -F 'sleep        kept awake: the work runs on mains power' || die "nicer status does not say it keeps the machine awake"
+    as_user 'nicer status' | grep -F 'sleep        kept awake: the work runs on mains power (logind)' || die "nicer status does not say it keeps the machine awake"
+    ensure_user second 1200 || die "adding the user second"
+    if as_other second 1200 "busctl --system call org.freedesktop.login1 /org/freedesktop/login1 org.freedesktop.login1.Manager Inhibit ssss sleep x y block"; then
+        die "another user got a sleep inhibitor without the rule"
+    fi
     as_user 'nicer pause' || die "nicer pause"
     poll_user 100 "nicer status --json | grep -q '\"sleep_note\": *\"may sleep: the work is paused\"'" || die "a pause does not let the machine sleep"
     as_root "systemd-inhibit --list --no-pager --no-legend | $inhibitor" && die "logind still lists nicer's inhibitor while the work is paused"
@@ -965,7 +985,7 @@ run_checks() {
     check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
     check "power-profiles-daemon's power-saver profile pauses the work, balanced gives it back" check_power_saver_pauses
     check "logind's lock and idle hints of the volunteer's graphical session, set by its owner only, make nicerd away and put the away profile in force; asked to, nicerd sets the idle hint from the X server's idle time" check_logind_presence
-    check "keep-awake: the volunteer's nicerd holds logind's sleep inhibitor (no password) while the work runs on mains, and releases it on a pause and when turned off" check_keep_awake
+    check "keep-awake: logind refuses the volunteer's nicerd (a user service) a sleep inhibitor without a password, and nicer says so; under an administrator's polkit rule it holds one while the work runs on mains and releases it on a pause and when turned off; another user stays refused" check_keep_awake
     check "the tray starts from its desktop entry under Xvfb and reaches nicerd (the work in the root idle slice; screenshot)" check_tray_from_desktop_entry
     check "root idle slice: a hog in the volunteer's login session leaves the work at most 0.02 of the machine" check_session_hog_root_slice
     check "no user can start, stop or change an instance through the system manager, reach another's socket, or run work as root" check_refusals
