@@ -202,6 +202,24 @@ wait_for_image() {
     fi
 }
 
+# real_boinc_reads_input_time: tests/boinc/idle-shmem-real-client.sh once its chroot, which `test` started to
+# bootstrap beside the build, is there. Exit status 77 (forky cannot be bootstrapped from the archive now) is
+# said loudly and does not fail `test`: the archive's testing suite is not nicer's to keep working.
+real_boinc_reads_input_time() {
+    local status=0 pid=$forky_pid
+    forky_pid=
+    wait "$pid" || status=$?
+    cat "$forky_log" >&2
+    if [ "$status" -eq 0 ]; then
+        "$root/tests/boinc/idle-shmem-real-client.sh" "$build" || status=$?
+    fi
+    if [ "$status" -eq 77 ]; then
+        echo "dev.sh: NOT RUN: the real BOINC 8.2 check of /idle_detect_shmem (Debian forky could not be bootstrapped)" >&2
+        return 0
+    fi
+    return "$status"
+}
+
 # wait_for_side: side_checks, which `test` started in the background; its log, and whether it passed.
 wait_for_side() {
     local status=0 pid=$side_pid
@@ -283,18 +301,23 @@ test)
     image_log=$(mktemp)
     "$root/tests/vm/image.sh" bookworm >"$image_log" 2>&1 &
     image_pid=$!
-    trap 'kill_tree "$image_pid"; rm -f "$image_log"' EXIT
+    # Debian forky's BOINC 8.2 in a chroot (tests/boinc/idle-shmem-real-client.sh), the same way.
+    forky_log=$(mktemp)
+    "$root/tests/boinc/idle-shmem-real-client.sh" --bootstrap >"$forky_log" 2>&1 &
+    forky_pid=$!
+    trap 'kill_tree "$image_pid"; kill_tree "$forky_pid"; rm -f "$image_log" "$forky_log"' EXIT
     timed "the build" build_nicer
     side_log=$(mktemp)
     setsid --wait "$root/packaging/dev.sh" side-checks >"$side_log" 2>&1 &
     side_pid=$!
-    trap 'kill_tree "$image_pid"; kill_tree "$side_pid"; rm -f "$image_log" "$side_log"' EXIT
+    trap 'kill_tree "$image_pid"; kill_tree "$forky_pid"; kill_tree "$side_pid"; rm -f "$image_log" "$forky_log" "$side_log"' EXIT
     timed "the wait for the guest's image" wait_for_image
     timed "the .deb" package_build "$build"
     timed "the guest" "$root/tests/vm/run.sh" --deb "$(ls -t "$build"/nicer_*.deb | head -n1)" --tests "$build"
     timed "the wait for the sanitizers' build and the lint, which ran beside the guest" wait_for_side
     timed "ctest" ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" -LE lint
     timed "the sanitizers' tests" sanitize_tests
+    timed "BOINC 8.2 reading nicer's /idle_detect_shmem" real_boinc_reads_input_time
     # NICER_TEST_FUZZ_LATER=1: the caller runs `dev.sh fuzz-beside` itself, later (.ci/run: after its
     # packaging scripts).
     if [ -n "${NICER_TEST_FUZZ_LATER:-}" ]; then
