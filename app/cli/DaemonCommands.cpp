@@ -162,9 +162,16 @@ void printStatus(const api::DaemonState& s) {
     for (const auto& arg : s.workload) {
         command += (command.empty() ? "" : " ") + arg;
     }
-    std::printf("  workload     %s: %s%s, %u instance%s\n", s.workloadPreset.c_str(), command.c_str(),
-                s.demoWorkload ? " (burns CPU, does no science)" : "", s.instances,
-                s.instances == 1 ? "" : "s");
+    // The instances the profile in force freezes (max-instances), where it does.
+    const int limit = control::profileFor(s.params, s.presence).maxInstances;
+    const std::string frozen =
+        limit > 0 && static_cast<std::uint32_t>(limit) < s.instances
+            ? " (" + std::to_string(s.instancesRunning) + " running " + control::profileText(s.presence) +
+                  ", the others frozen)"
+            : std::string();
+    std::printf("  workload     %s: %s%s, %u instance%s%s\n", s.workloadPreset.c_str(), command.c_str(),
+                s.demoWorkload ? " (burns CPU, does no science)" : "", s.instances, s.instances == 1 ? "" : "s",
+                frozen.c_str());
     std::printf("  placement    %s: %s\n", std::string(api::placementName(s.placement)).c_str(),
                 std::string(api::placementSummary(s.placement)).c_str());
     if (!s.placementNote.empty()) {

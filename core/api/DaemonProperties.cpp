@@ -36,6 +36,7 @@ std::vector<PropertyInfo> makeTable() {
         {"Workload", A::OnChange, field([](DaemonState & s) -> auto& { return s.workload; })},
         {"DemoWorkload", A::OnChange, field([](DaemonState & s) -> auto& { return s.demoWorkload; })},
         {"Instances", A::OnChange, field([](DaemonState & s) -> auto& { return s.instances; })},
+        {"InstancesRunning", A::OnChange, field([](DaemonState & s) -> auto& { return s.instancesRunning; })},
         {"WorkloadPreset", A::OnChange, field([](DaemonState & s) -> auto& { return s.workloadPreset; })},
         // Whether a preset's program is installed can change at any time, unannounced: read it when needed.
         {"WorkloadPresets", A::PerPeriod, field([](DaemonState & s) -> auto& { return s.workloadPresets; })},

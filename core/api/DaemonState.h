@@ -69,6 +69,7 @@ struct DaemonState {
     std::vector<std::string> workload; ///< its command
     bool demoWorkload = false;
     std::uint32_t instances = 0;
+    std::uint32_t instancesRunning = 0; ///< of them, those that run now (the others frozen by the profile)
     std::string workloadPreset; ///< the running preset's id, or "custom"
     std::vector<PresetInfo> workloadPresets;
 

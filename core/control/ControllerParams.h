@@ -46,6 +46,10 @@ struct ControllerParams {
     /// quarter while you're here, the fence while you're away.
     double memoryShare = 0.25;
     double awayMemoryShare = 1.0;
+    /// How many of the work's instances run (workload::WorkloadSupervisor::limitRunning): the others are
+    /// frozen, keeping their memory and progress; 0: all of them.
+    int maxInstances = 0;
+    int awayMaxInstances = 0;
     /// Seconds a rule waits before it gives the work back: after a temperature trip, once on mains again,
     /// after the last game or named program ended.
     double resumeDelay = 60.0;

@@ -499,6 +499,78 @@ constexpr ParameterInfo kParameters[] = {
         .group = ParameterGroup::Profiles,
     },
     {
+        .key = "max-instances",
+        .busName = "MaxInstances",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Instances while here",
+        .help = "While you're here (or nicer cannot tell): how many of the work's instances run; the others are "
+                "frozen, keeping their memory and progress (0: all)",
+        .rangeNote = "(instances; 0: all)",
+        .min = 0.0,
+        .max = 1024.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 16.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.maxInstances); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"max-instances = " + std::to_string(v) + " is not a whole number of instances",
+                             ErrorKind::InvalidInput};
+            }
+            p.maxInstances = static_cast<int>(std::lround(v));
+            return {};
+        },
+        .getText = nullptr,
+        .setText = nullptr,
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
+        .key = "away-max-instances",
+        .busName = "AwayMaxInstances",
+        .busSignature = "u",
+        .type = ParameterType::Count,
+        .label = "Instances while away",
+        .help = "While you're away: how many of the work's instances run; the others are frozen, keeping their "
+                "memory and progress (0: all)",
+        .rangeNote = "(instances; 0: all)",
+        .min = 0.0,
+        .max = 1024.0,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 1.0,
+        .displayUnit = "",
+        .sliderMin = 0.0,
+        .sliderMax = 16.0,
+        .displayStep = 1.0,
+        .displayDecimals = 0,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return static_cast<double>(p.awayMaxInstances); },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
+                return Error{"away-max-instances = " + std::to_string(v) + " is not a whole number of instances",
+                             ErrorKind::InvalidInput};
+            }
+            p.awayMaxInstances = static_cast<int>(std::lround(v));
+            return {};
+        },
+        .getText = nullptr,
+        .setText = nullptr,
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Profiles,
+    },
+    {
         .key = "resume-delay",
         .busName = "ResumeDelay",
         .busSignature = "d",

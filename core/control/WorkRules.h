@@ -50,6 +50,7 @@ struct Profile {
     double fanTarget = 0.0;         ///< rpm; 0: no fan rule
     double maxShare = 1.0;          ///< the largest share of the machine the work may use
     double memoryShare = 1.0; ///< the largest share of the machine's memory the work may keep (MemoryHigh)
+    int maxInstances = 0;     ///< how many of the work's instances run; 0: all
 };
 
 Profile profileFor(const ControllerParams& params, Presence presence);

@@ -227,6 +227,7 @@ void Daemon::onTick() {
     if (auto* observer = m_bus->observer(); observer && m_loop->last()) {
         observer->onSample(*m_loop->last());
     }
+    m_supervisor->limitRunning(control::profileFor(m_loop->params(), surroundings.presence).maxInstances);
     if (auto polled = m_supervisor->poll(std::chrono::steady_clock::now()); !polled) {
         m_lastError = "workload: " + polled.error().message;
     }

@@ -376,6 +376,9 @@ Result<void> WorkHostUnits::freezeUnit(const std::string& name) {
         return Error{
             "the root idle slice has no unit to freeze; its leaf's cgroup.freeze is written instead"};
     }
+    if (isInstance(name)) {
+        return writeInstanceFreeze(name, "1");
+    }
     return m_user.freezeUnit(name);
 }
 
@@ -383,7 +386,19 @@ Result<void> WorkHostUnits::thawUnit(const std::string& name) {
     if (isSlice(name)) {
         return writeLeafFile("cgroup.freeze", "0");
     }
+    if (isInstance(name)) {
+        return writeInstanceFreeze(name, "0");
+    }
     return m_user.thawUnit(name);
+}
+
+Result<void> WorkHostUnits::writeInstanceFreeze(const std::string& name, const char* value) {
+    // An instance's own leaf, under the work's, which this user owns as it owns the work's.
+    const auto it = m_instances.find(name);
+    if (!m_link || it == m_instances.end() || it->second.state != UnitState::Active) {
+        return Error{name + " does not run in the root idle slice now"};
+    }
+    return writeCgroupFile(m_cgroupRoot / m_workCgroup.substr(1) / name / "cgroup.freeze", value);
 }
 
 Result<void> WorkHostUnits::killUnit(const std::string& name, int signal) {

@@ -96,6 +96,8 @@ private:
     void handle(const Message& message);
     void hostGone();
     Result<void> writeLeafFile(const std::string& file, const std::string& value);
+    /// An instance's own leaf's cgroup.freeze (limitRunning's hold: the supervisor's freezeUnit()).
+    Result<void> writeInstanceFreeze(const std::string& name, const char* value);
     Result<void> applyProperty(const usermanager::Property& property);
 
     usermanager::UnitManager& m_user;

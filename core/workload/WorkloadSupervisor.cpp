@@ -1,6 +1,9 @@
 #include "workload/WorkloadSupervisor.h"
 
+#include "util/Log.h"
+
 #include <algorithm>
+#include <csignal>
 #include <unistd.h>
 #include <utility>
 
@@ -111,7 +114,50 @@ Result<void> WorkloadSupervisor::startInstance(Instance& instance, Clock::time_p
     instance.startedAt = now;
     instance.restartAt.reset();
     instance.state = usermanager::UnitState::Activating;
+    instance.hold = Instance::Hold::None; // a new unit, in a new cgroup
     return {};
+}
+
+Result<void> WorkloadSupervisor::holdToLimit() {
+    using Hold = Instance::Hold;
+    Result<void> firstError;
+    const auto keep = [&firstError](Result<void> done, const std::string& what) {
+        if (!done && firstError) {
+            firstError = done.error().within("cannot " + what + ": ");
+        }
+        return done.ok();
+    };
+    for (std::size_t i = 0; i < m_instances.size(); ++i) {
+        auto& instance = m_instances[i];
+        const bool hold = m_runningLimit > 0 && i >= static_cast<std::size_t>(m_runningLimit);
+        if (!hold) {
+            if (instance.hold == Hold::Frozen && keep(m_units.thawUnit(instance.unit), "thaw " + instance.unit)) {
+                instance.hold = Hold::None;
+            } else if (instance.hold == Hold::Stopped &&
+                       keep(m_units.killUnit(instance.unit, SIGCONT), "continue " + instance.unit)) {
+                instance.hold = Hold::None;
+            }
+            continue;
+        }
+        if (instance.hold == Hold::Frozen || instance.state != usermanager::UnitState::Active) {
+            continue; // held, or not running yet: held once it is
+        }
+        if (instance.hold == Hold::None && m_units.freezeUnit(instance.unit)) {
+            instance.hold = Hold::Frozen;
+            continue;
+        }
+        // Every period while held: processes started since, and a SIGCONT the slice's resume sent to all.
+        if (keep(m_units.killUnit(instance.unit, SIGSTOP), "stop " + instance.unit)) {
+            instance.hold = Hold::Stopped;
+        }
+    }
+    return firstError;
+}
+
+int WorkloadSupervisor::running() const {
+    return static_cast<int>(std::count_if(m_instances.begin(), m_instances.end(), [](const Instance& i) {
+        return i.state == usermanager::UnitState::Active && i.hold == Instance::Hold::None;
+    }));
 }
 
 Result<void> WorkloadSupervisor::poll(Clock::time_point now) {
@@ -151,12 +197,27 @@ Result<void> WorkloadSupervisor::poll(Clock::time_point now) {
             ++instance.restarts;
         }
     }
+    // Held once a period, and said once: a unit that cannot be frozen runs, as it did before.
+    auto held = holdToLimit();
+    if (!held && held.error().message != m_limitError) {
+        m_limitError = held.error().message;
+        log::warning() << "nicerd: " << m_limitError;
+    } else if (held) {
+        m_limitError.clear();
+    }
     return firstError;
 }
 
 Result<void> WorkloadSupervisor::stopInstances() {
     Result<void> firstError;
     for (auto& instance : m_instances) {
+        // Let go first: a frozen or stopped process cannot act on the stop signal (save its progress).
+        if (instance.hold == Instance::Hold::Frozen) {
+            (void)m_units.thawUnit(instance.unit);
+        } else if (instance.hold == Instance::Hold::Stopped) {
+            (void)m_units.killUnit(instance.unit, SIGCONT);
+        }
+        instance.hold = Instance::Hold::None;
         if (auto stopped = m_units.stopUnit(instance.unit, true); !stopped && firstError) {
             firstError = stopped;
         }
@@ -206,6 +267,7 @@ void WorkloadSupervisor::describe(api::DaemonState& state) const {
     state.workload = m_spec.argv;
     state.demoWorkload = m_spec.demo;
     state.instances = static_cast<std::uint32_t>(m_spec.instances);
+    state.instancesRunning = static_cast<std::uint32_t>(running());
     state.workloadPreset = m_spec.preset;
 }
 

@@ -37,6 +37,9 @@ public:
         Clock::time_point startedAt{};
         std::chrono::seconds backoff = kFirstBackoff;
         std::optional<Clock::time_point> restartAt; ///< set while dead and waiting for its backoff
+        /// How limitRunning() holds it: frozen (FreezeUnit, or its leaf's cgroup.freeze), or stopped with
+        /// SIGSTOP where the manager cannot freeze a unit (a hybrid cgroup tree); a new start is not held.
+        enum class Hold { None, Frozen, Stopped } hold = Hold::None;
     };
 
     /// @p bindTo is the daemon's own unit (may be empty where there is none: then nothing is bound).
@@ -45,8 +48,19 @@ public:
 
     /// Starts every instance; the command must resolve to an executable (searched in @p pathVariable).
     Result<void> start(Clock::time_point now, const std::string& pathVariable);
-    /// Looks at each instance and starts the dead ones whose backoff has passed. Returns the first error.
+    /// Looks at each instance and starts the dead ones whose backoff has passed, and holds them to
+    /// limitRunning()'s count. Returns the first error.
     Result<void> poll(Clock::time_point now);
+    /**
+     * At most @p count instances run from the next poll() on (0: all of them, as at the start): the last ones
+     * are frozen (FreezeUnit; the leaf's cgroup.freeze in the root idle slice), or stopped with SIGSTOP every
+     * period where the manager cannot freeze a unit, keeping their memory and their progress, and go on
+     * where they stopped when the count allows them again. An instance started again after it died is held
+     * as well.
+     */
+    void limitRunning(int count) { m_runningLimit = count; }
+    /// The instances that run now: not frozen by limitRunning().
+    int running() const;
     /**
      * Replaces the running instances by those of @p spec, in the same slice and bound to the same unit;
      * adopted scopes are not the workload and stay. The new command is found first, so that nothing changes
@@ -68,6 +82,8 @@ private:
     Result<void> startInstances(Clock::time_point now);
     Result<void> startInstance(Instance& instance, Clock::time_point now);
     Result<void> stopInstances();
+    /// Holds the instances past m_runningLimit and lets the others run; the first error.
+    Result<void> holdToLimit();
 
     usermanager::UnitManager& m_units;
     WorkloadSpec m_spec;
@@ -77,6 +93,8 @@ private:
     std::string m_executable;
     std::vector<Instance> m_instances;
     std::vector<std::string> m_adoptedScopes;
+    int m_runningLimit = 0;
+    std::string m_limitError; ///< why an instance could not be frozen or thawed, once
 };
 
 } // namespace nicer::workload

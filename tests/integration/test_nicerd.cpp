@@ -677,8 +677,9 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     // delay, and the away temperature and fan targets and both largest shares of the two profiles);
     // ApiVersion 14 PausedUntil and PauseUntil (the snooze), the schedule's ComputeHours and TransferHours,
     // and LogindIdleHint; ApiVersion 15 the memory shares of the two profiles and MemoryHigh, and the sleep
-    // policy's KeepAwake, KeepingAwake and SleepNote, and PublishInputTime and InputTimeNote.
-    CHECK(documented.size() == 101);
+    // policy's KeepAwake, KeepingAwake and SleepNote, PublishInputTime and InputTimeNote, and the profiles'
+    // MaxInstances and AwayMaxInstances, and InstancesRunning.
+    CHECK(documented.size() == 104);
     CHECK(daemon.stop() == 0);
 }
 

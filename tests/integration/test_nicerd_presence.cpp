@@ -1,7 +1,7 @@
 // Here or away through the real nicerd on the real user manager: a real X server (Xvfb) given input through
 // XTest makes nicerd's presence "here" and no input for the away delay "away"; a lock that logind (a double
-// on a private system bus) says is away at once. Each switches the profile in force (its largest share, and
-// its memory share on the slice's MemoryHigh) within a period, shown in the bus's state that `nicer status
+// on a private system bus) says is away at once. Each switches the profile in force (its largest share, its
+// memory share on the slice's MemoryHigh, and how many instances run: the others frozen) within a period, shown in the bus's state that `nicer status
 // --json` prints. The sleep policy holds logind's sleep inhibitor while the work runs on mains (a real upowerd
 // over an emulated battery). Which cgroup path: the hybrid machines' user slice; presence does not depend on
 // the placement.
@@ -22,6 +22,8 @@
 
 #include <atomic>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <fcntl.h>
 #include <optional>
 #include <sys/mman.h>
@@ -118,6 +120,24 @@ struct InputTimeObject {
     }
 };
 
+/// Whether a unit of the work is held: frozen, as the user manager says (FreezerState, pure cgroup v2), or its
+/// main process stopped (SIGSTOP, where the manager cannot freeze a unit: a hybrid cgroup tree).
+bool held(const std::string& unit) {
+    const auto property = [&unit](const char* name) {
+        const auto shown = test::runCommand(std::string("systemctl --user show --value -p ") + name + " " + unit);
+        REQUIRE(shown.exitCode == 0);
+        return shown.out.substr(0, shown.out.find('\n'));
+    };
+    if (property("FreezerState") == "frozen") {
+        return true;
+    }
+    const std::string pid = property("MainPID");
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    const auto end = text.rfind(')'); // the name may hold spaces and parentheses
+    return end != std::string::npos && end + 2 < text.size() && text[end + 2] == 'T';
+}
+
 /// The slice's MemoryHigh as the user manager has it, in bytes.
 std::uint64_t sliceMemoryHigh() {
     const auto shown = test::runCommand("systemctl --user show -p MemoryHigh --value nicer.slice");
@@ -137,7 +157,7 @@ TEST_CASE("input on the X server makes nicerd's profile here, and no input for t
     test::NicerdProcess daemon(
         {"--period", "0.25", "--proc-stat", stat.path(), "--away-delay", "3", "--max-share", "0.25",
          "--away-max-share", "1", "--memory-share", "0.1", "--away-memory-share", "0.3", "--publish-input-time", "1",
-         "--input-time-object", inputTime.name},
+         "--input-time-object", inputTime.name, "--instances", "2", "--max-instances", "1"},
         dir,
         {{"DISPLAY", x.display()}, {"WAYLAND_DISPLAY", ""}, {"DBUS_SYSTEM_BUS_ADDRESS", logind.address()}});
     REQUIRE(daemon.waitReady());
@@ -153,6 +173,10 @@ TEST_CASE("input on the X server makes nicerd's profile here, and no input for t
                s.quota <= 0.25 + 1e-9 && s.memoryHigh == share(0.1);
     }));
     CHECK(sliceMemoryHigh() == share(0.1));
+    // One instance runs while you're here; the other is frozen, as the user manager says.
+    REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.instancesRunning == 1; }));
+    CHECK_FALSE(held("nicer-work-1.service"));
+    CHECK(test::pollUntil([] { return held("nicer-work-2.service"); }, 5s, 50ms));
     auto now = test::tryDaemonStatus();
     REQUIRE(now);
     CHECK(now->presenceSource == "XScreenSaver on " + x.display());
@@ -169,6 +193,8 @@ TEST_CASE("input on the X server makes nicerd's profile here, and no input for t
         return s.quota > 0.5 && s.heldBy.empty() && s.memoryHigh == share(0.3);
     }));
     CHECK(sliceMemoryHigh() == share(0.3));
+    REQUIRE(test::waitForStatus([](const api::DaemonState& s) { return s.instancesRunning == 2; }));
+    CHECK(test::pollUntil([] { return !held("nicer-work-2.service"); }, 5s, 50ms));
     now = test::tryDaemonStatus();
     REQUIRE(now);
     CHECK(now->presenceReason == "no input for 3 s");

@@ -546,3 +546,30 @@ TEST_CASE("when the leaf does not take what was set before, connecting again fai
     CHECK(stateIs(*units, "nicer.slice", nicer::usermanager::UnitState::Inactive));
     CHECK(host.starts().size() == 1);
 }
+
+TEST_CASE("an instance is frozen and thawed through its own leaf's cgroup.freeze, never the user manager",
+          "[WorkHostUnits]") {
+    Place place;
+    FakeUnitManager user;
+    FakeWorkHost host(place.socket, {hello("/unit/work")});
+    auto units = connected(user, place);
+    // Frozen only while it runs there.
+    auto early = units->freezeUnit("nicer-work-2.service");
+    REQUIRE_FALSE(early);
+    CHECK_THAT(early.error().message, Catch::Contains("does not run in the root idle slice"));
+
+    REQUIRE(units->startTransientUnit("nicer-work-2.service", instanceProps({"sleep", "100"}), true));
+    const auto instanceLeaf = place.leaf / "nicer-work-2.service";
+    fs::create_directories(instanceLeaf); // the host makes it; here, a plain directory
+    std::ofstream(instanceLeaf / "cgroup.freeze").flush();
+    const auto freezeFile = [&] {
+        std::ifstream in(instanceLeaf / "cgroup.freeze");
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    REQUIRE(units->freezeUnit("nicer-work-2.service"));
+    CHECK(freezeFile() == "1");
+    REQUIRE(units->thawUnit("nicer-work-2.service"));
+    CHECK(freezeFile() == "0");
+    CHECK(place.read("cgroup.freeze").empty()); // the work's own leaf untouched
+    CHECK(user.calls().empty());
+}

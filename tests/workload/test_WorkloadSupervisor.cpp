@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -477,4 +479,110 @@ TEST_CASE("switchTo() starts the previous workload again when the new one does n
         CHECK(units.unit("nicer-work-1.service").activeState == nicer::usermanager::UnitState::Active);
         CHECK(units.unit("nicer-work-2.service").activeState == nicer::usermanager::UnitState::Active);
     }
+}
+
+TEST_CASE("limitRunning() freezes the last instances, holds one started again, and thaws them when allowed",
+          "[WorkloadSupervisor]") {
+    const SupervisorBin bin;
+    FakeUnitManager units;
+    WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 3, false}, "nicer.slice", "");
+    REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
+    REQUIRE(supervisor.poll(t0).ok());
+    CHECK(supervisor.running() == 3);
+    const auto frozen = [&](int i) { return units.unit("nicer-work-" + std::to_string(i) + ".service").frozen; };
+
+    supervisor.limitRunning(1);
+    REQUIRE(supervisor.poll(t0 + 1s).ok());
+    CHECK_FALSE(frozen(1));
+    CHECK(frozen(2));
+    CHECK(frozen(3));
+    CHECK(supervisor.running() == 1);
+    // As it should be: nothing more is asked of the manager.
+    units.clearCalls();
+    REQUIRE(supervisor.poll(t0 + 2s).ok());
+    CHECK(units.callsTo("freezeUnit").empty());
+    CHECK(units.callsTo("thawUnit").empty());
+
+    // The third dies and is started again, in a new cgroup: held again once it runs.
+    units.unit("nicer-work-3.service").activeState = nicer::usermanager::UnitState::Failed;
+    units.unit("nicer-work-3.service").frozen = false;
+    REQUIRE(supervisor.poll(t0 + 3s).ok());
+    REQUIRE(supervisor.poll(t0 + 5s).ok()); // its backoff passed: started
+    CHECK(supervisor.instances()[2].restarts == 1);
+    REQUIRE(supervisor.poll(t0 + 6s).ok());
+    CHECK(frozen(3));
+    CHECK(supervisor.running() == 1);
+
+    // All of them again.
+    supervisor.limitRunning(0);
+    REQUIRE(supervisor.poll(t0 + 7s).ok());
+    CHECK_FALSE(frozen(2));
+    CHECK_FALSE(frozen(3));
+    CHECK(supervisor.running() == 3);
+
+    // A stop thaws a frozen instance first, so that it can act on the stop signal.
+    supervisor.limitRunning(2);
+    REQUIRE(supervisor.poll(t0 + 8s).ok());
+    REQUIRE(frozen(3));
+    units.clearCalls();
+    REQUIRE(supervisor.stop().ok());
+    const auto actions = units.actions();
+    const auto thaw = std::find_if(actions.begin(), actions.end(), [](const UnitCall& c) {
+        return c.method == "thawUnit" && c.unit == "nicer-work-3.service";
+    });
+    const auto stop = std::find_if(actions.begin(), actions.end(), [](const UnitCall& c) {
+        return c.method == "stopUnit" && c.unit == "nicer-work-3.service";
+    });
+    REQUIRE(thaw != actions.end());
+    REQUIRE(stop != actions.end());
+    CHECK(thaw < stop);
+}
+
+TEST_CASE("where the manager cannot freeze a unit, an instance is held with SIGSTOP every period, and "
+          "continued when allowed",
+          "[WorkloadSupervisor]") {
+    const SupervisorBin bin;
+    FakeUnitManager units;
+    WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 2, false}, "nicer.slice", "");
+    REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
+    REQUIRE(supervisor.poll(t0).ok());
+    // systemd on a hybrid cgroup tree.
+    units.fail("freezeUnit", "Unit 'nicer-work-2.service' does not support freezing.");
+    supervisor.limitRunning(1);
+    units.clearCalls();
+    REQUIRE(supervisor.poll(t0 + 1s).ok());
+    CHECK(supervisor.running() == 1);
+    auto kills = units.callsTo("killUnit");
+    REQUIRE(kills.size() == 1);
+    CHECK(kills[0].unit == "nicer-work-2.service");
+    CHECK(kills[0].signal == SIGSTOP);
+    // Again the next period (a resume of the slice sends SIGCONT to all), and no freeze asked again.
+    units.clearCalls();
+    REQUIRE(supervisor.poll(t0 + 2s).ok());
+    CHECK(units.callsTo("killUnit").size() == 1);
+    CHECK(units.callsTo("freezeUnit").empty());
+    supervisor.limitRunning(0);
+    units.clearCalls();
+    REQUIRE(supervisor.poll(t0 + 3s).ok());
+    kills = units.callsTo("killUnit");
+    REQUIRE(kills.size() == 1);
+    CHECK(kills[0].signal == SIGCONT);
+    CHECK(supervisor.running() == 2);
+}
+
+TEST_CASE("an instance that can be neither frozen nor stopped keeps running, and poll() still succeeds",
+          "[WorkloadSupervisor]") {
+    const SupervisorBin bin;
+    FakeUnitManager units;
+    WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 2, false}, "nicer.slice", "");
+    REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
+    REQUIRE(supervisor.poll(t0).ok());
+    units.fail("freezeUnit", "Unit 'nicer-work-2.service' does not support freezing.");
+    units.fail("killUnit", "Access denied");
+    supervisor.limitRunning(1);
+    CHECK(supervisor.poll(t0 + 1s).ok()); // the work's restarts are what poll() reports; the hold is logged
+    CHECK(supervisor.running() == 2);
+    units.clearFailure("killUnit");
+    REQUIRE(supervisor.poll(t0 + 2s).ok());
+    CHECK(supervisor.running() == 1);
 }
