@@ -536,6 +536,20 @@ check_pause_freezes() {
     poll_user 100 "grep -qx 'frozen 0' $cg/cgroup.events" || die "cgroup.events does not say frozen 0 after nicer resume"
 }
 
+# The profile's instance count (max-instances): the demo's second instance frozen in its own cgroup (the root
+# idle slice: its leaf's cgroup.freeze, written by nicerd; the user slice: FreezeUnit), the first running, and
+# both again with max-instances=0.
+check_max_instances() {
+    local cg
+    cg=$(slice_cgroup)
+    as_user 'nicer set max-instances=1' || die "nicer set max-instances=1"
+    poll_user 100 "grep -qx 'frozen 1' $cg/nicer-work-2.service/cgroup.events" || { as_user 'nicer status' || true; die "the second instance is not frozen"; }
+    as_user "grep -qx 'frozen 0' $cg/nicer-work-1.service/cgroup.events" || die "the first instance is frozen too"
+    as_user 'nicer status' | grep -F '2 instances (1 running while' || die "nicer status does not say one instance runs"
+    as_user 'nicer set max-instances=0' || die "nicer set max-instances=0"
+    poll_user 100 "grep -qx 'frozen 0' $cg/nicer-work-2.service/cgroup.events" || die "the second instance is not thawed"
+}
+
 # The real power-profiles-daemon of the system (its placeholder driver, in a guest without a platform profile):
 # root switches to power-saver, as the desktop's power menu does, and the volunteer's nicerd pauses the work.
 check_power_saver_pauses() {
@@ -983,6 +997,7 @@ run_checks() {
     check "root idle slice: cpu.max of the work's leaf follows the quota" check_cpu_max_follows_quota
     check "root idle slice: the leaf has the work's memory limit" check_memory_limit
     check "root idle slice: pause freezes the leaf, resume thaws it" check_pause_freezes
+    check "root idle slice: max-instances=1 freezes the second instance's own leaf, 0 thaws it" check_max_instances
     check "power-profiles-daemon's power-saver profile pauses the work, balanced gives it back" check_power_saver_pauses
     check "logind's lock and idle hints of the volunteer's graphical session, set by its owner only, make nicerd away and put the away profile in force; asked to, nicerd sets the idle hint from the X server's idle time" check_logind_presence
     check "keep-awake: logind refuses the volunteer's nicerd (a user service) a sleep inhibitor without a password, and nicer says so; under an administrator's polkit rule it holds one while the work runs on mains and releases it on a pause and when turned off; another user stays refused" check_keep_awake
@@ -1006,6 +1021,7 @@ run_checks() {
     check "nicer.slice has its own memory limit (memory.max 50% of the machine's memory, memory.high 25% while you're here)" check_memory_limit
     check "cpu.stat counts the bandwidth windows nicerd aligns to (nr_periods)" check_bandwidth_windows_counted
     check "pause freezes nicer.slice (cgroup.events frozen 1), resume thaws it" check_pause_freezes
+    check "max-instances=1 freezes the second instance's unit (FreezeUnit), 0 thaws it" check_max_instances
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
     check "the usermanager integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_usermanager_integration_tests
     check "beside a hog of the user's own under the same user manager, the work's quota stays whole" check_sibling_hog_keeps_quota
