@@ -164,14 +164,13 @@ void printStatus(const api::DaemonState& s) {
     }
     // The instances the profile in force freezes (max-instances), where it does.
     const int limit = control::profileFor(s.params, s.presence).maxInstances;
-    const std::string frozen =
-        limit > 0 && static_cast<std::uint32_t>(limit) < s.instances
-            ? " (" + std::to_string(s.instancesRunning) + " running " + control::profileText(s.presence) +
-                  ", the others frozen)"
-            : std::string();
+    const std::string frozen = limit > 0 && static_cast<std::uint32_t>(limit) < s.instances
+                                   ? " (" + std::to_string(s.instancesRunning) + " running " +
+                                         control::profileText(s.presence) + ", the others frozen)"
+                                   : std::string();
     std::printf("  workload     %s: %s%s, %u instance%s%s\n", s.workloadPreset.c_str(), command.c_str(),
-                s.demoWorkload ? " (burns CPU, does no science)" : "", s.instances, s.instances == 1 ? "" : "s",
-                frozen.c_str());
+                s.demoWorkload ? " (burns CPU, does no science)" : "", s.instances,
+                s.instances == 1 ? "" : "s", frozen.c_str());
     std::printf("  placement    %s: %s\n", std::string(api::placementName(s.placement)).c_str(),
                 std::string(api::placementSummary(s.placement)).c_str());
     if (!s.placementNote.empty()) {
@@ -183,10 +182,10 @@ void printStatus(const api::DaemonState& s) {
     }
     // The fence (memory-max), and above what the kernel reclaims the work's pages first: the profile's
     // memory share.
-    const std::string reclaimed =
-        s.memoryHigh > 0 ? "; reclaimed first above " + text::humanBytes(static_cast<double>(s.memoryHigh)) + " " +
-                               control::profileText(s.presence)
-                         : std::string();
+    const std::string reclaimed = s.memoryHigh > 0 ? "; reclaimed first above " +
+                                                         text::humanBytes(static_cast<double>(s.memoryHigh)) +
+                                                         " " + control::profileText(s.presence)
+                                                   : std::string();
     if (s.memoryMaxPercent >= 100.0) {
         std::printf("  memory max   none: the work may use all the memory%s\n", reclaimed.c_str());
     } else if (s.memoryMax > 0) {

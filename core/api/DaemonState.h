@@ -63,14 +63,14 @@ struct DaemonState {
     std::string placementNote;       ///< why it runs there, and what would protect everything
     double memoryMaxPercent = 100.0; ///< the memory limit as set, percent of the machine; 100: none
     std::uint64_t memoryMax = 0;     ///< the limit the kernel enforces, bytes; 0: none
-    std::uint64_t memoryHigh = 0; ///< the work's MemoryHigh for the profile in force, bytes; 0: none
+    std::uint64_t memoryHigh = 0;    ///< the work's MemoryHigh for the profile in force, bytes; 0: none
 
     // The work.
     std::vector<std::string> workload; ///< its command
     bool demoWorkload = false;
     std::uint32_t instances = 0;
     std::uint32_t instancesRunning = 0; ///< of them, those that run now (the others frozen by the profile)
-    std::string workloadPreset; ///< the running preset's id, or "custom"
+    std::string workloadPreset;         ///< the running preset's id, or "custom"
     std::vector<PresetInfo> workloadPresets;
 
     // The downloads.
@@ -99,8 +99,8 @@ struct DaemonState {
     std::string gameNote;         ///< why games are not seen (no GameMode); empty when it answers
     std::vector<std::string> exclusivePrograms; ///< the named programs that pause the work
     std::vector<std::string> programsRunning;   ///< those of them that run now
-    bool keepingAwake = false; ///< nicerd holds logind's sleep inhibitor now (keep-awake)
-    std::string sleepNote;     ///< why the machine is kept awake, or may sleep, in words (daemon/SleepPolicy.h)
+    bool keepingAwake = false; ///< nicerd holds a sleep inhibitor now, logind's or the portal's (keep-awake)
+    std::string sleepNote; ///< why the machine is kept awake, or may sleep, in words (daemon/SleepPolicy.h)
 
     // Whether the volunteer is at the machine (presence/PresenceWatch.h).
     control::Presence presence = control::Presence::Unknown;

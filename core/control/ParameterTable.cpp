@@ -440,7 +440,8 @@ constexpr ParameterInfo kParameters[] = {
         .busSignature = "d",
         .type = ParameterType::Real,
         .label = "Memory while here",
-        .help = "While you're here (or nicer cannot tell): the largest share of the machine's memory the work may "
+        .help = "While you're here (or nicer cannot tell): the largest share of the machine's memory the "
+                "work may "
                 "keep before the kernel reclaims its pages first; never above memory-max's own",
         .rangeNote = "(a fraction of the machine's memory)",
         .min = 0.0,
@@ -472,7 +473,8 @@ constexpr ParameterInfo kParameters[] = {
         .busSignature = "d",
         .type = ParameterType::Real,
         .label = "Memory while away",
-        .help = "While you're away: the largest share of the machine's memory the work may keep before the kernel "
+        .help = "While you're away: the largest share of the machine's memory the work may keep before the "
+                "kernel "
                 "reclaims its pages first; never above memory-max's own",
         .rangeNote = "(a fraction of the machine's memory)",
         .min = 0.0,
@@ -504,8 +506,9 @@ constexpr ParameterInfo kParameters[] = {
         .busSignature = "u",
         .type = ParameterType::Count,
         .label = "Instances while here",
-        .help = "While you're here (or nicer cannot tell): how many of the work's instances run; the others are "
-                "frozen, keeping their memory and progress (0: all)",
+        .help =
+            "While you're here (or nicer cannot tell): how many of the work's instances run; the others are "
+            "frozen, keeping their memory and progress (0: all)",
         .rangeNote = "(instances; 0: all)",
         .min = 0.0,
         .max = 1024.0,
@@ -540,8 +543,9 @@ constexpr ParameterInfo kParameters[] = {
         .busSignature = "u",
         .type = ParameterType::Count,
         .label = "Instances while away",
-        .help = "While you're away: how many of the work's instances run; the others are frozen, keeping their "
-                "memory and progress (0: all)",
+        .help =
+            "While you're away: how many of the work's instances run; the others are frozen, keeping their "
+            "memory and progress (0: all)",
         .rangeNote = "(instances; 0: all)",
         .min = 0.0,
         .max = 1024.0,
@@ -559,7 +563,8 @@ constexpr ParameterInfo kParameters[] = {
         .get = [](const ControllerParams& p) { return static_cast<double>(p.awayMaxInstances); },
         .set = [](ControllerParams& p, double v) -> Result<void> {
             if (!(v >= -2147483648.0 && v <= 2147483647.0)) {
-                return Error{"away-max-instances = " + std::to_string(v) + " is not a whole number of instances",
+                return Error{"away-max-instances = " + std::to_string(v) +
+                                 " is not a whole number of instances",
                              ErrorKind::InvalidInput};
             }
             p.awayMaxInstances = static_cast<int>(std::lround(v));

@@ -61,11 +61,15 @@ std::string_view ruleName(Rule rule) {
 
 Profile profileFor(const ControllerParams& params, Presence presence) {
     if (presence == Presence::Away) {
-        return {presence,           params.awayTemperatureTarget, params.awayFanTarget, params.awayMaxShare,
-                params.awayMemoryShare, params.awayMaxInstances};
+        return {presence,
+                params.awayTemperatureTarget,
+                params.awayFanTarget,
+                params.awayMaxShare,
+                params.awayMemoryShare,
+                params.awayMaxInstances};
     }
-    return {presence,           params.temperatureTarget, params.fanTarget, params.maxShare,
-            params.memoryShare, params.maxInstances};
+    return {presence,        params.temperatureTarget, params.fanTarget,
+            params.maxShare, params.memoryShare,       params.maxInstances};
 }
 
 std::string profileText(Presence presence) {

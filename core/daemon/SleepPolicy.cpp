@@ -25,7 +25,8 @@ void SleepPolicy::describe(api::DaemonState& state) const {
     if (m_verdict.awake && m_inhibitor.held()) {
         state.sleepNote = m_verdict.note + " (" + m_inhibitor.heldBy() + ")";
     } else {
-        state.sleepNote = m_verdict.awake && !m_inhibitor.note().empty() ? m_inhibitor.note() : m_verdict.note;
+        state.sleepNote =
+            m_verdict.awake && !m_inhibitor.note().empty() ? m_inhibitor.note() : m_verdict.note;
     }
 }
 

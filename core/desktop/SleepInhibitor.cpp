@@ -32,7 +32,8 @@ SleepInhibitor::SleepInhibitor(sd_event* event, libsystemd::BusTarget systemBus,
     , m_session(event, std::move(sessionBus),
                 {.connected = {},
                  .lost = [this] { m_request.clear(); }, // the portal drops a leaver's inhibitions
-                 .onError = [this](std::string_view what) { refused("the portal: " + std::string(what)); }}) {}
+                 .onError = [this](std::string_view what) { refused("the portal: " + std::string(what)); }}) {
+}
 
 SleepInhibitor::~SleepInhibitor() {
     m_call.reset();
@@ -81,7 +82,9 @@ void SleepInhibitor::askLogind() {
     const std::string why = m_heldWhy;
     auto made = m_system.callMethod(
         {"org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "Inhibit"},
-        [&why](libsystemd::MessageWriter& out) { out.append("ssss", "sleep", "nicer", why.c_str(), "block"); },
+        [&why](libsystemd::MessageWriter& out) {
+            out.append("ssss", "sleep", "nicer", why.c_str(), "block");
+        },
         [this](sd_bus_message* reply) { onLogind(reply); }, libsystemd::kCallTimeoutUsec);
     if (!made) {
         m_logindRefusal = "cannot ask logind: " + made.error().message;
@@ -123,7 +126,8 @@ void SleepInhibitor::askPortal() {
         }
     }
     auto call = libsystemd::newMethodCall(
-        m_session.bus(), {kPortal, "/org/freedesktop/portal/desktop", "org.freedesktop.portal.Inhibit", "Inhibit"},
+        m_session.bus(),
+        {kPortal, "/org/freedesktop/portal/desktop", "org.freedesktop.portal.Inhibit", "Inhibit"},
         [this](libsystemd::MessageWriter& out) {
             out.append("sua{sv}", "", kPortalSuspend, 1, "reason", "s", m_heldWhy.c_str());
         });
@@ -136,7 +140,8 @@ void SleepInhibitor::askPortal() {
                            libsystemd::kCallTimeoutUsec)
                      : Result<libsystemd::BusSlot>(call.error());
     if (!made) {
-        refused(m_logindRefusal + ", and the desktop's portal cannot be asked (" + made.error().message + ")");
+        refused(m_logindRefusal + ", and the desktop's portal cannot be asked (" + made.error().message +
+                ")");
         return;
     }
     m_call = std::move(*made);
@@ -147,8 +152,9 @@ void SleepInhibitor::onPortal(sd_bus_message* reply) {
     if (sd_bus_message_is_method_error(reply, nullptr) > 0) {
         const sd_bus_error* error = sd_bus_message_get_error(reply);
         refused(m_logindRefusal + ", and " +
-                (libsystemd::serviceAbsent(error) ? std::string("no desktop portal is on the session bus")
-                                                  : "the desktop's portal refused (" + answerError(reply) + ")"));
+                (libsystemd::serviceAbsent(error)
+                     ? std::string("no desktop portal is on the session bus")
+                     : "the desktop's portal refused (" + answerError(reply) + ")"));
         return;
     }
     const char* request = nullptr;
@@ -182,8 +188,8 @@ void SleepInhibitor::closePortalRequest(const std::string& request) {
     if (request.empty() || !m_session.isOpen()) {
         return; // none, or the portal dropped it when the connection closed
     }
-    auto call = libsystemd::newMethodCall(m_session.bus(),
-                                          {kPortal, request.c_str(), "org.freedesktop.portal.Request", "Close"});
+    auto call = libsystemd::newMethodCall(
+        m_session.bus(), {kPortal, request.c_str(), "org.freedesktop.portal.Request", "Close"});
     if (call) {
         (void)sd_bus_send(m_session.bus(), call->get(), nullptr); // no answer to wait for
     }

@@ -19,9 +19,9 @@ namespace nicer::desktop {
  *   polkit policy grants it without a password to the programs of a local session only (allow_inactive,
  *   allow_active), not to a user service such as nicerd (allow_any is "no"), unless an administrator's rule
  *   does; so where logind refuses,
- * - the desktop's portal (org.freedesktop.portal.Inhibit on the session bus, flag "suspend"): GNOME's and KDE's
- *   power managers honour it, for any program of the user's, without a password. Closing its request releases
- *   it; so does nicerd leaving the session bus.
+ * - the desktop's portal (org.freedesktop.portal.Inhibit on the session bus, flag "suspend"): GNOME's and
+ * KDE's power managers honour it, for any program of the user's, without a password. Closing its request
+ * releases it; so does nicerd leaving the session bus.
  *
  * Never "idle": the screen still dims and locks as the desktop says. A closed lid, the power button and the
  * volunteer's own "Suspend" still act. Asked for asynchronously, never blocking the loop; the connections are

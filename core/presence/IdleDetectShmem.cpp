@@ -44,7 +44,8 @@ IdleDetectShmem::~IdleDetectShmem() {
 void IdleDetectShmem::open(wallclock::TimePoint now) {
     m_lastTry = now;
     const std::string path = "/dev/shm" + m_name;
-    // Created by nicerd, or nicerd's from an earlier run: never one of another user's, whatever its mode says.
+    // Created by nicerd, or nicerd's from an earlier run: never one of another user's, whatever its mode
+    // says.
     UniqueFd fd(::shm_open(m_name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0644));
     if (!fd.valid() && errno == EEXIST) {
         fd = UniqueFd(::shm_open(m_name.c_str(), O_RDWR, 0));
@@ -62,8 +63,9 @@ void IdleDetectShmem::open(wallclock::TimePoint now) {
         return;
     }
     if (st.st_uid != ::geteuid()) {
-        m_note = path + " belongs to " + userText(st.st_uid) +
-                 ": BOINC reads that one, and nicer leaves it alone (another volunteer's nicer, or idle_detect)";
+        m_note =
+            path + " belongs to " + userText(st.st_uid) +
+            ": BOINC reads that one, and nicer leaves it alone (another volunteer's nicer, or idle_detect)";
         return;
     }
     if (!S_ISREG(st.st_mode)) {

@@ -8,17 +8,18 @@
 namespace nicer::presence {
 
 /**
- * Publishes the volunteer's last input in BOINC's /idle_detect_shmem: two native int64, the time of the update
- * and the time of the last input, in seconds since 1970. BOINC takes it while the update is at most 60 s old,
- * and then counts its own "in use" from the last input; without an update for a minute it falls back to its
- * own detection. So nicer's verdict reaches a system-wide BOINC client (the user boinc), which cannot read the
- * volunteer's desktop itself, on Wayland too.
+ * Publishes the volunteer's last input in BOINC's /idle_detect_shmem: two native int64, the time of the
+ * update and the time of the last input, in seconds since 1970. BOINC takes it while the update is at most 60
+ * s old, and then counts its own "in use" from the last input; without an update for a minute it falls back
+ * to its own detection. So nicer's verdict reaches a system-wide BOINC client (the user boinc), which cannot
+ * read the volunteer's desktop itself, on Wayland too.
  *
  * The object is the volunteer's own: created 0644 (BOINC, another user, reads it), written only when it is a
  * regular file of nicerd's user. One of another user's (a second volunteer's nicerd, idle_detect's daemon, or
- * someone squatting the name: /dev/shm is open to all) is left alone, and note() says whose it is. It is never
- * unlinked: BOINC maps the object once and keeps that mapping, so a new object under the same name would never
- * reach it; when nicerd stops publishing, the update time stops and BOINC ignores the object a minute later.
+ * someone squatting the name: /dev/shm is open to all) is left alone, and note() says whose it is. It is
+ * never unlinked: BOINC maps the object once and keeps that mapping, so a new object under the same name
+ * would never reach it; when nicerd stops publishing, the update time stops and BOINC ignores the object a
+ * minute later.
  */
 class IdleDetectShmem {
 public:

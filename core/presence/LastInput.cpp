@@ -4,8 +4,8 @@
 
 namespace nicer::presence {
 
-std::optional<wallclock::TimePoint> LastInput::update(const PresenceVerdict& verdict, wallclock::TimePoint now,
-                                                      std::chrono::milliseconds delay) {
+std::optional<wallclock::TimePoint>
+LastInput::update(const PresenceVerdict& verdict, wallclock::TimePoint now, std::chrono::milliseconds delay) {
     using control::Presence;
     if (verdict.presence == Presence::Unknown) {
         m_last.reset();

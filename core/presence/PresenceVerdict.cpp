@@ -20,14 +20,19 @@ PresenceVerdict decide(std::span<const SourceReading> readings, std::chrono::mil
         if (r.sinceInput) {
             const bool away = *r.sinceInput >= delay;
             return {away ? Presence::Away : Presence::Here, r.source,
-                    (away ? "no input for " : "input within ") + wallclock::durationText(delay), r.sinceInput};
+                    (away ? "no input for " : "input within ") + wallclock::durationText(delay),
+                    r.sinceInput};
         }
         if (r.desktopDelay) {
-            return {r.idle ? Presence::Away : Presence::Here, r.source,
-                    r.idle ? "the desktop says it is idle" : "the desktop says it is in use", {}};
+            return {r.idle ? Presence::Away : Presence::Here,
+                    r.source,
+                    r.idle ? "the desktop says it is idle" : "the desktop says it is in use",
+                    {}};
         }
-        return {r.idle ? Presence::Away : Presence::Here, r.source,
-                (r.idle ? "no input for " : "input within ") + wallclock::durationText(delay), {}};
+        return {r.idle ? Presence::Away : Presence::Here,
+                r.source,
+                (r.idle ? "no input for " : "input within ") + wallclock::durationText(delay),
+                {}};
     }
     std::string why;
     for (const auto& r : readings) {

@@ -131,7 +131,8 @@ Result<void> WorkloadSupervisor::holdToLimit() {
         auto& instance = m_instances[i];
         const bool hold = m_runningLimit > 0 && i >= static_cast<std::size_t>(m_runningLimit);
         if (!hold) {
-            if (instance.hold == Hold::Frozen && keep(m_units.thawUnit(instance.unit), "thaw " + instance.unit)) {
+            if (instance.hold == Hold::Frozen &&
+                keep(m_units.thawUnit(instance.unit), "thaw " + instance.unit)) {
                 instance.hold = Hold::None;
             } else if (instance.hold == Hold::Stopped &&
                        keep(m_units.killUnit(instance.unit, SIGCONT), "continue " + instance.unit)) {

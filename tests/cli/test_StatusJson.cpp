@@ -172,9 +172,9 @@ TEST_CASE("nicer status --json writes null where a value means none, and the dow
     failed.reason = "404";
     state.downloads = {failed};
     const auto json = cli::statusJson(state);
-    for (const char* key : {"outside", "temperature", "temperature_target_in_use", "fan_speed",
-                            "battery_percent", "memory_max_bytes", "memory_high_bytes", "bandwidth_cap",
-                            "paused_until"}) {
+    for (const char* key :
+         {"outside", "temperature", "temperature_target_in_use", "fan_speed", "battery_percent",
+          "memory_max_bytes", "memory_high_bytes", "bandwidth_cap", "paused_until"}) {
         INFO(key);
         CHECK(json.at(key).is_null());
     }

@@ -107,18 +107,21 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
     }
     CHECK(findParameter("reserve_band") == nullptr);
     CHECK(findBusParameter("reserve-band") == nullptr);
-    CHECK(parameterNameList() ==
-          "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
-          "overload-threshold, idle-epsilon, period, temperature-target, "
-          "away-temperature-target, fan-target, away-fan-target, max-share, "
-          "away-max-share, memory-share, away-memory-share, max-instances, away-max-instances, resume-delay, battery-cap, battery-min-charge, "
-          "power-saver-is-battery, keep-awake, games-pause, boinc-clock, away-delay, logind-idle-hint, publish-input-time, "
-          "compute-hours, transfer-hours");
+    CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
+                                 "overload-threshold, idle-epsilon, period, temperature-target, "
+                                 "away-temperature-target, fan-target, away-fan-target, max-share, "
+                                 "away-max-share, memory-share, away-memory-share, max-instances, "
+                                 "away-max-instances, resume-delay, battery-cap, battery-min-charge, "
+                                 "power-saver-is-battery, keep-awake, games-pause, boinc-clock, away-delay, "
+                                 "logind-idle-hint, publish-input-time, "
+                                 "compute-hours, transfer-hours");
     CHECK(parameterNameList(true) ==
           "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
           "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, AwayTemperatureTarget, FanTarget, "
-          "AwayFanTarget, MaxShare, AwayMaxShare, MemoryShare, AwayMemoryShare, MaxInstances, AwayMaxInstances, ResumeDelay, BatteryCap, BatteryMinCharge, "
-          "PowerSaverIsBattery, KeepAwake, GamesPause, KeepBoincClock, AwayDelay, LogindIdleHint, PublishInputTime, "
+          "AwayFanTarget, MaxShare, AwayMaxShare, MemoryShare, AwayMemoryShare, MaxInstances, "
+          "AwayMaxInstances, ResumeDelay, BatteryCap, BatteryMinCharge, "
+          "PowerSaverIsBattery, KeepAwake, GamesPause, KeepBoincClock, AwayDelay, LogindIdleHint, "
+          "PublishInputTime, "
           "ComputeHours, TransferHours");
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 
-// A faithful double of the desktop portal's Inhibit (org.freedesktop.portal.Inhibit, as xdg-desktop-portal 1.16
-// has it) on a test's session bus: Inhibit(window, flags, options) answers with a Request object whose Close
-// ends the inhibition, and an inhibition also ends when its caller leaves the bus.
+// A faithful double of the desktop portal's Inhibit (org.freedesktop.portal.Inhibit, as
+// xdg-desktop-portal 1.16 has it) on a test's session bus: Inhibit(window, flags, options) answers with a
+// Request object whose Close ends the inhibition, and an inhibition also ends when its caller leaves the bus.
 
 #include "libsystemd/BusObject.h"
 #include "libsystemd/Connection.h"
@@ -29,9 +29,9 @@ public:
         : m_connection(event, libsystemd::BusTarget::at(address)) {
         REQUIRE(m_connection.connect());
         libsystemd::BusInterface inhibit;
-        inhibit.methods.push_back({"Inhibit", "sua{sv}", "o", [this](sd_bus_message* call, sd_bus_error* error) {
-                                       return onInhibit(call, error);
-                                   }});
+        inhibit.methods.push_back(
+            {"Inhibit", "sua{sv}", "o",
+             [this](sd_bus_message* call, sd_bus_error* error) { return onInhibit(call, error); }});
         auto object = libsystemd::BusObject::publish(m_connection.bus(), "/org/freedesktop/portal/desktop",
                                                      "org.freedesktop.portal.Inhibit", std::move(inhibit));
         REQUIRE(object);
@@ -89,8 +89,8 @@ private:
                                        m_closing.push_back(path);
                                        return sd_bus_reply_method_return(close, "");
                                    }});
-        auto object = libsystemd::BusObject::publish(m_connection.bus(), path, "org.freedesktop.portal.Request",
-                                                     std::move(request));
+        auto object = libsystemd::BusObject::publish(m_connection.bus(), path,
+                                                     "org.freedesktop.portal.Request", std::move(request));
         REQUIRE(object);
         held->request = std::move(*object);
         m_held[path] = std::move(held);

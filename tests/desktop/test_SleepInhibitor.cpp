@@ -1,8 +1,8 @@
 // The sleep inhibitor against doubles of logind (tests/presence/FakeLogind.h) and of the desktop portal
-// (tests/desktop/FakePortal.h), each on a real dbus-daemon: logind's held while wanted, with the reason given,
-// released at once when no longer wanted or when its owner ends; the portal's where logind refuses (as its
-// polkit policy does for a user service); and when neither grants it, both reasons said, never retried in a
-// burst.
+// (tests/desktop/FakePortal.h), each on a real dbus-daemon: logind's held while wanted, with the reason
+// given, released at once when no longer wanted or when its owner ends; the portal's where logind refuses (as
+// its polkit policy does for a user service); and when neither grants it, both reasons said, never retried in
+// a burst.
 #include "EventLoop.h"
 #include "desktop/FakePortal.h"
 #include "desktop/SleepInhibitor.h"
@@ -19,7 +19,8 @@ namespace {
 
 /// Runs @p loop for @p time: long enough for a call it should not have made to be answered.
 void settle(sd_event* loop, std::chrono::milliseconds time) {
-    (void)test::runLoopUntil(loop, [] { return false; }, time);
+    (void)test::runLoopUntil(
+        loop, [] { return false; }, time);
 }
 
 /// A system bus and a session bus of the test's own.

@@ -1,10 +1,11 @@
 // Here or away through the real nicerd on the real user manager: a real X server (Xvfb) given input through
 // XTest makes nicerd's presence "here" and no input for the away delay "away"; a lock that logind (a double
 // on a private system bus) says is away at once. Each switches the profile in force (its largest share, its
-// memory share on the slice's MemoryHigh, and how many instances run: the others frozen) within a period, shown in the bus's state that `nicer status
-// --json` prints. The sleep policy holds logind's sleep inhibitor while the work runs on mains (a real upowerd
-// over an emulated battery). Which cgroup path: the hybrid machines' user slice; presence does not depend on
-// the placement.
+// memory share on the slice's MemoryHigh, and how many instances run: the others frozen) within a period,
+// shown in the bus's state that `nicer status
+// --json` prints. The sleep policy holds logind's sleep inhibitor while the work runs on mains (a real
+// upowerd over an emulated battery). Which cgroup path: the hybrid machines' user slice; presence does not
+// depend on the placement.
 #include "EventLoop.h"
 #include "IdleMachineStat.h"
 #include "NicerdProcess.h"
@@ -22,12 +23,12 @@
 
 #include <atomic>
 #include <cmath>
+#include <fcntl.h>
 #include <fstream>
 #include <iterator>
-#include <fcntl.h>
+#include <mutex>
 #include <optional>
 #include <sys/mman.h>
-#include <mutex>
 #include <thread>
 #include <unistd.h>
 
@@ -120,11 +121,12 @@ struct InputTimeObject {
     }
 };
 
-/// Whether a unit of the work is held: frozen, as the user manager says (FreezerState, pure cgroup v2), or its
-/// main process stopped (SIGSTOP, where the manager cannot freeze a unit: a hybrid cgroup tree).
+/// Whether a unit of the work is held: frozen, as the user manager says (FreezerState, pure cgroup v2), or
+/// its main process stopped (SIGSTOP, where the manager cannot freeze a unit: a hybrid cgroup tree).
 bool held(const std::string& unit) {
     const auto property = [&unit](const char* name) {
-        const auto shown = test::runCommand(std::string("systemctl --user show --value -p ") + name + " " + unit);
+        const auto shown =
+            test::runCommand(std::string("systemctl --user show --value -p ") + name + " " + unit);
         REQUIRE(shown.exitCode == 0);
         return shown.out.substr(0, shown.out.find('\n'));
     };
@@ -155,9 +157,28 @@ TEST_CASE("input on the X server makes nicerd's profile here, and no input for t
     const test::IdleMachineStat stat(dir / "stat");
     x.input();
     test::NicerdProcess daemon(
-        {"--period", "0.25", "--proc-stat", stat.path(), "--away-delay", "3", "--max-share", "0.25",
-         "--away-max-share", "1", "--memory-share", "0.1", "--away-memory-share", "0.3", "--publish-input-time", "1",
-         "--input-time-object", inputTime.name, "--instances", "2", "--max-instances", "1"},
+        {"--period",
+         "0.25",
+         "--proc-stat",
+         stat.path(),
+         "--away-delay",
+         "3",
+         "--max-share",
+         "0.25",
+         "--away-max-share",
+         "1",
+         "--memory-share",
+         "0.1",
+         "--away-memory-share",
+         "0.3",
+         "--publish-input-time",
+         "1",
+         "--input-time-object",
+         inputTime.name,
+         "--instances",
+         "2",
+         "--max-instances",
+         "1"},
         dir,
         {{"DISPLAY", x.display()}, {"WAYLAND_DISPLAY", ""}, {"DBUS_SYSTEM_BUS_ADDRESS", logind.address()}});
     REQUIRE(daemon.waitReady());
@@ -309,11 +330,10 @@ TEST_CASE("keep-awake holds logind's sleep inhibitor while the work runs on main
     }
     LogindThread logind(systemBus.address());
     const auto dir = test::freshStateDir("presence-keep-awake");
-    test::NicerdProcess daemon({"--period", "0.25", "--resume-delay", "1", "--keep-awake", "1",
-                                "--power-supply-dir", laptop.powerSupplyDir().string()},
-                               dir,
-                               {{"DISPLAY", ""}, {"WAYLAND_DISPLAY", ""},
-                                {"DBUS_SYSTEM_BUS_ADDRESS", systemBus.address()}});
+    test::NicerdProcess daemon(
+        {"--period", "0.25", "--resume-delay", "1", "--keep-awake", "1", "--power-supply-dir",
+         laptop.powerSupplyDir().string()},
+        dir, {{"DISPLAY", ""}, {"WAYLAND_DISPLAY", ""}, {"DBUS_SYSTEM_BUS_ADDRESS", systemBus.address()}});
     REQUIRE(daemon.waitReady());
     const auto awake = [](const api::DaemonState& s) {
         return s.keepingAwake && s.sleepNote == "kept awake: the work runs on mains power (logind)";

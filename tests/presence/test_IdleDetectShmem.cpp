@@ -1,7 +1,7 @@
 // BOINC's /idle_detect_shmem as nicerd writes it, read as BOINC's client reads it (client/hostinfo_unix.cpp,
-// get_idle_time_from_daemon: shm_open read-only, at least two int64, mapped once, the update at most 60 s old);
-// an object of another user's left alone and named; the same object kept across writers, since BOINC keeps its
-// first mapping. Each case uses an object of its own, not the machine's /idle_detect_shmem.
+// get_idle_time_from_daemon: shm_open read-only, at least two int64, mapped once, the update at most 60 s
+// old); an object of another user's left alone and named; the same object kept across writers, since BOINC
+// keeps its first mapping. Each case uses an object of its own, not the machine's /idle_detect_shmem.
 #include "presence/IdleDetectShmem.h"
 
 #include <catch2/catch.hpp>
@@ -114,7 +114,8 @@ TEST_CASE("an object of another user's is left alone, and the note says whose it
     const wallclock::TimePoint t0{std::chrono::seconds(1'800'000'000)};
     shmem.publish(t0, t0);
     CHECK_FALSE(shmem.publishing());
-    CHECK_THAT(shmem.note(), Catch::StartsWith("/dev/shm" + object.name + " belongs to user nobody (uid 65534)"));
+    CHECK_THAT(shmem.note(),
+               Catch::StartsWith("/dev/shm" + object.name + " belongs to user nobody (uid 65534)"));
     // Asked again within the minute: not opened again, the note stays.
     shmem.publish(t0 + 10s, t0 + 10s);
     CHECK_FALSE(shmem.publishing());

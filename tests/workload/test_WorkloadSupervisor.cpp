@@ -5,8 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <csignal>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -489,7 +489,9 @@ TEST_CASE("limitRunning() freezes the last instances, holds one started again, a
     REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
     REQUIRE(supervisor.poll(t0).ok());
     CHECK(supervisor.running() == 3);
-    const auto frozen = [&](int i) { return units.unit("nicer-work-" + std::to_string(i) + ".service").frozen; };
+    const auto frozen = [&](int i) {
+        return units.unit("nicer-work-" + std::to_string(i) + ".service").frozen;
+    };
 
     supervisor.limitRunning(1);
     REQUIRE(supervisor.poll(t0 + 1s).ok());
