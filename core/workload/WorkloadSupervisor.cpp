@@ -121,7 +121,7 @@ Result<void> WorkloadSupervisor::startInstance(Instance& instance, Clock::time_p
 Result<void> WorkloadSupervisor::holdToLimit() {
     using Hold = Instance::Hold;
     Result<void> firstError;
-    const auto keep = [&firstError](Result<void> done, const std::string& what) {
+    const auto keep = [&firstError](const Result<void>& done, const std::string& what) {
         if (!done && firstError) {
             firstError = done.error().within("cannot " + what + ": ");
         }
@@ -131,12 +131,12 @@ Result<void> WorkloadSupervisor::holdToLimit() {
         auto& instance = m_instances[i];
         const bool hold = m_runningLimit > 0 && i >= static_cast<std::size_t>(m_runningLimit);
         if (!hold) {
-            if (instance.hold == Hold::Frozen &&
-                keep(m_units.thawUnit(instance.unit), "thaw " + instance.unit)) {
-                instance.hold = Hold::None;
-            } else if (instance.hold == Hold::Stopped &&
-                       keep(m_units.killUnit(instance.unit, SIGCONT), "continue " + instance.unit)) {
-                instance.hold = Hold::None;
+            if (instance.hold != Hold::None) {
+                const bool frozen = instance.hold == Hold::Frozen;
+                if (keep(frozen ? m_units.thawUnit(instance.unit) : m_units.killUnit(instance.unit, SIGCONT),
+                         (frozen ? "thaw " : "continue ") + instance.unit)) {
+                    instance.hold = Hold::None;
+                }
             }
             continue;
         }
