@@ -104,6 +104,18 @@ std::string wholeBytes(double bytesPerSecond) {
     return ec == std::errc{} ? std::string(digits.data(), ptr) : "0";
 }
 
+/// max_ncpus_pct, the one setting whose value nicer chooses (the profile's instances).
+bool isCpuShare(const Setting& setting) {
+    return std::string_view(setting.name) == "max_ncpus_pct";
+}
+
+/// A percentage as BOINC reads it: "100", "50", "66.667".
+std::string percentText(double percent) {
+    std::array<char, 32> digits{};
+    const auto [ptr, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), percent);
+    return ec == std::errc{} ? std::string(digits.data(), ptr) : "100";
+}
+
 bool parseValue(std::string_view text, double& value) {
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     return !text.empty() && ec == std::errc{} && ptr == text.data() + text.size();
@@ -111,16 +123,23 @@ bool parseValue(std::string_view text, double& value) {
 
 } // namespace
 
-Result<std::string> withNicerSettings(std::string_view userOverride) {
+Result<std::string> withNicerSettings(std::string_view userOverride, double maxNcpusPct) {
     pugi::xml_document document;
     if (auto loaded = load(document, userOverride); !loaded) {
         return loaded.error();
     }
     const pugi::xml_node root = document.document_element();
     for (const Setting& setting : kNicerSettings) {
-        set(root, setting.name, setting.value);
+        set(root, setting.name, isCpuShare(setting) ? percentText(maxNcpusPct) : std::string(setting.value));
     }
     return save(document);
+}
+
+double maxNcpusPctFor(int instances, int cpus) {
+    if (instances <= 0 || cpus <= 0 || instances >= cpus) {
+        return 100.0;
+    }
+    return std::ceil(100'000.0 * instances / cpus) / 1000.0;
 }
 
 Result<std::string> withTransferLimits(std::string_view override, double maxDownBytesPerSecond,
@@ -152,7 +171,7 @@ TransferCaps transferCapsOf(std::string_view override) {
     return {last("max_bytes_sec_down"), last("max_bytes_sec_up")};
 }
 
-bool hasNicerSettings(std::string_view override) {
+bool hasNicerSettings(std::string_view override, std::optional<double> maxNcpusPct) {
     if (text::trim(override).empty()) {
         return false;
     }
@@ -176,7 +195,10 @@ bool hasNicerSettings(std::string_view override) {
         }
         double have = 0.0;
         double want = 0.0;
-        if (!parseValue(text, have) || !parseValue(setting.value, want) || have != want) {
+        if (!parseValue(text, have) || !parseValue(setting.value, want)) {
+            return false;
+        }
+        if (isCpuShare(setting) ? maxNcpusPct && std::abs(have - *maxNcpusPct) > 1e-6 : have != want) {
             return false;
         }
     }

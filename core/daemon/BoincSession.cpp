@@ -248,19 +248,42 @@ void BoincSession::pushOverride(const TransferLimits& wanted) {
     });
 }
 
+TransferLimits BoincSession::transferLimits() const {
+    return m_governor.pushed().value_or(TransferLimits{m_status.maxDownRate, m_status.maxUpRate});
+}
+
+void BoincSession::setMaxNcpusPct(double percent) {
+    if (percent == m_maxNcpusPct) {
+        return;
+    }
+    auto nicer = boinc::withNicerSettings(m_nicerOverride, percent);
+    if (!nicer) {
+        return; // nicer's own override is always readable; the volunteer's was checked when it came
+    }
+    m_maxNcpusPct = percent;
+    m_nicerOverride = std::move(*nicer);
+    pushOverride(transferLimits());
+}
+
 void BoincSession::checkOverride() {
     m_rpc->getGlobalPrefsOverride([this, alive = m_alive](Result<std::string> text) {
         if (!*alive || !text) {
             return; // an error shows in the next poll
         }
-        if (boinc::hasNicerSettings(*text)) {
+        if (boinc::hasNicerSettings(*text, m_maxNcpusPct)) {
             setOverrideApplied(true);
+            return;
+        }
+        if (boinc::hasNicerSettings(*text, std::nullopt)) {
+            // nicer's own, of the profile before (read before the change reached the client): sent again,
+            // and never kept as the volunteer's.
+            pushOverride(transferLimits());
             return;
         }
         // The volunteer replaced the override (the BOINC Manager writes the whole file): theirs is what comes
         // back later, and nicer's settings go on top of it again.
         setOverrideApplied(false);
-        auto nicer = boinc::withNicerSettings(*text);
+        auto nicer = boinc::withNicerSettings(*text, m_maxNcpusPct);
         if (!nicer) {
             setState(api::BoincState::Error, "the preferences override set in BOINC is not readable (" +
                                                  nicer.error().message +
@@ -272,7 +295,7 @@ void BoincSession::checkOverride() {
             return;
         }
         m_nicerOverride = std::move(*nicer);
-        pushOverride(m_governor.pushed().value_or(TransferLimits{m_status.maxDownRate, m_status.maxUpRate}));
+        pushOverride(transferLimits());
     });
 }
 

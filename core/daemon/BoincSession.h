@@ -79,6 +79,11 @@ public:
     /// parameter). Off: the client is continued at once and counts the wall clock, as it does alone.
     void setKeepClock(bool keep);
 
+    /// How many CPUs the client may use, as BOINC's max_ncpus_pct in nicer's override (the profile's
+    /// max-instances: boinc::maxNcpusPctFor); sent when it changes, and put back if the volunteer's override
+    /// replaces nicer's.
+    void setMaxNcpusPct(double percent);
+
     void attach(const std::string& url, const std::string& key, BoincRequests::Done done);
     void attachAccountManager(const std::string& url, const std::string& name, const std::string& password,
                               BoincRequests::Done done);
@@ -99,6 +104,8 @@ private:
     void checkOverride();
     /// Sends nicer's override with the limits @p wanted (never above the volunteer's own) to the client.
     void pushOverride(const TransferLimits& wanted);
+    /// The transfer limits in force, to send again with another change of the override.
+    TransferLimits transferLimits() const;
     void onRpcError(const Error& error);
     /// The tasks' limits from get_state, when a running task has none yet (at most every few seconds).
     void readLimits();
@@ -142,6 +149,7 @@ private:
     bool m_held = false;     ///< the work (and the client with it) is frozen
     int m_polls = 0;
     std::string m_nicerOverride; ///< the override nicer wants in force, without the transfer limits
+    double m_maxNcpusPct = 100.0; ///< nicer's max_ncpus_pct in it (setMaxNcpusPct)
     std::int64_t m_noticeSeqno = 0;
     std::int64_t m_messageSeqno = 0;
     std::vector<api::BoincNotice> m_notices; ///< the notices so far

@@ -102,9 +102,10 @@ Result<void> BoincSupervisor::restore(const workload::WorkloadSpec& stopped,
     return {};
 }
 
-void BoincSupervisor::onPeriod(const api::Sample& last, bool keepClock) {
+void BoincSupervisor::onPeriod(const api::Sample& last, bool keepClock, double maxNcpusPct) {
     if (m_session) {
         m_session->setKeepClock(keepClock);
+        m_session->setMaxNcpusPct(maxNcpusPct);
         const bool held = last.paused || last.quota <= 0.0;
         m_session->setHeld(held, last.paused ? "paused: nicer holds the work until you resume it"
                                  : last.outsideSignal

@@ -47,8 +47,9 @@ public:
 
     /// Once a period, with its sample: the client is held while the work is (paused, or no spare CPU), and
     /// every 30 periods the system-wide client is looked for again.
-    /// @p keepClock: the boinc-clock parameter (BoincSession::setKeepClock).
-    void onPeriod(const api::Sample& last, bool keepClock);
+    /// @p keepClock: the boinc-clock parameter (BoincSession::setKeepClock); @p maxNcpusPct: how many CPUs
+    /// the client may use for its tasks (BoincSession::setMaxNcpusPct).
+    void onPeriod(const api::Sample& last, bool keepClock, double maxNcpusPct);
     /// Looks for the system-wide client now (at start; later onPeriod does).
     void lookForSystemService();
 

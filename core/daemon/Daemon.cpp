@@ -1,5 +1,6 @@
 #include "daemon/Daemon.h"
 
+#include "boinc/GlobalPrefsOverride.h"
 #include "control/ParameterText.h"
 #include "daemon/OwnUnit.h"
 #include "daemon/SettingPrecedence.h"
@@ -208,10 +209,13 @@ void Daemon::onTick() {
         m_downloads->followHours(m_loop->params().transferHours, *surroundings.localTime);
     }
     if (m_loop->last()) {
-        m_boinc->onPeriod(*m_loop->last(), m_loop->params().boincClock != 0);
+        // BOINC runs its tasks itself, in one client: the profile's instances are its CPUs.
+        const auto profile = control::profileFor(m_loop->params(), surroundings.presence);
+        m_boinc->onPeriod(*m_loop->last(), m_loop->params().boincClock != 0,
+                          boinc::maxNcpusPctFor(profile.maxInstances, m_loop->cpuCount()));
         m_sleep->follow(m_loop->params().keepAwake, surroundings.onBattery, *m_loop->last());
         m_rules->publishInputTime(m_loop->params());
-        m_slice->followMemoryShare(control::profileFor(m_loop->params(), surroundings.presence).memoryShare);
+        m_slice->followMemoryShare(profile.memoryShare);
     }
     m_bus->check();
     if (sample && m_enforcement) {

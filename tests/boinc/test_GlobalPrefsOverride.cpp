@@ -191,3 +191,28 @@ TEST_CASE("transferCapsOf() reads the volunteer's own transfer limits, the last 
               .down == 0);
     CHECK(transferCapsOf("<broken").down == 0);
 }
+
+TEST_CASE("the profile's instances become BOINC's max_ncpus_pct, rounded up so that BOINC counts them whole",
+          "[GlobalPrefsOverride]") {
+    CHECK(boinc::maxNcpusPctFor(0, 4) == 100.0); // all
+    CHECK(boinc::maxNcpusPctFor(4, 4) == 100.0);
+    CHECK(boinc::maxNcpusPctFor(9, 4) == 100.0);
+    CHECK(boinc::maxNcpusPctFor(1, 2) == 50.0);
+    CHECK(boinc::maxNcpusPctFor(2, 3) == Approx(66.667));
+    // BOINC's own count: the CPUs times the share, rounded down.
+    for (int cpus = 1; cpus <= 64; ++cpus) {
+        for (int n = 1; n < cpus; ++n) {
+            CAPTURE(cpus, n);
+            CHECK(static_cast<int>(cpus * boinc::maxNcpusPctFor(n, cpus) / 100.0) == n);
+        }
+    }
+    const auto half = boinc::withNicerSettings("", 50.0);
+    REQUIRE(half.ok());
+    CHECK_THAT(*half, Catch::Contains("<max_ncpus_pct>50</max_ncpus_pct>"));
+    CHECK(boinc::hasNicerSettings(*half, 50.0));
+    CHECK_FALSE(boinc::hasNicerSettings(*half)); // nicer's wants 100 then: sent again
+    const auto third = boinc::withNicerSettings(*half, boinc::maxNcpusPctFor(2, 3));
+    REQUIRE(third.ok());
+    CHECK_THAT(*third, Catch::Contains("<max_ncpus_pct>66.667</max_ncpus_pct>"));
+    CHECK(boinc::hasNicerSettings(*third, 66.667));
+}

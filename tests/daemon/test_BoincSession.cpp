@@ -19,6 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -236,6 +237,15 @@ private:
             std::unique_lock lock(fake->mutex);
             // A stopped client reads nothing: the request waits in its socket until the continue.
             fake->changed.wait(lock, [&] { return !fake->stopped && !fake->gated.contains(name); });
+            if (name == "set_global_prefs_override") {
+                // As the client: the override set is the one it answers with from now on.
+                const auto begin = request.find("<global_preferences");
+                const auto end = request.rfind("</global_preferences>");
+                if (begin != std::string::npos && end != std::string::npos) {
+                    fake->replies["get_global_prefs_override"] =
+                        wrapReply(request.substr(begin, end + std::strlen("</global_preferences>") - begin));
+                }
+            }
             if (const auto reply = fake->replies.find(name); reply != fake->replies.end()) {
                 return FakeGuiRpcServer::Answer::reply(reply->second);
             }
@@ -480,4 +490,26 @@ TEST_CASE("BoincSession: a session that ends after its stop ended while held con
     h.session.reset();
     REQUIRE(h.calls.size() == stop + 2);
     CHECK_FALSE(h.calls.back().stop);
+}
+
+TEST_CASE(
+    "BoincSession: the profile's CPUs reach BOINC as max_ncpus_pct in nicer's override, once per change",
+    "[BoincSession]") {
+    Harness h(20.0, 20.0);
+    h.start();
+    const auto sentWith = [&](const std::string& value) {
+        const auto all = h.server.requests();
+        return std::ranges::any_of(all, [&](const std::string& r) {
+            return boinc::requestName(r) == "set_global_prefs_override" &&
+                   r.find("<max_ncpus_pct>" + value + "</max_ncpus_pct>") != std::string::npos;
+        });
+    };
+    h.session->setMaxNcpusPct(50.0);
+    REQUIRE(h.runUntil([&] { return sentWith("50"); }));
+    const std::size_t sets = h.requestsNamed("set_global_prefs_override");
+    h.session->setMaxNcpusPct(50.0); // no change: nothing sent
+    h.runFor(kPoll);
+    CHECK(h.requestsNamed("set_global_prefs_override") == sets);
+    h.session->setMaxNcpusPct(100.0);
+    REQUIRE(h.runUntil([&] { return sentWith("100"); }));
 }

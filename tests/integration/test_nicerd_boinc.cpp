@@ -10,6 +10,7 @@
 #include "Poll.h"
 #include "Skip.h"
 #include "boinc/ClientDirectory.h"
+#include "boinc/GlobalPrefsOverride.h"
 #include "cli/RunCommand.h"
 #include "dbus/client/DaemonClient.h"
 #include "kernel/CgroupLayout.h"
@@ -68,7 +69,8 @@ TEST_CASE(
     // The volunteer's override in place of the one the helper writes.
     std::ofstream(boincDir / boinc::kOverrideFile) << kVolunteerOverride;
 
-    test::NicerdProcess daemon({"--period", "0.5", "--workload-preset", "boinc"}, dir);
+    // One task at a time while you're here (nicer cannot tell here: the profile for while you're here).
+    test::NicerdProcess daemon({"--period", "0.5", "--workload-preset", "boinc", "--max-instances", "1"}, dir);
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
     REQUIRE(test::pollUntil([] { return test::boincStatus().boinc.state == api::BoincState::Running; }, 60s,
@@ -82,6 +84,11 @@ TEST_CASE(
     CHECK_THAT(test::readFile(boincDir / boinc::kOverrideFile),
                Catch::Contains("<suspend_cpu_usage>0</suspend_cpu_usage>") &&
                    Catch::Contains("<disk_min_free_gb>0.1</disk_min_free_gb>"));
+    // The profile's one instance is one of BOINC's CPUs, in the override the client reads.
+    const double oneCpu = boinc::maxNcpusPctFor(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN)));
+    CHECK(test::pollUntil(
+        [&] { return boinc::hasNicerSettings(test::readFile(boincDir / boinc::kOverrideFile), oneCpu); }, 30s,
+        250ms));
 
     auto client = dbus::DaemonClient::connect();
     REQUIRE(client.ok());
