@@ -34,6 +34,9 @@ QString zeroText(const QString& key) {
     if (key == QLatin1String("battery-cap")) {
         return ParametersPanel::tr("pause");
     }
+    if (key == QLatin1String("max-instances") || key == QLatin1String("away-max-instances")) {
+        return ParametersPanel::tr("all");
+    }
     return {};
 }
 
