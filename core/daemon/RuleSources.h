@@ -75,7 +75,7 @@ private:
     std::unique_ptr<presence::PresenceWatch> m_presence;
     std::string m_inputTimeName;
     presence::LastInput m_lastInput;
-    /// BOINC's /idle_detect_shmem while publish-input-time is on; its note stays once it is off, for the log.
+    /// BOINC's /idle_detect_shmem while publish-input-time is on.
     std::unique_ptr<presence::IdleDetectShmem> m_inputTime;
     control::Surroundings m_last;
 };

@@ -165,19 +165,22 @@ Result<void> WorkSlice::selectActuator() {
 void WorkSlice::applyMemoryLimit() {
     const auto& c = m_config;
     auto total = kernel::machineMemoryBytes(c.procMeminfo);
-    if (!total) {
+    if (!total && c.memoryMaxPercent < 100.0) {
         m_memoryNote = "nicer cannot tell the machine's memory size (" + total.error().message +
                        "), so the work runs without a memory limit.";
         log::warning() << "nicerd: " << m_memoryNote;
         return;
     }
-    m_totalMemory = *total;
-    m_fence = actuator::memoryLimitFor(*total, c.memoryMaxPercent); // none for 100
+    // Without a limit (memory-max none) one an earlier run left is lifted all the same; the profiles' memory
+    // shares need the machine's size.
+    m_totalMemory = total ? *total : 0;
+    m_fence = total ? actuator::memoryLimitFor(*total, c.memoryMaxPercent) : actuator::MemoryLimit{};
     auto cgroup = m_units->controlGroup(c.slice);
     const auto outcome =
         actuator::applyMemoryLimit(*m_units, m_layout, c.slice, cgroup ? *cgroup : std::string(), m_fence);
     m_memoryMaxBytes = outcome.maxInForce == actuator::kNoMemoryLimit ? 0 : outcome.maxInForce;
     m_memoryHigh = m_fence.high;
+    m_memoryEnforced = !cgroup || cgroup->empty() || m_layout.memoryControllerAvailable(*cgroup);
     m_memoryNote = outcome.note;
     if (!m_memoryNote.empty()) {
         log::warning() << "nicerd: " << m_memoryNote;
@@ -195,6 +198,12 @@ void WorkSlice::followMemoryShare(double share) {
         return;
     }
     m_memoryHigh = high;
+    if (!m_memoryEnforced) { // memory-max none, so no fence's note says it
+        m_memoryHighNote = "the work's memory for this profile is not in force: the memory controller is not "
+                           "delegated to " +
+                           m_config.slice;
+        return;
+    }
     if (auto set = m_units->setUnitProperties(m_config.slice, {{"MemoryHigh", high}}); !set) {
         m_memoryHighNote = "the work's memory for this profile (" +
                            (high == actuator::kNoMemoryLimit ? std::string("no limit")

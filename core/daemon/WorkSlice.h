@@ -110,6 +110,7 @@ private:
     actuator::MemoryLimit m_fence;      ///< the limit applyMemoryLimit() asked for (memory-max)
     std::uint64_t m_memoryHigh = actuator::kNoMemoryLimit; ///< the MemoryHigh written last
     std::string m_memoryHighNote; ///< why the profile's MemoryHigh is not in force; empty when it is
+    bool m_memoryEnforced = true; ///< the kernel enforces memory limits on the slice (memory delegated)
     bool m_sliceStarted = false;
 };
 
