@@ -19,15 +19,13 @@ constexpr std::string_view kRoot = "global_preferences";
 
 struct Setting {
     const char* name;
-    const char* value;
+    const char* value; ///< null: the value nicer chooses each time (max_ncpus_pct: the profile's CPUs)
 };
 
 // The values nicer needs (see the header for why); as numbers, so that hasNicerSettings() can compare.
 constexpr std::array kNicerSettings{
-    Setting{"cpu_usage_limit", "100"},
-    Setting{"suspend_cpu_usage", "0"},
-    Setting{"max_ncpus_pct", "100"},
-    Setting{"run_if_user_active", "1"},
+    Setting{"cpu_usage_limit", "100"},          Setting{"suspend_cpu_usage", "0"},
+    Setting{"max_ncpus_pct", nullptr},          Setting{"run_if_user_active", "1"},
     Setting{"suspend_if_no_recent_input", "0"},
 };
 
@@ -104,11 +102,6 @@ std::string wholeBytes(double bytesPerSecond) {
     return ec == std::errc{} ? std::string(digits.data(), ptr) : "0";
 }
 
-/// max_ncpus_pct, the one setting whose value nicer chooses (the profile's instances).
-bool isCpuShare(const Setting& setting) {
-    return std::string_view(setting.name) == "max_ncpus_pct";
-}
-
 /// A percentage as BOINC reads it: "100", "50", "66.667".
 std::string percentText(double percent) {
     std::array<char, 32> digits{};
@@ -130,7 +123,8 @@ Result<std::string> withNicerSettings(std::string_view userOverride, double maxN
     }
     const pugi::xml_node root = document.document_element();
     for (const Setting& setting : kNicerSettings) {
-        set(root, setting.name, isCpuShare(setting) ? percentText(maxNcpusPct) : std::string(setting.value));
+        set(root, setting.name,
+            setting.value == nullptr ? percentText(maxNcpusPct) : std::string(setting.value));
     }
     return save(document);
 }
@@ -195,10 +189,14 @@ bool hasNicerSettings(std::string_view override, std::optional<double> maxNcpusP
         }
         double have = 0.0;
         double want = 0.0;
-        if (!parseValue(text, have) || !parseValue(setting.value, want)) {
+        if (!parseValue(text, have)) {
             return false;
         }
-        if (isCpuShare(setting) ? maxNcpusPct && std::abs(have - *maxNcpusPct) > 1e-6 : have != want) {
+        if (setting.value == nullptr) {
+            if (maxNcpusPct && std::abs(have - *maxNcpusPct) > 1e-6) {
+                return false;
+            }
+        } else if (!parseValue(setting.value, want) || have != want) {
             return false;
         }
     }
