@@ -148,7 +148,7 @@ private:
     bool m_polling = false;  ///< a poll's calls are under way
     bool m_held = false;     ///< the work (and the client with it) is frozen
     int m_polls = 0;
-    std::string m_nicerOverride; ///< the override nicer wants in force, without the transfer limits
+    std::string m_nicerOverride;  ///< the override nicer wants in force, without the transfer limits
     double m_maxNcpusPct = 100.0; ///< nicer's max_ncpus_pct in it (setMaxNcpusPct)
     std::int64_t m_noticeSeqno = 0;
     std::int64_t m_messageSeqno = 0;

@@ -70,7 +70,8 @@ TEST_CASE(
     std::ofstream(boincDir / boinc::kOverrideFile) << kVolunteerOverride;
 
     // One task at a time while you're here (nicer cannot tell here: the profile for while you're here).
-    test::NicerdProcess daemon({"--period", "0.5", "--workload-preset", "boinc", "--max-instances", "1"}, dir);
+    test::NicerdProcess daemon({"--period", "0.5", "--workload-preset", "boinc", "--max-instances", "1"},
+                               dir);
     REQUIRE(daemon.waitReady());
     INFO(daemon.log());
     REQUIRE(test::pollUntil([] { return test::boincStatus().boinc.state == api::BoincState::Running; }, 60s,
