@@ -59,7 +59,7 @@ cleanup() {
     set +e
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
     chroot "$root" sh -c "cd $data && boinccmd --host localhost:$port --quit" >/dev/null 2>&1
-    sleep 1
+    for _ in $(seq 50); do pgrep -f "boinc --dir $data" >/dev/null || break; sleep 0.1; done
     umount "$root/dev/shm" "$root/proc" 2>/dev/null
     "$repo/tests/harness/user-manager.sh" stop >/dev/null 2>&1
     rm -f /dev/shm/idle_detect_shmem
@@ -74,7 +74,7 @@ mount -t proc proc "$root/proc"
 export XDG_RUNTIME_DIR=/run/user/0 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus
 Xvfb "$display" -nolisten tcp >"$work/xvfb.log" 2>&1 &
 pids+=($!)
-sleep 1
+for _ in $(seq 100); do [ -S "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
 input() { DISPLAY=$display xdotool mousemove_relative -- 1 1; }
 
 # BOINC, as a system-wide client: its own user, its own data directory.
@@ -96,15 +96,31 @@ cc_status() { chroot "$root" sh -c "cd $data && boinccmd --host localhost:$port 
 for _ in $(seq 100); do cc_status >/dev/null && break; sleep 0.2; done
 cc_status >/dev/null || die "BOINC does not answer its GUI RPC: $(cat "$work/boinc.log")"
 
+# cpu_status_is TEXT TRIES [input]: polls BOINC every half second (with input before each look when asked)
+# until its CPU status says TEXT; fails after TRIES looks.
+cpu_status_is() {
+    for _ in $(seq "$2"); do
+        [ "${3:-}" = input ] && input
+        sleep 0.5
+        cc_status | grep -A1 '^CPU status' | grep -q "$1" && return 0
+    done
+    return 1
+}
+legacy_detection() {
+    chroot "$root" sh -c "cd $data && boinccmd --host localhost:$port --get_messages" 2>/dev/null |
+        grep -q 'legacy idle detection'
+}
+
 # The control: BOINC cannot see this X server itself (it runs as another user, in its own root), so input
-# alone leaves it "not in use" and it falls back to its legacy detection, and says so.
-for _ in $(seq 10); do
+# alone leaves it "not in use": it looks for the object, falls back to its legacy detection and says so.
+for _ in $(seq 40); do
     input
+    legacy_detection && break
     sleep 0.5
 done
-cc_status | grep -A1 '^CPU status' | grep -q 'not suspended' || die "BOINC saw the input without nicer: $(cc_status)"
-chroot "$root" sh -c "cd $data && boinccmd --host localhost:$port --get_messages" 2>/dev/null |
-    grep -q 'legacy idle detection' || die "BOINC did not fall back to its legacy detection without the object"
+legacy_detection || die "BOINC did not fall back to its legacy detection without the object"
+input
+cpu_status_is 'not suspended' 1 || die "BOINC saw the input without nicer: $(cc_status)"
 say "without the object: input leaves BOINC not suspended, on its legacy detection"
 
 # nicerd, publishing the X server's idle time.
@@ -117,26 +133,13 @@ for _ in $(seq 100); do [ -e /dev/shm/idle_detect_shmem ] && break; sleep 0.1; d
 say "$(stat -c '%n: %U, mode %a, %s bytes' /dev/shm/idle_detect_shmem)"
 
 # Input every half second: nicer says here, and BOINC that the computer is in use.
-in_use=""
-for _ in $(seq 40); do
-    input
-    sleep 0.5
-    if cc_status | grep -A1 '^CPU status' | grep -q 'suspended: computer is in use'; then
-        in_use=yes
-        break
-    fi
-done
+in_use=yes
+cpu_status_is 'suspended: computer is in use' 40 input || in_use=""
 cc_status | sed -n '1,3p' >&2
 [ -n "$in_use" ] || die "BOINC does not say the computer is in use while there is input"
 # No input: away after 5 s for nicer, and not in use once BOINC counts 6 s without input.
-free=""
-for _ in $(seq 60); do
-    sleep 0.5
-    if cc_status | grep -A1 '^CPU status' | grep -q 'not suspended'; then
-        free=yes
-        break
-    fi
-done
+free=yes
+cpu_status_is 'not suspended' 60 || free=""
 cc_status | sed -n '1,3p' >&2
 [ -n "$free" ] || die "BOINC still says the computer is in use with no input"
 say "ok: BOINC 8.2 followed nicer's /idle_detect_shmem (in use with input, not in use without)"
