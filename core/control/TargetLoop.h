@@ -5,9 +5,9 @@ namespace nicer::control {
 /// The gains of a TargetLoop, per unit of its reading (a degree Celsius; a hundred rpm for a fan).
 struct TargetTuning {
     /// Change of the cap (a share of the machine) per unit the error changed in a period.
-    double proportional = 0.03;
+    double proportional = 0.02;
     /// Change of the cap per unit of error per second.
-    double integral = 0.01;
+    double integral = 0.002;
     /// A reading this many units over the target trips the loop: the cap drops to 0 and stays there for the
     /// resume delay.
     double tripMargin = 5.0;
@@ -15,9 +15,10 @@ struct TargetTuning {
 
 /**
  * Holds a reading (the CPU's temperature, the fans' speed) at or under a target by capping the work: a PI
- * controller in velocity form, so the cap moves smoothly and never winds up past 0 or 1. Its gains, tried on
- * first-order thermal models with time constants of 3 to 30 s (`nicer simulate --thermal`,
- * docs/controller.md, "The temperature target"), settle at the target without a steady swing.
+ * controller in velocity form, so the cap moves smoothly and never winds up past 0 or 1. Its gains hold on
+ * a family of first-order thermal plants, time constants of 2 to 60 s and 20 to 60 °C at the whole machine,
+ * with the cap acting one or two periods late and periods of 250 ms to 1 s (`nicer simulate --thermal-*`,
+ * docs/controller.md, "The temperature target"): they settle at the target without a steady swing.
  *
  * A reading far over the target (tripMargin) is not something to creep back from: the cap drops to 0 and the
  * heat is given back only after the resume delay, then smoothly from 0. Pure: no clock, no I/O.

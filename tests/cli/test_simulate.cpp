@@ -279,10 +279,13 @@ TEST_CASE("simulate follows a trace's signal column period by period, and holds 
 TEST_CASE(
     "simulate's thermal model: the temperature rule holds the target, giving the work nearly all it may",
     "[simulate][thermal]") {
-    // Idle every period (the user away): only the work heats, toward 40 + 60 x its share, with time constants
-    // from 3 to 30 s. 70 °C is held by a share of (70 - 40) / 60 = 0.5.
-    const std::string tau = GENERATE("3", "10", "30");
-    CAPTURE(tau);
+    // Idle every period (the user away): only the work heats, toward 40 + gain x its share. The corners of
+    // the family of plants the loop is made for (docs/controller.md): time constants from 2 s to a minute,
+    // 20 to 60 °C at the whole machine. 55 °C is held by a share of 15 / gain.
+    const std::string tau = GENERATE("2", "10", "60");
+    const double gain = GENERATE(20.0, 60.0);
+    CAPTURE(tau, gain);
+    const double largest = 15.0 / gain;
     const auto dir = std::filesystem::temp_directory_path() / "nicer-test-thermal";
     std::filesystem::create_directories(dir);
     const auto path = dir / "idle.txt";
@@ -292,9 +295,9 @@ TEST_CASE(
             out << "0.95\n";
         }
     }
-    const auto r = runCommand(kNicer + " simulate --trace " + path.string() +
-                              " --thermal-gain 60 --thermal-ambient 40 --thermal-tau " + tau +
-                              " --temperature-target 70");
+    const auto r =
+        runCommand(kNicer + " simulate --trace " + path.string() + " --thermal-gain " + std::to_string(gain) +
+                   " --thermal-ambient 40 --thermal-tau " + tau + " --temperature-target 55");
     REQUIRE(r.exitCode == 0);
     const auto rows = parseCsv(r.out);
     REQUIRE(rows.size() == 1201);
@@ -310,8 +313,8 @@ TEST_CASE(
         high = std::max(high, quota);
         hottest = std::max(hottest, std::stod(rows[i][5]));
     }
-    CHECK(hottest <= 72.0);
-    CHECK(low >= 0.9 * 0.5);
+    CHECK(hottest <= 57.0);
+    CHECK(low >= 0.9 * largest);
     CHECK(high - low <= 0.1);
     CHECK(rows[1200].size() == 7);
     CHECK(rows[1200][6] == "temperature");

@@ -172,10 +172,10 @@ TEST_CASE(
     "a temperature rule's cap holds the work when it is lower than the controller's quota, and is named",
     "[PeriodStep][rules]") {
     PeriodStep step(ControllerParams{});
-    // 75 °C against 70 °C: the rule's cap falls by 0.05 a second, while the controller's quota climbs to 1.
+    // 75 °C against 70 °C: the rule's cap falls by 0.01 a second, while the controller's quota climbs to 1.
     const auto first = step.step(hot(0.9, 75.0, 70.0));
     CHECK(first.hold.rule == Rule::Temperature);
-    CHECK(first.hold.cap == Approx(0.95));
+    CHECK(first.hold.cap == Approx(0.99));
     CHECK(first.controller.quota == Approx(0.85));
     CHECK(first.quota == first.controller.quota); // the controller holds the work lower: no rule named
     CHECK(first.heldBy == Rule::None);
@@ -183,10 +183,10 @@ TEST_CASE(
 
     const auto second = step.step(hot(0.9, 75.0, 70.0));
     CHECK(second.controller.quota == 1.0);
-    CHECK(second.hold.cap == Approx(0.90));
+    CHECK(second.hold.cap == Approx(0.98));
     CHECK(second.quota == second.hold.cap);
     CHECK(second.heldBy == Rule::Temperature);
-    CHECK(second.holdText == "held to 90%: CPU 75 °C, target 70 °C");
+    CHECK(second.holdText == "held to 98%: CPU 75 °C, target 70 °C");
 
     SECTION("far over the target the rule pauses the work") {
         const auto tripped = step.step(hot(0.9, 76.0, 70.0));
@@ -197,6 +197,6 @@ TEST_CASE(
     SECTION("the rule runs on its own clock: the period's seconds") {
         PeriodInput longer = hot(0.9, 75.0, 70.0);
         longer.seconds = 4.0;
-        CHECK(step.step(longer).hold.cap == Approx(0.70));
+        CHECK(step.step(longer).hold.cap == Approx(0.94));
     }
 }

@@ -27,37 +27,40 @@ struct Run {
     double peak = 0.0;
     double steadyMax = 0.0; ///< the hottest reading after settling
     double steadyShare = 0.0;
-    double swing = 0.0;
+    double swing = 0.0; ///< of the reading after settling, °C
+    int trips = 0;
 };
 
-/// The loop against @p plant for @p seconds, the work taking all the cap gives it (applied at the next
-/// period).
-Run run(Plant plant, double target, double period, double seconds) {
+/// The loop against @p plant for @p seconds, the work taking all the cap gives it, @p late periods after the
+/// loop set it (1: from the next period, as nicerd's quota; more where the actuator or the sensor lags).
+Run run(Plant plant, double target, double period, double seconds, int late = 1) {
     TargetLoop loop;
-    double share = 1.0;
+    std::vector<double> pending(static_cast<std::size_t>(late), 1.0);
     std::vector<std::pair<double, double>> trace;
+    Run r;
     const auto periods = static_cast<int>(seconds / period);
     for (int i = 0; i < periods; ++i) {
+        const double share = pending.front();
+        pending.erase(pending.begin());
         plant.advance(share, period);
-        share = loop.step(plant.reading(), target, period, 60.0);
+        const double before = loop.waitLeft();
+        pending.push_back(loop.step(plant.reading(), target, period, 60.0));
+        r.trips += loop.waitLeft() > before ? 1 : 0;
         trace.emplace_back(plant.reading(), share);
     }
-    Run r;
     for (const auto& [temperature, s] : trace) {
         r.peak = std::max(r.peak, temperature);
     }
     const auto steady = trace.begin() + static_cast<std::ptrdiff_t>(trace.size() / 2);
-    double low = 1.0;
-    double high = 0.0;
+    double low = plant.ambient + plant.gain;
     double sum = 0.0;
     for (auto it = steady; it != trace.end(); ++it) {
         r.steadyMax = std::max(r.steadyMax, it->first);
-        low = std::min(low, it->second);
-        high = std::max(high, it->second);
+        low = std::min(low, it->first);
         sum += it->second;
     }
     r.steadyShare = sum / static_cast<double>(trace.end() - steady);
-    r.swing = high - low;
+    r.swing = r.steadyMax - low;
     return r;
 }
 
@@ -76,8 +79,29 @@ TEST_CASE("the temperature loop settles at its target, giving the work nearly al
     const auto r = run(plant, target, period, 40.0 * tau + 120.0);
     CHECK(r.steadyMax <= target + 2.0);
     CHECK(r.steadyShare >= 0.9 * largest);
-    CHECK(r.swing <= 0.1);
-    CHECK(r.peak < target + 5.0); // the approach does not trip it
+    CHECK(r.swing <= 2.0);
+    CHECK(r.trips == 0); // the approach does not trip it
+}
+
+TEST_CASE("the temperature loop holds on the family of plants a new machine may be, acting late") {
+    // The plants of issue 42: time constants from 2 s to a minute, 20 to 60 °C at the whole machine, the
+    // cap reaching the CPU one or two periods after the loop set it, at periods of 250 ms and 1 s. After
+    // settling: at most 2 °C over the target, no sustained swing (a whole-degree reading moves by a degree
+    // or two at most), and at least 0.9 of the share the plant allows at the target.
+    const double tau = GENERATE(2.0, 4.0, 10.0, 30.0, 60.0);
+    const double gain = GENERATE(20.0, 30.0, 40.0, 50.0, 60.0);
+    const double period = GENERATE(0.25, 1.0);
+    const int late = GENERATE(1, 2);
+    CAPTURE(tau, gain, period, late);
+    Plant plant;
+    plant.tau = tau;
+    plant.gain = gain;
+    const double target = 75.0;
+    const double largest = std::min(1.0, (target - plant.ambient) / plant.gain);
+    const auto r = run(plant, target, period, std::max(600.0, 20.0 * tau), late);
+    CHECK(r.steadyMax <= target + 2.0);
+    CHECK(r.steadyShare >= 0.9 * largest);
+    CHECK(r.swing <= 2.0);
 }
 
 TEST_CASE("a cool machine is not held at all") {

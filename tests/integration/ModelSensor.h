@@ -32,11 +32,11 @@ inline long long workTicks() {
 
 /// A first-order model of a sensor that follows the work: value' = (rest + gain x share - value) / tau.
 struct SensorModel {
-    std::string file;                   ///< its hwmon file: temp1_input, fan1_input
-    double rest;                        ///< the value with no work
-    double gain;                        ///< what the whole machine's work adds
-    double scale;                       ///< the file's unit per value's (1000: millidegrees)
-    static constexpr double kTau = 4.0; ///< seconds
+    std::string file; ///< its hwmon file: temp1_input, fan1_input
+    double rest;      ///< the value with no work
+    double gain;      ///< what the whole machine's work adds
+    double scale;     ///< the file's unit per value's (1000: millidegrees)
+    double tau = 4.0; ///< seconds
     /// The steady share of the machine that holds the model at @p target.
     double shareAt(double target) const { return (target - rest) / gain; }
 };
@@ -70,7 +70,8 @@ public:
     std::filesystem::path hwmonDir() const { return m_dir.parent_path(); }
     std::filesystem::path input() const { return m_dir / m_model.file; }
     double value() const { return m_value.load(); }
-    /// The work's share of the machine over the last second.
+    const SensorModel& model() const { return m_model; }
+    /// The work's share of the machine over the last 3 s.
     double share() const { return m_share.load(); }
 
 private:
@@ -83,7 +84,9 @@ private:
         const double cpus = static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
         const double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
         long long before = workTicks();
-        std::vector<double> recent; // the last ten 100 ms shares
+        // The last 3 s of the work's CPU time and of the time it took: whole bandwidth windows of up to 1 s,
+        // so that a share measured at any phase of a window is the window's, not a burst's part of it.
+        std::vector<std::pair<double, double>> recent;
         auto last = std::chrono::steady_clock::now();
         while (!m_stop) {
             std::this_thread::sleep_for(100ms); // the model's step; it integrates over the time measured
@@ -92,21 +95,23 @@ private:
             const double dt = std::chrono::duration<double>(now - last).count();
             last = now;
             const long long ticks = workTicks();
-            const double share =
-                std::clamp(static_cast<double>(ticks - before) / tick / (dt * cpus), 0.0, 1.0);
+            const double used = static_cast<double>(ticks - before) / tick;
+            const double share = std::clamp(used / (dt * cpus), 0.0, 1.0);
             before = ticks;
-            recent.push_back(share);
-            if (recent.size() > 10) {
+            recent.emplace_back(used, dt);
+            if (recent.size() > 30) {
                 recent.erase(recent.begin());
             }
             double v = m_value.load();
-            v += (m_model.rest + m_model.gain * share - v) * (1.0 - std::exp(-dt / SensorModel::kTau));
+            v += (m_model.rest + m_model.gain * share - v) * (1.0 - std::exp(-dt / m_model.tau));
             m_value = v;
-            double sum = 0.0;
-            for (const double s : recent) {
-                sum += s;
+            double cpu = 0.0;
+            double span = 0.0;
+            for (const auto& [u, d] : recent) {
+                cpu += u;
+                span += d;
             }
-            m_share = sum / static_cast<double>(recent.size());
+            m_share = std::clamp(cpu / (span * cpus), 0.0, 1.0);
             write(v);
         }
     }

@@ -14,6 +14,7 @@
 #include "desktop/FakeLaptop.h"
 #include "fakes/ChildProcess.h"
 #include "libsystemd/Bus.h"
+#include "util/Text.h"
 
 #include <catch2/catch.hpp>
 
@@ -147,7 +148,7 @@ Settled settleAndMeasure(const ModelSensor& sensor, const std::string& rule, dou
                          int seconds) {
     REQUIRE(test::waitForStatus(
         [&](const api::DaemonState& now) { return now.heldBy == rule && sensor.value() >= target - near; }));
-    std::this_thread::sleep_for(std::chrono::duration<double>(5.0 * SensorModel::kTau));
+    std::this_thread::sleep_for(std::chrono::duration<double>(5.0 * sensor.model().tau));
     Settled settled;
     double low = 1.0;
     double high = 0.0;
@@ -209,6 +210,30 @@ TEST_CASE("the temperature rule holds an emulated CPU at its target, smoothly, w
     CHECK(s->temperatureTargetInUse == target);
     CHECK_THAT(s->holdReason, Catch::StartsWith("held to ") && Catch::Contains("target 70 °C"));
     CHECK_THAT(s->temperatureSensor, Catch::Contains("emulated temp1"));
+}
+
+TEST_CASE("the temperature rule holds plants it was not tuned on, at nicerd's own period",
+          "[nicerd][rules][thermal]") {
+    // Two of the family of plants a new machine may be (docs/controller.md, "The temperature target"): the
+    // one issue 42 met (45 °C idle, +50 °C at the whole machine, tau 4 s, 75 °C held by 0.6 of the machine),
+    // where the loop's first gains swung between 74.3 and 77.4 °C, and a slow, hot one (tau 15 s, +60 °C),
+    // both at the default period of 1 s.
+    struct Plant {
+        SensorModel model;
+        double target;
+    };
+    const auto plant = GENERATE(Plant{{"temp1_input", 45.0, 50.0, 1000.0, 4.0}, 75.0},
+                                Plant{{"temp1_input", 40.0, 60.0, 1000.0, 15.0}, 70.0});
+    CAPTURE(plant.model.gain, plant.model.tau);
+    const auto dir = freshStateDir("rules-thermal-family");
+    ModelSensor sensor(dir, plant.model);
+    NicerdProcess daemon({"--temperature-sensor", sensor.input().string(), "--temperature-target",
+                          text::shortNumber(plant.target), "--resume-delay", "2"},
+                         dir);
+    REQUIRE(daemon.waitReady());
+    const auto settled = settleAndMeasure(sensor, "temperature", plant.target, 1.0, 40);
+    INFO(daemon.log());
+    checkSettled(settled, plant.target, 2.0, plant.model.shareAt(plant.target), "°C");
 }
 
 TEST_CASE("the fan rule holds an emulated fan at its target speed, smoothly, with nearly all the work the "
