@@ -32,6 +32,16 @@ Result<std::unique_ptr<RuleSources>> RuleSources::create(sd_event* event, const 
     }
     sources->m_programs.setNames(std::move(*programs));
     auto* self = sources.get();
+    auto timer = libsystemd::Timer::create(event, [self] {
+        self->sampleSensors();
+        if (--self->m_samplesLeft > 0) {
+            self->m_sampleTimer.armIn(self->m_sampleEvery);
+        }
+    });
+    if (!timer) {
+        return Error{"cannot read the sensors within a period: " + timer.error().message};
+    }
+    sources->m_sampleTimer = std::move(*timer);
     auto power =
         desktop::PowerWatch::create(event, {.systemBusAddress = {}, .powerSupplyDir = config.powerSupplyDir},
                                     [self] { self->m_changed(); });
@@ -104,22 +114,24 @@ control::Surroundings RuleSources::read(const control::ControllerParams& params)
     m_presence->setTellLogind(params.logindIdleHint != 0);
     m_presence->poll();
     now.presence = m_presence->verdict().presence;
+    sampleSensors();
     if (m_sensor) {
-        if (auto reading = kernel::readTemperature(m_sensor->input)) {
-            now.temperature = *reading;
+        if (auto mean = m_temperatureSamples.take()) {
+            now.temperature = *mean;
             m_sensorNote.clear();
         } else {
             // A sensor that goes away (a driver unloaded) leaves the rule out, and says so.
-            m_sensorNote = reading.error().message + ": the temperature rule waits until it can be read";
+            m_sensorNote = m_temperatureError + ": the temperature rule waits until it can be read";
         }
         now.temperatureTarget = control::resolveTemperatureTarget(
             control::profileFor(params, now.presence).temperatureTarget, m_sensor->max, m_sensor->crit,
             now.presence != control::Presence::Away);
     }
-    for (const auto& fan : m_fans) {
-        if (auto rpm = kernel::readFan(fan.input)) {
-            now.fanSpeed = std::max(now.fanSpeed.value_or(0.0), *rpm);
-        }
+    now.fanSpeed = m_fanSamples.take();
+    if ((m_sensor || !m_fans.empty()) && m_sampleTimer) {
+        m_sampleEvery = std::chrono::duration_cast<std::chrono::microseconds>(params.period) / kSensorSamples;
+        m_samplesLeft = kSensorSamples - 1;
+        m_sampleTimer.armIn(m_sampleEvery);
     }
     m_power->poll();
     const auto& power = m_power->state();
@@ -133,6 +145,34 @@ control::Surroundings RuleSources::read(const control::ControllerParams& params)
     now.programs = m_programs.running();
     m_last = now;
     return now;
+}
+
+std::optional<double> RuleSources::Samples::take() {
+    if (count == 0) {
+        return std::nullopt;
+    }
+    const double mean = sum / count;
+    *this = {};
+    return mean;
+}
+
+void RuleSources::sampleSensors() {
+    if (m_sensor) {
+        if (auto reading = kernel::readTemperature(m_sensor->input)) {
+            m_temperatureSamples.add(*reading);
+        } else {
+            m_temperatureError = reading.error().message;
+        }
+    }
+    std::optional<double> fastest;
+    for (const auto& fan : m_fans) {
+        if (auto rpm = kernel::readFan(fan.input)) {
+            fastest = std::max(fastest.value_or(0.0), *rpm);
+        }
+    }
+    if (fastest) {
+        m_fanSamples.add(*fastest);
+    }
 }
 
 void RuleSources::publishInputTime(const control::ControllerParams& params) {

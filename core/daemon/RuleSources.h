@@ -10,6 +10,7 @@
 #include "kernel/Hwmon.h"
 #include "libsystemd/Connection.h"
 #include "libsystemd/Event.h"
+#include "libsystemd/Timer.h"
 #include "presence/IdleDetectShmem.h"
 #include "presence/LastInput.h"
 #include "presence/PresenceWatch.h"
@@ -39,16 +40,36 @@ public:
                                                        std::function<void()> changed);
 
     /// Once per period: what the rules see now, with the temperature target of @p params resolved against
-    /// the sensor's own limits.
+    /// the sensor's own limits. The temperature and the fans' speed are the means of kSensorSamples readings
+    /// spread over the period: under a bandwidth window as long as the period the work heats in a burst at
+    /// its start, and a reading at the period's start alone would find the machine at its coolest.
     control::Surroundings read(const control::ControllerParams& params);
     /// Publishes the volunteer's last input for BOINC (publish-input-time), once a period after read().
     void publishInputTime(const control::ControllerParams& params);
+    /// Whether the volunteer was at the machine at the last read().
+    control::Presence lastPresence() const { return m_last.presence; }
     /// Their part of the daemon's state: the readings, the sources and their notes.
     void describe(api::DaemonState& state) const;
     /// The named programs from the next read() on (each checked: desktop::checkProgramList).
     void setPrograms(std::vector<std::string> names) { m_programs.setNames(std::move(names)); }
 
+    static constexpr int kSensorSamples = 4;
+
 private:
+    /// Readings of one sensor taken within a period, for their mean.
+    struct Samples {
+        double sum = 0.0;
+        int count = 0;
+        void add(double value) {
+            sum += value;
+            ++count;
+        }
+        /// Their mean, and empty again; none without a reading.
+        std::optional<double> take();
+    };
+    /// One more reading of the temperature sensor and the fans.
+    void sampleSensors();
+
     RuleSources(sd_event* event, const DaemonConfig& config, std::function<void()> changed)
         : m_changed(std::move(changed))
         , m_sessionBus(
@@ -78,6 +99,12 @@ private:
     /// BOINC's /idle_detect_shmem while publish-input-time is on.
     std::unique_ptr<presence::IdleDetectShmem> m_inputTime;
     control::Surroundings m_last;
+    Samples m_temperatureSamples;
+    Samples m_fanSamples;
+    std::string m_temperatureError;  ///< the last reading's error, when it failed
+    libsystemd::Timer m_sampleTimer; ///< the readings between two periods
+    int m_samplesLeft = 0;
+    std::chrono::microseconds m_sampleEvery{0};
 };
 
 } // namespace nicer::daemon
