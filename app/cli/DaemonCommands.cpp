@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -142,6 +143,37 @@ void printRules(const api::DaemonState& s) {
     }
 }
 
+/// The memory rule: what it read beside the work, and how it holds the work ("memory rule" line), or why
+/// there is none.
+void printMemoryRule(const api::DaemonState& s) {
+    if (s.params.memoryStall <= 0.0) {
+        std::printf("  memory rule  off (memory-stall 0)\n");
+        return;
+    }
+    if (s.memoryStallBeside < 0.0) {
+        std::printf("  memory rule  reads nothing: %s\n", s.memoryNote.c_str());
+        return;
+    }
+    std::string reading = "programs beside the work waited on memory " +
+                          text::shortNumber(std::round(s.memoryStallBeside * 1000.0) / 10.0) +
+                          "% of the last period (" + text::shortNumber(s.params.memoryStall * 100.0) +
+                          "% allowed)";
+    if (s.memoryStallBeside > 0.0 && !s.memoryStallWhere.empty()) {
+        reading += ", most in " + s.memoryStallWhere;
+    }
+    if (s.workMemory > 0) {
+        reading += "; the work holds " + text::humanBytes(static_cast<double>(s.workMemory)) +
+                   (s.workCanSwap ? "" : ", no swap to take it");
+    }
+    std::printf("  memory rule  %s\n", reading.c_str());
+    if (!s.memoryHoldReason.empty()) {
+        std::printf("               %s: %s\n", s.memoryHold.c_str(), s.memoryHoldReason.c_str());
+    }
+    if (!s.memoryNote.empty()) {
+        std::printf("  note         %s\n", s.memoryNote.c_str());
+    }
+}
+
 void printStatus(const api::DaemonState& s) {
     const auto pct = [](double v) { return 100.0 * v; };
     const bool heldByRule = s.quota <= 0.0 && !s.holdReason.empty();
@@ -194,6 +226,7 @@ void printStatus(const api::DaemonState& s) {
     } else {
         std::printf("  memory max   %g%%, not in force (see the note)\n", s.memoryMaxPercent);
     }
+    printMemoryRule(s);
     if (s.outside >= 0.0) {
         std::printf("  machine      %u CPUs: %.1f%% your programs, %.1f%% other users and services, %.1f%% "
                     "volunteer work, %.1f%% idle\n",

@@ -25,10 +25,13 @@ struct NoneWhen {
     bool (*none)(double value);
 };
 
-const std::array<NoneWhen, 9> kNoneWhen = {{
+const std::array<NoneWhen, 12> kNoneWhen = {{
+    {"MemoryStallBeside", [](double v) { return v < 0.0; }},
     {"PausedUntil", [](double v) { return v <= 0.0; }},
     {"MemoryMax", [](double v) { return v <= 0.0; }},
     {"MemoryHigh", [](double v) { return v <= 0.0; }},
+    {"WorkMemory", [](double v) { return v <= 0.0; }},
+    {"MemoryHoldLimit", [](double v) { return v <= 0.0; }},
     {"Outside", [](double v) { return v < 0.0; }},
     {"BandwidthCap", [](double v) { return v <= 0.0; }},
     {"Temperature", [](double v) { return v == api::kNoTemperature; }},

@@ -21,11 +21,14 @@ struct JsonRenaming {
     std::string_view key;
 };
 
-inline constexpr std::array<JsonRenaming, 2> kStatusJsonRenamings = {{
+inline constexpr std::array<JsonRenaming, 4> kStatusJsonRenamings = {{
     // Its unit, as the parameters' durations have theirs (period_s): memory_max_percent stands beside it.
     {"MemoryMax", "memory_max_bytes"},
     // The same unit, beside the memory shares of the profiles (parameters.memory_share).
     {"MemoryHigh", "memory_high_bytes"},
+    // The memory rule's figures in bytes, beside its stall (a share).
+    {"WorkMemory", "work_memory_bytes"},
+    {"MemoryHoldLimit", "memory_hold_limit_bytes"},
 }};
 
 /// Where @p property's value stands in `nicer status --json`: {"paused"}; a parameter under "parameters" by

@@ -9,6 +9,7 @@
 #include "tray/ParametersPanel.h"
 #include "tray/SnoozeMenu.h"
 #include "tray/StateIcon.h"
+#include "util/Text.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -153,6 +154,9 @@ void MainWindow::buildValues(QFormLayout* form) {
                                   tr("The CPU's temperature, and the target your rule holds it to"));
     m_fans = addValue(form, tr("Fans"), tr("The fastest fan's speed, and the target your rule holds it to"));
     m_power = addValue(form, tr("Power"), tr("Whether this computer runs on battery or in power saver"));
+    m_memory = addValue(form, tr("Memory"),
+                        tr("The work's memory, how long programs beside it waited on memory in the last "
+                           "period, and how the memory rule holds the work"));
     m_presence =
         addValue(form, tr("You"),
                  tr("Whether you are at this computer: input within the away delay, and the screen not "
@@ -503,6 +507,7 @@ void MainWindow::updateRules() {
     }
     m_power->setText(power);
     m_power->setToolTip(powerTip);
+    updateMemory(p);
     const QString presenceReason = QString::fromStdString(p.presenceReason);
     switch (p.presence) {
     case control::Presence::Here:
@@ -542,6 +547,37 @@ void MainWindow::updateRules() {
     m_ruleNotes->setVisible(m_daemon.isConnected() && !notes.isEmpty());
 }
 
+void MainWindow::updateMemory(const api::DaemonState& p) {
+    if (p.params.memoryStall <= 0.0 || p.memoryStallBeside < 0.0) {
+        m_memory->setText(p.params.memoryStall <= 0.0 ? tr("no memory rule") : tr("not read"));
+        m_memory->setToolTip(QString::fromStdString(p.memoryNote));
+        return;
+    }
+    QString text =
+        p.workMemory > 0
+            ? tr("work %1").arg(QString::fromStdString(text::humanBytes(static_cast<double>(p.workMemory))))
+            : tr("work's not read");
+    text += tr(", others waited %1 %").arg(p.memoryStallBeside * 100.0, 0, 'f', 1);
+    if (p.memoryHoldLimit > 0) {
+        text += tr(", held to %1")
+                    .arg(QString::fromStdString(text::humanBytes(static_cast<double>(p.memoryHoldLimit))));
+    }
+    if (p.instancesStopped > 0) {
+        text += tr(", %n stopped", nullptr, static_cast<int>(p.instancesStopped));
+    }
+    m_memory->setText(text);
+    QStringList tip;
+    for (const std::string* part : {&p.memoryHoldReason, &p.memoryNote}) {
+        if (!part->empty()) {
+            tip.append(QString::fromStdString(*part));
+        }
+    }
+    if (!p.memoryStallWhere.empty() && p.memoryStallBeside > 0.0) {
+        tip.append(tr("Most waiting in %1").arg(QString::fromStdString(p.memoryStallWhere)));
+    }
+    m_memory->setToolTip(tip.join(QLatin1Char('\n')));
+}
+
 void MainWindow::updateValues() {
     updateStatus();
     const auto& sample = m_daemon.lastSample();
@@ -553,7 +589,7 @@ void MainWindow::updateValues() {
     if (!m_daemon.isConnected() || !sample) {
         // Without nicerd (or its bus) the last numbers no longer hold: show none rather than old ones.
         for (QLabel* value : {m_user, m_others, m_work, m_idle, m_reserve, m_cap, m_temperature, m_fans,
-                              m_power, m_presence, m_overloads}) {
+                              m_power, m_memory, m_presence, m_overloads}) {
             value->setText(QStringLiteral("-"));
         }
         return;

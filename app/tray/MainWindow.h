@@ -1,6 +1,7 @@
 #pragma once
 
 #include "api/Actuator.h"
+#include "api/DaemonState.h"
 #include "tray/Autostart.h"
 #include "tray/CpuChart.h"
 #include "tray/SampleHistory.h"
@@ -85,6 +86,8 @@ private:
     void updateStatus();
     /// What the volunteer's rules read: the temperature, the power and their notes.
     void updateRules();
+    /// The memory row: the work's memory, the stall beside it, and the memory rule's hold.
+    void updateMemory(const api::DaemonState& p);
     void updatePresets();
     void updateBoinc();
     void setStartAtLogin(bool enabled);
@@ -121,6 +124,7 @@ private:
     QLabel* m_fans = nullptr;
     QFormLayout* m_values = nullptr; ///< the rows of numbers beside the chart
     QLabel* m_power = nullptr;
+    QLabel* m_memory = nullptr;
     QLabel* m_presence = nullptr; ///< here, away or not known, and why
     QLabel* m_ruleNotes =
         nullptr; ///< why a rule cannot see what it needs (no sensor, no UPower, no GameMode)

@@ -11,7 +11,7 @@ inline constexpr const char* kObjectPath = "/org/nicer/Daemon";
 inline constexpr const char* kInterface = "org.nicer.Daemon1";
 /// The version of the interface's signatures (its ApiVersion property; resources/org.nicer.Daemon1.xml has
 /// what each version added). It changes whenever a signature does or a member is added.
-inline constexpr std::uint32_t kApiVersion = 15;
+inline constexpr std::uint32_t kApiVersion = 16;
 /// The error of SetWorkloadPreset when the preset's program is not installed (or custom has no command).
 inline constexpr const char* kWorkloadUnavailableError = "org.nicer.Daemon1.Error.WorkloadUnavailable";
 /// The error of the Boinc* methods when no BOINC client runs under nicerd (or it does not answer yet).

@@ -70,6 +70,7 @@ struct DaemonState {
     bool demoWorkload = false;
     std::uint32_t instances = 0;
     std::uint32_t instancesRunning = 0; ///< of them, those that run now (the others frozen by the profile)
+    std::uint32_t instancesStopped = 0; ///< of them, those the memory rule keeps stopped to free memory
     std::string workloadPreset;         ///< the running preset's id, or "custom"
     std::vector<PresetInfo> workloadPresets;
 
@@ -99,6 +100,16 @@ struct DaemonState {
     std::string gameNote;         ///< why games are not seen (no GameMode); empty when it answers
     std::vector<std::string> exclusivePrograms; ///< the named programs that pause the work
     std::vector<std::string> programsRunning;   ///< those of them that run now
+    // The memory rule (control/MemoryLoop.h, daemon/MemoryWatch.h): what it read and how it holds the work.
+    /// The share of the last period programs beside the work waited on memory; -1: not read (no memory rule)
+    double memoryStallBeside = -1.0;
+    std::string memoryStallWhere;      ///< the cgroup beside the work that waited most ("/user.slice/...")
+    std::uint64_t workMemory = 0;      ///< the work's memory now, bytes (memory.current); 0: not read
+    bool workCanSwap = false;          ///< the work's pages can leave memory (swap)
+    std::string memoryHold;            ///< control::memoryStageName: "", "reclaiming", "frozen", "stopped"
+    std::uint64_t memoryHoldLimit = 0; ///< the work's memory.high the rule set, bytes; 0: none
+    std::string memoryHoldReason;      ///< what the rule read and does, in words; empty while it does nothing
+    std::string memoryNote;    ///< why the rule reads or does less than it should; empty when all is well
     bool keepingAwake = false; ///< nicerd holds a sleep inhibitor now, logind's or the portal's (keep-awake)
     std::string sleepNote; ///< why the machine is kept awake, or may sleep, in words (daemon/SleepPolicy.h)
 

@@ -50,6 +50,9 @@ struct ControllerParams {
     /// frozen, keeping their memory and progress; 0: all of them.
     int maxInstances = 0;
     int awayMaxInstances = 0;
+    /// The share of time programs beside the work may wait on memory (PSI's "some") before the memory rule
+    /// takes memory from the work (control/MemoryLoop.h); 0: no memory rule.
+    double memoryStall = 0.01;
     /// Seconds a rule waits before it gives the work back: after a temperature trip, once on mains again,
     /// after the last game or named program ended.
     double resumeDelay = 60.0;

@@ -501,6 +501,38 @@ constexpr ParameterInfo kParameters[] = {
         .group = ParameterGroup::Profiles,
     },
     {
+        .key = "memory-stall",
+        .busName = "MemoryStall",
+        .busSignature = "d",
+        .type = ParameterType::Real,
+        .label = "Memory stall allowed",
+        .help = "The share of time programs beside the work may wait on memory before the work gives memory "
+                "back: its pages reclaimed first, then frozen, then instances stopped (0: no memory rule)",
+        .rangeNote = "(a fraction of the time, PSI's some)",
+        .min = 0.0,
+        .max = 0.5,
+        .minOpen = false,
+        .maxOpen = false,
+        .lowestAboveZero = 0.0,
+        .busScale = 1.0,
+        .displayScale = 100.0,
+        .displayUnit = " %",
+        .sliderMin = 0.0,
+        .sliderMax = 10.0,
+        .displayStep = 0.5,
+        .displayDecimals = 1,
+        .logarithmic = false,
+        .get = [](const ControllerParams& p) { return p.memoryStall; },
+        .set = [](ControllerParams& p, double v) -> Result<void> {
+            p.memoryStall = v;
+            return {};
+        },
+        .getText = nullptr,
+        .setText = nullptr,
+        .newerThanSavedFiles = true,
+        .group = ParameterGroup::Rules,
+    },
+    {
         .key = "max-instances",
         .busName = "MaxInstances",
         .busSignature = "u",

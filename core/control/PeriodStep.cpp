@@ -28,6 +28,7 @@ PeriodDecision PeriodStep::step(const PeriodInput& input) {
     PeriodDecision decision;
     decision.controller = m_controller.state();
     decision.hold = m_rules.step(input.surroundings, params(), input.seconds);
+    decision.memory = m_rules.memory();
     if (!m_paused) {
         decision.holdText = holdText(decision.hold, decision.controller.quota);
         decision.heldBy = decision.holdText.empty() ? Rule::None : decision.hold.rule;

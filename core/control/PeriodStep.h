@@ -34,6 +34,9 @@ struct PeriodDecision {
     /// when no rule held the work under the controller's quota, and while paused.
     std::string holdText;
     Rule heldBy = Rule::None;
+    /// The memory rule's hold: the work's memory limit, what to reclaim, the instances kept stopped (its CPU
+    /// cap is weighed in hold like any rule's).
+    MemoryHold memory;
 };
 
 /**
@@ -58,6 +61,9 @@ public:
     bool paused() const { return m_paused; }
     /// Starts the controller over (new work); a pause stays in force, the rules keep their waits.
     void restart() { m_controller.reset(); }
+
+    /// The memory rule at once, between periods (a PSI trigger fired): its hold (WorkRules::memoryNow).
+    const MemoryHold& memoryNow(const MemoryReading& now) { return m_rules.memoryNow(now, params()); }
 
     /// Keeps the controller's integral (Controller::setParams).
     void setParams(const ControllerParams& params) { m_controller.setParams(params); }

@@ -55,6 +55,8 @@ std::string_view ruleName(Rule rule) {
         return "profile";
     case Rule::Schedule:
         return "schedule";
+    case Rule::Memory:
+        return "memory";
     }
     return "";
 }
@@ -98,9 +100,6 @@ double resolveTemperatureTarget(double param, std::optional<double> max, std::op
     }
     return std::max(target, kLowestTemperatureTarget);
 }
-
-WorkRules::WorkRules()
-    : m_fan(TargetTuning{.proportional = 0.03, .integral = 0.01, .tripMargin = 5.0}) {}
 
 Hold WorkRules::pausing(Rule rule, Wait& wait, Cause cause, double seconds, double resumeDelay) {
     if (cause.active) {
@@ -209,6 +208,19 @@ Hold WorkRules::scheduleHold(const Surroundings& now, const ControllerParams& pa
                 (until ? ", which begin in " + wallclock::durationText(std::chrono::minutes(*until)) : "")};
 }
 
+Hold WorkRules::memoryHold(const Surroundings& now, const ControllerParams& params, double seconds) {
+    if (!now.memory) {
+        m_memory.reset();
+        m_memoryHold = {};
+        return {};
+    }
+    m_memoryHold = m_memory.step(*now.memory, params.memoryStall, seconds, params.resumeDelay);
+    if (m_memoryHold.stage == MemoryStage::Free) {
+        return {};
+    }
+    return {.rule = Rule::Memory, .cap = m_memoryHold.cap, .reason = m_memoryHold.reason};
+}
+
 Hold WorkRules::step(const Surroundings& now, const ControllerParams& params, double seconds) {
     Hold holds[] = {
         temperatureHold(now, params, seconds),
@@ -218,6 +230,7 @@ Hold WorkRules::step(const Surroundings& now, const ControllerParams& params, do
         programHold(now, params, seconds),
         profileHold(now, params),
         scheduleHold(now, params),
+        memoryHold(now, params, seconds),
     };
     Hold tightest;
     for (auto& hold : holds) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "control/ControllerParams.h"
+#include "control/MemoryLoop.h"
 #include "control/Presence.h"
 #include "control/TargetLoop.h"
 #include "util/WallClock.h"
@@ -25,13 +26,15 @@ struct Surroundings {
     Presence presence = Presence::Unknown; ///< whether the volunteer is at the machine
     /// The local time, for the schedule; none: not known (the schedule does not hold).
     std::optional<wallclock::LocalMinute> localTime;
+    /// The memory pressure beside the work and the work's memory; none: not read (no memory rule).
+    std::optional<MemoryReading> memory;
 };
 
 /// The volunteer's rules, each of which can hold the work under the controller's quota.
-enum class Rule { None, Temperature, Fan, Battery, PowerSaver, Game, Program, Profile, Schedule };
+enum class Rule { None, Temperature, Fan, Battery, PowerSaver, Game, Program, Profile, Schedule, Memory };
 
-/// "temperature", "fan", "battery", "power-saver", "game", "program", "profile", "schedule"; "" for None. The
-/// bus and the chart use these words.
+/// "temperature", "fan", "battery", "power-saver", "game", "program", "profile", "schedule", "memory"; "" for
+/// None. The bus and the chart use these words.
 std::string_view ruleName(Rule rule);
 
 /// The tightest rule in a period: the cap it sets and why, in plain words ("CPU 82 °C, target 80 °C",
@@ -82,13 +85,19 @@ double resolveTemperatureTarget(double param, std::optional<double> max, std::op
  */
 class WorkRules {
 public:
-    WorkRules();
-
     /// One period of @p seconds; the tightest hold (the lowest cap; on a tie the earlier rule of Rule's
     /// order), or Rule::None with cap 1.
     Hold step(const Surroundings& now, const ControllerParams& params, double seconds);
     /// Each rule starts over (nicerd's work restarted).
     void reset() { *this = WorkRules(); }
+    /// The memory rule's hold in the last step: its memory limit, reclaim and stopped instances as well as
+    /// its CPU cap (which step() weighs with the others).
+    const MemoryHold& memory() const { return m_memoryHold; }
+    /// The memory rule at once, between periods (MemoryLoop::urgent): its hold, kept for memory() too.
+    const MemoryHold& memoryNow(const MemoryReading& now, const ControllerParams& params) {
+        m_memoryHold = m_memory.urgent(now, params.memoryStall);
+        return m_memoryHold;
+    }
 
 private:
     /// A pausing rule's wait after its cause ended.
@@ -114,12 +123,15 @@ private:
     Hold programHold(const Surroundings& now, const ControllerParams& params, double seconds);
     static Hold profileHold(const Surroundings& now, const ControllerParams& params);
     static Hold scheduleHold(const Surroundings& now, const ControllerParams& params);
+    Hold memoryHold(const Surroundings& now, const ControllerParams& params, double seconds);
 
     TargetLoop m_temperature;
     TargetLoop m_fan;
     Wait m_power;
     Wait m_game;
     Wait m_program;
+    MemoryLoop m_memory;
+    MemoryHold m_memoryHold;
 };
 
 /// What `nicer status`, the tray and nicerd's log say of a hold given the controller's own quota:

@@ -7,6 +7,7 @@
 #include "desktop/ProgramList.h"
 #include "util/Log.h"
 #include "util/TextFile.h"
+#include "workhost/WorkHostUnits.h"
 #include "workload/PresetFile.h"
 
 #include <systemd/sd-daemon.h>
@@ -51,6 +52,19 @@ Result<void> Daemon::start() {
         return slice.error();
     }
     m_slice = std::move(*slice);
+    // The memory rule reads what waits beside the work's slice (in the root idle slice, beside the whole
+    // slice: other users' work is work too); where it has nothing to read, it says so.
+    const auto work = m_slice->cgroup();
+    const auto besideOf =
+        m_slice->placement() == api::Placement::RootSlice ? "/" + std::string(workhost::kIdleSlice) : work;
+    auto memory =
+        MemoryWatch::create(m_event.get(), m_slice->layout(), work, besideOf, [this] { onMemoryPressure(); });
+    if (memory) {
+        m_memory = std::move(*memory);
+    } else {
+        m_memoryNote = "no memory rule: " + memory.error().message;
+        log::notice() << "nicerd: " << m_memoryNote;
+    }
     if (auto started = startWork(std::move(*workload)); !started) {
         return started;
     }
@@ -201,7 +215,11 @@ void Daemon::shutdown() {
 void Daemon::onTick() {
     // Samples are stamped with the wall clock, in microseconds since the epoch, as they travel on D-Bus.
     const auto wall = std::chrono::system_clock::now().time_since_epoch();
-    const auto surroundings = m_rules->read(m_loop->params());
+    auto surroundings = m_rules->read(m_loop->params());
+    if (m_memory) {
+        surroundings.memory = readMemory(surroundings.presence);
+        m_memoryActed = std::chrono::steady_clock::now();
+    }
     auto sample = m_loop->tick(
         static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(wall).count()),
         surroundings);
@@ -215,7 +233,7 @@ void Daemon::onTick() {
                           boinc::maxNcpusPctFor(profile.maxInstances, m_loop->cpuCount()));
         m_sleep->follow(m_loop->params().keepAwake, surroundings.onBattery, *m_loop->last());
         m_rules->publishInputTime(m_loop->params());
-        m_slice->followMemoryShare(profile.memoryShare);
+        applyMemoryHold(m_loop->memoryHold(), surroundings.presence);
     }
     m_bus->check();
     if (sample && m_enforcement) {
@@ -235,6 +253,39 @@ void Daemon::onTick() {
     if (auto polled = m_supervisor->poll(std::chrono::steady_clock::now()); !polled) {
         m_lastError = "workload: " + polled.error().message;
     }
+}
+
+control::MemoryReading Daemon::readMemory(control::Presence presence) {
+    const auto& params = m_loop->params();
+    m_memory->setAllowed(params.memoryStall);
+    return m_memory->read(m_slice->memoryCeiling(control::profileFor(params, presence).memoryShare),
+                          static_cast<int>(m_supervisor->instances().size()));
+}
+
+void Daemon::applyMemoryHold(const control::MemoryHold& hold, control::Presence presence) {
+    m_slice->followMemoryShare(control::profileFor(m_loop->params(), presence).memoryShare, hold.limitBytes);
+    if (m_memory) {
+        m_memory->reclaim(hold.reclaimBytes);
+    }
+    m_supervisor->keepEnded(hold.instancesStopped);
+}
+
+void Daemon::onMemoryPressure() {
+    // Triggers beside the work may fire together, and the period's own step may have just run: once per
+    // half a period at most, so that one stall lowers the limit once.
+    const auto now = std::chrono::steady_clock::now();
+    if (!m_memory || !m_loop || now - m_memoryActed < m_loop->params().period / 2) {
+        return;
+    }
+    m_memoryActed = now;
+    const auto presence = m_rules->lastPresence();
+    const bool wasFree = m_loop->memoryHold().stage == control::MemoryStage::Free;
+    const auto& hold = m_loop->memoryNow(readMemory(presence));
+    if (wasFree && hold.stage != control::MemoryStage::Free) {
+        log::notice() << "nicerd: a PSI trigger woke the memory rule: " << hold.reason;
+    }
+    applyMemoryHold(hold, presence);
+    announceStateChange();
 }
 
 void Daemon::switchActuator(EnforcementWatch::Fallback fallback) {
@@ -381,6 +432,11 @@ api::DaemonState Daemon::state() const {
     }
     if (m_sleep) {
         m_sleep->describe(s);
+    }
+    if (m_memory) {
+        m_memory->describe(s);
+    } else {
+        s.memoryNote = m_memoryNote;
     }
     if (m_boinc) {
         s.boinc = m_boinc->status();

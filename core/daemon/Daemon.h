@@ -6,6 +6,7 @@
 #include "daemon/DaemonControl.h"
 #include "daemon/DaemonDownloads.h"
 #include "daemon/DaemonObserver.h"
+#include "daemon/MemoryWatch.h"
 #include "daemon/PeriodTimer.h"
 #include "daemon/QuotaEnforcement.h"
 #include "daemon/RuleSources.h"
@@ -78,6 +79,13 @@ private:
     /// The controller's loop on the slice's actuator, the work frozen until the first period, and its clock.
     Result<void> startLoop();
     void onTick();
+    /// The memory rule's reading for the profile of @p presence, before a step.
+    control::MemoryReading readMemory(control::Presence presence);
+    /// Gives the work the memory rule's hold (its memory limit, what to reclaim, the instances to end) with
+    /// the profile of @p presence.
+    void applyMemoryHold(const control::MemoryHold& hold, control::Presence presence);
+    /// A PSI trigger fired: the memory rule at once, between periods.
+    void onMemoryPressure();
     /// Puts @p fallback in the place of the slice's actuator, whose quota the kernel does not enforce.
     void switchActuator(EnforcementWatch::Fallback fallback);
     /// Tells the bus's observer (PropertiesChanged) that the state changed outside a period.
@@ -103,7 +111,10 @@ private:
     std::unique_ptr<DaemonDownloads> m_downloads;
     std::unique_ptr<RuleSources>
         m_rules; ///< what the volunteer's rules read: sensors, power, games, programs
-    std::unique_ptr<SleepPolicy> m_sleep; ///< keep-awake: logind's sleep inhibitor while the work runs
+    std::unique_ptr<SleepPolicy> m_sleep;  ///< keep-awake: logind's sleep inhibitor while the work runs
+    std::unique_ptr<MemoryWatch> m_memory; ///< what the memory rule reads; null where it has nothing to read
+    std::string m_memoryNote;              ///< why there is no memory rule, when there is none
+    std::chrono::steady_clock::time_point m_memoryActed{}; ///< the last step of the memory rule
     std::string m_lastError;
     bool m_shutDown = false;
 };

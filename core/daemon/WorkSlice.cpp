@@ -187,13 +187,29 @@ void WorkSlice::applyMemoryLimit() {
     }
 }
 
-void WorkSlice::followMemoryShare(double share) {
+std::uint64_t WorkSlice::memoryCeiling(double share) const {
+    if (m_totalMemory == 0) {
+        return 0;
+    }
+    const auto high = actuator::memoryHighFor(m_totalMemory, m_fence, share);
+    return high == actuator::kNoMemoryLimit ? m_totalMemory : high;
+}
+
+std::string WorkSlice::cgroup() const {
+    auto cgroup = m_units->controlGroup(m_config.slice);
+    return cgroup ? *cgroup : std::string();
+}
+
+void WorkSlice::followMemoryShare(double share, std::uint64_t ruleLimit) {
     // Without the machine's size, or where the kernel does not enforce the fence, MemoryHigh would hold
     // nothing either: the fence's note says why.
     if (m_totalMemory == 0 || !m_memoryNote.empty()) {
         return;
     }
-    const auto high = actuator::memoryHighFor(m_totalMemory, m_fence, share);
+    auto high = actuator::memoryHighFor(m_totalMemory, m_fence, share);
+    if (ruleLimit > 0) {
+        high = std::min(high, ruleLimit);
+    }
     if (high == m_memoryHigh) {
         return;
     }

@@ -72,10 +72,16 @@ public:
     std::unique_ptr<actuator::QuotaActuator>
     replaceActuator(std::unique_ptr<actuator::QuotaActuator> fallback, std::string note);
 
-    /// Sets the slice's MemoryHigh for the profile in force: @p share of the machine's memory
-    /// (actuator::memoryHighFor), under the fence applyMemoryLimit() set. Written only when it changes; one
-    /// systemd refuses is said in the note and not asked again until the share changes.
-    void followMemoryShare(double share);
+    /// The profile's MemoryHigh for @p share of the machine's memory (actuator::memoryHighFor), under the
+    /// fence applyMemoryLimit() set; the machine's memory where neither limits it; 0 when its size is not
+    /// known.
+    std::uint64_t memoryCeiling(double share) const;
+    /// Sets the slice's MemoryHigh: the profile's (memoryCeiling(@p share)), or the memory rule's @p
+    /// ruleLimit where that is lower (0: none). Written only when it changes; one systemd refuses is said in
+    /// the note and not asked again until it changes.
+    void followMemoryShare(double share, std::uint64_t ruleLimit = 0);
+    /// The work's slice on the cgroup tree; empty when it has none.
+    std::string cgroup() const;
 
     /// Lets the work run freely (thawed: a frozen process cannot act on a stop signal).
     void release();

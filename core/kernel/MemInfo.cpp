@@ -8,21 +8,29 @@
 
 namespace nicer::kernel {
 
-Result<std::uint64_t> parseMemTotal(std::string_view meminfo) {
+Result<std::uint64_t> parseMeminfoBytes(std::string_view meminfo, std::string_view field) {
     for (auto line : text::split(meminfo, '\n')) {
-        if (!line.starts_with("MemTotal:")) {
+        if (!line.starts_with(field) || line.substr(field.size(), 1) != ":") {
             continue;
         }
         // "MemTotal:       16318412 kB"
-        auto value = text::trim(line.substr(9));
+        auto value = text::trim(line.substr(field.size() + 1));
         std::uint64_t kib = 0;
         if (!value.ends_with("kB") ||
-            !text::parseNumber(text::trim(value.substr(0, value.size() - 2)), kib) || kib == 0) {
-            return Error{"MemTotal is not '<number> kB': '" + std::string(line) + "'"};
+            !text::parseNumber(text::trim(value.substr(0, value.size() - 2)), kib)) {
+            return Error{std::string(field) + " is not '<number> kB': '" + std::string(line) + "'"};
         }
         return kib * 1024;
     }
-    return Error{"no MemTotal line"};
+    return Error{"no " + std::string(field) + " line"};
+}
+
+Result<std::uint64_t> parseMemTotal(std::string_view meminfo) {
+    auto total = parseMeminfoBytes(meminfo, "MemTotal");
+    if (total && *total == 0) {
+        return Error{"MemTotal is 0"};
+    }
+    return total;
 }
 
 Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo) {
@@ -41,6 +49,14 @@ Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo) {
                      ", and sysconf knows no physical pages"};
     }
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
+}
+
+Result<std::uint64_t> swapBytes(const std::filesystem::path& meminfo) {
+    auto text = readTextFile(meminfo);
+    if (!text) {
+        return text.error();
+    }
+    return parseMeminfoBytes(*text, "SwapTotal");
 }
 
 } // namespace nicer::kernel

@@ -155,6 +155,41 @@ Result<void> WorkloadSupervisor::holdToLimit() {
     return firstError;
 }
 
+void WorkloadSupervisor::release(Instance& instance) {
+    if (instance.hold == Instance::Hold::Frozen) {
+        (void)m_units.thawUnit(instance.unit);
+    } else if (instance.hold == Instance::Hold::Stopped) {
+        (void)m_units.killUnit(instance.unit, SIGCONT);
+    }
+    instance.hold = Instance::Hold::None;
+}
+
+Result<void> WorkloadSupervisor::endToCount() {
+    Result<void> firstError;
+    const auto first = m_instances.size() -
+                       std::min(m_instances.size(), static_cast<std::size_t>(std::max(0, m_endedCount)));
+    for (std::size_t i = first; i < m_instances.size(); ++i) {
+        auto& instance = m_instances[i];
+        if (instance.ended) {
+            continue;
+        }
+        release(instance);
+        if (auto stopped = m_units.stopUnit(instance.unit, false); !stopped && firstError) {
+            firstError = stopped.error().within("cannot end " + instance.unit + " to free its memory: ");
+            continue;
+        }
+        instance.ended = true;
+        instance.restartAt.reset();
+        log::notice() << "nicerd: ended " << instance.unit << " to free its memory";
+    }
+    return firstError;
+}
+
+int WorkloadSupervisor::ended() const {
+    return static_cast<int>(
+        std::count_if(m_instances.begin(), m_instances.end(), [](const Instance& i) { return i.ended; }));
+}
+
 int WorkloadSupervisor::running() const {
     return static_cast<int>(std::count_if(m_instances.begin(), m_instances.end(), [](const Instance& i) {
         return i.state == usermanager::UnitState::Active && i.hold == Instance::Hold::None;
@@ -162,8 +197,21 @@ int WorkloadSupervisor::running() const {
 }
 
 Result<void> WorkloadSupervisor::poll(Clock::time_point now) {
-    Result<void> firstError;
-    for (auto& instance : m_instances) {
+    Result<void> firstError = endToCount();
+    const auto firstEnded = m_instances.size() -
+                            std::min(m_instances.size(), static_cast<std::size_t>(std::max(0, m_endedCount)));
+    for (std::size_t i = 0; i < m_instances.size(); ++i) {
+        auto& instance = m_instances[i];
+        if (instance.ended && i < firstEnded) {
+            // The count fell: this one starts again now, with a fresh backoff.
+            instance.ended = false;
+            instance.restartAt = now;
+            instance.backoff = kFirstBackoff;
+        }
+        if (instance.ended) {
+            instance.state = usermanager::UnitState::Inactive;
+            continue;
+        }
         auto state = m_units.activeState(instance.unit);
         if (!state) {
             if (firstError) {
@@ -213,12 +261,8 @@ Result<void> WorkloadSupervisor::stopInstances() {
     Result<void> firstError;
     for (auto& instance : m_instances) {
         // Let go first: a frozen or stopped process cannot act on the stop signal (save its progress).
-        if (instance.hold == Instance::Hold::Frozen) {
-            (void)m_units.thawUnit(instance.unit);
-        } else if (instance.hold == Instance::Hold::Stopped) {
-            (void)m_units.killUnit(instance.unit, SIGCONT);
-        }
-        instance.hold = Instance::Hold::None;
+        release(instance);
+        instance.ended = false;
         if (auto stopped = m_units.stopUnit(instance.unit, true); !stopped && firstError) {
             firstError = stopped;
         }
@@ -269,6 +313,7 @@ void WorkloadSupervisor::describe(api::DaemonState& state) const {
     state.demoWorkload = m_spec.demo;
     state.instances = static_cast<std::uint32_t>(m_spec.instances);
     state.instancesRunning = static_cast<std::uint32_t>(running());
+    state.instancesStopped = static_cast<std::uint32_t>(ended());
     state.workloadPreset = m_spec.preset;
 }
 

@@ -40,6 +40,8 @@ public:
         /// How limitRunning() holds it: frozen (FreezeUnit, or its leaf's cgroup.freeze), or stopped with
         /// SIGSTOP where the manager cannot freeze a unit (a hybrid cgroup tree); a new start is not held.
         enum class Hold { None, Frozen, Stopped } hold = Hold::None;
+        /// Ended by keepEnded() to free its memory, and not started again until the count allows it.
+        bool ended = false;
     };
 
     /// @p bindTo is the daemon's own unit (may be empty where there is none: then nothing is bound).
@@ -61,6 +63,14 @@ public:
     void limitRunning(int count) { m_runningLimit = count; }
     /// The instances that run now: not frozen by limitRunning().
     int running() const;
+    /**
+     * The last @p count instances are ended from the next poll() on, and stay ended, to free their memory
+     * (the memory rule, where a frozen task would keep it): each is thawed first, so that it can act on the
+     * stop signal and save its progress. Each starts again, one more at a time, as the count falls.
+     */
+    void keepEnded(int count) { m_endedCount = count; }
+    /// The instances keepEnded() holds ended now.
+    int ended() const;
     /**
      * Replaces the running instances by those of @p spec, in the same slice and bound to the same unit;
      * adopted scopes are not the workload and stay. The new command is found first, so that nothing changes
@@ -84,6 +94,10 @@ private:
     Result<void> stopInstances();
     /// Holds the instances past m_runningLimit and lets the others run; the first error.
     Result<void> holdToLimit();
+    /// Ends the last m_endedCount instances; the first error.
+    Result<void> endToCount();
+    /// Lets go of @p instance's hold (thawed, or continued), so that it can act on a stop signal.
+    void release(Instance& instance);
 
     usermanager::UnitManager& m_units;
     WorkloadSpec m_spec;
@@ -94,6 +108,7 @@ private:
     std::vector<Instance> m_instances;
     std::vector<std::string> m_adoptedScopes;
     int m_runningLimit = 0;
+    int m_endedCount = 0;
     std::string m_limitError; ///< why an instance could not be frozen or thawed, once
 };
 

@@ -64,6 +64,7 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                p.awayMaxShare != defaults.awayMaxShare,
                                p.memoryShare != defaults.memoryShare,
                                p.awayMemoryShare != defaults.awayMemoryShare,
+                               p.memoryStall != defaults.memoryStall,
                                p.maxInstances != defaults.maxInstances,
                                p.awayMaxInstances != defaults.awayMaxInstances,
                                p.resumeDelay != defaults.resumeDelay,
@@ -79,7 +80,7 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
                                !(p.computeHours == defaults.computeHours),
                                !(p.transferHours == defaults.transferHours)};
         int count = 0;
-        for (int i = 0; i < 29; ++i) {
+        for (int i = 0; i < 30; ++i) {
             if (fields[i]) {
                 ++count;
                 CHECK(changedFields.insert(i).second);
@@ -88,8 +89,8 @@ TEST_CASE("every field of ControllerParams is in the table exactly once", "[Para
         CHECK(count == 1);
         REQUIRE(setOther(info, all).ok());
     }
-    CHECK(changedFields.size() == 29);
-    CHECK(parameterTable().size() == 29);
+    CHECK(changedFields.size() == 30);
+    CHECK(parameterTable().size() == 30);
     CHECK(all.reserveBand != defaults.reserveBand);
     CHECK(all.period != defaults.period);
 }
@@ -107,18 +108,19 @@ TEST_CASE("names are unique and lookups find each parameter", "[ParameterTable]"
     }
     CHECK(findParameter("reserve_band") == nullptr);
     CHECK(findBusParameter("reserve-band") == nullptr);
-    CHECK(parameterNameList() == "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
-                                 "overload-threshold, idle-epsilon, period, temperature-target, "
-                                 "away-temperature-target, fan-target, away-fan-target, max-share, "
-                                 "away-max-share, memory-share, away-memory-share, max-instances, "
-                                 "away-max-instances, resume-delay, battery-cap, battery-min-charge, "
-                                 "power-saver-is-battery, keep-awake, games-pause, boinc-clock, away-delay, "
-                                 "logind-idle-hint, publish-input-time, "
-                                 "compute-hours, transfer-hours");
+    CHECK(parameterNameList() ==
+          "reserve-band, min-multiplier, max-multiplier, multiplier-decay, "
+          "overload-threshold, idle-epsilon, period, temperature-target, "
+          "away-temperature-target, fan-target, away-fan-target, max-share, "
+          "away-max-share, memory-share, away-memory-share, memory-stall, max-instances, "
+          "away-max-instances, resume-delay, battery-cap, battery-min-charge, "
+          "power-saver-is-battery, keep-awake, games-pause, boinc-clock, away-delay, "
+          "logind-idle-hint, publish-input-time, "
+          "compute-hours, transfer-hours");
     CHECK(parameterNameList(true) ==
           "ReserveBand, MinMultiplier, MaxMultiplier, MultiplierDecay, "
           "OverloadThreshold, IdleEpsilon, PeriodUSec, TemperatureTarget, AwayTemperatureTarget, FanTarget, "
-          "AwayFanTarget, MaxShare, AwayMaxShare, MemoryShare, AwayMemoryShare, MaxInstances, "
+          "AwayFanTarget, MaxShare, AwayMaxShare, MemoryShare, AwayMemoryShare, MemoryStall, MaxInstances, "
           "AwayMaxInstances, ResumeDelay, BatteryCap, BatteryMinCharge, "
           "PowerSaverIsBattery, KeepAwake, GamesPause, KeepBoincClock, AwayDelay, LogindIdleHint, "
           "PublishInputTime, "

@@ -342,16 +342,17 @@ check_oom_kills_work_first() {
         die "the work's oom_score_adj is not above every other process of the volunteer"
     # The fence alone (memory-share 1): with the profile's share the kernel reclaims the work's pages before
     # memory runs out, and the OOM killer may never be needed; this check is of the OOM killer's choice.
-    as_user 'nicer set memory-share=1' || die "nicer set memory-share=1"
-    use_test_work 2 memory 350 || { use_demo_work; as_user 'nicer set memory-share=0.25'; die "starting the memory-holding work"; }
+    # The memory rule off too: it would end an instance before the kernel had to (check_memory_rule).
+    as_user 'nicer set memory-share=1 memory-stall=0' || die "nicer set memory-share=1 memory-stall=0"
+    use_test_work 2 memory 350 || { use_demo_work; as_user 'nicer set memory-share=0.25 memory-stall=0.01'; die "starting the memory-holding work"; }
     poll_user 1200 "test \$(cat ${root_leaf}/memory.current) -gt \$((650 << 20))" ||
-        { use_demo_work; as_user 'nicer set memory-share=0.25'; die "the work did not come to hold 650 MiB: $(as_user "cat $root_leaf/memory.current")"; }
+        { use_demo_work; as_user 'nicer set memory-share=0.25 memory-stall=0.01'; die "the work did not come to hold 650 MiB: $(as_user "cat $root_leaf/memory.current")"; }
     local since hog kills
     since=$(as_root 'date "+%F %T"')
     hog=$(as_user 'python3 -c "import time; b = b\"h\" * (1300 << 20); time.sleep(1); print(\"the program got its memory\")"; echo "exit $?"')
     kills=$(as_root "journalctl -k -o cat --since '$since' | grep -E '^oom-kill:|Killed process' || true")
     use_demo_work
-    as_user 'nicer set memory-share=0.25' || die "nicer set memory-share=0.25"
+    as_user 'nicer set memory-share=0.25 memory-stall=0.01' || die "nicer set memory-share=0.25 memory-stall=0.01"
     echo "the program: $hog"
     echo "the kernel: $kills"
     echo "$kills" | grep -q '^oom-kill:' || die "the kernel killed nothing: the check proved nothing"
@@ -366,6 +367,53 @@ check_oom_kills_work_first() {
     fi
     echo "OOM: the session's program got 1300 MiB; the kernel killed $(echo "$kills" | grep -o '^oom-kill:.*pid=[0-9]*' | sort -u | wc -l) process(es), all of the work" |
         tee -a "$out/figures.txt"
+}
+
+# The memory rule on the real kernel's PSI (pure cgroup v2, 2 GiB, no swap): the work holds 2 x 300 MiB, and
+# a program of the volunteer's (a user service, in the app.slice where nicerd may arm a PSI trigger) takes
+# memory 20 MiB at a time up to 1200 MiB. The rule wakes on the trigger, lowers the work's memory.high,
+# freezes it and ends an instance (no swap: a frozen task keeps its pages), the program gets its memory with
+# no OOM kill, and once it ended the rule gives the work back: the instance starts again, memory.high rises.
+check_memory_rule() {
+    local cg high_before high_during since kills figures
+    cg=$(slice_cgroup)
+    restore() { use_demo_work; as_user 'nicer set memory-share=0.25 resume-delay=60; systemctl --user stop nicer-fg.service' || true; }
+    as_user 'nicer set memory-share=1 resume-delay=5 memory-stall=0.01' || die "nicer set"
+    use_test_work 2 memory 300 || { restore; die "starting the memory-holding work"; }
+    poll_user 1200 "test \$(cat $cg/memory.current) -gt \$((550 << 20))" ||
+        { restore; die "the work did not come to hold 550 MiB: $(as_user "cat $cg/memory.current")"; }
+    high_before=$(as_user "cat $cg/memory.high")
+    since=$(as_root 'date "+%F %T"')
+    as_user "systemd-run --user --quiet --unit=nicer-fg --collect python3 -c 'import time
+chunks = []
+for i in range(60):
+    chunks.append(bytearray(b\"f\") * (20 << 20))
+    time.sleep(0.5)
+print(\"the program got\", len(chunks) * 20, \"MiB\", flush=True)
+time.sleep(10)'" || { restore; die "starting the program"; }
+    poll_user 600 "nicer status --json | grep -q '\"memory_hold\": \"[a-z]'" ||
+        { as_user 'nicer status'; restore; die "the memory rule did not hold the work"; }
+    high_during=$(as_user "cat $cg/memory.high")
+    as_user 'nicer status' | sed -n '/memory rule/,+2p'
+    [ "$high_during" != max ] && { [ "$high_before" = max ] || [ "$high_during" -lt "$high_before" ]; } ||
+        { restore; die "the work's memory.high did not come down: $high_before, then $high_during"; }
+    poll_user 600 "nicer status --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)[\"instances_stopped\"] >= 1 else 1)'" ||
+        { as_user 'nicer status'; restore; die "the rule ended no instance of the work, with no swap to take its memory"; }
+    as_user "journalctl --user -u nicerd.service -o cat --since '$since' | grep 'a PSI trigger woke the memory rule'" ||
+        { restore; die "no PSI trigger woke the memory rule"; }
+    poll_user 900 "! systemctl --user -q is-active nicer-fg.service" || { restore; die "the program did not end"; }
+    as_user "journalctl --user -u nicer-fg.service -o cat --since '$since'" | grep -q 'the program got 1200 MiB' ||
+        { restore; die "the program did not get its memory"; }
+    kills=$(as_root "journalctl -k -o cat --since '$since' | grep -E '^oom-kill:' || true")
+    [ -z "$kills" ] || { restore; die "the kernel had to kill: $kills"; }
+    # Given back: the instance starts again (after resume-delay and 30 s), memory.high rises.
+    poll_user 1500 "nicer status --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)[\"instances_stopped\"] == 0 else 1)'" ||
+        { as_user 'nicer status'; restore; die "the stopped instance did not start again"; }
+    poll_user 1500 "h=\$(cat $cg/memory.high); test \"\$h\" = max || test \"\$h\" -gt $high_during" ||
+        { restore; die "memory.high did not rise again from $high_during"; }
+    figures="memory rule: memory.high $high_before, then $high_during under the program's stall; an instance ended, the program got 1200 MiB with no OOM kill, the work given back"
+    echo "$figures" | tee -a "$out/figures.txt"
+    restore
 }
 
 # One user's work cannot take another's tasks: the volunteer's work makes threads until its unit's TasksMax
@@ -1011,6 +1059,7 @@ run_checks() {
     check "root idle slice: BOINC's client runs there and nicerd reaches it over its GUI RPC" check_boinc_root_slice
     check "root idle slice: a program of the user's that holds the host's link keeps nothing once the user's manager ends" check_host_bound_to_manager
     check "root idle slice: the work dies first: oom_score_adj above every process of the user, and the OOM killer takes the work, not the session's program" check_oom_kills_work_first
+    check "root idle slice: the memory rule, woken by a PSI trigger, takes memory from the work first and gives it back" check_memory_rule
     check "root idle slice: one user's work at its TasksMax leaves a second user's work room to start" check_tasks_bounded_per_user
     check "root idle slice: kill -9 of nicerd stops the work within seconds (the link)" check_kill9_root_slice
     check "root idle slice: a restart of the user manager (as at logout) stops the work" check_manager_restart_root_slice
@@ -1026,6 +1075,7 @@ run_checks() {
     check "cpu.stat counts the bandwidth windows nicerd aligns to (nr_periods)" check_bandwidth_windows_counted
     check "pause freezes nicer.slice (cgroup.events frozen 1), resume thaws it" check_pause_freezes
     check "max-instances=1 freezes the second instance's unit (FreezeUnit), 0 thaws it" check_max_instances
+    check "user slice: the memory rule, woken by a PSI trigger, takes memory from the work first and gives it back" check_memory_rule
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
     check "the usermanager integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_usermanager_integration_tests
     check "beside a hog of the user's own under the same user manager, the work's quota stays whole" check_sibling_hog_keeps_quota

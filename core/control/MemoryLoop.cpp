@@ -1,0 +1,134 @@
+#include "control/MemoryLoop.h"
+
+#include "util/Text.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace nicer::control {
+
+const char* memoryStageName(MemoryStage stage) {
+    switch (stage) {
+    case MemoryStage::Free:
+        return "";
+    case MemoryStage::Reclaiming:
+        return "reclaiming";
+    case MemoryStage::Frozen:
+        return "frozen";
+    case MemoryStage::Stopped:
+        return "stopped";
+    }
+    return "";
+}
+
+MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double seconds, double resumeDelay) {
+    if (allowed <= 0.0 || now.ceilingBytes == 0) {
+        reset();
+        return {};
+    }
+    const auto& t = m_tuning;
+    const bool pressed = now.outsideStall > allowed;
+    const bool calm = now.outsideStall < allowed / 2.0;
+    m_sinceStop += seconds;
+    if (pressed) {
+        m_pressedFor += seconds;
+        m_calmFor = 0.0;
+        shrink(now, allowed);
+        if (m_pressedFor >= (now.workCanSwap ? t.freezeAfter : t.freezeAfterNoSwap) && !m_frozen) {
+            m_frozen = true;
+            m_sinceStop = 0.0;
+        }
+        if (m_frozen) {
+            m_cap = 0.0;
+            // A frozen task keeps its pages; without swap only a stopped one gives them back.
+            const double wait = m_stopped == 0 ? (now.workCanSwap ? t.swapFirst : 0.0) : t.stopEvery;
+            if (m_stopped < std::max(1, now.instances) && m_sinceStop >= wait) {
+                ++m_stopped;
+                m_sinceStop = 0.0;
+            }
+        }
+    } else {
+        m_pressedFor = std::max(0.0, m_pressedFor - seconds);
+        if (calm) {
+            m_calmFor += seconds;
+        }
+        if (m_frozen && m_calmFor >= resumeDelay) {
+            m_frozen = false;
+            m_sinceStop = 0.0;
+        }
+        if (!m_frozen) {
+            m_cap = std::min(1.0, m_cap + t.thawPerSecond * seconds);
+            if (calm && m_stopped > 0 && m_sinceStop >= t.startEvery) {
+                --m_stopped;
+                m_sinceStop = 0.0;
+            }
+            if (m_limit > 0 && m_calmFor >= t.calmBefore) {
+                m_limit += static_cast<std::uint64_t>(static_cast<double>(now.ceilingBytes) *
+                                                      t.growPerSecond * seconds);
+                if (m_limit >= now.ceilingBytes) {
+                    m_limit = 0;
+                }
+            }
+        }
+    }
+
+    return hold(now, pressed, calm);
+}
+
+MemoryHold MemoryLoop::urgent(const MemoryReading& now, double allowed) {
+    if (allowed <= 0.0 || now.ceilingBytes == 0) {
+        return {};
+    }
+    const bool pressed = now.outsideStall > allowed;
+    if (pressed) {
+        shrink(now, allowed);
+    }
+    return hold(now, pressed, now.outsideStall < allowed / 2.0);
+}
+
+void MemoryLoop::shrink(const MemoryReading& now, double allowed) {
+    const auto& t = m_tuning;
+    // Down from what the work holds (a limit far above it would take nothing), in proportion to the excess;
+    // the kernel reclaims the rest first.
+    const auto floor = std::min(t.floorBytes, now.ceilingBytes);
+    const double by = std::clamp(t.shrinkLeast * now.outsideStall / allowed, t.shrinkLeast, t.shrinkMost);
+    const auto from = std::min(m_limit == 0 ? now.ceilingBytes : m_limit, std::max(now.workBytes, floor));
+    m_limit = std::max(floor, static_cast<std::uint64_t>(static_cast<double>(from) * (1.0 - by)));
+}
+
+MemoryHold MemoryLoop::hold(const MemoryReading& now, bool pressed, bool calm) const {
+    MemoryHold hold;
+    hold.limitBytes = m_limit;
+    hold.reclaimBytes = pressed && now.workBytes > m_limit ? now.workBytes - m_limit : 0;
+    hold.cap = m_cap;
+    hold.instancesStopped = m_stopped;
+    hold.stage = m_stopped > 0             ? MemoryStage::Stopped
+                 : m_frozen || m_cap < 1.0 ? MemoryStage::Frozen
+                 : m_limit > 0             ? MemoryStage::Reclaiming
+                                           : MemoryStage::Free;
+    if (hold.stage == MemoryStage::Free) {
+        return hold;
+    }
+    const std::string waited = "programs beside the work waited on memory " +
+                               text::shortNumber(std::round(now.outsideStall * 1000.0) / 10.0) +
+                               "% of the time";
+    std::string what;
+    if (m_stopped > 0) {
+        what = (m_stopped == 1 ? "1 instance" : std::to_string(m_stopped) + " instances") +
+               " stopped to free " + (m_stopped == 1 ? "its" : "their") + " memory" +
+               (now.workCanSwap ? "" : " (no swap to take it)");
+    }
+    if (m_frozen) {
+        what += std::string(what.empty() ? "" : ", ") + "the work frozen";
+    } else if (m_cap < 1.0) {
+        what += std::string(what.empty() ? "" : ", ") + "the work thawing";
+    }
+    if (m_limit > 0) {
+        what += std::string(what.empty() ? "" : ", ") + "its memory held to " +
+                text::humanBytes(static_cast<double>(m_limit));
+    }
+    hold.reason = (pressed ? waited : calm ? "memory calm again" : waited) + ": " + what;
+    return hold;
+}
+
+} // namespace nicer::control

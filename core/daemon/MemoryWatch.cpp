@@ -1,0 +1,230 @@
+#include "daemon/MemoryWatch.h"
+
+#include "kernel/MemInfo.h"
+#include "util/Log.h"
+#include "util/Text.h"
+#include "util/TextFile.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <set>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+namespace nicer::daemon {
+
+namespace {
+
+/// How often the cgroups beside the work are listed again: sessions, users and services come and go.
+constexpr std::chrono::seconds kListEvery{10};
+
+/// A cgroup file that holds one number ("max" reads as none).
+std::optional<std::uint64_t> readNumber(const std::filesystem::path& path) {
+    auto text = readTextFile(path);
+    std::uint64_t value = 0;
+    if (!text || !text::parseNumber(text::trim(*text), value)) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+} // namespace
+
+Result<std::unique_ptr<MemoryWatch>> MemoryWatch::create(sd_event* event, const kernel::CgroupLayout& layout,
+                                                         std::string workCgroup, std::string besideOf,
+                                                         std::function<void()> pressed) {
+    if (!layout.unifiedRoot()) {
+        return Error{"no cgroup v2 tree, so no memory pressure of the programs beside the work to read"};
+    }
+    if (workCgroup.empty()) {
+        return Error{"the work's slice has no cgroup"};
+    }
+    auto watch = std::unique_ptr<MemoryWatch>(new MemoryWatch(
+        event, *layout.unifiedRoot(), std::move(workCgroup), std::move(besideOf), std::move(pressed)));
+    if (auto own = kernel::readPressure(watch->file(watch->m_work, "memory.pressure")); !own) {
+        return Error{"this kernel keeps no memory pressure of a cgroup (PSI: " + own.error().message + ")"};
+    }
+    watch->listBeside();
+    watch->m_lastRead = std::chrono::steady_clock::now();
+    return watch;
+}
+
+MemoryWatch::~MemoryWatch() = default;
+
+std::filesystem::path MemoryWatch::file(const std::string& cgroup, const char* name) const {
+    return m_root / std::filesystem::path(cgroup).relative_path() / name;
+}
+
+void MemoryWatch::listBeside() {
+    m_lastListed = std::chrono::steady_clock::now();
+    auto beside = kernel::cgroupsBeside(m_root, m_besideOf);
+    if (!beside) {
+        m_readNote = "cannot tell what runs beside the work: " + beside.error().message;
+        return;
+    }
+    std::map<std::string, kernel::PressureTotals> totals;
+    for (const auto& cgroup : *beside) {
+        if (auto known = m_beside.find(cgroup); known != m_beside.end()) {
+            totals.emplace(cgroup, known->second);
+        } else if (auto read = kernel::readPressure(file(cgroup, "memory.pressure"))) {
+            totals.emplace(cgroup, *read);
+        }
+    }
+    const bool changed = totals.size() != m_beside.size() ||
+                         !std::equal(totals.begin(), totals.end(), m_beside.begin(),
+                                     [](const auto& a, const auto& b) { return a.first == b.first; });
+    m_beside = std::move(totals);
+    if (changed && m_allowed > 0.0) {
+        const double allowed = m_allowed;
+        m_allowed = -1.0;
+        setAllowed(allowed);
+    }
+}
+
+control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - m_lastListed >= kListEvery) {
+        listBeside();
+    }
+    const double seconds = std::chrono::duration<double>(now - m_lastRead).count();
+    m_lastRead = now;
+    control::MemoryReading reading;
+    double worst = 0.0;
+    for (auto& [cgroup, last] : m_beside) {
+        auto totals = kernel::readPressure(file(cgroup, "memory.pressure"));
+        if (!totals) {
+            continue; // gone since the listing: the next one drops it
+        }
+        if (seconds > 0.0 && totals->someUSec >= last.someUSec) {
+            const double stall = static_cast<double>(totals->someUSec - last.someUSec) / 1e6 / seconds;
+            if (stall > worst) {
+                worst = stall;
+                m_worst = cgroup;
+            }
+        }
+        last = *totals;
+    }
+    reading.outsideStall = std::clamp(worst, 0.0, 1.0);
+    reading.workBytes = readNumber(file(m_work, "memory.current")).value_or(0);
+    reading.ceilingBytes = ceiling;
+    reading.instances = instances;
+    auto swap = kernel::swapBytes();
+    // memory.swap.max is "max" unless limited; a work held to no swap at all keeps its pages.
+    auto swapMax = readTextFile(file(m_work, "memory.swap.max"));
+    reading.workCanSwap = swap && *swap > 0 && !(swapMax && text::trim(*swapMax) == "0");
+    m_last = reading;
+    return reading;
+}
+
+void MemoryWatch::setAllowed(double allowed) {
+    if (allowed == m_allowed) {
+        return;
+    }
+    m_allowed = allowed;
+    m_triggers.clear();
+    m_triggerNote.clear();
+    if (allowed <= 0.0) {
+        return;
+    }
+    const auto window = std::chrono::duration_cast<std::chrono::microseconds>(kTriggerWindow).count();
+    const auto stall =
+        std::max<std::int64_t>(1000, static_cast<std::int64_t>(allowed * static_cast<double>(window)));
+    std::string firstRefusal;
+    std::size_t unarmed = 0;
+    for (const auto& [cgroup, totals] : m_beside) {
+        if (!arm(cgroup, static_cast<std::uint64_t>(stall), static_cast<std::uint64_t>(window), 0,
+                 firstRefusal)) {
+            ++unarmed;
+        }
+    }
+    if (m_triggers.empty()) {
+        m_triggerNote =
+            "no PSI trigger could be armed, so the memory rule reads the pressure once a period (" +
+            (firstRefusal.empty() ? std::string("nothing runs beside the work") : firstRefusal) + ")";
+    } else if (unarmed > 0) {
+        m_triggerNote = "PSI triggers wake nicerd on " + std::to_string(m_triggers.size()) +
+                        " cgroups beside the work; " + std::to_string(unarmed) + " of the " +
+                        std::to_string(m_beside.size()) +
+                        " beside it have none this user may arm, and are read once a period";
+    }
+}
+
+bool MemoryWatch::arm(const std::string& cgroup, std::uint64_t stallUSec, std::uint64_t windowUSec, int depth,
+                      std::string& firstRefusal) {
+    auto trigger = kernel::PressureTrigger::open(file(cgroup, "memory.pressure"), stallUSec, windowUSec);
+    if (!trigger) {
+        if (firstRefusal.empty()) {
+            firstRefusal = trigger.error().message;
+        }
+        // Another user's cgroup (root's user.slice): this user's own ones below it may be armed, the
+        // volunteer's session and apps among them.
+        bool any = false;
+        std::error_code ec;
+        if (depth < kArmDepth) {
+            for (const auto& entry : std::filesystem::directory_iterator(
+                     m_root / std::filesystem::path(cgroup).relative_path(), ec)) {
+                if (entry.is_directory(ec)) {
+                    any = arm(cgroup + "/" + entry.path().filename().string(), stallUSec, windowUSec,
+                              depth + 1, firstRefusal) ||
+                          any;
+                }
+            }
+        }
+        return any;
+    }
+    auto armed = std::make_unique<Trigger>(Trigger{std::move(*trigger), {}});
+    auto source =
+        libsystemd::IoSource::create(m_event, armed->trigger.fd(), EPOLLPRI, [this](std::uint32_t revents) {
+            if ((revents & EPOLLPRI) != 0 && m_pressed) {
+                m_pressed();
+            }
+        });
+    if (!source) {
+        firstRefusal = source.error().message;
+        return false;
+    }
+    armed->source = std::move(*source);
+    m_triggers.push_back(std::move(armed));
+    return true;
+}
+
+void MemoryWatch::reclaim(std::uint64_t bytes) {
+    if (bytes == 0) {
+        return;
+    }
+    const auto path = file(m_work, "memory.reclaim");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) {
+        m_reclaimNote = errno == ENOENT
+                            ? "this kernel has no memory.reclaim (5.19 and later have it): the work's "
+                              "pages are reclaimed as the kernel meets its memory.high"
+                            : "cannot write " + path.string() + ": " + std::strerror(errno);
+        return;
+    }
+    const std::string amount = std::to_string(bytes);
+    // EAGAIN: the kernel reclaimed less than asked, which is news, not an error: the rule goes on lowering.
+    if (::write(fd, amount.c_str(), amount.size()) < 0 && errno != EAGAIN) {
+        m_reclaimNote = "the kernel refused memory.reclaim of the work: " + std::string(std::strerror(errno));
+    } else {
+        m_reclaimNote.clear();
+    }
+    ::close(fd);
+}
+
+void MemoryWatch::describe(api::DaemonState& state) const {
+    state.memoryStallBeside = m_last.outsideStall;
+    state.memoryStallWhere = m_worst;
+    state.workMemory = m_last.workBytes;
+    state.workCanSwap = m_last.workCanSwap;
+    std::string note = m_readNote;
+    for (const auto* part : {&m_triggerNote, &m_reclaimNote}) {
+        if (!part->empty()) {
+            note += (note.empty() ? "" : "; ") + *part;
+        }
+    }
+    state.memoryNote = note;
+}
+
+} // namespace nicer::daemon

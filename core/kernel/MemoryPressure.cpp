@@ -1,0 +1,109 @@
+#include "kernel/MemoryPressure.h"
+
+#include "util/Text.h"
+#include "util/TextFile.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <system_error>
+#include <unistd.h>
+
+namespace nicer::kernel {
+
+namespace {
+
+/// total= of one line ("some avg10=0.00 avg60=0.00 avg300=0.00 total=1234").
+Result<std::uint64_t> lineTotal(std::string_view line) {
+    for (auto field : text::split(line, ' ')) {
+        std::uint64_t total = 0;
+        if (field.starts_with("total=") && text::parseNumber(field.substr(6), total)) {
+            return total;
+        }
+    }
+    return Error{"no total= in '" + std::string(line) + "'"};
+}
+
+} // namespace
+
+Result<PressureTotals> parsePressure(std::string_view text) {
+    PressureTotals totals;
+    bool some = false;
+    for (auto line : text::split(text, '\n')) {
+        line = text::trim(line);
+        const bool isSome = line.starts_with("some ");
+        if (!isSome && !line.starts_with("full ")) {
+            continue;
+        }
+        auto total = lineTotal(line);
+        if (!total) {
+            return total.error();
+        }
+        (isSome ? totals.someUSec : totals.fullUSec) = *total;
+        some = some || isSome;
+    }
+    if (!some) {
+        return Error{"no 'some' line"};
+    }
+    return totals;
+}
+
+Result<PressureTotals> readPressure(const std::filesystem::path& file) {
+    auto text = readTextFile(file);
+    if (!text) {
+        return text.error();
+    }
+    auto totals = parsePressure(*text);
+    if (!totals) {
+        return Error{file.string() + ": " + totals.error().message};
+    }
+    return totals;
+}
+
+Result<std::vector<std::string>> cgroupsBeside(const std::filesystem::path& unifiedRoot,
+                                               std::string_view work) {
+    std::string path(work);
+    while (path.size() > 1 && path.back() == '/') {
+        path.pop_back();
+    }
+    if (!path.starts_with('/') || path == "/") {
+        return Error{"the work's cgroup '" + std::string(work) + "' is not below the root"};
+    }
+    std::vector<std::string> beside;
+    while (path != "/" && !path.empty()) {
+        const auto cut = path.rfind('/');
+        const std::string parent = cut == 0 ? "/" : path.substr(0, cut);
+        const std::string own = path.substr(cut + 1);
+        std::error_code ec;
+        std::filesystem::directory_iterator it(unifiedRoot / parent.substr(1), ec);
+        if (ec) {
+            return Error{"cannot list " + (unifiedRoot / parent.substr(1)).string() + ": " + ec.message()};
+        }
+        for (const auto& entry : it) {
+            if (entry.is_directory(ec) && entry.path().filename() != own) {
+                beside.push_back((parent == "/" ? "" : parent) + "/" + entry.path().filename().string());
+            }
+        }
+        path = parent;
+    }
+    std::sort(beside.begin(), beside.end());
+    return beside;
+}
+
+Result<PressureTrigger> PressureTrigger::open(const std::filesystem::path& file, std::uint64_t stallUSec,
+                                              std::uint64_t windowUSec) {
+    UniqueFd fd(::open(file.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC));
+    if (fd.get() < 0) {
+        return Error{"cannot open " + file.string() + " for a trigger: " + std::strerror(errno)};
+    }
+    const std::string trigger = "some " + std::to_string(stallUSec) + " " + std::to_string(windowUSec);
+    // The kernel takes the trigger with its terminating NUL.
+    if (::write(fd.get(), trigger.c_str(), trigger.size() + 1) < 0) {
+        return Error{"the kernel refused the trigger '" + trigger + "' on " + file.string() + ": " +
+                     std::strerror(errno)};
+    }
+    return PressureTrigger(std::move(fd), file);
+}
+
+} // namespace nicer::kernel

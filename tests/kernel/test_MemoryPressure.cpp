@@ -1,0 +1,137 @@
+#include "Skip.h"
+#include "TempDir.h"
+#include "fakes/FakeCgroupTree.h"
+#include "kernel/CgroupLayout.h"
+#include "kernel/MemoryPressure.h"
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <fstream>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace nicer;
+using kernel::cgroupsBeside;
+using kernel::parsePressure;
+
+TEST_CASE("a pressure file's totals are read from its some and full lines", "[MemoryPressure]") {
+    const auto totals = parsePressure("some avg10=0.00 avg60=0.12 avg300=0.03 total=123456\n"
+                                      "full avg10=0.00 avg60=0.00 avg300=0.00 total=789\n");
+    REQUIRE(totals.ok());
+    CHECK(totals->someUSec == 123456);
+    CHECK(totals->fullUSec == 789);
+    CHECK(parsePressure("some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n")->fullUSec == 0);
+    CHECK_THAT(parsePressure("full avg10=0.00 total=5\n").error().message, Catch::Contains("no 'some' line"));
+    CHECK_THAT(parsePressure("some avg10=0.00\n").error().message, Catch::Contains("no total="));
+}
+
+TEST_CASE("the cgroups beside the work are the siblings of it and of each of its ancestors",
+          "[MemoryPressure]") {
+    const test::FakeCgroupTree tree;
+    const std::string manager = "user.slice/user-1000.slice/user@1000.service";
+    for (const auto* dir : {"init.scope", "system.slice/cron.service", "user.slice/user-1001.slice",
+                            "user.slice/user-1000.slice/session-2.scope"}) {
+        tree.write(std::string(dir) + "/memory.pressure", "");
+    }
+    for (const auto* dir : {"app.slice/nicer.slice/nicer-work-0.service", "app.slice/firefox.scope",
+                            "session.slice", "init.scope"}) {
+        tree.write(manager + "/" + dir + "/memory.pressure", "");
+    }
+    tree.write("cgroup.procs", ""); // a file of the root is not a cgroup
+    const auto beside = cgroupsBeside(tree.root(), "/" + manager + "/app.slice/nicer.slice/");
+    REQUIRE(beside.ok());
+    CHECK(*beside == std::vector<std::string>{
+                         "/init.scope",
+                         "/system.slice",
+                         "/user.slice/user-1000.slice/session-2.scope",
+                         "/user.slice/user-1000.slice/user@1000.service/app.slice/firefox.scope",
+                         "/user.slice/user-1000.slice/user@1000.service/init.scope",
+                         "/user.slice/user-1000.slice/user@1000.service/session.slice",
+                         "/user.slice/user-1001.slice",
+                     });
+    CHECK_FALSE(cgroupsBeside(tree.root(), "/").ok());
+    CHECK_THAT(cgroupsBeside(tree.root(), "/gone.slice/nicer.slice").error().message,
+               Catch::Contains("cannot list"));
+}
+
+TEST_CASE("a PSI trigger on a real cgroup fires when its tasks stall on memory", "[MemoryPressure][kernel]") {
+    // The real kernel's PSI (this machine's: a cgroup v2 tree beside a v1 memory hierarchy; the guest's: pure
+    // v2). A reader thrashes a file through a page cache held to 32 MiB (memory.max on v2, the v1 memory
+    // controller's limit on a hybrid tree), so that it waits on memory.
+    if (::geteuid() != 0) {
+        NICER_SKIP("needs root to make cgroups");
+    }
+    const auto layout = kernel::CgroupLayout::detect();
+    REQUIRE(layout.ok());
+    if (!layout->unifiedRoot()) {
+        NICER_SKIP("no cgroup v2 tree");
+    }
+    const auto name = "nicer-test-psi-" + std::to_string(::getpid());
+    const auto unified = *layout->unifiedRoot() / name;
+    std::filesystem::create_directory(unified);
+    struct Cleanup {
+        std::vector<std::filesystem::path> dirs;
+        ~Cleanup() {
+            for (const auto& dir : dirs) {
+                ::rmdir(dir.c_str());
+            }
+        }
+    } cleanup{{unified}};
+    if (!std::filesystem::exists(unified / "memory.pressure")) {
+        NICER_SKIP("this kernel keeps no pressure of a cgroup (PSI off)");
+    }
+    std::vector<std::filesystem::path> procs{unified / "cgroup.procs"};
+    if (std::filesystem::exists(unified / "memory.max")) {
+        std::ofstream(unified / "memory.max") << (32 << 20);
+    } else if (std::filesystem::exists("/sys/fs/cgroup/memory/memory.limit_in_bytes")) {
+        const std::filesystem::path v1 = "/sys/fs/cgroup/memory/" + name;
+        std::filesystem::create_directory(v1);
+        cleanup.dirs.insert(cleanup.dirs.begin(), v1);
+        std::ofstream(v1 / "memory.limit_in_bytes") << (32 << 20);
+        procs.push_back(v1 / "cgroup.procs");
+    } else {
+        NICER_SKIP("no memory controller to hold the cgroup's page cache");
+    }
+
+    auto trigger = kernel::PressureTrigger::open(unified / "memory.pressure", 10'000, 2'000'000);
+    REQUIRE(trigger.ok());
+    const test::TempDir dir("nicer-psi");
+    const auto file = dir.path / "big";
+    {
+        std::ofstream out(file, std::ios::binary);
+        const std::string block(1 << 20, 'x');
+        for (int i = 0; i < 128; ++i) {
+            out << block;
+        }
+    }
+    {
+        // Out of the page cache, which charged its pages to this process's cgroup: the reader's reads then
+        // charge them to its own, held to 32 MiB.
+        const int fd = ::open(file.c_str(), O_RDONLY);
+        REQUIRE(fd >= 0);
+        ::fdatasync(fd);
+        ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+        ::close(fd);
+    }
+    const pid_t reader = ::fork();
+    REQUIRE(reader >= 0);
+    if (reader == 0) {
+        for (const auto& p : procs) {
+            std::ofstream(p) << ::getpid();
+        }
+        const std::string script = "for i in $(seq 40); do cat '" + file.string() + "' > /dev/null; done";
+        ::execl("/bin/sh", "sh", "-c", script.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    pollfd fd{.fd = trigger->fd(), .events = POLLPRI, .revents = 0};
+    const int ready = ::poll(&fd, 1, 60'000);
+    ::kill(reader, SIGKILL);
+    ::waitpid(reader, nullptr, 0);
+    CHECK(ready == 1);
+    CHECK((fd.revents & POLLPRI) != 0);
+    const auto totals = kernel::readPressure(unified / "memory.pressure");
+    REQUIRE(totals.ok());
+    CHECK(totals->someUSec >= 10'000);
+}
