@@ -58,7 +58,7 @@ MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double sec
         }
         if (!m_frozen) {
             m_cap = std::min(1.0, m_cap + t.thawPerSecond * seconds);
-            if (calm && m_stopped > 0 && m_sinceStop >= t.startEvery) {
+            if (calm && m_stopped > 0 && m_sinceStop >= resumeDelay) {
                 --m_stopped;
                 m_sinceStop = 0.0;
             }

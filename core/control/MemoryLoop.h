@@ -60,9 +60,9 @@ struct MemoryTuning {
     double calmBefore = 10.0;
     /// The share of the ceiling given back each second of calm: all of it in 100 s.
     double growPerSecond = 0.01;
-    /// The CPU cap's climb each second after a freeze, and an instance back each this many seconds of calm.
+    /// The CPU cap's climb each second after a freeze; the ended instances start again one each resume
+    /// delay of calm after the thaw.
     double thawPerSecond = 0.1;
-    double startEvery = 30.0;
 };
 
 /**
@@ -70,11 +70,11 @@ struct MemoryTuning {
  * outside it wait on memory. In a period where the outside's stall is over @p allowed, the work's
  * memory.high comes down from what it holds, in proportion to the excess (the kernel then reclaims the
  * work's pages first, and memory.reclaim asks it at once); if the stall stays for freezeAfter, the work is
- * frozen too, and where its pages cannot leave memory (no swap) an instance is stopped at once and another
- * every stopEvery while it stays, since a frozen task keeps its memory (with swap, only after swapFirst).
- * Once the outside is calm, the work thaws after the resume delay and climbs back smoothly, the stopped
- * instances start again one at a time, and memory.high rises slowly back to the ceiling, where the rule lets
- * go. Pure: fed one period at a time.
+ * frozen too (sooner without swap), and where its pages cannot leave memory an instance is stopped with the
+ * freeze and another every stopEvery while it stays, since a frozen task keeps its memory (with swap, only
+ * after swapFirst). Once the outside is calm, the work thaws after the resume delay and climbs back
+ * smoothly, the stopped instances start again one each resume delay, and memory.high rises slowly back to
+ * the ceiling, where the rule lets go. Pure: fed one period at a time.
  */
 class MemoryLoop {
 public:

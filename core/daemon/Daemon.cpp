@@ -279,9 +279,9 @@ void Daemon::onMemoryPressure() {
     }
     m_memoryActed = now;
     const auto presence = m_rules->lastPresence();
-    const bool wasFree = m_loop->memoryHold().stage == control::MemoryStage::Free;
+    const auto before = m_loop->memoryHold().limitBytes;
     const auto& hold = m_loop->memoryNow(readMemory(presence));
-    if (wasFree && hold.stage != control::MemoryStage::Free) {
+    if (hold.limitBytes > 0 && (before == 0 || hold.limitBytes < before)) {
         log::notice() << "nicerd: a PSI trigger woke the memory rule: " << hold.reason;
     }
     applyMemoryHold(hold, presence);

@@ -129,8 +129,8 @@ TEST_CASE("each parameter property holds the daemon's value in its D-Bus unit", 
     REQUIRE(sd_bus_get_property_trivial(client.get(), api::kBusName, api::kObjectPath, api::kInterface,
                                         "ApiVersion", error.get(), 'u', &version) >= 0);
     // 10: the rules; 11: SetExclusivePrograms; 13: presence and the profiles; 14: the snooze; 15: the
-    // profiles' memory and the sleep policy.
-    CHECK(version == 15);
+    // profiles' memory and the sleep policy; 16: the memory rule.
+    CHECK(version == 16);
 }
 
 TEST_CASE("the memory limit is published: the percentage set and the bytes in force",

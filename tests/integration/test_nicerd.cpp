@@ -678,8 +678,10 @@ TEST_CASE("the published D-Bus interface is the one in resources/org.nicer.Daemo
     // ApiVersion 14 PausedUntil and PauseUntil (the snooze), the schedule's ComputeHours and TransferHours,
     // and LogindIdleHint; ApiVersion 15 the memory shares of the two profiles and MemoryHigh, and the sleep
     // policy's KeepAwake, KeepingAwake and SleepNote, PublishInputTime and InputTimeNote, and the profiles'
-    // MaxInstances and AwayMaxInstances, and InstancesRunning.
-    CHECK(documented.size() == 104);
+    // MaxInstances and AwayMaxInstances, and InstancesRunning; ApiVersion 16 the memory rule's MemoryStall,
+    // and MemoryStallBeside, MemoryStallWhere, WorkMemory, WorkCanSwap, MemoryHold, MemoryHoldLimit,
+    // MemoryHoldReason, MemoryNote and InstancesStopped.
+    CHECK(documented.size() == 114);
     CHECK(daemon.stop() == 0);
 }
 

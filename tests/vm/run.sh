@@ -161,16 +161,20 @@ ensure_user() {
 }
 # The volunteer's work for a check: nicerd.conf's workload with N instances (test-work ARGS, as the volunteer's
 # nicerd runs it), and the demo again afterwards (also when the check fails).
+# Both keep the placement the checks are at (nicerd.conf's placement line, use_user_slice).
+placement_line() { [ "$placement" = user-slice ] && echo 'placement = user-slice'; true; }
 use_test_work() {
     local instances=$1 args
     shift
     args=$(printf ', "%s"' "$@")
     as_user "rm -f ~/.local/state/nicer/workload.conf; mkdir -p ~/.config/nicer
-        printf '%s\n' 'instances = $instances' 'workload = [\"/usr/local/bin/test-work\"$args]' >~/.config/nicer/nicerd.conf
+        printf '%s\n' 'instances = $instances' 'workload = [\"/usr/local/bin/test-work\"$args]' $(placement_line | sed "s/.*/'&'/") >~/.config/nicer/nicerd.conf
         systemctl --user restart nicerd.service && nicer status >/dev/null"
 }
 use_demo_work() {
-    as_user 'rm -f ~/.config/nicer/nicerd.conf; systemctl --user restart nicerd.service; nicer status >/dev/null' || true
+    local conf='rm -f ~/.config/nicer/nicerd.conf'
+    [ "$placement" = user-slice ] && conf='echo "placement = user-slice" >~/.config/nicer/nicerd.conf'
+    as_user "$conf; systemctl --user restart nicerd.service; nicer status >/dev/null" || true
 }
 # as_other NAME UID COMMAND: COMMAND as that user, on their own session bus (nicerd by D-Bus activation).
 as_other() {
@@ -378,7 +382,7 @@ check_memory_rule() {
     local cg high_before high_during since kills figures
     cg=$(slice_cgroup)
     restore() { use_demo_work; as_user 'nicer set memory-share=0.25 resume-delay=60; systemctl --user stop nicer-fg.service' || true; }
-    as_user 'nicer set memory-share=1 resume-delay=5 memory-stall=0.01' || die "nicer set"
+    as_user 'nicer set memory-share=1 resume-delay=3 memory-stall=0.01' || die "nicer set"
     use_test_work 2 memory 300 || { restore; die "starting the memory-holding work"; }
     poll_user 1200 "test \$(cat $cg/memory.current) -gt \$((550 << 20))" ||
         { restore; die "the work did not come to hold 550 MiB: $(as_user "cat $cg/memory.current")"; }
@@ -388,9 +392,9 @@ check_memory_rule() {
 chunks = []
 for i in range(60):
     chunks.append(bytearray(b\"f\") * (20 << 20))
-    time.sleep(0.5)
+    time.sleep(0.25)
 print(\"the program got\", len(chunks) * 20, \"MiB\", flush=True)
-time.sleep(10)'" || { restore; die "starting the program"; }
+time.sleep(2)'" || { restore; die "starting the program"; }
     poll_user 600 "nicer status --json | grep -q '\"memory_hold\": \"[a-z]'" ||
         { as_user 'nicer status'; restore; die "the memory rule did not hold the work"; }
     high_during=$(as_user "cat $cg/memory.high")
@@ -399,14 +403,14 @@ time.sleep(10)'" || { restore; die "starting the program"; }
         { restore; die "the work's memory.high did not come down: $high_before, then $high_during"; }
     poll_user 600 "nicer status --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)[\"instances_stopped\"] >= 1 else 1)'" ||
         { as_user 'nicer status'; restore; die "the rule ended no instance of the work, with no swap to take its memory"; }
-    as_user "journalctl --user -u nicerd.service -o cat --since '$since' | grep 'a PSI trigger woke the memory rule'" ||
+    as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicerd.service | grep 'a PSI trigger woke the memory rule'" ||
         { restore; die "no PSI trigger woke the memory rule"; }
     poll_user 900 "! systemctl --user -q is-active nicer-fg.service" || { restore; die "the program did not end"; }
-    as_user "journalctl --user -u nicer-fg.service -o cat --since '$since'" | grep -q 'the program got 1200 MiB' ||
+    as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicer-fg.service" | grep -q 'the program got 1200 MiB' ||
         { restore; die "the program did not get its memory"; }
     kills=$(as_root "journalctl -k -o cat --since '$since' | grep -E '^oom-kill:' || true")
     [ -z "$kills" ] || { restore; die "the kernel had to kill: $kills"; }
-    # Given back: the instance starts again (after resume-delay and 30 s), memory.high rises.
+    # Given back: the work thaws after resume-delay and the instance starts again one later, memory.high rises.
     poll_user 1500 "nicer status --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)[\"instances_stopped\"] == 0 else 1)'" ||
         { as_user 'nicer status'; restore; die "the stopped instance did not start again"; }
     poll_user 1500 "h=\$(cat $cg/memory.high); test \"\$h\" = max || test \"\$h\" -gt $high_during" ||
