@@ -185,7 +185,12 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
         "temperatures.\n"
         "The thermal model (--thermal-gain more than 0): the CPU's temperature approaches\n"
         "ambient + gain x the busy share (the work's as capped, plus your programs' where the trace has the\n"
-        "work's column) with time constant tau; the temperature rule holds it at --temperature-target.");
+        "work's column) with time constant tau; the temperature rule holds it at --temperature-target.\n"
+        "The memory model (--memory-total more than 0): your programs need --memory-foreground GiB x the\n"
+        "busy share, the work keeps up to --memory-work GiB under what the memory rule leaves it, and "
+        "programs\n"
+        "beside the work wait on memory as the two fill the last 5% of the total; the columns\n"
+        "memory_stall,work_memory_gib,memory_hold follow temperature,held_by.");
     cmd->add_option("--trace", o.tracePath, "Trace to replay")->required();
     options::addSignalOption(
         *cmd, o.signal,
@@ -200,6 +205,13 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
     cmd->add_option("--thermal-ambient", o.thermal.ambient, "°C of the thermal model with the machine idle")
         ->capture_default_str();
     cmd->add_option("--thermal-tau", o.thermal.tau, "Seconds of the thermal model's time constant")
+        ->capture_default_str();
+    cmd->add_option("--memory-total", o.memory.totalGiB, "GiB of the memory model's machine; 0: no model")
+        ->capture_default_str();
+    cmd->add_option("--memory-work", o.memory.workGiB, "GiB the work wants in the memory model")
+        ->capture_default_str();
+    cmd->add_option("--memory-foreground", o.memory.foregroundGiB,
+                    "GiB your programs need in the memory model with the machine busy")
         ->capture_default_str();
     cmd->add_option(
            "--step", o.stepSeconds,

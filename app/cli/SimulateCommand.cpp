@@ -34,6 +34,30 @@ struct Heat {
     }
 };
 
+/// The memory model's state between periods (MemoryModel).
+struct Memory {
+    const MemoryModel& model;
+    double workHeld = 0.0; ///< GiB
+    /// What the rule reads in a period with your programs at @p busy of the machine, under the profile's
+    /// @p ceiling (GiB).
+    control::MemoryReading read(double busy, double ceiling) const {
+        const double total = model.totalGiB;
+        const double need = model.foregroundGiB * std::clamp(busy, 0.0, 1.0) + workHeld;
+        return {.outsideStall = std::clamp((need - 0.95 * total) / (0.05 * total), 0.0, 1.0),
+                .workBytes = bytes(workHeld),
+                .ceilingBytes = bytes(ceiling),
+                .workCanSwap = true,
+                .instances = 1};
+    }
+    /// The work after the rule's @p hold.
+    void follow(const control::MemoryHold& hold, double ceiling) {
+        const double limit = hold.limitBytes > 0 ? static_cast<double>(hold.limitBytes) / kGiB : ceiling;
+        workHeld = hold.instancesStopped > 0 ? 0.0 : std::min({model.workGiB, limit, ceiling});
+    }
+    static constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    static std::uint64_t bytes(double gib) { return static_cast<std::uint64_t>(gib * kGiB); }
+};
+
 /// The trace of --trace: a file, or stdin for "-".
 Result<std::vector<control::TracePeriod>> readTraceOption(const std::string& path) {
     if (path == "-") {
@@ -53,18 +77,21 @@ struct Columns {
     bool signal = false;      ///< signal: the trace's own, followed period by period
     bool paused = false;      ///< paused
     bool temperature = false; ///< temperature,held_by at the end: the rule read temperatures
+    bool memory = false;      ///< memory_stall,work_memory_gib,memory_hold at the very end: the memory model
 };
 
 void printHeader(const Columns& c) {
-    std::printf("step,idle%s%s%s,multiplier,overload_count,quota%s\n", c.split ? ",work,outside" : "",
+    std::printf("step,idle%s%s%s,multiplier,overload_count,quota%s%s\n", c.split ? ",work,outside" : "",
                 c.signal ? ",signal" : "", c.paused ? ",paused" : "",
-                c.temperature ? ",temperature,held_by" : "");
+                c.temperature || c.memory ? ",temperature,held_by" : "",
+                c.memory ? ",memory_stall,work_memory_gib,memory_hold" : "");
 }
 
 /// One line of the output: @p period of the trace, whether the controller answered the outside part, the
 /// @p decision, and the @p temperature shown (empty for none).
 void printPeriod(const Columns& c, std::size_t step, const control::TracePeriod& period, bool outsideSignal,
-                 const control::PeriodDecision& decision, std::optional<double> temperature) {
+                 const control::PeriodDecision& decision, std::optional<double> temperature,
+                 const std::optional<control::MemoryReading>& memory) {
     std::printf("%zu,%.10g", step, period.idle);
     if (c.split) {
         std::printf(",%.10g,%.10g", *period.work, *period.outside);
@@ -78,12 +105,17 @@ void printPeriod(const Columns& c, std::size_t step, const control::TracePeriod&
     }
     std::printf(",%.10g,%d,%.10g", decision.controller.multiplier, decision.controller.overloadCount,
                 decision.quota);
-    if (c.temperature) {
+    if (c.temperature || c.memory) {
         std::printf(",");
         if (temperature) {
             std::printf("%.10g", *temperature);
         }
         std::printf(",%s", std::string(control::ruleName(decision.heldBy)).c_str());
+    }
+    if (c.memory && memory) {
+        std::printf(",%.4g,%.4g,%s", memory->outsideStall,
+                    static_cast<double>(memory->workBytes) / Memory::kGiB,
+                    control::memoryStageName(decision.memory.stage));
     }
     std::printf("\n");
 }
@@ -134,13 +166,20 @@ int runSimulate(const SimulateOptions& o) {
         std::cerr << "nicer simulate: --thermal-tau must be more than 0 seconds\n";
         return kExitBadInput;
     }
+    const bool memoryModel = o.memory.totalGiB > 0.0;
+    if (memoryModel && (o.memory.workGiB < 0.0 || o.memory.foregroundGiB < 0.0)) {
+        std::cerr << "nicer simulate: --memory-work and --memory-foreground must be 0 GiB or more\n";
+        return kExitBadInput;
+    }
     control::PeriodStep periodStep(o.params);
     Heat heat{o.thermal, o.thermal.ambient};
+    Memory memory{o.memory, 0.0};
     double reading = std::round(heat.temperature);
     const Columns columns{.split = split && o.signal != control::Signal::Machine,
                           .signal = perPeriod,
                           .paused = pausedColumn,
-                          .temperature = thermal || recorded};
+                          .temperature = thermal || recorded,
+                          .memory = memoryModel};
     printHeader(columns);
     std::size_t step = 0;
     for (const auto& period : *trace) {
@@ -165,13 +204,24 @@ int runSimulate(const SimulateOptions& o) {
         input.surroundings.temperatureTarget = control::resolveTemperatureTarget(
             control::profileFor(o.params, input.surroundings.presence).temperatureTarget, std::nullopt,
             std::nullopt, input.surroundings.presence != control::Presence::Away);
+        // The profile's share of the machine's memory is the rule's ceiling, as nicerd's MemoryHigh.
+        const double ceiling =
+            o.memory.totalGiB *
+            std::min(1.0, control::profileFor(o.params, input.surroundings.presence).memoryShare);
+        const double busy = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 1.0 - period.idle;
+        if (memoryModel) {
+            input.surroundings.memory = memory.read(busy, ceiling);
+        }
         const auto decision = periodStep.step(input);
+        if (memoryModel) {
+            memory.follow(decision.memory, ceiling);
+        }
         if (thermal) {
             const double user = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 0.0;
             reading = heat.advance(decision.quota, user, o.stepSeconds);
         }
         printPeriod(columns, step++, period, input.outsideSignal, decision,
-                    thermal ? std::optional<double>(reading) : period.temperature);
+                    thermal ? std::optional<double>(reading) : period.temperature, input.surroundings.memory);
     }
     return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
 }

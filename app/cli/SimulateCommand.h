@@ -19,11 +19,25 @@ struct ThermalModel {
     double tau = 10.0;     ///< seconds
 };
 
+/**
+ * A memory model of the machine for `nicer simulate --memory-total`: your programs need foreground GiB
+ * while the machine is busy (in proportion to the trace's busy share), the work wants work GiB and keeps
+ * what its memory.high leaves it (the rest reclaimed at once, as to swap; an instance the rule ended holds
+ * nothing), and programs beside the work wait on memory as the two together go over 95% of the total, all
+ * the time once they fill it. The memory rule (control/MemoryLoop.h) then takes memory from the work.
+ */
+struct MemoryModel {
+    double totalGiB = 0.0; ///< the machine's memory; 0: no model
+    double workGiB = 0.0;
+    double foregroundGiB = 0.0;
+};
+
 struct SimulateOptions {
     std::string tracePath;
     control::ControllerParams params;
     control::Signal signal = control::Signal::Auto;
     ThermalModel thermal;
+    MemoryModel memory;
     /// Seconds of one trace line (nicerd's period): the rules' clock and the thermal model's step.
     double stepSeconds = 1.0;
 };

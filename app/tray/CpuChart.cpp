@@ -305,6 +305,7 @@ const RuleLook* lookOf(const std::string& rule) {
         {"program", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "program"), QColor(0x8d, 0x5f, 0x4a)},
         {"profile", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "profile"), QColor(0x5a, 0x6e, 0xa8)},
         {"schedule", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "schedule"), QColor(0x4f, 0x7a, 0x3a)},
+        {"memory", QT_TRANSLATE_NOOP("nicer::tray::CpuChart", "memory"), QColor(0x7b, 0x4f, 0xa6)},
     };
     const auto* it = std::find_if(std::begin(kLooks), std::end(kLooks),
                                   [&](const RuleLook& look) { return look.rule == rule; });

@@ -91,12 +91,12 @@ std::vector<PropertyInfo> makeTable() {
         {"ExclusivePrograms", A::OnChange,
          field([](DaemonState & s) -> auto& { return s.exclusivePrograms; })},
         {"ProgramsRunning", A::OnChange, field([](DaemonState & s) -> auto& { return s.programsRunning; })},
-        // The memory rule's readings change every period; its hold is announced when it changes.
-        {"MemoryStallBeside", A::PerPeriod,
+        // The memory rule's readings (rounded by MemoryWatch: a tenth of a percent, a MiB) and its hold are
+        // announced when they change, at most once a period, for the tray's Memory row.
+        {"MemoryStallBeside", A::OnChange,
          field([](DaemonState & s) -> auto& { return s.memoryStallBeside; })},
-        {"MemoryStallWhere", A::PerPeriod,
-         field([](DaemonState & s) -> auto& { return s.memoryStallWhere; })},
-        {"WorkMemory", A::PerPeriod, field([](DaemonState & s) -> auto& { return s.workMemory; })},
+        {"MemoryStallWhere", A::OnChange, field([](DaemonState & s) -> auto& { return s.memoryStallWhere; })},
+        {"WorkMemory", A::OnChange, field([](DaemonState & s) -> auto& { return s.workMemory; })},
         {"WorkCanSwap", A::OnChange, field([](DaemonState & s) -> auto& { return s.workCanSwap; })},
         {"MemoryHold", A::OnChange, field([](DaemonState & s) -> auto& { return s.memoryHold; })},
         {"MemoryHoldLimit", A::OnChange, field([](DaemonState & s) -> auto& { return s.memoryHoldLimit; })},

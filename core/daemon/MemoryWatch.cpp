@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fcntl.h>
 #include <set>
@@ -85,7 +86,13 @@ void MemoryWatch::listBeside() {
 
 control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
     const auto now = std::chrono::steady_clock::now();
-    if (now - m_lastListed >= kListEvery) {
+    if (m_rearm) {
+        m_rearm = false;
+        const double allowed = m_allowed;
+        m_allowed = -1.0;
+        listBeside();
+        setAllowed(allowed);
+    } else if (now - m_lastListed >= kListEvery) {
         listBeside();
     }
     const double seconds = std::chrono::duration<double>(now - m_lastRead).count();
@@ -112,8 +119,8 @@ control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
     reading.instances = instances;
     auto swap = kernel::swapBytes();
     // memory.swap.max is "max" unless limited; a work held to no swap at all keeps its pages.
-    auto swapMax = readTextFile(file(m_work, "memory.swap.max"));
-    reading.workCanSwap = swap && *swap > 0 && !(swapMax && text::trim(*swapMax) == "0");
+    const auto swapMax = readNumber(file(m_work, "memory.swap.max"));
+    reading.workCanSwap = swap && *swap > 0 && swapMax.value_or(1) > 0;
     m_last = reading;
     return reading;
 }
@@ -175,12 +182,20 @@ bool MemoryWatch::arm(const std::string& cgroup, std::uint64_t stallUSec, std::u
         return any;
     }
     auto armed = std::make_unique<Trigger>(Trigger{std::move(*trigger), {}});
-    auto source =
-        libsystemd::IoSource::create(m_event, armed->trigger.fd(), EPOLLPRI, [this](std::uint32_t revents) {
-            if ((revents & EPOLLPRI) != 0 && m_pressed) {
-                m_pressed();
-            }
-        });
+    auto* self = armed.get();
+    auto source = libsystemd::IoSource::create(m_event, armed->trigger.fd(), EPOLLPRI,
+                                               [this, self](std::uint32_t revents) {
+                                                   // A removed cgroup's file stays in error: off, and the
+                                                   // next reading lists and arms anew.
+                                                   if ((revents & (EPOLLERR | EPOLLHUP)) != 0) {
+                                                       self->source.setEnabled(false);
+                                                       m_rearm = true;
+                                                       return;
+                                                   }
+                                                   if ((revents & EPOLLPRI) != 0 && m_pressed) {
+                                                       m_pressed();
+                                                   }
+                                               });
     if (!source) {
         firstRefusal = source.error().message;
         return false;
@@ -214,9 +229,10 @@ void MemoryWatch::reclaim(std::uint64_t bytes) {
 }
 
 void MemoryWatch::describe(api::DaemonState& state) const {
-    state.memoryStallBeside = m_last.outsideStall;
-    state.memoryStallWhere = m_worst;
-    state.workMemory = m_last.workBytes;
+    // Rounded, so that the bus announces a change the volunteer could see, not every page.
+    state.memoryStallBeside = std::round(m_last.outsideStall * 1000.0) / 1000.0;
+    state.memoryStallWhere = state.memoryStallBeside > 0.0 ? m_worst : std::string();
+    state.workMemory = m_last.workBytes >> 20 << 20;
     state.workCanSwap = m_last.workCanSwap;
     std::string note = m_readNote;
     for (const auto* part : {&m_triggerNote, &m_reclaimNote}) {

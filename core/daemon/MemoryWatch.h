@@ -93,6 +93,7 @@ private:
     std::chrono::steady_clock::time_point m_lastListed{};
     std::vector<std::unique_ptr<Trigger>> m_triggers;
     double m_allowed = -1.0; ///< what the triggers are armed for
+    bool m_rearm = false;    ///< a trigger's cgroup went away: list and arm anew at the next reading
     std::string m_triggerNote;
     std::string m_reclaimNote;
     std::string m_readNote;

@@ -10,7 +10,7 @@ namespace nicer::kernel {
 
 Result<std::uint64_t> parseMeminfoBytes(std::string_view meminfo, std::string_view field) {
     for (auto line : text::split(meminfo, '\n')) {
-        if (!line.starts_with(field) || line.substr(field.size(), 1) != ":") {
+        if (!line.starts_with(field) || line.size() <= field.size() || line[field.size()] != ':') {
             continue;
         }
         // "MemTotal:       16318412 kB"

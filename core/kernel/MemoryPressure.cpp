@@ -67,22 +67,23 @@ Result<std::vector<std::string>> cgroupsBeside(const std::filesystem::path& unif
     while (path.size() > 1 && path.back() == '/') {
         path.pop_back();
     }
-    if (!path.starts_with('/') || path == "/") {
+    if (!path.starts_with('/') || path.size() == 1) {
         return Error{"the work's cgroup '" + std::string(work) + "' is not below the root"};
     }
     std::vector<std::string> beside;
-    while (path != "/" && !path.empty()) {
+    while (path.size() > 1) {
         const auto cut = path.rfind('/');
-        const std::string parent = cut == 0 ? "/" : path.substr(0, cut);
+        const std::string parent = path.substr(0, cut); // "" for the root
         const std::string own = path.substr(cut + 1);
+        const auto dir = unifiedRoot / std::filesystem::path(parent).relative_path();
         std::error_code ec;
-        std::filesystem::directory_iterator it(unifiedRoot / parent.substr(1), ec);
+        std::filesystem::directory_iterator it(dir, ec);
         if (ec) {
-            return Error{"cannot list " + (unifiedRoot / parent.substr(1)).string() + ": " + ec.message()};
+            return Error{"cannot list " + dir.string() + ": " + ec.message()};
         }
         for (const auto& entry : it) {
             if (entry.is_directory(ec) && entry.path().filename() != own) {
-                beside.push_back((parent == "/" ? "" : parent) + "/" + entry.path().filename().string());
+                beside.push_back(parent + "/" + entry.path().filename().string());
             }
         }
         path = parent;

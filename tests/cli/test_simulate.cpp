@@ -327,3 +327,40 @@ TEST_CASE("simulate's thermal model refuses a time constant of 0", "[simulate][t
     CHECK(r.exitCode == 2);
     CHECK_THAT(r.err, Catch::Contains("--thermal-tau"));
 }
+
+TEST_CASE(
+    "simulate's memory model: the memory rule takes memory from the work while your programs need it, and "
+    "gives it back",
+    "[simulate][memory]") {
+    // 8 GiB; the work wants 4; your programs need 6 x the busy share. Five minutes light (0.1 busy), five
+    // busy (0.9: 5.4 GiB, with the work's 4 over the total), five light again.
+    const auto dir = std::filesystem::temp_directory_path() / "nicer-test-memory";
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "busy.txt";
+    {
+        std::ofstream out(path);
+        for (int i = 0; i < 900; ++i) {
+            out << (i >= 300 && i < 600 ? "0.1\n" : "0.9\n");
+        }
+    }
+    const auto r = runCommand(kNicer + " simulate --trace " + path.string() +
+                              " --memory-total 8 --memory-work 4 --memory-foreground 6 --memory-share 1");
+    REQUIRE(r.exitCode == 0);
+    const auto rows = parseCsv(r.out);
+    REQUIRE(rows.size() == 901);
+    CHECK(rows[0] == std::vector<std::string>{"step", "idle", "multiplier", "overload_count", "quota",
+                                              "temperature", "held_by", "memory_stall", "work_memory_gib",
+                                              "memory_hold"});
+    const auto at = [&](std::size_t step, std::size_t column) { return rows[step + 1][column]; };
+    CHECK(std::stod(at(299, 8)) == Approx(4.0)); // light: the work keeps all it wants
+    CHECK(at(299, 9).empty());
+    // Busy: the rule holds the work at once, and by the end of the busy spell your programs wait no more
+    // than memory-stall allows.
+    CHECK_FALSE(at(301, 9).empty());
+    CHECK(std::stod(at(599, 7)) <= 0.01);
+    CHECK(std::stod(at(599, 8)) <= 8.0 * 0.95 - 5.4 + 0.01);
+    // Light again: all of it back, the rule let go.
+    CHECK(std::stod(at(899, 8)) == Approx(4.0));
+    CHECK(at(899, 9).empty());
+    std::filesystem::remove_all(dir);
+}

@@ -284,7 +284,7 @@ TEST_CASE("the named programs: edited in the settings, sent to nicerd, shown as 
 
 namespace {
 
-enum class Scene { Temperature, Battery, Game, Profile, Schedule, Snooze };
+enum class Scene { Temperature, Battery, Game, Profile, Schedule, Memory, Snooze };
 
 /// Five minutes of samples ending now: the work runs on the spare CPU, then @p scene holds it.
 std::vector<Sample> history(Scene scene, std::uint64_t nowUSec) {
@@ -333,6 +333,12 @@ std::vector<Sample> history(Scene scene, std::uint64_t nowUSec) {
             celsius = i < 240 ? 72.0 + 1.5 * std::sin(i / 9.0) : 50.0 + 22.0 * std::exp(-(i - 240) / 30.0);
             if (i >= 240) {
                 s = sample(t, yours, 0.0, 0.0, "schedule");
+            }
+            break;
+        case Scene::Memory: // the volunteer opens a large program: the memory rule freezes the work
+            celsius = i < 210 ? 71.0 + 1.5 * std::sin(i / 9.0) : 52.0 + 19.0 * std::exp(-(i - 210) / 30.0);
+            if (i >= 210) {
+                s = sample(t, yours, 0.0, 0.0, "memory");
             }
             break;
         case Scene::Snooze: // the volunteer snoozed it for an hour, eight minutes ago
@@ -384,6 +390,20 @@ void stage(FakeDaemon& fake, Scene scene, const Sample& last) {
         s.holdReason = "paused: outside your computing hours (mon-fri 18:00-09:00), which begin in 9 h";
         s.params.computeHours = *nicer::control::WeeklyHours::parse("mon-fri 18:00-09:00");
         break;
+    case Scene::Memory:
+        s.heldBy = "memory";
+        s.holdReason =
+            "paused: programs beside the work waited on memory 4.2% of the time: 1 instance stopped to "
+            "free its memory (no swap to take it), the work frozen, its memory held to 1.2 GiB";
+        s.memoryHold = "stopped";
+        s.memoryHoldReason = s.holdReason.substr(8);
+        s.memoryStallBeside = 0.042;
+        s.memoryStallWhere = "/user.slice/user-1000.slice/user@1000.service/app.slice";
+        s.workMemory = 1800ull << 20;
+        s.memoryHoldLimit = 1229ull << 20;
+        s.instances = 2;
+        s.instancesStopped = 1;
+        break;
     case Scene::Snooze:
         s.heldBy.clear();
         s.holdReason.clear();
@@ -399,17 +419,16 @@ void stage(FakeDaemon& fake, Scene scene, const Sample& last) {
 } // namespace
 
 TEST_CASE("the window held by the temperature, paused on battery, paused for a game, held by the profile "
-          "for while you're here, and paused outside the computing hours (screenshots)",
+          "for while you're here, paused outside the computing hours, and paused by the memory rule "
+          "(screenshots)",
           "[xvfb][rules]") {
     TrayOnFakeNicerd tray(QStringLiteral("nicer-rules-screenshot"), quiet);
     TrayIcon icon(tray.daemon, tray.window);
     QDir().mkpath(NICER_SCREENSHOT_DIR);
     const std::uint64_t now = static_cast<std::uint64_t>(QDateTime::currentMSecsSinceEpoch()) * 1000;
-    const std::pair<Scene, const char*> scenes[] = {{Scene::Temperature, "temperature"},
-                                                    {Scene::Battery, "battery"},
-                                                    {Scene::Game, "game"},
-                                                    {Scene::Profile, "profile"},
-                                                    {Scene::Schedule, "schedule"}};
+    const std::pair<Scene, const char*> scenes[] = {
+        {Scene::Temperature, "temperature"}, {Scene::Battery, "battery"},   {Scene::Game, "game"},
+        {Scene::Profile, "profile"},         {Scene::Schedule, "schedule"}, {Scene::Memory, "memory"}};
     std::uint64_t end = now;
     for (const auto& entry : scenes) {
         const Scene scene = entry.first; // no structured binding: the lambdas below capture these
@@ -429,6 +448,13 @@ TEST_CASE("the window held by the temperature, paused on battery, paused for a g
         CHECK(icon.state() == (held ? TrayState::Held : TrayState::RulePaused));
         CHECK(labelText(tray.window, "You").startsWith(scene == Scene::Profile ? "here (" : "away ("));
         CHECK_FALSE(tray.window.chart()->spans().empty());
+        if (scene == Scene::Memory) {
+            const QString expected = "work 1.8 GiB, others waited 4.2 %, held to 1.2 GiB, 1 stopped";
+            const bool shown = QTest::qWaitFor([&] { return labelText(tray.window, "Memory") == expected; },
+                                               kFakeNicerdWaitMs);
+            INFO(labelText(tray.window, "Memory").toStdString());
+            CHECK(shown);
+        }
         REQUIRE(QTest::qWaitForWindowExposed(&tray.window));
         QTest::qWait(200);
         const QString path = QStringLiteral(NICER_SCREENSHOT_DIR "/nicer-tray-rules-%1.png").arg(name);
