@@ -588,3 +588,52 @@ TEST_CASE("an instance that can be neither frozen nor stopped keeps running, and
     REQUIRE(supervisor.poll(t0 + 2s).ok());
     CHECK(supervisor.running() == 1);
 }
+
+TEST_CASE("keepEnded() ends the last instances, thawed first, keeps them ended, and starts them again one by one "
+          "as the count falls",
+          "[WorkloadSupervisor]") {
+    const SupervisorBin bin;
+    FakeUnitManager units;
+    WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 3, false}, "nicer.slice", "");
+    REQUIRE(supervisor.start(t0, bin.pathVariable()).ok());
+    REQUIRE(supervisor.poll(t0).ok());
+    const auto active = [&](int i) {
+        return units.unit("nicer-work-" + std::to_string(i) + ".service").activeState ==
+               nicer::usermanager::UnitState::Active;
+    };
+    // The memory rule froze the third (a profile's count here) before it ends it: thawed, then stopped.
+    supervisor.limitRunning(2);
+    REQUIRE(supervisor.poll(t0 + 1s).ok());
+    units.clearCalls();
+    supervisor.keepEnded(2);
+    REQUIRE(supervisor.poll(t0 + 2s).ok());
+    CHECK(supervisor.ended() == 2);
+    CHECK(active(1));
+    CHECK_FALSE(active(2));
+    CHECK_FALSE(active(3));
+    const auto actions = units.actions();
+    const auto thaw = std::find_if(actions.begin(), actions.end(), [](const UnitCall& c) {
+        return c.method == "thawUnit" && c.unit == "nicer-work-3.service";
+    });
+    const auto stop = std::find_if(actions.begin(), actions.end(), [](const UnitCall& c) {
+        return c.method == "stopUnit" && c.unit == "nicer-work-3.service";
+    });
+    REQUIRE(thaw != actions.end());
+    REQUIRE(stop != actions.end());
+    CHECK(thaw < stop);
+    // Ended stays ended: no backoff starts them again.
+    REQUIRE(supervisor.poll(t0 + 60s).ok());
+    CHECK_FALSE(active(2));
+    CHECK_FALSE(active(3));
+    // One fewer: the second starts again, the third stays ended.
+    supervisor.keepEnded(1);
+    REQUIRE(supervisor.poll(t0 + 61s).ok());
+    CHECK(active(2));
+    CHECK_FALSE(active(3));
+    CHECK(supervisor.ended() == 1);
+    supervisor.limitRunning(0);
+    supervisor.keepEnded(0);
+    REQUIRE(supervisor.poll(t0 + 62s).ok());
+    CHECK(active(3));
+    CHECK(supervisor.ended() == 0);
+}
