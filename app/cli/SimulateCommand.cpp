@@ -38,25 +38,55 @@ struct Heat {
 struct Memory {
     const MemoryModel& model;
     double workHeld = 0.0; ///< GiB
-    /// What the rule reads in a period with your programs at @p busy of the machine, under the profile's
-    /// @p ceiling (GiB).
-    control::MemoryReading read(double busy, double ceiling) const {
+    double ceiling = 0.0;  ///< GiB: the profile's share of the machine's memory, as nicerd's MemoryHigh
+
+    bool on() const { return model.totalGiB > 0.0; }
+    /// What the rule reads in @p period (into @p input), under the profile of @p params in force then.
+    void read(control::PeriodInput& input, const control::TracePeriod& period,
+              const control::ControllerParams& params) {
+        if (!on()) {
+            return;
+        }
         const double total = model.totalGiB;
+        ceiling = total * std::min(1.0, control::profileFor(params, input.surroundings.presence).memoryShare);
+        const double busy = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 1.0 - period.idle;
         const double need = model.foregroundGiB * std::clamp(busy, 0.0, 1.0) + workHeld;
-        return {.outsideStall = std::clamp((need - 0.95 * total) / (0.05 * total), 0.0, 1.0),
-                .workBytes = bytes(workHeld),
-                .ceilingBytes = bytes(ceiling),
-                .workCanSwap = true,
-                .instances = 1};
+        input.surroundings.memory = control::MemoryReading{
+            .outsideStall = std::clamp((need - 0.95 * total) / (0.05 * total), 0.0, 1.0),
+            .workBytes = bytes(workHeld),
+            .ceilingBytes = bytes(ceiling),
+            .workCanSwap = true,
+            .instances = 1};
     }
     /// The work after the rule's @p hold.
-    void follow(const control::MemoryHold& hold, double ceiling) {
+    void follow(const control::MemoryHold& hold) {
+        if (!on()) {
+            return;
+        }
         const double limit = hold.limitBytes > 0 ? static_cast<double>(hold.limitBytes) / kGiB : ceiling;
         workHeld = hold.instancesStopped > 0 ? 0.0 : std::min({model.workGiB, limit, ceiling});
     }
     static constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     static std::uint64_t bytes(double gib) { return static_cast<std::uint64_t>(gib * kGiB); }
 };
+
+/// Whether the models' options can be (said on stderr when not): the step where the rules keep time
+/// (@p timed), the thermal model's time constant, the memory model's sizes.
+bool modelsValid(const SimulateOptions& o, bool timed) {
+    if (timed && !(o.stepSeconds > 0.0)) {
+        std::cerr << "nicer simulate: --step must be more than 0 seconds\n";
+        return false;
+    }
+    if (o.thermal.gain > 0.0 && !(o.thermal.tau > 0.0)) {
+        std::cerr << "nicer simulate: --thermal-tau must be more than 0 seconds\n";
+        return false;
+    }
+    if (o.memory.totalGiB > 0.0 && (o.memory.workGiB < 0.0 || o.memory.foregroundGiB < 0.0)) {
+        std::cerr << "nicer simulate: --memory-work and --memory-foreground must be 0 GiB or more\n";
+        return false;
+    }
+    return true;
+}
 
 /// The trace of --trace: a file, or stdin for "-".
 Result<std::vector<control::TracePeriod>> readTraceOption(const std::string& path) {
@@ -88,7 +118,7 @@ void printHeader(const Columns& c) {
 }
 
 /// One line of the output: @p period of the trace, whether the controller answered the outside part, the
-/// @p decision, and the @p temperature shown (empty for none).
+/// @p decision, the @p temperature shown (empty for none) and what the memory rule read (@p memory).
 void printPeriod(const Columns& c, std::size_t step, const control::TracePeriod& period, bool outsideSignal,
                  const control::PeriodDecision& decision, std::optional<double> temperature,
                  const std::optional<control::MemoryReading>& memory) {
@@ -158,28 +188,18 @@ int runSimulate(const SimulateOptions& o) {
     const bool recorded = !thermal && std::any_of(trace->begin(), trace->end(), [](const auto& period) {
         return period.temperature.has_value();
     });
-    if ((thermal || recorded) && !(o.stepSeconds > 0.0)) {
-        std::cerr << "nicer simulate: --step must be more than 0 seconds\n";
-        return kExitBadInput;
-    }
-    if (thermal && !(o.thermal.tau > 0.0)) {
-        std::cerr << "nicer simulate: --thermal-tau must be more than 0 seconds\n";
-        return kExitBadInput;
-    }
-    const bool memoryModel = o.memory.totalGiB > 0.0;
-    if (memoryModel && (o.memory.workGiB < 0.0 || o.memory.foregroundGiB < 0.0)) {
-        std::cerr << "nicer simulate: --memory-work and --memory-foreground must be 0 GiB or more\n";
+    if (!modelsValid(o, thermal || recorded)) {
         return kExitBadInput;
     }
     control::PeriodStep periodStep(o.params);
     Heat heat{o.thermal, o.thermal.ambient};
-    Memory memory{o.memory, 0.0};
+    Memory memory{o.memory};
     double reading = std::round(heat.temperature);
     const Columns columns{.split = split && o.signal != control::Signal::Machine,
                           .signal = perPeriod,
                           .paused = pausedColumn,
                           .temperature = thermal || recorded,
-                          .memory = memoryModel};
+                          .memory = memory.on()};
     printHeader(columns);
     std::size_t step = 0;
     for (const auto& period : *trace) {
@@ -204,18 +224,9 @@ int runSimulate(const SimulateOptions& o) {
         input.surroundings.temperatureTarget = control::resolveTemperatureTarget(
             control::profileFor(o.params, input.surroundings.presence).temperatureTarget, std::nullopt,
             std::nullopt, input.surroundings.presence != control::Presence::Away);
-        // The profile's share of the machine's memory is the rule's ceiling, as nicerd's MemoryHigh.
-        const double ceiling =
-            o.memory.totalGiB *
-            std::min(1.0, control::profileFor(o.params, input.surroundings.presence).memoryShare);
-        const double busy = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 1.0 - period.idle;
-        if (memoryModel) {
-            input.surroundings.memory = memory.read(busy, ceiling);
-        }
+        memory.read(input, period, o.params);
         const auto decision = periodStep.step(input);
-        if (memoryModel) {
-            memory.follow(decision.memory, ceiling);
-        }
+        memory.follow(decision.memory);
         if (thermal) {
             const double user = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 0.0;
             reading = heat.advance(decision.quota, user, o.stepSeconds);

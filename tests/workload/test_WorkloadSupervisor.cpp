@@ -589,9 +589,10 @@ TEST_CASE("an instance that can be neither frozen nor stopped keeps running, and
     CHECK(supervisor.running() == 1);
 }
 
-TEST_CASE("keepEnded() ends the last instances, thawed first, keeps them ended, and starts them again one by one "
-          "as the count falls",
-          "[WorkloadSupervisor]") {
+TEST_CASE(
+    "keepEnded() ends the last instances, thawed first, keeps them ended, and starts them again one by one "
+    "as the count falls",
+    "[WorkloadSupervisor]") {
     const SupervisorBin bin;
     FakeUnitManager units;
     WorkloadSupervisor supervisor(units, WorkloadSpec{{"fake-work"}, 3, false}, "nicer.slice", "");
