@@ -64,6 +64,8 @@ public:
 
     /// The memory rule at once, between periods (a PSI trigger fired): its hold (WorkRules::memoryNow).
     const MemoryHold& memoryNow(const MemoryReading& now) { return m_rules.memoryNow(now, params()); }
+    /// The memory rule's hold of the last step, or of memoryNow() since.
+    const MemoryHold& memoryHold() const { return m_rules.memory(); }
 
     /// Keeps the controller's integral (Controller::setParams).
     void setParams(const ControllerParams& params) { m_controller.setParams(params); }

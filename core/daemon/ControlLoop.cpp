@@ -104,7 +104,6 @@ Result<api::Sample> ControlLoop::tick(std::uint64_t timeUSec, const control::Sur
     input.seconds = static_cast<double>(params().period.count()) / 1000.0;
     auto decision = m_step.step(input);
     m_holdText = std::move(decision.holdText);
-    m_memoryHold = std::move(decision.memory);
     s.heldBy = control::ruleName(decision.heldBy);
     s.quota = decision.quota;
     s.multiplier = decision.controller.multiplier;
@@ -159,9 +158,10 @@ void ControlLoop::describe(api::DaemonState& s) const {
     s.overloadCount = static_cast<std::uint32_t>(state().overloadCount);
     s.cpuCount = static_cast<std::uint32_t>(cpuCount());
     s.holdReason = m_holdText;
-    s.memoryHold = control::memoryStageName(m_memoryHold.stage);
-    s.memoryHoldLimit = m_memoryHold.limitBytes;
-    s.memoryHoldReason = m_memoryHold.reason;
+    const auto& memory = memoryHold();
+    s.memoryHold = control::memoryStageName(memory.stage);
+    s.memoryHoldLimit = memory.limitBytes;
+    s.memoryHoldReason = memory.reason;
     if (const auto& sample = last()) {
         s.heldBy = sample->heldBy;
         s.quota = sample->quota;

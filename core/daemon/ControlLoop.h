@@ -68,13 +68,10 @@ public:
     const std::deque<api::Sample>& history() const { return m_history; }
     const std::optional<api::Sample>& last() const { return m_last; }
     /// The memory rule's hold of the last period, or of memoryNow() since.
-    const control::MemoryHold& memoryHold() const { return m_memoryHold; }
+    const control::MemoryHold& memoryHold() const { return m_step.memoryHold(); }
     /// The memory rule at once, between periods (control::PeriodStep::memoryNow); its CPU cap waits for
     /// the next period.
-    const control::MemoryHold& memoryNow(const control::MemoryReading& now) {
-        m_memoryHold = m_step.memoryNow(now);
-        return m_memoryHold;
-    }
+    const control::MemoryHold& memoryNow(const control::MemoryReading& now) { return m_step.memoryNow(now); }
     int cpuCount() const { return m_cpuCount; }
 
 private:
@@ -85,7 +82,6 @@ private:
     cpu::CpuSampler m_sampler;
     control::PeriodStep m_step;
     std::string m_holdText; ///< control::holdText of the last period's hold; empty when none held the work
-    control::MemoryHold m_memoryHold;
     actuator::QuotaActuator* m_actuator;
     std::size_t m_historyCapacity;
     std::deque<api::Sample> m_history;
