@@ -1,18 +1,11 @@
 #include "daemon/MemoryWatch.h"
 
 #include "kernel/MemInfo.h"
-#include "util/Log.h"
-#include "util/Text.h"
-#include "util/TextFile.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fcntl.h>
-#include <set>
 #include <sys/epoll.h>
-#include <unistd.h>
+#include <utility>
 
 namespace nicer::daemon {
 
@@ -20,16 +13,6 @@ namespace {
 
 /// How often the cgroups beside the work are listed again: sessions, users and services come and go.
 constexpr std::chrono::seconds kListEvery{10};
-
-/// A cgroup file that holds one number ("max" reads as none).
-std::optional<std::uint64_t> readNumber(const std::filesystem::path& path) {
-    auto text = readTextFile(path);
-    std::uint64_t value = 0;
-    if (!text || !text::parseNumber(text::trim(*text), value)) {
-        return std::nullopt;
-    }
-    return value;
-}
 
 } // namespace
 
@@ -58,7 +41,7 @@ std::filesystem::path MemoryWatch::file(const std::string& cgroup, const char* n
     return m_root / std::filesystem::path(cgroup).relative_path() / name;
 }
 
-void MemoryWatch::listBeside() {
+void MemoryWatch::listBeside(bool rearm) {
     m_lastListed = std::chrono::steady_clock::now();
     auto beside = kernel::cgroupsBeside(m_root, m_besideOf);
     if (!beside) {
@@ -77,23 +60,17 @@ void MemoryWatch::listBeside() {
                          !std::equal(totals.begin(), totals.end(), m_beside.begin(),
                                      [](const auto& a, const auto& b) { return a.first == b.first; });
     m_beside = std::move(totals);
-    if (changed && m_allowed > 0.0) {
+    if ((changed || rearm) && m_allowed > 0.0) {
         const double allowed = m_allowed;
-        m_allowed = -1.0;
+        m_allowed = -1.0; // setAllowed() arms anew only for another value
         setAllowed(allowed);
     }
 }
 
 control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
     const auto now = std::chrono::steady_clock::now();
-    if (m_rearm) {
-        m_rearm = false;
-        const double allowed = m_allowed;
-        m_allowed = -1.0;
-        listBeside();
-        setAllowed(allowed);
-    } else if (now - m_lastListed >= kListEvery) {
-        listBeside();
+    if (m_rearm || now - m_lastListed >= kListEvery) {
+        listBeside(std::exchange(m_rearm, false));
     }
     const double seconds = std::chrono::duration<double>(now - m_lastRead).count();
     m_lastRead = now;
@@ -114,12 +91,12 @@ control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
         last = *totals;
     }
     reading.outsideStall = std::clamp(worst, 0.0, 1.0);
-    reading.workBytes = readNumber(file(m_work, "memory.current")).value_or(0);
+    reading.workBytes = kernel::readCgroupCount(file(m_work, "memory.current")).value_or(0);
     reading.ceilingBytes = ceiling;
     reading.instances = instances;
     auto swap = kernel::swapBytes();
     // memory.swap.max is "max" unless limited; a work held to no swap at all keeps its pages.
-    const auto swapMax = readNumber(file(m_work, "memory.swap.max"));
+    const auto swapMax = kernel::readCgroupCount(file(m_work, "memory.swap.max"));
     reading.workCanSwap = swap && *swap > 0 && swapMax.value_or(1) > 0;
     m_last = reading;
     return reading;
@@ -209,23 +186,8 @@ void MemoryWatch::reclaim(std::uint64_t bytes) {
     if (bytes == 0) {
         return;
     }
-    const auto path = file(m_work, "memory.reclaim");
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) {
-        m_reclaimNote = errno == ENOENT
-                            ? "this kernel has no memory.reclaim (5.19 and later have it): the work's "
-                              "pages are reclaimed as the kernel meets its memory.high"
-                            : "cannot write " + path.string() + ": " + std::strerror(errno);
-        return;
-    }
-    const std::string amount = std::to_string(bytes);
-    // EAGAIN: the kernel reclaimed less than asked, which is news, not an error: the rule goes on lowering.
-    if (::write(fd, amount.c_str(), amount.size()) < 0 && errno != EAGAIN) {
-        m_reclaimNote = "the kernel refused memory.reclaim of the work: " + std::string(std::strerror(errno));
-    } else {
-        m_reclaimNote.clear();
-    }
-    ::close(fd);
+    auto reclaimed = kernel::reclaimMemory(file(m_work, "memory.reclaim"), bytes);
+    m_reclaimNote = reclaimed ? std::string() : reclaimed.error().message;
 }
 
 void MemoryWatch::describe(api::DaemonState& state) const {

@@ -67,8 +67,9 @@ private:
         , m_work(std::move(work))
         , m_besideOf(std::move(besideOf))
         , m_pressed(std::move(pressed)) {}
-    /// Lists the cgroups beside the work again (sessions and users come and go).
-    void listBeside();
+    /// Lists the cgroups beside the work again (sessions and users come and go), and arms the triggers anew
+    /// where the list changed or @p rearm asks (a trigger's cgroup went away).
+    void listBeside(bool rearm = false);
     std::filesystem::path file(const std::string& cgroup, const char* name) const;
     /// Arms a trigger on @p cgroup, or where this user may not, on those of its descendants (to kArmDepth)
     /// they may: whether any was armed; the first refusal kept in @p firstRefusal.

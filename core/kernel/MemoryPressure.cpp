@@ -92,6 +92,32 @@ Result<std::vector<std::string>> cgroupsBeside(const std::filesystem::path& unif
     return beside;
 }
 
+std::optional<std::uint64_t> readCgroupCount(const std::filesystem::path& file) {
+    auto text = readTextFile(file);
+    std::uint64_t value = 0;
+    if (!text || !text::parseNumber(text::trim(*text), value)) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+Result<void> reclaimMemory(const std::filesystem::path& file, std::uint64_t bytes) {
+    UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CLOEXEC));
+    if (fd.get() < 0) {
+        if (errno == ENOENT) {
+            return Error{"this kernel has no memory.reclaim (5.19 and later have it): the work's pages are "
+                         "reclaimed as the kernel meets its memory.high"};
+        }
+        return Error{"cannot write " + file.string() + ": " + std::strerror(errno)};
+    }
+    const std::string amount = std::to_string(bytes);
+    // EAGAIN: the kernel reclaimed less than asked, which is news, not an error.
+    if (::write(fd.get(), amount.c_str(), amount.size()) < 0 && errno != EAGAIN) {
+        return Error{"the kernel refused memory.reclaim of the work: " + std::string(std::strerror(errno))};
+    }
+    return {};
+}
+
 Result<PressureTrigger> PressureTrigger::open(const std::filesystem::path& file, std::uint64_t stallUSec,
                                               std::uint64_t windowUSec) {
     UniqueFd fd(::open(file.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC));

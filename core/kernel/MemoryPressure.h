@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,14 @@ Result<PressureTotals> readPressure(const std::filesystem::path& file);
  */
 Result<std::vector<std::string>> cgroupsBeside(const std::filesystem::path& unifiedRoot,
                                                std::string_view work);
+
+/// A cgroup file that holds one count (memory.current, memory.swap.max); none where it cannot be read or says
+/// "max".
+std::optional<std::uint64_t> readCgroupCount(const std::filesystem::path& file);
+
+/// Asks the kernel to reclaim @p bytes of the cgroup whose memory.reclaim is @p file (5.19 and later). A
+/// kernel that reclaimed less than asked (EAGAIN) is no error; the error says what was missing or refused.
+Result<void> reclaimMemory(const std::filesystem::path& file, std::uint64_t bytes);
 
 /**
  * A PSI trigger on a pressure file: the kernel makes its descriptor readable for POLLPRI (EPOLLPRI) when the

@@ -56,6 +56,23 @@ TEST_CASE("the cgroups beside the work are the siblings of it and of each of its
                Catch::Contains("cannot list"));
 }
 
+TEST_CASE(
+    "a cgroup's count reads as a number, \"max\" as none; memory.reclaim missing says which kernel has it",
+    "[MemoryPressure]") {
+    const test::FakeCgroupTree tree;
+    tree.write("work/memory.current", "123456\n");
+    tree.write("work/memory.swap.max", "max\n");
+    CHECK(kernel::readCgroupCount(tree.root() / "work/memory.current") == 123456U);
+    CHECK_FALSE(kernel::readCgroupCount(tree.root() / "work/memory.swap.max"));
+    CHECK_FALSE(kernel::readCgroupCount(tree.root() / "work/gone"));
+    const auto missing = kernel::reclaimMemory(tree.root() / "work/memory.reclaim", 4096);
+    REQUIRE_FALSE(missing.ok());
+    CHECK_THAT(missing.error().message, Catch::Contains("5.19 and later"));
+    tree.write("work/memory.reclaim", "");
+    CHECK(kernel::reclaimMemory(tree.root() / "work/memory.reclaim", 4096).ok());
+    CHECK(tree.read("work/memory.reclaim") == "4096");
+}
+
 TEST_CASE("a PSI trigger on a real cgroup fires when its tasks stall on memory", "[MemoryPressure][kernel]") {
     // The real kernel's PSI (this machine's: a cgroup v2 tree beside a v1 memory hierarchy; the guest's: pure
     // v2). A reader thrashes a file through a page cache held to 32 MiB (memory.max on v2, the v1 memory
