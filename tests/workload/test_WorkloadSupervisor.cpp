@@ -51,6 +51,14 @@ std::vector<UnitCall> startsOf(const FakeUnitManager& units, const std::string& 
     return out;
 }
 
+/// Where @p unit's first call of @p method stands among @p units' actions; -1 for none.
+std::ptrdiff_t firstAction(const FakeUnitManager& units, const std::string& method, const std::string& unit) {
+    const auto actions = units.actions();
+    const auto found = std::find_if(actions.begin(), actions.end(),
+                                    [&](const UnitCall& c) { return c.method == method && c.unit == unit; });
+    return found == actions.end() ? -1 : found - actions.begin();
+}
+
 const WorkloadSupervisor::Instance& instance(const WorkloadSupervisor& supervisor, std::size_t index) {
     REQUIRE(supervisor.instances().size() > index);
     return supervisor.instances()[index];
@@ -528,15 +536,10 @@ TEST_CASE("limitRunning() freezes the last instances, holds one started again, a
     REQUIRE(frozen(3));
     units.clearCalls();
     REQUIRE(supervisor.stop().ok());
-    const auto actions = units.actions();
-    const auto thaw = std::find_if(actions.begin(), actions.end(), [](const UnitCall& c) {
-        return c.method == "thawUnit" && c.unit == "nicer-work-3.service";
-    });
-    const auto stop = std::find_if(actions.begin(), actions.end(), [](const UnitCall& c) {
-        return c.method == "stopUnit" && c.unit == "nicer-work-3.service";
-    });
-    REQUIRE(thaw != actions.end());
-    REQUIRE(stop != actions.end());
+    const auto thaw = firstAction(units, "thawUnit", "nicer-work-3.service");
+    const auto stop = firstAction(units, "stopUnit", "nicer-work-3.service");
+    REQUIRE(thaw >= 0);
+    REQUIRE(stop >= 0);
     CHECK(thaw < stop);
 }
 
@@ -612,15 +615,10 @@ TEST_CASE(
     CHECK(active(1));
     CHECK_FALSE(active(2));
     CHECK_FALSE(active(3));
-    const auto actions = units.actions();
-    const auto thaw = std::find_if(actions.begin(), actions.end(), [](const UnitCall& c) {
-        return c.method == "thawUnit" && c.unit == "nicer-work-3.service";
-    });
-    const auto stop = std::find_if(actions.begin(), actions.end(), [](const UnitCall& c) {
-        return c.method == "stopUnit" && c.unit == "nicer-work-3.service";
-    });
-    REQUIRE(thaw != actions.end());
-    REQUIRE(stop != actions.end());
+    const auto thaw = firstAction(units, "thawUnit", "nicer-work-3.service");
+    const auto stop = firstAction(units, "stopUnit", "nicer-work-3.service");
+    REQUIRE(thaw >= 0);
+    REQUIRE(stop >= 0);
     CHECK(thaw < stop);
     // Ended stays ended: no backoff starts them again.
     REQUIRE(supervisor.poll(t0 + 60s).ok());
