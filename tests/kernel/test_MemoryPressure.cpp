@@ -56,9 +56,9 @@ TEST_CASE("the cgroups beside the work are the siblings of it and of each of its
                Catch::Contains("cannot list"));
 }
 
-TEST_CASE(
-    "a cgroup's count reads as a number, \"max\" as none; memory.reclaim missing says which kernel has it",
-    "[MemoryPressure]") {
+TEST_CASE("a cgroup's count reads as a number and max as none, and a missing memory.reclaim says which "
+          "kernel has it",
+          "[MemoryPressure]") {
     const test::FakeCgroupTree tree;
     tree.write("work/memory.current", "123456\n");
     tree.write("work/memory.swap.max", "max\n");
