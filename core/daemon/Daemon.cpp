@@ -279,9 +279,10 @@ void Daemon::onMemoryPressure() {
     }
     m_memoryActed = now;
     const auto presence = m_rules->lastPresence();
-    const auto before = m_loop->memoryHold().limitBytes;
-    const auto& hold = m_loop->memoryNow(readMemory(presence));
-    if (hold.limitBytes > 0 && (before == 0 || hold.limitBytes < before)) {
+    const auto reading = readMemory(presence);
+    const auto& hold = m_loop->memoryNow(reading);
+    // A trigger fires at half the stall allowed: the rule acts only where the reading is over it.
+    if (reading.outsideStall > m_loop->params().memoryStall) {
         log::notice() << "nicerd: a PSI trigger woke the memory rule: " << hold.reason;
     }
     applyMemoryHold(hold, presence);

@@ -113,8 +113,8 @@ void MemoryWatch::setAllowed(double allowed) {
         return;
     }
     const auto window = std::chrono::duration_cast<std::chrono::microseconds>(kTriggerWindow).count();
-    const auto stall =
-        std::max<std::int64_t>(1000, static_cast<std::int64_t>(allowed * static_cast<double>(window)));
+    const auto stall = std::max<std::int64_t>(
+        1000, static_cast<std::int64_t>(allowed * kTriggerShare * static_cast<double>(window)));
     std::string firstRefusal;
     std::size_t unarmed = 0;
     for (const auto& [cgroup, totals] : m_beside) {

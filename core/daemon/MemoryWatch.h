@@ -58,6 +58,9 @@ public:
 
     /// The trigger's window: a multiple of 2 s, which every kernel lets a user arm.
     static constexpr std::chrono::seconds kTriggerWindow{2};
+    /// A trigger fires at this share of the stall allowed over its window: half, so that the stall a period's
+    /// reading would act on (the allowed share of one period) wakes nicerd before that period ends.
+    static constexpr double kTriggerShare = 0.5;
 
 private:
     MemoryWatch(sd_event* event, std::filesystem::path root, std::string work, std::string besideOf,
