@@ -21,14 +21,18 @@ struct MemoryLimit {
     double percent = 100.0;              ///< of the machine's memory; 100: none
     std::uint64_t high = kNoMemoryLimit; ///< MemoryHigh in bytes
     std::uint64_t max = kNoMemoryLimit;  ///< MemoryMax in bytes
+    /// MemorySwapMax in bytes: the same share of the machine's swap, so that the work's pages leave memory
+    /// first (the memory rule lowers its MemoryHigh) but never fill the swap the desktop's pages need.
+    std::uint64_t swapMax = kNoMemoryLimit;
 
     bool none() const { return max == kNoMemoryLimit; }
     bool operator==(const MemoryLimit&) const = default;
 };
 
-/// @p percent (0 to 100; 100 or more: none) of @p totalBytes as MemoryMax, and api::kMemoryHighShare of it as
-/// MemoryHigh.
-MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent);
+/// @p percent (0 to 100; 100 or more: none) of @p totalBytes as MemoryMax, api::kMemoryHighShare of it as
+/// MemoryHigh, and @p percent of @p swapBytes (the machine's swap; 0: none, and no swap limit) as
+/// MemorySwapMax.
+MemoryLimit memoryLimitFor(std::uint64_t totalBytes, double percent, std::uint64_t swapBytes = 0);
 
 /// The work's MemoryHigh for a profile's memory share (control::Profile::memoryShare): @p share of
 /// @p totalBytes, never above the @p fence's own MemoryHigh; a share of 1 or more is the fence's.
@@ -40,10 +44,10 @@ struct MemoryLimitOutcome {
     std::string note; ///< why the limit asked for is not in force (ActuatorNote.h); empty when it is
 };
 
-/// Sets MemoryHigh and MemoryMax of @p slice (cgroup @p cgroup, empty: unknown) to @p limit; without a
-/// limit, to infinity, which lifts one an earlier run left on the slice. Never fails: a limit that systemd
-/// refuses, or that the kernel would not enforce (no memory controller delegated), is said in the note, and
-/// the work runs without it.
+/// Sets MemoryHigh, MemoryMax and MemorySwapMax of @p slice (cgroup @p cgroup, empty: unknown) to @p limit;
+/// without a limit, to infinity, which lifts one an earlier run left on the slice. Never fails: a limit that
+/// systemd refuses, or that the kernel would not enforce (no memory controller delegated), is said in the
+/// note, and the work runs without it.
 MemoryLimitOutcome applyMemoryLimit(usermanager::UnitManager& units, const kernel::CgroupLayout& layout,
                                     const std::string& slice, const std::string& cgroup,
                                     const MemoryLimit& limit);

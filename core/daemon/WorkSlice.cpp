@@ -174,7 +174,10 @@ void WorkSlice::applyMemoryLimit() {
     // Without a limit (memory-max none) one an earlier run left is lifted all the same; the profiles' memory
     // shares need the machine's size.
     m_totalMemory = total ? *total : 0;
-    m_fence = total ? actuator::memoryLimitFor(*total, c.memoryMaxPercent) : actuator::MemoryLimit{};
+    // The machine's swap, for the work's share of it: without /proc/meminfo's SwapTotal, no swap limit.
+    const auto swap = kernel::swapBytes(c.procMeminfo);
+    m_fence = total ? actuator::memoryLimitFor(*total, c.memoryMaxPercent, swap ? *swap : 0)
+                    : actuator::MemoryLimit{};
     auto cgroup = m_units->controlGroup(c.slice);
     const auto outcome =
         actuator::applyMemoryLimit(*m_units, m_layout, c.slice, cgroup ? *cgroup : std::string(), m_fence);
@@ -184,6 +187,11 @@ void WorkSlice::applyMemoryLimit() {
     m_memoryNote = outcome.note;
     if (!m_memoryNote.empty()) {
         log::warning() << "nicerd: " << m_memoryNote;
+    } else if (m_fence.swapMax != actuator::kNoMemoryLimit) {
+        log::info() << "nicerd: the work may put at most "
+                    << text::humanBytes(static_cast<double>(m_fence.swapMax)) << " in swap, "
+                    << c.memoryMaxPercent << "% of the machine's "
+                    << text::humanBytes(static_cast<double>(*swap));
     }
 }
 

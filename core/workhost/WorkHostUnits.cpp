@@ -219,8 +219,20 @@ Result<void> WorkHostUnits::applyProperty(const Property& p) {
     if ((p.name == "MemoryHigh" || p.name == "MemoryMax") && number) {
         return writeLeafFile(p.name == "MemoryHigh" ? "memory.high" : "memory.max", limit(*number));
     }
+    if (p.name == "MemorySwapMax" && number) {
+        // A kernel that accounts no swap (swapaccount=0) has no memory.swap.max, as systemd skips it there.
+        std::error_code error;
+        if (m_link &&
+            !std::filesystem::exists(m_cgroupRoot / m_workCgroup.substr(1) / "memory.swap.max", error)) {
+            return {};
+        }
+        return writeLeafFile("memory.swap.max", limit(*number));
+    }
     if (p.name == "Description" || p.name == "CPUAccounting") {
         return {}; // the kernel accounts every v2 cgroup's CPU time
+    }
+    if (p.name == "ManagedOOMSwap") {
+        return {}; // the .deb's nicer.slice has it, for every user's work
     }
     return Error{"the root idle slice cannot take the property " + p.name};
 }

@@ -29,13 +29,22 @@ CgroupLayout v2Layout(const nicer::test::FakeCgroupTree& tree, const std::string
     return parseLayout(tree.mountLine("v2", "cgroup2", "rw"));
 }
 
+/// The one setUnitProperties call that sent the memory limits (the other points the slice out to
+/// systemd-oomd).
+nicer::test::UnitCall limitsCall(const FakeUnitManager& units) {
+    const auto sets = units.callsTo("setUnitProperties");
+    REQUIRE(sets.size() == 2);
+    CHECK(sets[0].unit == kSlice);
+    CHECK(sets[1].unit == kSlice);
+    CHECK(propertyValue<std::string>(sets[1].props, "ManagedOOMSwap") == "kill");
+    return sets[0];
+}
+
 /// The MemoryHigh and MemoryMax values of the one setUnitProperties call that sent them.
 std::pair<std::uint64_t, std::uint64_t> memorySent(const FakeUnitManager& units) {
-    const auto sets = units.callsTo("setUnitProperties");
-    REQUIRE(sets.size() == 1);
-    CHECK(sets[0].unit == kSlice);
-    const auto high = propertyValue<std::uint64_t>(sets[0].props, "MemoryHigh");
-    const auto max = propertyValue<std::uint64_t>(sets[0].props, "MemoryMax");
+    const auto call = limitsCall(units);
+    const auto high = propertyValue<std::uint64_t>(call.props, "MemoryHigh");
+    const auto max = propertyValue<std::uint64_t>(call.props, "MemoryMax");
     REQUIRE(high);
     REQUIRE(max);
     return {*high, *max};
@@ -60,6 +69,31 @@ TEST_CASE("the memory limit is the percentage of the machine's memory, MemoryHig
     CHECK(none.none());
     CHECK(none.max == kNoMemoryLimit);
     CHECK(none.high == kNoMemoryLimit);
+}
+
+TEST_CASE("the work may put the same share of the machine's swap as of its memory", "[SliceMemoryLimit]") {
+    CHECK(memoryLimitFor(8 * kGiB, 50, 2 * kGiB).swapMax == kGiB);
+    CHECK(memoryLimitFor(8 * kGiB, 25, 4 * kGiB).swapMax == kGiB);
+    // No swap, or no limit: nothing to hold it to.
+    CHECK(memoryLimitFor(8 * kGiB, 50, 0).swapMax == kNoMemoryLimit);
+    CHECK(memoryLimitFor(8 * kGiB, 100, 2 * kGiB).swapMax == kNoMemoryLimit);
+
+    const nicer::test::FakeCgroupTree tree;
+    FakeUnitManager units;
+    applyMemoryLimit(units, v2Layout(tree, "cpu memory pids"), kSlice, "/nicer.slice",
+                     memoryLimitFor(8 * kGiB, 50, 2 * kGiB));
+    CHECK(propertyValue<std::uint64_t>(limitsCall(units).props, "MemorySwapMax") == kGiB);
+}
+
+TEST_CASE("a systemd that knows no ManagedOOMSwap keeps the memory limit", "[SliceMemoryLimit]") {
+    const nicer::test::FakeCgroupTree tree;
+    FakeUnitManager units;
+    units.fail("setUnitProperties", "Cannot set property ManagedOOMSwap, or unknown property.",
+               [](const UnitCall& c) { return nicer::test::hasProperty(c.props, "ManagedOOMSwap"); });
+    const auto outcome = applyMemoryLimit(units, v2Layout(tree, "cpu memory pids"), kSlice, "/nicer.slice",
+                                          memoryLimitFor(4 * kGiB, 50));
+    CHECK(outcome.maxInForce == 2 * kGiB);
+    CHECK(outcome.note.empty());
 }
 
 TEST_CASE("the slice gets MemoryHigh and MemoryMax for the machine's memory and the percentage",
@@ -106,7 +140,7 @@ TEST_CASE("a memory limit systemd refuses leaves the work without one, and the n
                [](const UnitCall& c) { return nicer::test::hasProperty(c.props, "MemoryHigh"); });
     const auto outcome = applyMemoryLimit(units, v2Layout(tree, "cpu memory pids"), kSlice, "/nicer.slice",
                                           memoryLimitFor(4 * kGiB, 50));
-    CHECK(units.callsTo("setUnitProperties").size() == 1); // tried once: nothing else to try
+    CHECK(units.callsTo("setUnitProperties").size() == 2); // the limits once, nothing else to try; then oomd
     CHECK(outcome.maxInForce == kNoMemoryLimit);
     CHECK_THAT(outcome.note, Catch::Contains("systemd refused the memory limit") &&
                                  Catch::Contains("50% of the machine's memory, 2.0 GiB") &&

@@ -345,6 +345,17 @@ TEST_CASE("the slice's properties are written to the files of the work's leaf", 
         REQUIRE(units->setUnitProperties("nicer.slice", {{"MemoryHigh", UINT64_MAX}}));
         CHECK(place.read("memory.high") == "max");
     }
+    SECTION("the swap limit as memory.swap.max where the kernel accounts swap, and ManagedOOMSwap to the "
+            ".deb's slice") {
+        std::ofstream(place.leaf / "memory.swap.max").flush();
+        REQUIRE(units->setUnitProperties("nicer.slice", {{"MemorySwapMax", std::uint64_t{1} << 29},
+                                                         {"ManagedOOMSwap", std::string("kill")}}));
+        CHECK(place.read("memory.swap.max") == "536870912");
+        // Without swap accounting (swapaccount=0) there is no memory.swap.max: nothing to write.
+        fs::remove(place.leaf / "memory.swap.max");
+        REQUIRE(units->setUnitProperties("nicer.slice", {{"MemorySwapMax", std::uint64_t{1} << 29}}));
+        CHECK_FALSE(fs::exists(place.leaf / "memory.swap.max"));
+    }
     SECTION("the CPU weight: idle as cpu.idle, a weight as cpu.weight") {
         REQUIRE(units->setUnitProperties("nicer.slice", {{"CPUWeight", std::uint64_t{0}}}));
         CHECK(place.read("cpu.idle") == "1");
