@@ -56,7 +56,9 @@ struct Memory {
             .workBytes = bytes(workHeld),
             .ceilingBytes = bytes(ceiling),
             .workCanSwap = true,
-            .instances = 1};
+            .instances = 1,
+            .availableBytes = bytes(std::max(0.0, total - need)),
+            .totalBytes = bytes(total)};
     }
     /// The work after the rule's @p hold.
     void follow(const control::MemoryHold& hold) {

@@ -43,6 +43,8 @@ MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double sec
             // A frozen task keeps its pages; without swap only a stopped one gives them back.
             const double wait = m_stopped == 0 ? (now.workCanSwap ? t.swapFirst : 0.0) : t.stopEvery;
             if (m_stopped < std::max(1, now.instances) && m_sinceStop >= wait) {
+                const auto running = static_cast<std::uint64_t>(std::max(1, now.instances - m_stopped));
+                m_instanceBytes = std::max(m_instanceBytes, now.workBytes / running);
                 ++m_stopped;
                 m_sinceStop = 0.0;
             }
@@ -56,19 +58,32 @@ MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double sec
             m_frozen = false;
             m_sinceStop = 0.0;
         }
+        m_waitingForRoom = false;
         if (!m_frozen) {
             m_cap = std::min(1.0, m_cap + t.thawPerSecond * seconds);
             if (calm && m_stopped > 0 && m_sinceStop >= resumeDelay) {
-                --m_stopped;
-                m_sinceStop = 0.0;
-            }
-            if (m_limit > 0 && m_calmFor >= t.calmBefore) {
-                m_limit += static_cast<std::uint64_t>(static_cast<double>(now.ceilingBytes) *
-                                                      t.growPerSecond * seconds);
-                if (m_limit >= now.ceilingBytes) {
-                    m_limit = 0;
+                if (room(now, m_instanceBytes)) {
+                    --m_stopped;
+                    m_sinceStop = 0.0;
+                } else {
+                    m_waitingForRoom = true;
                 }
             }
+            const auto step =
+                static_cast<std::uint64_t>(static_cast<double>(now.ceilingBytes) * t.growPerSecond * seconds);
+            if (m_limit > 0 && m_calmFor >= t.calmBefore) {
+                if (room(now, step)) {
+                    m_limit += step;
+                    if (m_limit >= now.ceilingBytes) {
+                        m_limit = 0;
+                    }
+                } else {
+                    m_waitingForRoom = true;
+                }
+            }
+        }
+        if (m_stopped == 0 && m_limit == 0) {
+            m_instanceBytes = 0;
         }
     }
 
@@ -94,6 +109,14 @@ void MemoryLoop::shrink(const MemoryReading& now, double allowed) {
     const double by = std::clamp(t.shrinkLeast * now.outsideStall / allowed, t.shrinkLeast, t.shrinkMost);
     const auto from = std::min(m_limit == 0 ? now.ceilingBytes : m_limit, std::max(now.workBytes, floor));
     m_limit = std::max(floor, static_cast<std::uint64_t>(static_cast<double>(from) * (1.0 - by)));
+}
+
+bool MemoryLoop::room(const MemoryReading& now, std::uint64_t bytes) const {
+    if (now.totalBytes == 0) {
+        return true;
+    }
+    return static_cast<double>(now.availableBytes) >=
+           m_tuning.roomShare * static_cast<double>(now.totalBytes) + static_cast<double>(bytes);
 }
 
 MemoryHold MemoryLoop::hold(const MemoryReading& now, bool pressed, bool calm) const {
@@ -126,6 +149,10 @@ MemoryHold MemoryLoop::hold(const MemoryReading& now, bool pressed, bool calm) c
     if (m_limit > 0) {
         what += std::string(what.empty() ? "" : ", ") + "its memory held to " +
                 text::humanBytes(static_cast<double>(m_limit));
+    }
+    if (m_waitingForRoom && !pressed) {
+        what +=
+            ", until " + text::shortNumber(m_tuning.roomShare * 100.0) + "% of the machine's memory is free";
     }
     hold.reason = (pressed ? waited : calm ? "memory calm again" : waited) + ": " + what;
     return hold;

@@ -16,6 +16,10 @@ struct MemoryReading {
     /// frozen work keeps them, and only stopping an instance frees them.
     bool workCanSwap = false;
     int instances = 1; ///< how many instances the work has: the most the rule may stop
+    /// The machine's memory available (MemAvailable) and its size (MemTotal): the rule gives memory back
+    /// only where there is room. 0 and 0: not known, and it gives back on calm alone.
+    std::uint64_t availableBytes = 0;
+    std::uint64_t totalBytes = 0;
 };
 
 /// How far the memory rule holds the work, from nothing to stopped instances.
@@ -60,6 +64,11 @@ struct MemoryTuning {
     double calmBefore = 10.0;
     /// The share of the ceiling given back each second of calm: all of it in 100 s.
     double growPerSecond = 0.01;
+    /// memory.high rises, and a stopped instance starts again, only while the machine has this share of its
+    /// memory available beyond what the step or the instance takes: calm alone would probe into the stall
+    /// again and again while the programs still need their memory (a stall each probe, an instance stopped
+    /// and started every few seconds).
+    double roomShare = 0.10;
     /// The CPU cap's climb each second after a freeze; the ended instances start again one each resume
     /// delay of calm after the thaw.
     double thawPerSecond = 0.1;
@@ -94,6 +103,8 @@ private:
     /// memory.high down from what the work holds, in proportion to the stall's excess over @p allowed.
     void shrink(const MemoryReading& now, double allowed);
     MemoryHold hold(const MemoryReading& now, bool pressed, bool calm) const;
+    /// The machine has room for @p bytes more and roomShare to spare (or its memory is not known).
+    bool room(const MemoryReading& now, std::uint64_t bytes) const;
 
     MemoryTuning m_tuning;
     std::uint64_t m_limit = 0; ///< 0: free
@@ -103,6 +114,8 @@ private:
     bool m_frozen = false;
     int m_stopped = 0;
     double m_sinceStop = 0.0; ///< seconds since the last instance stopped or started, or since the freeze
+    std::uint64_t m_instanceBytes = 0; ///< what an instance held when the rule stopped one
+    bool m_waitingForRoom = false;     ///< calm, but the machine has no room to give the work back
 };
 
 } // namespace nicer::control

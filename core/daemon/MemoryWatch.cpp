@@ -94,10 +94,14 @@ control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
     reading.workBytes = kernel::readCgroupCount(file(m_work, "memory.current")).value_or(0);
     reading.ceilingBytes = ceiling;
     reading.instances = instances;
-    auto swap = kernel::swapBytes();
+    const auto figures = kernel::readMemoryFigures();
     // memory.swap.max is "max" unless limited; a work held to no swap at all keeps its pages.
     const auto swapMax = kernel::readCgroupCount(file(m_work, "memory.swap.max"));
-    reading.workCanSwap = swap && *swap > 0 && swapMax.value_or(1) > 0;
+    reading.workCanSwap = figures && figures->swap > 0 && swapMax.value_or(1) > 0;
+    if (figures) {
+        reading.availableBytes = figures->available;
+        reading.totalBytes = figures->total;
+    }
     m_last = reading;
     return reading;
 }

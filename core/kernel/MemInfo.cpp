@@ -52,11 +52,26 @@ Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo) {
 }
 
 Result<std::uint64_t> swapBytes(const std::filesystem::path& meminfo) {
+    auto figures = readMemoryFigures(meminfo);
+    return figures ? Result<std::uint64_t>(figures->swap) : Result<std::uint64_t>(figures.error());
+}
+
+Result<MemoryFigures> readMemoryFigures(const std::filesystem::path& meminfo) {
     auto text = readTextFile(meminfo);
     if (!text) {
         return text.error();
     }
-    return parseMeminfoBytes(*text, "SwapTotal");
+    MemoryFigures figures;
+    for (auto [field, into] :
+         {std::pair{"MemTotal", &figures.total}, std::pair{"MemAvailable", &figures.available},
+          std::pair{"SwapTotal", &figures.swap}}) {
+        auto bytes = parseMeminfoBytes(*text, field);
+        if (!bytes) {
+            return Error{meminfo.string() + ": " + bytes.error().message};
+        }
+        *into = *bytes;
+    }
+    return figures;
 }
 
 } // namespace nicer::kernel

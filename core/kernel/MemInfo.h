@@ -17,4 +17,12 @@ Result<std::uint64_t> machineMemoryBytes(const std::filesystem::path& meminfo = 
 /// The machine's swap in bytes (SwapTotal of @p meminfo): 0 without swap.
 Result<std::uint64_t> swapBytes(const std::filesystem::path& meminfo = "/proc/meminfo");
 
+/// What the memory rule reads of /proc/meminfo each period, in bytes.
+struct MemoryFigures {
+    std::uint64_t total = 0;     ///< MemTotal
+    std::uint64_t available = 0; ///< MemAvailable: free, and what the kernel can reclaim without swapping
+    std::uint64_t swap = 0;      ///< SwapTotal
+};
+Result<MemoryFigures> readMemoryFigures(const std::filesystem::path& meminfo = "/proc/meminfo");
+
 } // namespace nicer::kernel

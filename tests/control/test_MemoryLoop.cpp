@@ -2,6 +2,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <string>
+
 using nicer::control::MemoryHold;
 using nicer::control::MemoryLoop;
 using nicer::control::MemoryReading;
@@ -163,4 +167,117 @@ TEST_CASE(
     CHECK(lastStall <= kAllowed);
     CHECK(work >= 3.0 - 0.5); // what the foreground leaves, less no more than a step or two
     CHECK(hold.cap == 1.0);
+}
+
+namespace {
+
+/// A machine the memory rule was not tuned on: its size, what the volunteer's programs need, the work's
+/// instances and what they hold together, and how the kernel takes the work's pages back. With swap, the
+/// work's memory follows memory.high with a time constant (reclaim and swap-out are not instant); without,
+/// memory.high takes nothing of what the work has touched, and only a stopped instance frees its share.
+struct MemoryPlant {
+    double totalGiB;
+    double foregroundShare; ///< of the machine, while the programs run
+    double workShare;       ///< of the machine, what the work would hold unchecked (under the fence)
+    bool swap;
+    double tauSeconds; ///< the work's memory follows memory.high (with swap)
+    int instances;
+};
+
+/// What the rule did to the work on @p plant: 30 s calm, the programs for 300 s, then 270 s calm.
+struct MemoryRun {
+    double lastStall = 0.0; ///< the most in the last 60 s of the programs
+    int stageChanges = 0;   ///< in the last 60 s of the programs
+    double heldLate = 0.0;  ///< GiB the work held at the end of the programs
+    double heldEnd = 0.0;   ///< GiB the work held at the end
+    int stoppedEnd = 0;
+    double capEnd = 0.0;
+};
+
+MemoryRun runPlant(const MemoryPlant& p) {
+    constexpr double kCeilingShare = 0.45; // the fence's MemoryHigh
+    const double total = p.totalGiB;
+    const double ceiling = kCeilingShare * total;
+    const double wanted = std::min(p.workShare * total, ceiling);
+    MemoryLoop loop;
+    MemoryHold hold;
+    MemoryRun run;
+    double held = wanted;
+    for (int t = 0; t < 600; ++t) {
+        const bool programs = t >= 30 && t < 330;
+        const double need = programs ? p.foregroundShare * total : 0.0;
+        // The others wait as the two fill the last 5% of the machine.
+        const double stall = std::clamp((need + held - 0.95 * total) / (0.05 * total), 0.0, 1.0);
+        const auto before = hold.stage;
+        hold = loop.step(
+            {.outsideStall = stall,
+             .workBytes = static_cast<std::uint64_t>(held * kGiB),
+             .ceilingBytes = static_cast<std::uint64_t>(ceiling * kGiB),
+             .workCanSwap = p.swap,
+             .instances = p.instances,
+             .availableBytes = static_cast<std::uint64_t>(std::max(0.0, total - need - held) * kGiB),
+             .totalBytes = static_cast<std::uint64_t>(total * kGiB)},
+            kAllowed, 1.0, 3.0);
+        if (programs && t >= 270) {
+            run.lastStall = std::max(run.lastStall, stall);
+            run.stageChanges += hold.stage != before ? 1 : 0;
+        }
+        // The work: its running instances want their share; a frozen one allocates nothing more.
+        const double running = wanted * (p.instances - hold.instancesStopped) / p.instances;
+        const double limit = hold.limitBytes > 0 ? static_cast<double>(hold.limitBytes) / kGiB : ceiling;
+        double target = std::min(running, limit);
+        if (!p.swap) {
+            target = std::min(running, std::max(target, held)); // memory.high takes nothing it touched
+        }
+        if (target < held) {
+            held += (target - held) * (p.swap ? 1.0 - std::exp(-1.0 / p.tauSeconds) : 1.0);
+        } else if (hold.cap > 0.0) {
+            held = std::min(target, held + 0.05 * total); // it allocates at most 5% of the machine a second
+        }
+        held = std::min(held, running);
+        if (t == 329) {
+            run.heldLate = held;
+        }
+    }
+    run.heldEnd = held;
+    run.stoppedEnd = hold.instancesStopped;
+    run.capEnd = hold.cap;
+    return run;
+}
+
+} // namespace
+
+TEST_CASE("the memory rule holds on a family of machines it was not tuned on, and gives the work back",
+          "[MemoryLoop]") {
+    for (const double total : {2.0, 8.0, 32.0}) {
+        for (const double foreground : {0.3, 0.5, 0.7}) {
+            for (const double workShare : {0.3, 0.45}) {
+                for (const int instances : {1, 2, 4, 8}) {
+                    for (const double tau : {0.0, 1.0, 5.0, 20.0}) {
+                        const MemoryPlant plant{total, foreground, workShare, tau > 0.0, tau, instances};
+                        const auto run = runPlant(plant);
+                        INFO("machine " << total << " GiB, programs " << foreground << ", work " << workShare
+                                        << ", " << instances << " instances, "
+                                        << (tau > 0.0 ? "swap, tau " + std::to_string(tau) : "no swap"));
+                        INFO("stall " << run.lastStall << ", stage changes " << run.stageChanges << ", held "
+                                      << run.heldLate << " then " << run.heldEnd << " GiB, " << run.stoppedEnd
+                                      << " stopped, cap " << run.capEnd);
+                        // Settled: the others calm, and no cycling between stages.
+                        CHECK(run.lastStall <= kAllowed);
+                        CHECK(run.stageChanges <= 1);
+                        // The work keeps what the programs leave, less at most an instance or 10% of the
+                        // machine's memory.
+                        const double wanted = std::min(workShare, 0.45) * total;
+                        const double left = std::clamp(0.95 * total - foreground * total, 0.0, wanted);
+                        const double slack = std::max(wanted / instances, 0.1 * total);
+                        CHECK(run.heldLate >= left - slack);
+                        // Given back once the programs end.
+                        CHECK(run.stoppedEnd == 0);
+                        CHECK(run.capEnd == 1.0);
+                        CHECK(run.heldEnd >= 0.9 * wanted);
+                    }
+                }
+            }
+        }
+    }
 }

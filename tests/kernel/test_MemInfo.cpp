@@ -23,3 +23,21 @@ TEST_CASE("the machine's memory comes from MemTotal, else from sysconf", "[MemIn
     REQUIRE(own.ok());
     CHECK(*own > 0);
 }
+
+TEST_CASE("the memory rule's figures: MemTotal, MemAvailable and SwapTotal, or what is missing",
+          "[MemInfo]") {
+    const nicer::test::FakeCgroupTree tree;
+    tree.write("meminfo", "MemTotal:        2000000 kB\nMemFree:  100 kB\nMemAvailable:     500000 kB\n"
+                          "SwapCached: 0 kB\nSwapTotal:       1000000 kB\n");
+    const auto figures = nicer::kernel::readMemoryFigures(tree.root() / "meminfo");
+    REQUIRE(figures.ok());
+    CHECK(figures->total == 2'048'000'000ULL);
+    CHECK(figures->available == 512'000'000ULL);
+    CHECK(figures->swap == 1'024'000'000ULL);
+    CHECK(nicer::kernel::swapBytes(tree.root() / "meminfo").value() == 1'024'000'000ULL);
+    // A kernel before 3.14 has no MemAvailable: said, with the file.
+    tree.write("old", "MemTotal: 2000000 kB\nSwapTotal: 0 kB\n");
+    const auto old = nicer::kernel::readMemoryFigures(tree.root() / "old");
+    REQUIRE_FALSE(old.ok());
+    CHECK_THAT(old.error().message, Catch::Contains("old") && Catch::Contains("no MemAvailable"));
+}
