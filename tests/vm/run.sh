@@ -14,6 +14,8 @@
 #   --out    logs, figures, the guest's console and the tray's screenshot (default: build-vm/)
 #   --port   use a guest that is already up, its ssh on 127.0.0.1:PORT (developing a check; it is not stopped;
 #            NICER_VM_ONLY=REGEX runs only the checks whose names match)
+#   --bench  a bench to run instead of the checks, once the .deb is in (bench/mem/guest.py): run as root in
+#            the guest with NICER_BENCH_ARGS, its output in OUT/bench.jsonl
 #
 # The guest runs under TCG (software emulation, -cpu qemu64, 2 CPUs, 2 GiB): nested KVM hangs in early boot on
 # these machines. NICER_VM_ACCEL=kvm uses KVM where it works. Timing inside TCG is not a benchmark; shares of
@@ -27,6 +29,7 @@ deb=
 tests_build=$root/build
 out=$root/build-vm
 port=
+bench=
 while [ $# -gt 0 ]; do
     case "$1" in
     --suite) suite=$2; shift 2 ;;
@@ -34,7 +37,8 @@ while [ $# -gt 0 ]; do
     --tests) tests_build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
-    *) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+    --bench) bench=$2; shift 2 ;;
+    *) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
     esac
 done
 [ "$(id -u)" -eq 0 ] || { echo "vm: needs root (the image is built with debootstrap and chroot)" >&2; exit 2; }
@@ -375,31 +379,37 @@ check_oom_kills_work_first() {
 
 # The memory rule on the real kernel's PSI (pure cgroup v2, 2 GiB, no swap): the work holds 2 x 300 MiB, and
 # a program of the volunteer's (a user service, in the app.slice where nicerd may arm a PSI trigger) takes
-# memory 20 MiB at a time up to 160 MiB more than the machine has available (MemAvailable, read with the work
-# in): it cannot get it unless the work lets 160 MiB go, and one instance ended frees 300. (A fixed 1200 MiB
-# fitted beside the work on one CI run, from the page cache, and the rule rightly ended nothing.) The rule
-# wakes on the trigger, lowers the work's memory.high, freezes it and ends an instance (no swap: a frozen
-# task keeps its pages), the program gets its memory with no OOM kill, and once it ended the rule gives the
-# work back: the instance starts again, memory.high rises.
+# memory up to 100 MiB more than the machine has available (MemAvailable, read with the work in): it cannot
+# get it unless the work lets memory go, and one instance ended frees 300 MiB. It takes 20 MiB every 0.25 s
+# up to 200 MiB short of that, then 10 MiB every 0.5 s, as memory grows scarce: the kernel's reclaim makes the
+# programs beside the work wait (the stall the rule reads) before it has to kill. (A fixed 1200 MiB fitted
+# beside the work on one CI run, from the page cache, and the rule rightly ended nothing; 160 MiB over at
+# 80 MiB/s once ran out before the rule's 2 s, and the OOM killer took the work.) The rule wakes on the
+# trigger, lowers the work's memory.high, freezes it and ends an instance (no swap: a frozen task keeps its
+# pages), the program gets its memory with no OOM kill, and once it ended the rule gives the work back: the
+# instance starts again, memory.high rises. The period is 4 s, so that the trigger, not a period's reading,
+# is what acts first (at 1 s either may, and the check could not tell that a trigger woke the rule).
 check_memory_rule() {
     local cg high_before high_during since kills figures
     cg=$(slice_cgroup)
-    restore() { use_demo_work; as_user 'nicer set memory-share=0.25 resume-delay=60; systemctl --user stop nicer-fg.service' || true; }
-    as_user 'nicer set memory-share=1 resume-delay=3 memory-stall=0.01' || die "nicer set"
+    restore() { use_demo_work; as_user 'nicer set memory-share=0.25 resume-delay=60 period=1; systemctl --user stop nicer-fg.service' || true; }
+    as_user 'nicer set memory-share=1 resume-delay=3 memory-stall=0.01 period=4' || die "nicer set"
     use_test_work 2 memory 300 || { restore; die "starting the memory-holding work"; }
     poll_user 1200 "test \$(cat $cg/memory.current) -gt \$((550 << 20))" ||
         { restore; die "the work did not come to hold 550 MiB: $(as_user "cat $cg/memory.current")"; }
     high_before=$(as_user "cat $cg/memory.high")
-    local chunks
-    chunks=$(as_user "awk '/^MemAvailable:/ { print int((\$2 / 1024 + 160) / 20) }' /proc/meminfo")
-    echo "the program will take $((chunks * 20)) MiB, 160 MiB more than is available beside the work"
+    local target
+    target=$(as_user "awk '/^MemAvailable:/ { print int(\$2 / 1024 / 10) * 10 + 100 }' /proc/meminfo")
+    echo "the program will take $target MiB, 100 MiB more than is available beside the work"
     since=$(as_root 'date "+%F %T"')
     as_user "systemd-run --user --quiet --unit=nicer-fg --collect python3 -c 'import time
-chunks = []
-for i in range($chunks):
-    chunks.append(bytearray(b\"f\") * (20 << 20))
-    time.sleep(0.25)
-print(\"the program got\", len(chunks) * 20, \"MiB\", flush=True)
+chunks, got = [], 0
+while got < $target:
+    fast = got < $target - 300
+    chunks.append(bytearray(b\"f\") * ((20 if fast else 10) << 20))
+    got += 20 if fast else 10
+    time.sleep(0.25 if fast else 0.5)
+print(\"the program got\", got, \"MiB\", flush=True)
 time.sleep(2)'" || { restore; die "starting the program"; }
     poll_user 600 "nicer status --json | grep -q '\"memory_hold\": \"[a-z]'" ||
         { as_user 'nicer status'; restore; die "the memory rule did not hold the work"; }
@@ -412,7 +422,7 @@ time.sleep(2)'" || { restore; die "starting the program"; }
     as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicerd.service | grep 'a PSI trigger woke the memory rule'" ||
         { restore; die "no PSI trigger woke the memory rule"; }
     poll_user 900 "! systemctl --user -q is-active nicer-fg.service" || { restore; die "the program did not end"; }
-    as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicer-fg.service" | grep -q "the program got $((chunks * 20)) MiB" ||
+    as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicer-fg.service" | grep -q "the program got $target MiB" ||
         { restore; die "the program did not get its memory"; }
     kills=$(as_root "journalctl -k -o cat --since '$since' | grep -E '^oom-kill:' || true")
     [ -z "$kills" ] || { restore; die "the kernel had to kill: $kills"; }
@@ -421,7 +431,7 @@ time.sleep(2)'" || { restore; die "starting the program"; }
         { as_user 'nicer status'; restore; die "the stopped instance did not start again"; }
     poll_user 1500 "h=\$(cat $cg/memory.high); test \"\$h\" = max || test \"\$h\" -gt $high_during" ||
         { restore; die "memory.high did not rise again from $high_during"; }
-    figures="memory rule: memory.high $high_before, then $high_during under the program's stall; an instance ended, the program got $((chunks * 20)) MiB (160 more than was available) with no OOM kill, the work given back"
+    figures="memory rule: memory.high $high_before, then $high_during under the program's stall; an instance ended, the program got $target MiB (100 more than was available) with no OOM kill, the work given back"
     echo "$figures" | tee -a "$out/figures.txt"
     restore
 }
@@ -906,6 +916,32 @@ check_memory_limit() {
         die "memory.max $max / memory.high $high are not 50% and 25% of $total"
 }
 
+# The work's swap: with a 512 MiB swap file on, nicerd (restarted, as at boot) limits the work to the fence's
+# share of it (memory.swap.max: 50% of SwapTotal), so that its pages leave memory first but never fill the
+# swap; and the work's slice is pointed out to systemd-oomd (ManagedOOMSwap=kill: the .deb's nicer.slice in
+# the root idle slice, the user manager's, set at runtime, in the user slice).
+check_swap_limit() {
+    local cg swap limit oomd
+    cg=$(slice_cgroup)
+    as_root 'fallocate -l 512M /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile' ||
+        die "turning on a swap file"
+    as_user 'systemctl --user restart nicerd.service && nicer status >/dev/null'
+    poll_user 300 "test \"\$(cat $cg/memory.swap.max)\" != max"
+    swap=$(as_user "awk '/^SwapTotal:/ { print \$2 * 1024 }' /proc/meminfo")
+    limit=$(as_user "cat $cg/memory.swap.max")
+    if [ "$placement" = root-slice ]; then
+        oomd=$(as_root 'systemctl show -P ManagedOOMSwap nicer.slice')
+    else
+        oomd=$(as_user 'systemctl --user show -P ManagedOOMSwap nicer.slice')
+    fi
+    as_root 'swapoff /swapfile && rm -f /swapfile' || die "turning the swap file off"
+    as_user 'systemctl --user restart nicerd.service && nicer status >/dev/null'
+    echo "swap $swap bytes: the work's memory.swap.max $limit; nicer.slice ManagedOOMSwap=$oomd" | tee -a "$out/figures.txt"
+    python3 -c "import sys; s, l = $swap, int('$limit') if '$limit'.isdigit() else -1; sys.exit(0 if abs(l - s / 2) <= 4096 else 1)" ||
+        die "memory.swap.max $limit is not half of the swap's $swap bytes"
+    [ "$oomd" = kill ] || die "nicer.slice has ManagedOOMSwap=$oomd, not kill"
+}
+
 # A distribution that does not delegate cpu to user managers (Ubuntu 22.04, Mint 21, RHEL 9): the same drop-in
 # they ship, on the same guest. nicer falls back to freezing the slice for part of every slot through
 # cgroup.freeze (no controller needed on v2), says why and how to delegate, and still yields to a system hog.
@@ -1070,6 +1106,7 @@ run_checks() {
     check "root idle slice: a program of the user's that holds the host's link keeps nothing once the user's manager ends" check_host_bound_to_manager
     check "root idle slice: the work dies first: oom_score_adj above every process of the user, and the OOM killer takes the work, not the session's program" check_oom_kills_work_first
     check "root idle slice: the memory rule, woken by a PSI trigger, takes memory from the work first and gives it back" check_memory_rule
+    check "root idle slice: with swap, the work may use half of it (memory.swap.max), and systemd-oomd may pick it (ManagedOOMSwap=kill)" check_swap_limit
     check "root idle slice: one user's work at its TasksMax leaves a second user's work room to start" check_tasks_bounded_per_user
     check "root idle slice: kill -9 of nicerd stops the work within seconds (the link)" check_kill9_root_slice
     check "root idle slice: a restart of the user manager (as at logout) stops the work" check_manager_restart_root_slice
@@ -1086,6 +1123,7 @@ run_checks() {
     check "pause freezes nicer.slice (cgroup.events frozen 1), resume thaws it" check_pause_freezes
     check "max-instances=1 freezes the second instance's unit (FreezeUnit), 0 thaws it" check_max_instances
     check "user slice: the memory rule, woken by a PSI trigger, takes memory from the work first and gives it back" check_memory_rule
+    check "user slice: with swap, the work may use half of it (MemorySwapMax), and systemd-oomd may pick it (ManagedOOMSwap=kill)" check_swap_limit
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
     check "the usermanager integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_usermanager_integration_tests
     check "beside a hog of the user's own under the same user manager, the work's quota stays whole" check_sibling_hog_keeps_quota
@@ -1098,7 +1136,16 @@ run_checks() {
     check "apt-get install --reinstall restarts a running nicerd on the new program, keeping its parameters and pause; the attacker's program never runs" check_reinstall_restarts_nicerd
     check "apt-get purge, with the attackers' fakes and a manager that ends mid-scan, stops every user's tray, nicerd and work within its bound, runs no attacker's program, and leaves no unit, slice or process" check_purge_stops_everything
 }
-run_checks
+if [ -n "$bench" ]; then
+    check "the release .deb installs with apt" check_deb_installs
+    check "nicerd starts by D-Bus activation from the session bus, puts the work in the root idle slice and says so" check_dbus_activation
+    to_guest "$bench" root@127.0.0.1:/usr/local/bin/bench-mem
+    echo "vm: $(basename "$bench") ${NICER_BENCH_ARGS:-}" >&2
+    # shellcheck disable=SC2086 # the bench's own arguments, word by word
+    as_root python3 /usr/local/bin/bench-mem ${NICER_BENCH_ARGS:-} >"$out/bench.jsonl" || failed=$((failed + 1))
+else
+    run_checks
+fi
 
 echo "vm: $suite guest, $(($(date +%s) - booted)) s in all; log: $log" >&2
 for f in "${failures[@]}"; do echo "vm: failed: $f" >&2; done
