@@ -189,7 +189,9 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
         "The memory model (--memory-total more than 0): your programs need --memory-foreground GiB x the\n"
         "busy share, the work keeps up to --memory-work GiB under what the memory rule leaves it, and "
         "programs\n"
-        "beside the work wait on memory as the two fill the last 5% of the total; the columns\n"
+        "beside the work wait on memory as the two fill the last 5% of the total; the work's memory\n"
+        "follows a lower limit with time constant --memory-tau (less than 0: no swap, and only a stopped\n"
+        "one of its --memory-instances frees its share); the columns\n"
         "memory_stall,work_memory_gib,memory_hold follow temperature,held_by.");
     cmd->add_option("--trace", o.tracePath, "Trace to replay")->required();
     options::addSignalOption(
@@ -212,6 +214,12 @@ CLI::App* addSimulate(CLI::App& parent, SimulateOptions& o) {
         ->capture_default_str();
     cmd->add_option("--memory-foreground", o.memory.foregroundGiB,
                     "GiB your programs need in the memory model with the machine busy")
+        ->capture_default_str();
+    cmd->add_option("--memory-instances", o.memory.instances, "The work's instances in the memory model")
+        ->capture_default_str();
+    cmd->add_option("--memory-tau", o.memory.reclaimTau,
+                    "Seconds the work's memory takes to follow a lower limit in the memory model (0: at "
+                    "once; less than 0: no swap)")
         ->capture_default_str();
     cmd->add_option(
            "--step", o.stepSeconds,

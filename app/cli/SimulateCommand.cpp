@@ -55,18 +55,32 @@ struct Memory {
             .outsideStall = std::clamp((need - 0.95 * total) / (0.05 * total), 0.0, 1.0),
             .workBytes = bytes(workHeld),
             .ceilingBytes = bytes(ceiling),
-            .workCanSwap = true,
-            .instances = 1,
+            .workCanSwap = model.reclaimTau >= 0.0,
+            .instances = model.instances,
             .availableBytes = bytes(std::max(0.0, total - need)),
             .totalBytes = bytes(total)};
     }
-    /// The work after the rule's @p hold.
-    void follow(const control::MemoryHold& hold) {
+    /// The work after the rule's @p hold, @p seconds on: its running instances want their share, and a
+    /// frozen one takes nothing more.
+    void follow(const control::MemoryHold& hold, double seconds) {
         if (!on()) {
             return;
         }
+        const double running = std::min(model.workGiB, ceiling) *
+                               (model.instances - std::min(hold.instancesStopped, model.instances)) /
+                               model.instances;
         const double limit = hold.limitBytes > 0 ? static_cast<double>(hold.limitBytes) / kGiB : ceiling;
-        workHeld = hold.instancesStopped > 0 ? 0.0 : std::min({model.workGiB, limit, ceiling});
+        double target = std::min(running, limit);
+        if (model.reclaimTau < 0.0) {
+            target = std::min(running, std::max(target, workHeld)); // no swap: memory.high takes none of it
+        }
+        if (target < workHeld) {
+            workHeld += (target - workHeld) *
+                        (model.reclaimTau > 0.0 ? 1.0 - std::exp(-seconds / model.reclaimTau) : 1.0);
+        } else if (hold.cap > 0.0) {
+            workHeld = target;
+        }
+        workHeld = std::min(workHeld, running);
     }
     static constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     static std::uint64_t bytes(double gib) { return static_cast<std::uint64_t>(gib * kGiB); }
@@ -85,6 +99,10 @@ bool modelsValid(const SimulateOptions& o, bool timed) {
     }
     if (o.memory.totalGiB > 0.0 && (o.memory.workGiB < 0.0 || o.memory.foregroundGiB < 0.0)) {
         std::cerr << "nicer simulate: --memory-work and --memory-foreground must be 0 GiB or more\n";
+        return false;
+    }
+    if (o.memory.instances < 1) {
+        std::cerr << "nicer simulate: --memory-instances must be 1 or more\n";
         return false;
     }
     return true;
@@ -228,7 +246,7 @@ int runSimulate(const SimulateOptions& o) {
             std::nullopt, input.surroundings.presence != control::Presence::Away);
         memory.read(input, period, o.params);
         const auto decision = periodStep.step(input);
-        memory.follow(decision.memory);
+        memory.follow(decision.memory, o.stepSeconds);
         if (thermal) {
             const double user = period.work ? std::max(0.0, 1.0 - period.idle - *period.work) : 0.0;
             reading = heat.advance(decision.quota, user, o.stepSeconds);

@@ -30,6 +30,11 @@ struct MemoryModel {
     double totalGiB = 0.0; ///< the machine's memory; 0: no model
     double workGiB = 0.0;
     double foregroundGiB = 0.0;
+    int instances = 1; ///< the work's instances, sharing workGiB: what the rule may stop
+    /// Seconds the work's memory takes to follow a lower memory.high (reclaim, swap-out); 0: at once. Less
+    /// than 0: no swap, where memory.high takes nothing the work touched and only a stopped instance frees
+    /// its share.
+    double reclaimTau = 0.0;
 };
 
 struct SimulateOptions {

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
+#include <sstream>
 #include <vector>
 
 using nicer::test::parseCsv;
@@ -362,5 +364,53 @@ TEST_CASE(
     // Light again: all of it back, the rule let go.
     CHECK(std::stod(at(899, 8)) == Approx(4.0));
     CHECK(at(899, 9).empty());
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("simulate's memory model on machines the rule was not tuned on: small and large, with and without "
+          "swap, one work or many",
+          "[simulate][memory]") {
+    const auto dir = std::filesystem::temp_directory_path() / "nicer-test-memory-family";
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "busy.txt";
+    {
+        std::ofstream out(path); // five minutes light, five busy, five light
+        for (int i = 0; i < 900; ++i) {
+            out << (i >= 300 && i < 600 ? "0.1\n" : "0.9\n");
+        }
+    }
+    struct Machine {
+        double total, work, foreground;
+        int instances;
+        double tau;
+    };
+    for (const auto& m : {Machine{2, 0.9, 1.4, 2, -1}, Machine{8, 3.6, 6, 4, -1}, Machine{8, 3.6, 6, 1, 5},
+                          Machine{32, 14, 22, 8, 20}, Machine{2, 0.9, 1.4, 1, 1}}) {
+        std::ostringstream args;
+        args << " --memory-total " << m.total << " --memory-work " << m.work << " --memory-foreground "
+             << m.foreground << " --memory-instances " << m.instances << " --memory-tau " << m.tau
+             << " --memory-share 1";
+        INFO(args.str());
+        const auto r = runCommand(kNicer + " simulate --trace " + path.string() + args.str());
+        REQUIRE(r.exitCode == 0);
+        const auto rows = parseCsv(r.out);
+        REQUIRE(rows.size() == 901);
+        const auto at = [&](std::size_t step, std::size_t column) {
+            return std::stod(rows[step + 1][column]);
+        };
+        // Busy: settled by its last minute, with your programs waiting no more than memory-stall allows and
+        // the rule in one stage, not cycling.
+        double stall = 0.0;
+        std::set<std::string> stages;
+        for (std::size_t step = 540; step < 600; ++step) {
+            stall = std::max(stall, at(step, 7));
+            stages.insert(rows[step + 1][9]);
+        }
+        CHECK(stall <= 0.01);
+        CHECK(stages.size() == 1);
+        // Light again: all of it back, the rule let go.
+        CHECK(at(899, 8) == Approx(m.work).epsilon(0.01));
+        CHECK(rows[900][9].empty());
+    }
     std::filesystem::remove_all(dir);
 }
