@@ -271,10 +271,14 @@ void Daemon::applyMemoryHold(const control::MemoryHold& hold, control::Presence 
 }
 
 void Daemon::onMemoryPressure() {
-    // Triggers beside the work may fire together, and the period's own step may have just run: once per
-    // half a period at most, so that one stall lowers the limit once.
+    // Triggers beside the work may fire together, and the period's own step may have just run: one stall
+    // lowers the limit once. Not longer than that (a quarter second, or half a short period): a kernel
+    // fires a trigger at most once a window (2 s), and one dropped is a window lost.
+    if (!m_memory || !m_loop) {
+        return;
+    }
     const auto now = std::chrono::steady_clock::now();
-    if (!m_memory || !m_loop || now - m_memoryActed < m_loop->params().period / 2) {
+    if (now - m_memoryActed < std::min(m_loop->params().period / 2, std::chrono::milliseconds(250))) {
         return;
     }
     m_memoryActed = now;

@@ -1,8 +1,11 @@
 #include "daemon/MemoryWatch.h"
 
 #include "kernel/MemInfo.h"
+#include "util/Log.h"
+#include "util/Text.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sys/epoll.h>
 #include <utility>
@@ -190,8 +193,15 @@ void MemoryWatch::reclaim(std::uint64_t bytes) {
     if (bytes == 0) {
         return;
     }
+    // Written from nicerd's loop: the kernel reclaims in the writer's context, so the time is logged.
+    const auto started = std::chrono::steady_clock::now();
     auto reclaimed = kernel::reclaimMemory(file(m_work, "memory.reclaim"), bytes);
+    const auto took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
     m_reclaimNote = reclaimed ? std::string() : reclaimed.error().message;
+    if (reclaimed) {
+        log::info() << "nicerd: memory.reclaim of " << text::humanBytes(static_cast<double>(bytes))
+                    << " of the work took " << text::shortNumber(std::round(took.count())) << " ms";
+    }
 }
 
 void MemoryWatch::describe(api::DaemonState& state) const {
