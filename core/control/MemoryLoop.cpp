@@ -34,7 +34,8 @@ MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double sec
         m_pressedFor += seconds;
         m_calmFor = 0.0;
         shrink(now, allowed);
-        if (m_pressedFor >= (now.workCanSwap ? t.freezeAfter : t.freezeAfterNoSwap) && !m_frozen) {
+        if ((m_pressedFor >= (now.workCanSwap ? t.freezeAfter : t.freezeAfterNoSwap) || scarce(now)) &&
+            !m_frozen) {
             m_frozen = true;
             m_sinceStop = 0.0;
         }
@@ -43,10 +44,7 @@ MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double sec
             // A frozen task keeps its pages; without swap only a stopped one gives them back.
             const double wait = m_stopped == 0 ? (now.workCanSwap ? t.swapFirst : 0.0) : t.stopEvery;
             if (m_stopped < std::max(1, now.instances) && m_sinceStop >= wait) {
-                const auto running = static_cast<std::uint64_t>(std::max(1, now.instances - m_stopped));
-                m_instanceBytes = std::max(m_instanceBytes, now.workBytes / running);
-                ++m_stopped;
-                m_sinceStop = 0.0;
+                stopOne(now);
             }
         }
     } else {
@@ -97,8 +95,26 @@ MemoryHold MemoryLoop::urgent(const MemoryReading& now, double allowed) {
     const bool pressed = now.outsideStall > allowed;
     if (pressed) {
         shrink(now, allowed);
+        if (scarce(now) && m_stopped == 0) {
+            m_frozen = true;
+            m_cap = 0.0;
+            stopOne(now);
+        }
     }
     return hold(now, pressed, now.outsideStall < allowed / 2.0);
+}
+
+void MemoryLoop::stopOne(const MemoryReading& now) {
+    const auto running = static_cast<std::uint64_t>(std::max(1, now.instances - m_stopped));
+    m_instanceBytes = std::max(m_instanceBytes, now.workBytes / running);
+    ++m_stopped;
+    m_sinceStop = 0.0;
+}
+
+bool MemoryLoop::scarce(const MemoryReading& now) const {
+    return !now.workCanSwap && now.totalBytes > 0 &&
+           static_cast<double>(now.availableBytes) <
+               m_tuning.scarceShare * static_cast<double>(now.totalBytes);
 }
 
 void MemoryLoop::shrink(const MemoryReading& now, double allowed) {

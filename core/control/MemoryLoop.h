@@ -69,6 +69,10 @@ struct MemoryTuning {
     /// again and again while the programs still need their memory (a stall each probe, an instance stopped
     /// and started every few seconds).
     double roomShare = 0.10;
+    /// Without swap, the machine's memory available (MemAvailable) under this share means the kernel is
+    /// about to kill: the rule then freezes the work and stops an instance at the first stall over what is
+    /// allowed, a period's or a trigger's, without waiting freezeAfterNoSwap (an orderly stop, not SIGKILL).
+    double scarceShare = 0.05;
     /// The CPU cap's climb each second after a freeze; the ended instances start again one each resume
     /// delay of calm after the thaw.
     double thawPerSecond = 0.1;
@@ -105,6 +109,10 @@ private:
     MemoryHold hold(const MemoryReading& now, bool pressed, bool calm) const;
     /// The machine has room for @p bytes more and roomShare to spare (or its memory is not known).
     bool room(const MemoryReading& now, std::uint64_t bytes) const;
+    /// No swap, and less than scarceShare of the machine's memory available.
+    bool scarce(const MemoryReading& now) const;
+    /// One more instance stopped, the last first; what it held is remembered for its start again.
+    void stopOne(const MemoryReading& now);
 
     MemoryTuning m_tuning;
     std::uint64_t m_limit = 0; ///< 0: free

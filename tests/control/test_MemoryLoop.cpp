@@ -93,6 +93,29 @@ TEST_CASE("a stall that stays freezes the work, and without swap stops an instan
     CHECK(steps(loop, 30, reading(0.05, kGiB, false, 2)).instancesStopped == 2);
 }
 
+TEST_CASE("without swap and with memory nearly gone, the first stall over what is allowed stops an instance, "
+          "from a period or a trigger",
+          "[MemoryLoop]") {
+    auto scarce = reading(0.02, 3 * kGiB);
+    scarce.totalBytes = 8 * kGiB;
+    scarce.availableBytes = 300ULL << 20; // under 5% of 8 GiB: the kernel is about to kill
+    MemoryLoop period;
+    const auto a = period.step(scarce, kAllowed, 1.0, kResume);
+    CHECK(a.instancesStopped == 1);
+    CHECK(a.cap == 0.0);
+    MemoryLoop trigger;
+    const auto b = trigger.urgent(scarce, kAllowed);
+    CHECK(b.instancesStopped == 1);
+    CHECK(b.stage == MemoryStage::Stopped);
+    // With room left, or with swap, the first stall only lowers memory.high.
+    auto roomy = scarce;
+    roomy.availableBytes = 2 * kGiB;
+    CHECK(MemoryLoop().step(roomy, kAllowed, 1.0, kResume).instancesStopped == 0);
+    auto swap = scarce;
+    swap.workCanSwap = true;
+    CHECK(MemoryLoop().urgent(swap, kAllowed).instancesStopped == 0);
+}
+
 TEST_CASE("with swap a frozen work's pages can leave: instances are stopped only if the stall stays on",
           "[MemoryLoop]") {
     MemoryLoop loop;
