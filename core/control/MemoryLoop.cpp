@@ -27,8 +27,11 @@ MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double sec
         return {};
     }
     const auto& t = m_tuning;
-    const bool pressed = now.outsideStall > allowed;
-    const bool calm = now.outsideStall < allowed / 2.0;
+    // Without swap the kernel gives no stall before its cliff: the page cache goes quietly, then the
+    // desktop hangs for seconds and the OOM killer acts (the guest: "some" 0 down to 27 MiB available, then
+    // 14 s without a reading). So there, little memory available counts as a stall.
+    const bool pressed = now.outsideStall > allowed || scarce(now);
+    const bool calm = now.outsideStall < allowed / 2.0 && !scarce(now);
     m_sinceStop += seconds;
     if (pressed) {
         m_pressedFor += seconds;
@@ -92,7 +95,7 @@ MemoryHold MemoryLoop::urgent(const MemoryReading& now, double allowed) {
     if (allowed <= 0.0 || now.ceilingBytes == 0) {
         return {};
     }
-    const bool pressed = now.outsideStall > allowed;
+    const bool pressed = now.outsideStall > allowed || scarce(now);
     if (pressed) {
         shrink(now, allowed);
         if (scarce(now) && m_stopped == 0) {
@@ -101,7 +104,7 @@ MemoryHold MemoryLoop::urgent(const MemoryReading& now, double allowed) {
             stopOne(now);
         }
     }
-    return hold(now, pressed, now.outsideStall < allowed / 2.0);
+    return hold(now, pressed, now.outsideStall < allowed / 2.0 && !scarce(now));
 }
 
 void MemoryLoop::stopOne(const MemoryReading& now) {
@@ -148,9 +151,11 @@ MemoryHold MemoryLoop::hold(const MemoryReading& now, bool pressed, bool calm) c
     if (hold.stage == MemoryStage::Free) {
         return hold;
     }
-    const std::string waited = "programs beside the work waited on memory " +
-                               text::shortNumber(std::round(now.outsideStall * 1000.0) / 10.0) +
-                               "% of the time";
+    const std::string waited =
+        scarce(now) ? "only " + text::humanBytes(static_cast<double>(now.availableBytes)) +
+                          " of memory available and no swap"
+                    : "programs beside the work waited on memory " +
+                          text::shortNumber(std::round(now.outsideStall * 1000.0) / 10.0) + "% of the time";
     std::string what;
     if (m_stopped > 0) {
         what = (m_stopped == 1 ? "1 instance" : std::to_string(m_stopped) + " instances") +

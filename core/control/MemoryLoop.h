@@ -70,8 +70,8 @@ struct MemoryTuning {
     /// and started every few seconds).
     double roomShare = 0.10;
     /// Without swap, the machine's memory available (MemAvailable) under this share means the kernel is
-    /// about to kill: the rule then freezes the work and stops an instance at the first stall over what is
-    /// allowed, a period's or a trigger's, without waiting freezeAfterNoSwap (an orderly stop, not SIGKILL).
+    /// about to kill, whatever the stall (it shows none before its cliff): the rule then freezes the work and
+    /// stops an instance at once, from a period or a trigger (an orderly stop, not SIGKILL).
     double scarceShare = 0.05;
     /// The CPU cap's climb each second after a freeze; the ended instances start again one each resume
     /// delay of calm after the thaw.

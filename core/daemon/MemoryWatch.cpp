@@ -71,6 +71,7 @@ void MemoryWatch::listBeside(bool rearm) {
 }
 
 control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
+    collectReclaim();
     const auto now = std::chrono::steady_clock::now();
     if (m_rearm || now - m_lastListed >= kListEvery) {
         listBeside(std::exchange(m_rearm, false));
@@ -190,17 +191,31 @@ bool MemoryWatch::arm(const std::string& cgroup, std::uint64_t stallUSec, std::u
 }
 
 void MemoryWatch::reclaim(std::uint64_t bytes) {
-    if (bytes == 0) {
+    collectReclaim();
+    if (bytes == 0 || m_reclaiming.valid()) {
+        return; // nothing to ask, or the last request is still in the kernel
+    }
+    m_reclaimingBytes = bytes;
+    m_reclaiming = std::async(std::launch::async, [path = file(m_work, "memory.reclaim"), bytes] {
+        const auto started = std::chrono::steady_clock::now();
+        auto reclaimed = kernel::reclaimMemory(path, bytes);
+        return std::pair{
+            std::move(reclaimed),
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count()};
+    });
+}
+
+void MemoryWatch::collectReclaim() {
+    if (!m_reclaiming.valid() ||
+        m_reclaiming.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
         return;
     }
-    // Written from nicerd's loop: the kernel reclaims in the writer's context, so the time is logged.
-    const auto started = std::chrono::steady_clock::now();
-    auto reclaimed = kernel::reclaimMemory(file(m_work, "memory.reclaim"), bytes);
-    const auto took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started);
+    auto [reclaimed, ms] = m_reclaiming.get();
     m_reclaimNote = reclaimed ? std::string() : reclaimed.error().message;
     if (reclaimed) {
-        log::info() << "nicerd: memory.reclaim of " << text::humanBytes(static_cast<double>(bytes))
-                    << " of the work took " << text::shortNumber(std::round(took.count())) << " ms";
+        log::info() << "nicerd: memory.reclaim of "
+                    << text::humanBytes(static_cast<double>(m_reclaimingBytes)) << " of the work took "
+                    << text::shortNumber(std::round(ms)) << " ms";
     }
 }
 

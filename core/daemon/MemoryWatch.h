@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -51,7 +52,9 @@ public:
     /// Arms the triggers for a stall of @p allowed (memory-stall) within 2 s windows; none for 0.
     void setAllowed(double allowed);
     /// Asks the kernel to reclaim @p bytes of the work's memory now, where it has memory.reclaim and lets
-    /// this user write it.
+    /// this user write it. The kernel reclaims in the writer's context, for up to a second when it finds
+    /// little to take (the guest's check, without swap): so on a thread of its own, one request at a time,
+    /// never in nicerd's loop. What it achieved, and how long it took, is logged at the next call or read.
     void reclaim(std::uint64_t bytes);
     /// Its part of the daemon's state: what it read, and why it reads less than it should.
     void describe(api::DaemonState& state) const;
@@ -63,6 +66,8 @@ public:
     static constexpr double kTriggerShare = 0.5;
 
 private:
+    /// The last memory.reclaim, once it is done: its note and its log line.
+    void collectReclaim();
     MemoryWatch(sd_event* event, std::filesystem::path root, std::string work, std::string besideOf,
                 std::function<void()> pressed)
         : m_event(event)
@@ -100,6 +105,9 @@ private:
     bool m_rearm = false;    ///< a trigger's cgroup went away: list and arm anew at the next reading
     std::string m_triggerNote;
     std::string m_reclaimNote;
+    /// The write of memory.reclaim in flight: its outcome and milliseconds.
+    std::future<std::pair<Result<void>, double>> m_reclaiming;
+    std::uint64_t m_reclaimingBytes = 0;
     std::string m_readNote;
     control::MemoryReading m_last;
     std::string m_worst; ///< the cgroup beside the work that waited most in the last reading

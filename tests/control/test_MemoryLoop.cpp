@@ -93,9 +93,17 @@ TEST_CASE("a stall that stays freezes the work, and without swap stops an instan
     CHECK(steps(loop, 30, reading(0.05, kGiB, false, 2)).instancesStopped == 2);
 }
 
-TEST_CASE("without swap and with memory nearly gone, the first stall over what is allowed stops an instance, "
-          "from a period or a trigger",
+TEST_CASE("without swap and with memory nearly gone, an instance is stopped at once, stall or none, from a "
+          "period or a trigger",
           "[MemoryLoop]") {
+    auto none = reading(0.0, 3 * kGiB);
+    none.totalBytes = 8 * kGiB;
+    none.availableBytes = 200ULL << 20;
+    const auto quiet = MemoryLoop().step(none, kAllowed, 1.0, kResume);
+    CHECK(quiet.instancesStopped == 1);
+    CHECK(quiet.reason == "only 200.0 MiB of memory available and no swap: 1 instance stopped to free its "
+                          "memory (no swap to take it), the work frozen, its memory held to 2.8 GiB");
+
     auto scarce = reading(0.02, 3 * kGiB);
     scarce.totalBytes = 8 * kGiB;
     scarce.availableBytes = 300ULL << 20; // under 5% of 8 GiB: the kernel is about to kill

@@ -350,7 +350,7 @@ check_oom_kills_work_first() {
         die "the work's oom_score_adj is not above every other process of the volunteer"
     # The fence alone (memory-share 1): with the profile's share the kernel reclaims the work's pages before
     # memory runs out, and the OOM killer may never be needed; this check is of the OOM killer's choice.
-    # The memory rule off too: it would end an instance before the kernel had to (check_memory_rule).
+    # The memory rule off too: it would end an instance before the kernel had to (check_memory_rule_no_swap).
     as_user 'nicer set memory-share=1 memory-stall=0' || die "nicer set memory-share=1 memory-stall=0"
     use_test_work 2 memory 350 || { use_demo_work; as_user 'nicer set memory-share=0.25 memory-stall=0.01'; die "starting the memory-holding work"; }
     poll_user 1200 "test \$(cat ${root_leaf}/memory.current) -gt \$((650 << 20))" ||
@@ -377,30 +377,45 @@ check_oom_kills_work_first() {
         tee -a "$out/figures.txt"
 }
 
-# The memory rule on the real kernel's PSI (pure cgroup v2, 2 GiB, no swap): the work holds 2 x 300 MiB, and
-# a program of the volunteer's (a user service, in the app.slice where nicerd may arm a PSI trigger) takes
-# memory up to 100 MiB more than the machine has available (MemAvailable, read with the work in): it cannot
-# get it unless the work lets memory go, and one instance ended frees 300 MiB. It takes 20 MiB every 0.25 s
-# up to 200 MiB short of that, then 10 MiB every 0.5 s, as memory grows scarce: the kernel's reclaim makes the
-# programs beside the work wait (the stall the rule reads) before it has to kill. (A fixed 1200 MiB fitted
-# beside the work on one CI run, from the page cache, and the rule rightly ended nothing; 160 MiB over at
-# 80 MiB/s ran out before the rule's 2 s more often.) The rule wakes on the
-# trigger, lowers the work's memory.high, freezes it and ends an instance (no swap: a frozen task keeps its
-# pages), the program gets its memory with no OOM kill but of the work, and once it ended the rule gives the work back: the
-# instance starts again, memory.high rises. The period is 4 s, so that the trigger, not a period's reading,
-# is what acts first (at 1 s either may, and the check could not tell that a trigger woke the rule).
-check_memory_rule() {
-    local cg high_before high_during since kills figures
+# The memory rule on the real kernel's PSI (pure cgroup v2, 2 GiB): the work holds 2 x 300 MiB, and a
+# program of the volunteer's (a user service, in the app.slice where nicerd may arm a PSI trigger) takes memory
+# up to more than the machine has available (MemAvailable, read with the work in), so that it cannot get it
+# unless the work lets memory go: 20 MiB every 0.25 s up to 200 MiB short of that, then 10 MiB every 0.5 s.
+# (A fixed 1200 MiB fitted beside the work on one CI run, from the page cache, and the rule rightly did nothing.)
+#
+# memory_rule_case swap: with a 1 GiB swap file, 300 MiB over. The kernel swaps, the programs beside the work
+# wait on it (PSI "some"), a trigger wakes nicerd, and the rule lowers the work's memory.high and asks
+# memory.reclaim: the work's pages go to swap (it may use half of it), the program gets its memory with no OOM
+# kill, and once it ended memory.high rises again. The period is 4 s, so that the trigger, not a period's
+# reading, is what acts first (at 1 s either may, and the check could not tell that a trigger woke the rule).
+#
+# memory_rule_case none: no swap, 100 MiB over. The kernel shows no stall before its cliff here: "some" stayed
+# 0 while MemAvailable fell to 27 MiB, then the guest hung 14 s and the OOM killer took an instance, before any
+# reading. So the rule also counts under 5% of the machine available as a stall where nothing can swap: it
+# freezes the work and ends an instance (a frozen task keeps its pages), the program gets its memory, and once
+# it ended the instance starts again and memory.high rises. The OOM killer may still take an instance of the
+# work in a race (it did in one of six runs before the 5% rule), never anything else.
+memory_rule_case() {
+    local swap=$1 cg high_before high_during since kills woke over period
     cg=$(slice_cgroup)
-    restore() { use_demo_work; as_user 'nicer set memory-share=0.25 resume-delay=60 period=1; systemctl --user stop nicer-fg.service' || true; }
-    as_user 'nicer set memory-share=1 resume-delay=3 memory-stall=0.01 period=4' || die "nicer set"
+    if [ "$swap" = swap ]; then over=300 period=4; else over=100 period=1; fi
+    restore() {
+        use_demo_work
+        as_user 'nicer set memory-share=0.25 resume-delay=60 period=1; systemctl --user stop nicer-fg.service' || true
+        [ "$swap" = none ] || as_root 'swapoff /swapfile; rm -f /swapfile' || true
+    }
+    if [ "$swap" = swap ]; then
+        as_root 'fallocate -l 1G /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile' ||
+            die "turning on a swap file"
+    fi
+    as_user "nicer set memory-share=1 resume-delay=3 memory-stall=0.01 period=$period" || { restore; die "nicer set"; }
     use_test_work 2 memory 300 || { restore; die "starting the memory-holding work"; }
     poll_user 1200 "test \$(cat $cg/memory.current) -gt \$((550 << 20))" ||
         { restore; die "the work did not come to hold 550 MiB: $(as_user "cat $cg/memory.current")"; }
     high_before=$(as_user "cat $cg/memory.high")
     local target
-    target=$(as_user "awk '/^MemAvailable:/ { print int(\$2 / 1024 / 10) * 10 + 100 }' /proc/meminfo")
-    echo "the program will take $target MiB, 100 MiB more than is available beside the work"
+    target=$(as_user "awk '/^MemAvailable:/ { print int(\$2 / 1024 / 10) * 10 + $over }' /proc/meminfo")
+    echo "the program will take $target MiB, $over MiB more than is available beside the work ($swap swap)"
     since=$(as_root 'date "+%F %T"')
     as_user "systemd-run --user --quiet --unit=nicer-fg --collect python3 -c 'import time
 chunks, got = [], 0
@@ -417,33 +432,40 @@ time.sleep(2)'" || { restore; die "starting the program"; }
     as_user 'nicer status' | sed -n '/memory rule/,+2p'
     [ "$high_during" != max ] && { [ "$high_before" = max ] || [ "$high_during" -lt "$high_before" ]; } ||
         { restore; die "the work's memory.high did not come down: $high_before, then $high_during"; }
-    poll_user 600 "nicer status --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)[\"instances_stopped\"] >= 1 else 1)'" ||
-        { as_user 'nicer status'; restore; die "the rule ended no instance of the work, with no swap to take its memory"; }
-    as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicerd.service | grep 'a PSI trigger woke the memory rule'" ||
-        { restore; die "no PSI trigger woke the memory rule"; }
+    if [ "$swap" = none ]; then
+        poll_user 600 "nicer status --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)[\"instances_stopped\"] >= 1 else 1)'" ||
+            { as_user 'nicer status'; restore; die "the rule ended no instance of the work, with no swap to take its memory"; }
+    fi
     poll_user 900 "! systemctl --user -q is-active nicer-fg.service" || { restore; die "the program did not end"; }
     as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicer-fg.service" | grep -q "the program got $target MiB" ||
         { restore; die "the program did not get its memory"; }
-    # Without swap the rule's stop races the kernel's OOM killer, which may take an instance too (one of six
-    # runs); anything but the work, never.
+    local journal
+    journal=$(as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicerd.service")
+    woke=$(echo "$journal" | grep -c 'a PSI trigger woke the memory rule' || true)
+    if [ "$swap" = swap ] && [ "$woke" -eq 0 ]; then
+        echo "$journal" | grep -i 'memory' | tail -n 20
+        restore; die "no PSI trigger woke the memory rule"
+    fi
     kills=$(as_root "journalctl -k -o cat --since '$since' | grep -E '^oom-kill:' || true")
     local unit=${cg#/sys/fs/cgroup}
     unit=${unit%/work} # the root idle slice: the work's unit, its host included
     if echo "$kills" | grep '^oom-kill:' | grep -v "task_memcg=${unit}/"; then
         restore; die "the OOM killer took something other than the work: $kills"
     fi
+    [ "$swap" = none ] || [ -z "$kills" ] || { restore; die "the kernel had to kill, with swap: $kills"; }
     local reclaims
-    reclaims=$(as_root "journalctl -o cat --since '$since' _UID=1000 _SYSTEMD_USER_UNIT=nicerd.service" |
-        sed -n 's/.*memory.reclaim of .* took \([0-9.]*\) ms/\1/p' | sort -n | tail -n1)
-    # Given back: the work thaws after resume-delay and the instance starts again one later, memory.high rises.
+    reclaims=$(echo "$journal" | sed -n 's/.*memory.reclaim of .* took \([0-9.]*\) ms/\1/p' | sort -n | tail -n1)
+    # Given back: the work thaws after resume-delay and a stopped instance starts again, memory.high rises.
     poll_user 1500 "nicer status --json | python3 -c 'import json, sys; sys.exit(0 if json.load(sys.stdin)[\"instances_stopped\"] == 0 else 1)'" ||
         { as_user 'nicer status'; restore; die "the stopped instance did not start again"; }
     poll_user 1500 "h=\$(cat $cg/memory.high); test \"\$h\" = max || test \"\$h\" -gt $high_during" ||
         { restore; die "memory.high did not rise again from $high_during"; }
-    figures="memory rule: memory.high $high_before, then $high_during under the program's stall; an instance ended, the program got $target MiB (100 more than was available), the kernel's OOM kills of the work: $(echo "$kills" | grep -c '^oom-kill:'), the longest memory.reclaim ${reclaims:-(none)} ms, the work given back"
-    echo "$figures" | tee -a "$out/figures.txt"
+    echo "memory rule, $swap swap: memory.high $high_before, then $high_during; the program got $target MiB ($over more than was available); $woke wake-ups by a PSI trigger; the kernel's OOM kills (of the work): $(echo "$kills" | grep -c '^oom-kill:'); the longest memory.reclaim ${reclaims:-(none)} ms; the work given back" |
+        tee -a "$out/figures.txt"
     restore
 }
+check_memory_rule_no_swap() { memory_rule_case none; }
+check_memory_rule_swap() { memory_rule_case swap; }
 
 # One user's work cannot take another's tasks: the volunteer's work makes threads until its unit's TasksMax
 # stops it, and a second user's work still starts in the shared slice.
@@ -1114,7 +1136,7 @@ run_checks() {
     check "root idle slice: BOINC's client runs there and nicerd reaches it over its GUI RPC" check_boinc_root_slice
     check "root idle slice: a program of the user's that holds the host's link keeps nothing once the user's manager ends" check_host_bound_to_manager
     check "root idle slice: the work dies first: oom_score_adj above every process of the user, and the OOM killer takes the work, not the session's program" check_oom_kills_work_first
-    check "root idle slice: the memory rule, woken by a PSI trigger, takes memory from the work first and gives it back" check_memory_rule
+    check "root idle slice, no swap: the memory rule ends an instance before the kernel must kill, and gives it back" check_memory_rule_no_swap
     check "root idle slice: with swap, the work may use half of it (memory.swap.max), and systemd-oomd may pick it (ManagedOOMSwap=kill)" check_swap_limit
     check "root idle slice: one user's work at its TasksMax leaves a second user's work room to start" check_tasks_bounded_per_user
     check "root idle slice: kill -9 of nicerd stops the work within seconds (the link)" check_kill9_root_slice
@@ -1131,7 +1153,7 @@ run_checks() {
     check "cpu.stat counts the bandwidth windows nicerd aligns to (nr_periods)" check_bandwidth_windows_counted
     check "pause freezes nicer.slice (cgroup.events frozen 1), resume thaws it" check_pause_freezes
     check "max-instances=1 freezes the second instance's unit (FreezeUnit), 0 thaws it" check_max_instances
-    check "user slice: the memory rule, woken by a PSI trigger, takes memory from the work first and gives it back" check_memory_rule
+    check "user slice, with swap: the memory rule, woken by a PSI trigger, takes memory from the work first and gives it back" check_memory_rule_swap
     check "user slice: with swap, the work may use half of it (MemorySwapMax), and systemd-oomd may pick it (ManagedOOMSwap=kill)" check_swap_limit
     check "systemd accounts the work's CPUUsageNSec" check_cpu_usage_nsec
     check "the usermanager integration tests pass with nothing skipped (FreezeUnit, CPUUsageNSec)" check_usermanager_integration_tests
