@@ -415,7 +415,9 @@ memory_rule_case() {
     high_before=$(as_user "cat $cg/memory.high")
     local target
     target=$(as_user "awk '/^MemAvailable:/ { print int(\$2 / 1024 / 10) * 10 + $over }' /proc/meminfo")
-    echo "the program will take $target MiB, $over MiB more than is available beside the work ($swap swap)"
+    local with="with swap"
+    [ "$swap" = swap ] || with="without swap"
+    echo "the program will take $target MiB, $over MiB more than is available beside the work ($with)"
     since=$(as_root 'date "+%F %T"')
     as_user "systemd-run --user --quiet --unit=nicer-fg --collect python3 -c 'import time
 chunks, got = [], 0
@@ -460,7 +462,7 @@ time.sleep(2)'" || { restore; die "starting the program"; }
         { as_user 'nicer status'; restore; die "the stopped instance did not start again"; }
     poll_user 1500 "h=\$(cat $cg/memory.high); test \"\$h\" = max || test \"\$h\" -gt $high_during" ||
         { restore; die "memory.high did not rise again from $high_during"; }
-    echo "memory rule, $swap swap: memory.high $high_before, then $high_during; the program got $target MiB ($over more than was available); $woke wake-ups by a PSI trigger; the kernel's OOM kills (of the work): $(echo "$kills" | grep -c '^oom-kill:'); the longest memory.reclaim ${reclaims:-(none)} ms; the work given back" |
+    echo "memory rule, $with: memory.high $high_before, then $high_during; the program got $target MiB ($over more than was available); $woke wake-ups by a PSI trigger; the kernel's OOM kills (of the work): $(echo "$kills" | grep -c '^oom-kill:'); the longest memory.reclaim ${reclaims:-(none)} ms; the work given back" |
         tee -a "$out/figures.txt"
     restore
 }
