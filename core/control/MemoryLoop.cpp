@@ -30,9 +30,13 @@ MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double sec
     // Without swap the kernel gives no stall before its cliff: the page cache goes quietly, then the
     // desktop hangs for seconds and the OOM killer acts (the guest: "some" 0 down to 27 MiB available, then
     // 14 s without a reading). So there, little memory available counts as a stall.
-    const bool pressed = now.outsideStall > allowed || scarce(now);
-    const bool calm = now.outsideStall < allowed / 2.0 && !scarce(now);
+    m_killed = now.oomKills > 0;
+    const bool pressed = now.outsideStall > allowed || scarce(now) || m_killed;
+    const bool calm = now.outsideStall < allowed / 2.0 && !scarce(now) && !m_killed;
     m_sinceStop += seconds;
+    if (m_killed) {
+        keepKilled(now);
+    }
     if (pressed) {
         m_pressedFor += seconds;
         m_calmFor = 0.0;
@@ -107,6 +111,21 @@ MemoryHold MemoryLoop::urgent(const MemoryReading& now, double allowed) {
     return hold(now, pressed, now.outsideStall < allowed / 2.0 && !scarce(now));
 }
 
+void MemoryLoop::keepKilled(const MemoryReading& now) {
+    m_frozen = true;
+    m_cap = 0.0;
+    const int instances = std::max(1, now.instances);
+    const int running = instances - m_stopped;
+    // What a killed instance held: the rest's share where some run on, else the ceiling's.
+    const auto each =
+        running > static_cast<int>(now.oomKills) && now.workBytes > 0
+            ? now.workBytes / static_cast<std::uint64_t>(running - static_cast<int>(now.oomKills))
+            : now.ceilingBytes / static_cast<std::uint64_t>(instances);
+    m_instanceBytes = std::max(m_instanceBytes, each);
+    m_stopped = std::min(instances, m_stopped + static_cast<int>(std::min<std::uint64_t>(now.oomKills, 64)));
+    m_sinceStop = 0.0;
+}
+
 void MemoryLoop::stopOne(const MemoryReading& now) {
     const auto running = static_cast<std::uint64_t>(std::max(1, now.instances - m_stopped));
     m_instanceBytes = std::max(m_instanceBytes, now.workBytes / running);
@@ -152,10 +171,11 @@ MemoryHold MemoryLoop::hold(const MemoryReading& now, bool pressed, bool calm) c
         return hold;
     }
     const std::string waited =
-        scarce(now) ? "only " + text::humanBytes(static_cast<double>(now.availableBytes)) +
-                          " of memory available and no swap"
-                    : "programs beside the work waited on memory " +
-                          text::shortNumber(std::round(now.outsideStall * 1000.0) / 10.0) + "% of the time";
+        m_killed      ? "the kernel's OOM killer took some of the work"
+        : scarce(now) ? "only " + text::humanBytes(static_cast<double>(now.availableBytes)) +
+                            " of memory available and no swap"
+                      : "programs beside the work waited on memory " +
+                            text::shortNumber(std::round(now.outsideStall * 1000.0) / 10.0) + "% of the time";
     std::string what;
     if (m_stopped > 0) {
         what = (m_stopped == 1 ? "1 instance" : std::to_string(m_stopped) + " instances") +

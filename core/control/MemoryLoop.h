@@ -20,6 +20,10 @@ struct MemoryReading {
     /// only where there is room. 0 and 0: not known, and it gives back on calm alone.
     std::uint64_t availableBytes = 0;
     std::uint64_t totalBytes = 0;
+    /// The work's processes the kernel's OOM killer took since the last reading (memory.events): memory ran
+    /// out faster than any reading (a program taking 800 MiB a second without swap). Each counts as an
+    /// instance the rule stopped, so that it is not started again into the same shortage.
+    std::uint64_t oomKills = 0;
 };
 
 /// How far the memory rule holds the work, from nothing to stopped instances.
@@ -113,6 +117,8 @@ private:
     bool scarce(const MemoryReading& now) const;
     /// One more instance stopped, the last first; what it held is remembered for its start again.
     void stopOne(const MemoryReading& now);
+    /// The instances the OOM killer took kept stopped, and the work frozen, as if the rule had stopped them.
+    void keepKilled(const MemoryReading& now);
 
     MemoryTuning m_tuning;
     std::uint64_t m_limit = 0; ///< 0: free
@@ -124,6 +130,7 @@ private:
     double m_sinceStop = 0.0; ///< seconds since the last instance stopped or started, or since the freeze
     std::uint64_t m_instanceBytes = 0; ///< what an instance held when the rule stopped one
     bool m_waitingForRoom = false;     ///< calm, but the machine has no room to give the work back
+    bool m_killed = false;             ///< the kernel's OOM killer took some of the work in this reading
 };
 
 } // namespace nicer::control

@@ -106,6 +106,11 @@ control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
         reading.availableBytes = figures->available;
         reading.totalBytes = figures->total;
     }
+    // memory.events counts the work's OOM kills, its descendants' included.
+    if (auto kills = kernel::readStatField(file(m_work, "memory.events"), "oom_kill")) {
+        reading.oomKills = m_oomKills && *kills > *m_oomKills ? *kills - *m_oomKills : 0;
+        m_oomKills = *kills;
+    }
     m_last = reading;
     return reading;
 }

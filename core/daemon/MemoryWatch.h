@@ -16,6 +16,7 @@
 #include <future>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,7 @@ private:
     std::uint64_t m_reclaimingBytes = 0;
     std::string m_readNote;
     control::MemoryReading m_last;
+    std::optional<std::uint64_t> m_oomKills; ///< memory.events' oom_kill of the work at the last reading
     std::string m_worst; ///< the cgroup beside the work that waited most in the last reading
 };
 

@@ -52,26 +52,6 @@ std::vector<std::string_view> words(std::string_view s) {
     return out;
 }
 
-/// The value of @p key in a flat keyed file such as cpu.stat ("key value" lines).
-Result<std::uint64_t> readStatField(const fs::path& file, std::string_view key) {
-    auto text = readTextFile(file);
-    if (!text) {
-        return text.error();
-    }
-    for (auto line : split(*text, '\n')) {
-        const auto fields = words(trim(line));
-        if (fields.size() == 2 && fields[0] == key) {
-            std::uint64_t value = 0;
-            if (!parseNumber(fields[1], value)) {
-                return Error{file.string() + ": " + std::string(key) + " '" + std::string(fields[1]) +
-                             "' is not a number"};
-            }
-            return value;
-        }
-    }
-    return Error{file.string() + " has no " + std::string(key) + " line"};
-}
-
 /// Mount points in mountinfo escape space, tab, newline and backslash as \ooo (octal).
 std::string unescapeOctal(std::string_view s) {
     std::string out;
@@ -127,6 +107,25 @@ Result<void> appendProcs(const fs::path& dir, std::vector<pid_t>& pids, bool mus
 }
 
 } // namespace
+
+Result<std::uint64_t> readStatField(const std::filesystem::path& file, std::string_view key) {
+    auto text = readTextFile(file);
+    if (!text) {
+        return text.error();
+    }
+    for (auto line : split(*text, '\n')) {
+        const auto fields = words(trim(line));
+        if (fields.size() == 2 && fields[0] == key) {
+            std::uint64_t value = 0;
+            if (!parseNumber(fields[1], value)) {
+                return Error{file.string() + ": " + std::string(key) + " '" + std::string(fields[1]) +
+                             "' is not a number"};
+            }
+            return value;
+        }
+    }
+    return Error{file.string() + " has no " + std::string(key) + " line"};
+}
 
 Result<CgroupLayout> CgroupLayout::parse(std::string_view mountinfo) {
     CgroupLayout layout;

@@ -12,6 +12,9 @@
 
 namespace nicer::kernel {
 
+/// The value of @p key in a flat keyed file such as cpu.stat or memory.events ("key value" lines).
+Result<std::uint64_t> readStatField(const std::filesystem::path& file, std::string_view key);
+
 /**
  * Where this machine mounts its cgroup hierarchies, and the kernel files of a given cgroup in them.
  *

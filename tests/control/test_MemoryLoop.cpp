@@ -124,6 +124,38 @@ TEST_CASE("without swap and with memory nearly gone, an instance is stopped at o
     CHECK(MemoryLoop().urgent(swap, kAllowed).instancesStopped == 0);
 }
 
+TEST_CASE("an instance the kernel's OOM killer took is kept stopped until there is room, not started into "
+          "the same shortage",
+          "[MemoryLoop]") {
+    MemoryLoop loop;
+    auto killed = reading(0.0, 1 * kGiB, false, 2);
+    killed.totalBytes = 8 * kGiB;
+    killed.availableBytes = 1 * kGiB;
+    killed.oomKills = 1;
+    const auto a = loop.step(killed, kAllowed, 1.0, 3.0);
+    CHECK(a.instancesStopped == 1);
+    CHECK(a.cap == 0.0);
+    CHECK(a.reason ==
+          "the kernel's OOM killer took some of the work: 1 instance stopped to free its memory (no "
+          "swap to take it), the work frozen, its memory held to 972.8 MiB");
+    // Calm, but no room for the instance (1 GiB) and 10% of the machine beyond it: it stays stopped.
+    auto calm = killed;
+    calm.oomKills = 0;
+    const auto calmFor = [&](int periods) {
+        MemoryHold hold;
+        for (int i = 0; i < periods; ++i) {
+            hold = loop.step(calm, kAllowed, 1.0, 3.0);
+        }
+        return hold;
+    };
+    const auto b = calmFor(30);
+    CHECK(b.instancesStopped == 1);
+    CHECK_THAT(b.reason, Catch::Contains("until 10% of the machine's memory is free"));
+    // The program ended: room, and the instance starts again.
+    calm.availableBytes = 4 * kGiB;
+    CHECK(calmFor(10).instancesStopped == 0);
+}
+
 TEST_CASE("with swap a frozen work's pages can leave: instances are stopped only if the stall stays on",
           "[MemoryLoop]") {
     MemoryLoop loop;
