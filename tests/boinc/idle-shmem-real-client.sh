@@ -112,8 +112,10 @@ legacy_detection() {
 }
 
 # The control: BOINC cannot see this X server itself (it runs as another user, in its own root), so input
-# alone leaves it "not in use": it looks for the object, falls back to its legacy detection and says so.
-for _ in $(seq 40); do
+# alone leaves it "not in use": it looks for the object, falls back to its legacy detection and says so. Its
+# first look comes once its start-up is done: within 20 s here, later on a cold CI machine just after the
+# chroot's bootstrap (one CI run did not see it in 40 looks), so the bound is 240 looks.
+for _ in $(seq 240); do
     input
     legacy_detection && break
     sleep 0.5
