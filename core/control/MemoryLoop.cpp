@@ -27,16 +27,8 @@ MemoryHold MemoryLoop::step(const MemoryReading& now, double allowed, double sec
         return {};
     }
     const auto& t = m_tuning;
-    // Without swap the kernel gives no stall before its cliff: the page cache goes quietly, then the
-    // desktop hangs for seconds and the OOM killer acts (the guest: "some" 0 down to 27 MiB available, then
-    // 14 s without a reading). So there, little memory available counts as a stall.
-    m_killed = now.oomKills > 0;
-    const bool pressed = now.outsideStall > allowed || scarce(now) || m_killed;
-    const bool calm = now.outsideStall < allowed / 2.0 && !scarce(now) && !m_killed;
+    const auto [pressed, calm] = assess(now, allowed);
     m_sinceStop += seconds;
-    if (m_killed) {
-        keepKilled(now);
-    }
     if (pressed) {
         m_pressedFor += seconds;
         m_calmFor = 0.0;
@@ -99,7 +91,7 @@ MemoryHold MemoryLoop::urgent(const MemoryReading& now, double allowed) {
     if (allowed <= 0.0 || now.ceilingBytes == 0) {
         return {};
     }
-    const bool pressed = now.outsideStall > allowed || scarce(now);
+    const auto [pressed, calm] = assess(now, allowed);
     if (pressed) {
         shrink(now, allowed);
         if (scarce(now) && m_stopped == 0) {
@@ -108,7 +100,20 @@ MemoryHold MemoryLoop::urgent(const MemoryReading& now, double allowed) {
             stopOne(now);
         }
     }
-    return hold(now, pressed, now.outsideStall < allowed / 2.0 && !scarce(now));
+    return hold(now, pressed, calm);
+}
+
+MemoryLoop::Assessment MemoryLoop::assess(const MemoryReading& now, double allowed) {
+    // Without swap the kernel gives no stall before its cliff: the page cache goes quietly, then the
+    // desktop hangs for seconds and the OOM killer acts (the guest: "some" 0 down to 27 MiB available, then
+    // 14 s without a reading). So there, little memory available counts as a stall, as does a kill.
+    m_killed = now.oomKills > 0;
+    if (m_killed) {
+        keepKilled(now);
+    }
+    const bool shortOfMemory = scarce(now) || m_killed;
+    return {.pressed = now.outsideStall > allowed || shortOfMemory,
+            .calm = now.outsideStall < allowed / 2.0 && !shortOfMemory};
 }
 
 void MemoryLoop::keepKilled(const MemoryReading& now) {

@@ -108,6 +108,12 @@ public:
     void reset() { *this = MemoryLoop(m_tuning); }
 
 private:
+    struct Assessment {
+        bool pressed = false; ///< over the stall allowed, short of memory without swap, or a kill
+        bool calm = false;    ///< under half the stall allowed, and neither short nor killed
+    };
+    /// What @p now says, the same for a period and a trigger; an OOM kill is kept as a stop here.
+    Assessment assess(const MemoryReading& now, double allowed);
     /// memory.high down from what the work holds, in proportion to the stall's excess over @p allowed.
     void shrink(const MemoryReading& now, double allowed);
     MemoryHold hold(const MemoryReading& now, bool pressed, bool calm) const;
