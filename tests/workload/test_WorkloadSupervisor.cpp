@@ -59,6 +59,15 @@ std::ptrdiff_t firstAction(const FakeUnitManager& units, const std::string& meth
     return found == actions.end() ? -1 : found - actions.begin();
 }
 
+/// @p unit was thawed, then stopped: a frozen task cannot act on its SIGTERM.
+void checkThawedBeforeStopped(const FakeUnitManager& units, const std::string& unit) {
+    const auto thaw = firstAction(units, "thawUnit", unit);
+    const auto stop = firstAction(units, "stopUnit", unit);
+    REQUIRE(thaw >= 0);
+    REQUIRE(stop >= 0);
+    CHECK(thaw < stop);
+}
+
 const WorkloadSupervisor::Instance& instance(const WorkloadSupervisor& supervisor, std::size_t index) {
     REQUIRE(supervisor.instances().size() > index);
     return supervisor.instances()[index];
@@ -536,11 +545,7 @@ TEST_CASE("limitRunning() freezes the last instances, holds one started again, a
     REQUIRE(frozen(3));
     units.clearCalls();
     REQUIRE(supervisor.stop().ok());
-    const auto thaw = firstAction(units, "thawUnit", "nicer-work-3.service");
-    const auto stop = firstAction(units, "stopUnit", "nicer-work-3.service");
-    REQUIRE(thaw >= 0);
-    REQUIRE(stop >= 0);
-    CHECK(thaw < stop);
+    checkThawedBeforeStopped(units, "nicer-work-3.service");
 }
 
 TEST_CASE("where the manager cannot freeze a unit, an instance is held with SIGSTOP every period, and "
@@ -615,11 +620,7 @@ TEST_CASE(
     CHECK(active(1));
     CHECK_FALSE(active(2));
     CHECK_FALSE(active(3));
-    const auto thaw = firstAction(units, "thawUnit", "nicer-work-3.service");
-    const auto stop = firstAction(units, "stopUnit", "nicer-work-3.service");
-    REQUIRE(thaw >= 0);
-    REQUIRE(stop >= 0);
-    CHECK(thaw < stop);
+    checkThawedBeforeStopped(units, "nicer-work-3.service");
     // Ended stays ended: no backoff starts them again.
     REQUIRE(supervisor.poll(t0 + 60s).ok());
     CHECK_FALSE(active(2));
