@@ -106,6 +106,17 @@ control::MemoryReading MemoryWatch::read(std::uint64_t ceiling, int instances) {
         reading.availableBytes = figures->available;
         reading.totalBytes = figures->total;
     }
+    // An ancestor's limit (an administrator's MemoryMax= on the user's slice, a container's) is the machine
+    // the work and the programs beside it share: room and shortage are counted within it.
+    const auto shared = kernel::tightestSharedLimit(m_root, m_besideOf);
+    m_limitNote.clear();
+    if (shared && (!figures || shared->available < figures->available)) {
+        reading.availableBytes = shared->available;
+        reading.totalBytes = figures ? std::min(figures->total, shared->limit) : shared->limit;
+        m_limitNote = "the work and the programs beside it share " + shared->cgroup + "'s limit of " +
+                      text::humanBytes(static_cast<double>(shared->limit)) + ", " +
+                      text::humanBytes(static_cast<double>(shared->available)) + " of it available";
+    }
     // memory.events counts the work's OOM kills, its descendants' included.
     if (auto kills = kernel::readStatField(file(m_work, "memory.events"), "oom_kill")) {
         reading.oomKills = m_oomKills && *kills > *m_oomKills ? *kills - *m_oomKills : 0;
@@ -231,7 +242,7 @@ void MemoryWatch::describe(api::DaemonState& state) const {
     state.workMemory = m_last.workBytes >> 20 << 20;
     state.workCanSwap = m_last.workCanSwap;
     std::string note = m_readNote;
-    for (const auto* part : {&m_triggerNote, &m_reclaimNote}) {
+    for (const auto* part : {&m_limitNote, &m_triggerNote, &m_reclaimNote}) {
         if (!part->empty()) {
             note += (note.empty() ? "" : "; ") + *part;
         }

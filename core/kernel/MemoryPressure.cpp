@@ -1,5 +1,6 @@
 #include "kernel/MemoryPressure.h"
 
+#include "kernel/CgroupLayout.h"
 #include "util/Text.h"
 #include "util/TextFile.h"
 
@@ -99,6 +100,37 @@ std::optional<std::uint64_t> readCgroupCount(const std::filesystem::path& file) 
         return std::nullopt;
     }
     return value;
+}
+
+std::optional<SharedLimit> tightestSharedLimit(const std::filesystem::path& unifiedRoot,
+                                               std::string_view besideOf) {
+    std::string path(besideOf);
+    while (path.size() > 1 && path.back() == '/') {
+        path.pop_back();
+    }
+    std::optional<SharedLimit> tightest;
+    while (path.size() > 1 && path.starts_with('/')) {
+        path = path.substr(0, path.rfind('/'));
+        if (path.empty()) {
+            break; // the root has no limit
+        }
+        const auto dir = unifiedRoot / std::filesystem::path(path).relative_path();
+        const auto max = readCgroupCount(dir / "memory.max");
+        const auto high = readCgroupCount(dir / "memory.high");
+        const auto current = readCgroupCount(dir / "memory.current");
+        if ((!max && !high) || !current) {
+            continue;
+        }
+        const std::uint64_t limit = std::min(max.value_or(UINT64_MAX), high.value_or(UINT64_MAX));
+        // Its page cache not yet used again is what it reclaims first, as MemAvailable counts the machine's.
+        const auto stat = readStatField(dir / "memory.stat", "inactive_file");
+        const std::uint64_t cache = stat ? *stat : 0;
+        const std::uint64_t available = (limit > *current ? limit - *current : 0) + std::min(cache, *current);
+        if (!tightest || available < tightest->available) {
+            tightest = SharedLimit{path, limit, std::min(available, limit)};
+        }
+    }
+    return tightest;
 }
 
 Result<void> reclaimMemory(const std::filesystem::path& file, std::uint64_t bytes) {

@@ -38,6 +38,18 @@ Result<std::vector<std::string>> cgroupsBeside(const std::filesystem::path& unif
 /// "max".
 std::optional<std::uint64_t> readCgroupCount(const std::filesystem::path& file);
 
+/// The tightest memory limit that the work shares with the programs beside it: of the ancestors of @p
+/// besideOf (not of @p besideOf itself, the work's own fence), the one whose memory.max or memory.high leaves
+/// the least.
+struct SharedLimit {
+    std::string cgroup;          ///< as a path like @p besideOf ("/user.slice/user-1000.slice")
+    std::uint64_t limit = 0;     ///< the smaller of its memory.max and memory.high
+    std::uint64_t available = 0; ///< what is left below it: the limit less memory.current, plus inactive_file
+};
+/// None where no ancestor sets a limit (the usual desktop: only the work's own slice is fenced).
+std::optional<SharedLimit> tightestSharedLimit(const std::filesystem::path& unifiedRoot,
+                                               std::string_view besideOf);
+
 /// Asks the kernel to reclaim @p bytes of the cgroup whose memory.reclaim is @p file (5.19 and later). A
 /// kernel that reclaimed less than asked (EAGAIN) is no error; the error says what was missing or refused.
 Result<void> reclaimMemory(const std::filesystem::path& file, std::uint64_t bytes);

@@ -152,3 +152,37 @@ TEST_CASE("a PSI trigger on a real cgroup fires when its tasks stall on memory",
     REQUIRE(totals.ok());
     CHECK(totals->someUSec >= 10'000);
 }
+
+TEST_CASE("the tightest limit the work shares is an ancestor's, never the work's own fence",
+          "[MemoryPressure]") {
+    const test::FakeCgroupTree tree;
+    const std::string user = "user.slice/user-1000.slice";
+    const std::string work = "/" + user + "/user@1000.service/nicer.slice";
+    tree.write(work.substr(1) + "/memory.max", "100\n"); // the work's own fence: not shared
+    tree.write(work.substr(1) + "/memory.current", "90\n");
+    CHECK_FALSE(kernel::tightestSharedLimit(tree.root(), work));
+
+    tree.write(user + "/user@1000.service/memory.max", "max\n");
+    tree.write(user + "/user@1000.service/memory.high", "max\n");
+    tree.write(user + "/user@1000.service/memory.current", "5000\n");
+    CHECK_FALSE(kernel::tightestSharedLimit(tree.root(), work)); // no limit set
+
+    tree.write(user + "/memory.max", "8000\n"); // an administrator's MemoryMax= on the user's slice
+    tree.write(user + "/memory.current", "6000\n");
+    tree.write(user + "/memory.stat", "anon 5000\ninactive_file 500\nactive_file 500\n");
+    auto shared = kernel::tightestSharedLimit(tree.root(), work + "/");
+    REQUIRE(shared);
+    CHECK(shared->cgroup == "/" + user);
+    CHECK(shared->limit == 8000);
+    CHECK(shared->available == 2500); // 2000 free below the limit, and 500 of cache not used again
+
+    tree.write("user.slice/memory.high", "7000\n"); // a wider limit with less left under it wins
+    tree.write("user.slice/memory.current", "6900\n");
+    shared = kernel::tightestSharedLimit(tree.root(), work);
+    REQUIRE(shared);
+    CHECK(shared->cgroup == "/user.slice");
+    CHECK(shared->available == 100);
+
+    tree.write("user.slice/memory.current", "7500\n"); // over memory.high: nothing left, not a wrap
+    CHECK(kernel::tightestSharedLimit(tree.root(), work)->available == 0);
+}
