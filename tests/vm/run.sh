@@ -379,44 +379,64 @@ check_oom_kills_work_first() {
 
 # The memory rule on the real kernel's PSI (pure cgroup v2, 2 GiB): the work holds 2 x 300 MiB, and a
 # program of the volunteer's (a user service, in the app.slice where nicerd may arm a PSI trigger) takes memory
-# up to more than the machine has available (MemAvailable, read with the work in), so that it cannot get it
-# unless the work lets memory go: 20 MiB every 0.25 s up to 200 MiB short of that, then 10 MiB every 0.5 s.
+# up to more than it has available beside the work, so that it cannot get it unless the work lets memory go:
+# 20 MiB every 0.25 s up to 200 MiB short of that, then 10 MiB every 0.5 s.
 # (A fixed 1200 MiB fitted beside the work on one CI run, from the page cache, and the rule rightly did nothing.)
 #
-# memory_rule_case swap: with a 1 GiB swap file, 300 MiB over. The kernel swaps, the programs beside the work
-# wait on it (PSI "some"), a trigger wakes nicerd, and the rule lowers the work's memory.high and asks
-# memory.reclaim: the work's pages go to swap (it may use half of it), the program gets its memory with no OOM
-# kill, and once it ended memory.high rises again. The period is 4 s, so that the trigger, not a period's
-# reading, is what acts first (at 1 s either may, and the check could not tell that a trigger woke the rule).
+# memory_rule_case swap: the user slice, with a 1 GiB swap file, in a memory-limited cgroup: root gives the
+# volunteer's user manager a MemoryMax= of what it holds with the work in, plus 500 MiB, as an administrator
+# of a shared machine would, and the program takes 300 MiB over that. The limit is what the work and the
+# program share, and nicerd counts room within it (its note says so). The program reclaims within the limit
+# itself and waits on it (PSI "some" of its own cgroup), a trigger wakes nicerd, and the rule lowers the
+# work's memory.high and asks memory.reclaim: the work's pages go to swap (it may use half of it), the program
+# gets its memory with no OOM kill, and once it ended memory.high rises again. The period is 4 s, so that the
+# trigger, not a period's reading, is what acts first (at 1 s either may, and the check could not tell that a
+# trigger woke the rule). Without the limit, against the machine's whole memory, the kernel swapped the idle
+# login session's pages and the stall landed there, in a scope the volunteer may not arm, or nowhere: the
+# check could not make a trigger certain.
 #
-# memory_rule_case none: no swap, 100 MiB over. The kernel shows no stall before its cliff here: "some" stayed
+# memory_rule_case none: the root idle slice, no swap, the machine's whole memory, 100 MiB over MemAvailable
+# (read with the work in). The kernel shows no stall before its cliff here: "some" stayed
 # 0 while MemAvailable fell to 27 MiB, then the guest hung 14 s and the OOM killer took an instance, before any
 # reading. So the rule also counts under 5% of the machine available as a stall where nothing can swap: it
 # freezes the work and ends an instance (a frozen task keeps its pages), the program gets its memory, and once
 # it ended the instance starts again and memory.high rises. The OOM killer may still take an instance of the
 # work in a race (it did in one of six runs before the 5% rule), never anything else.
 memory_rule_case() {
-    local swap=$1 cg high_before high_during since kills woke over period
-    cg=$(slice_cgroup)
+    local swap=$1 cg high_before high_during since kills woke over period touch
     if [ "$swap" = swap ]; then over=300 period=4; else over=100 period=1; fi
     restore() {
         use_demo_work
         as_user 'nicer set memory-share=0.25 resume-delay=60 period=1; systemctl --user stop nicer-fg.service' || true
-        [ "$swap" = none ] || as_root 'swapoff /swapfile; rm -f /swapfile' || true
+        [ "$swap" = none ] ||
+            as_root 'systemctl set-property --runtime user@1000.service MemoryMax=infinity; swapoff /swapfile; rm -f /swapfile' || true
     }
     if [ "$swap" = swap ]; then
         as_root 'fallocate -l 1G /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile' ||
             die "turning on a swap file"
     fi
     as_user "nicer set memory-share=1 resume-delay=3 memory-stall=0.01 period=$period" || { restore; die "nicer set"; }
-    use_test_work 2 memory 300 || { restore; die "starting the memory-holding work"; }
+    # With swap the work uses its memory, touching every page each second, as a task working on its data
+    # does: pages left untouched went to swap at no stall to anyone, the rule's help or not.
+    if [ "$swap" = swap ]; then touch=1; else touch=; fi
+    use_test_work 2 memory 300 $touch || { restore; die "starting the memory-holding work"; }
+    cg=$(slice_cgroup) # once nicerd runs in the placement: the user manager's nicer.slice exists only then
+    [ "$cg" != /sys/fs/cgroup ] || { restore; die "the work's slice has no cgroup"; }
     poll_user 1200 "test \$(cat $cg/memory.current) -gt \$((550 << 20))" ||
         { restore; die "the work did not come to hold 550 MiB: $(as_user "cat $cg/memory.current")"; }
     high_before=$(as_user "cat $cg/memory.high")
-    local target
-    target=$(as_user "awk '/^MemAvailable:/ { print int(\$2 / 1024 / 10) * 10 + $over }' /proc/meminfo")
-    local with="with swap"
-    [ "$swap" = swap ] || with="without swap"
+    local target with="without swap"
+    if [ "$swap" = swap ]; then
+        local manager=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service held
+        held=$(as_root "echo \$((\$(cat $manager/memory.current) >> 20))")
+        as_root "systemctl set-property --runtime user@1000.service MemoryMax=$((held + 500))M" ||
+            { restore; die "limiting the user manager's memory"; }
+        target=$((500 + over)) with="with swap, in the user manager's MemoryMax= of $((held + 500)) MiB"
+        poll_user 200 "nicer status | grep -q 'share .*user@1000.service.s limit'" ||
+            { as_user 'nicer status'; restore; die "nicerd does not count room within the user manager's limit"; }
+    else
+        target=$(as_user "awk '/^MemAvailable:/ { print int(\$2 / 1024 / 10) * 10 + $over }' /proc/meminfo")
+    fi
     echo "the program will take $target MiB, $over MiB more than is available beside the work ($with)"
     since=$(as_root 'date "+%F %T"')
     as_user "systemd-run --user --quiet --unit=nicer-fg --collect python3 -c 'import time

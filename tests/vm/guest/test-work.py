@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Runs in the guest as the volunteer work of a check (nicerd.conf's workload), until it is stopped.
 
-Usage: test-work.py memory MIB    holds MIB MiB of memory, every page touched
+Usage: test-work.py memory MIB [EVERY]
+                                  holds MIB MiB of memory, every page touched; with EVERY (seconds), touched
+                                  again that often, as a task that works on its data keeps it in use
        test-work.py threads       makes threads until the kernel refuses one (the unit's TasksMax), and holds them
 """
 import sys
@@ -11,8 +13,14 @@ import time
 
 def main():
     if sys.argv[1:2] == ["memory"]:
-        held = b"w" * (int(sys.argv[2]) << 20)
+        held = bytearray(b"w") * (int(sys.argv[2]) << 20)
         print(f"holding {len(held) >> 20} MiB", flush=True)
+        if len(sys.argv) > 3:
+            every, pages, value = float(sys.argv[3]), len(held[::4096]), 0
+            while True:
+                value = (value + 1) % 256
+                held[::4096] = bytes([value]) * pages  # one byte of each page, in C
+                time.sleep(every)
     elif sys.argv[1:] == ["threads"]:
         threading.stack_size(65536)
         count = 0
