@@ -46,8 +46,9 @@ packages=(
     upower umockdev gir1.2-umockdev-1.0 python3-gi power-profiles-daemon gamemode
     clang-tidy # tests/lint: clang-tidy over core/ and app/
     # dev.sh fuzz: the libFuzzer targets of tests/fuzz need clang; libFuzzer and the sanitizers' runtimes
-    # are in libclang-rt-14-dev (clang only recommends it); llvm's llvm-symbolizer names a report's frames
-    clang libclang-rt-14-dev llvm
+    # are in libclang-rt-14-dev (clang only recommends it); llvm's llvm-symbolizer names a report's frames;
+    # lld links that build's 38 executables in a quarter of ld's time
+    clang libclang-rt-14-dev llvm lld
     # the package: manual pages, icons, shlibdeps, and the checks on the .deb and its metadata
     help2man librsvg2-bin dpkg-dev file lintian desktop-file-utils appstream imagemagick
     flatpak-builder python3-yaml # packaging/flatpak/validate.sh: the manifest, offline
@@ -131,10 +132,11 @@ package_nicer() {
 # One clang build (build-sanitize) for the sanitizers and the fuzzers: AddressSanitizer (with LeakSanitizer) and
 # UndefinedBehaviorSanitizer on everything (NICER_SANITIZE), libFuzzer's coverage with them (NICER_FUZZ),
 # unoptimized with line tables only (-O0 -g1). clang compiles it in about half of GCC's time at -O0, and the
-# core's files are compiled once for both. Asserts on.
+# core's files are compiled once for both. Asserts on. Linked by lld: ld took 3.5 s for one test executable
+# with the sanitizers' runtimes, lld 0.8 s, and the build links 38 of them, beside the guest.
 sanitize_build() {
     cmake -S "$root" -B "$san_dir" -G Ninja "${cache_flags[@]}" -DCMAKE_CXX_COMPILER=clang++ \
-        -DCMAKE_C_COMPILER=clang -DNICER_SANITIZE=ON \
+        -DCMAKE_C_COMPILER=clang -DNICER_SANITIZE=ON -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld \
         -DNICER_FUZZ=ON -DNICER_BUILD_TESTS=ON -DNICER_WERROR=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1"
     cmake --build "$san_dir" --parallel "$(nproc)" --target "$@"
