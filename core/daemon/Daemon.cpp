@@ -263,10 +263,12 @@ control::MemoryReading Daemon::readMemory(control::Presence presence) {
 }
 
 void Daemon::applyMemoryHold(const control::MemoryHold& hold, control::Presence presence) {
-    m_slice->followMemoryShare(control::profileFor(m_loop->params(), presence).memoryShare, hold.limitBytes);
+    // The reclaim first: it runs on its own thread, while MemoryHigh waits on the manager, which in the user
+    // slice shares the memory under pressure (the guest's check saw SetUnitProperties time out there).
     if (m_memory) {
         m_memory->reclaim(hold.reclaimBytes);
     }
+    m_slice->followMemoryShare(control::profileFor(m_loop->params(), presence).memoryShare, hold.limitBytes);
     m_supervisor->keepEnded(hold.instancesStopped);
 }
 
