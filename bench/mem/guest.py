@@ -19,7 +19,10 @@ Each run prints one JSON line: the program's pass times, its cgroup's PSI "full"
 work's CPU seconds per second over 15 s before the program starts (its throughput when the program needs no
 memory) and the OOM kills, each with whether it took the work.
 
-Usage: guest.py [--repetitions N] [--policies a,b,...]     (the bench; prints JSON lines)
+With --swap MIB the same runs have a swap file of that size: the work's pages may then leave memory (the rule
+lowers its memory.high and asks memory.reclaim), and the kernel's pressure shows before its cliff.
+
+Usage: guest.py [--repetitions N] [--policies a,b,...] [--swap MIB]   (the bench; prints JSON lines)
        guest.py --program MIB PASSES                        (the program; run as the volunteer)
 """
 import argparse
@@ -185,9 +188,12 @@ def main():
     parser.add_argument("--program", nargs=2, type=int, metavar=("MIB", "PASSES"))
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--policies", default="alone,none,fence,boinc,rule")
+    parser.add_argument("--swap", type=int, default=0, metavar="MIB")
     args = parser.parse_args()
     if args.program:
         return program(*args.program)
+    if args.swap:
+        sh(f"fallocate -l {args.swap}M /swapfile && chmod 600 /swapfile && mkswap -q /swapfile && swapon /swapfile")
     as_user("systemctl --user stop nicerd.service", check=False)
     sh("systemctl stop boinc-client.service", check=False)
     program_mib = (meminfo("MemAvailable") >> 20) - 400
@@ -195,9 +201,12 @@ def main():
         for policy in args.policies.split(","):
             result = run_once(policy, program_mib)
             result["repetition"] = repetition
+            result["swap_mib"] = args.swap
             print(json.dumps(result), flush=True)
             print(f"bench-mem: {policy} {repetition}: {result}", file=sys.stderr, flush=True)
     as_user("rm -f ~/.config/nicer/nicerd.conf", check=False)
+    if args.swap:
+        sh("swapoff /swapfile; rm -f /swapfile", check=False)
 
 
 if __name__ == "__main__":
