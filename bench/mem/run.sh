@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The memory bench class: bench/mem/guest.py in the Debian 12 guest (pure cgroup v2, 2 GiB, no swap; this
+# The memory bench class: bench/mem/guest.py in the Debian 12 guest (pure cgroup v2, 2 GiB, no swap unless --swap; this
 # machine's memory controller is on v1, with no memory.high), then its table (bench/mem/report.py).
-# Not part of CI: about 25 minutes under TCG for 3 repetitions. Needs root, as tests/vm/run.sh does.
+# Not part of CI: about 14 minutes under TCG for 3 repetitions. Needs root, as tests/vm/run.sh does.
 #
 # Usage: bench/mem/run.sh [--deb FILE] [--out DIR] [-- GUEST_ARGS...]   (GUEST_ARGS: --repetitions N, --policies a,b, --swap MIB)
 set -euo pipefail
