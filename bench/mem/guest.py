@@ -14,6 +14,8 @@ beside the work only if the work lets 300 MiB go. Policies, one after the other 
           machine's, its largest task is taken out of memory (killed, to resume from its checkpoint), and
           started again once it fits
   rule    nicerd with the memory rule (memory-stall=0.01, the default)
+  default nicerd as installed: the memory rule, and the profile's memory-share (25% of the machine while
+          you're here, up to the fence while away), resume-delay 60 s
 
 Each run prints one JSON line: the program's pass times, its cgroup's PSI "full" stall over the passes, the
 work's CPU seconds per second over 15 s before the program starts (its throughput when the program needs no
@@ -71,10 +73,15 @@ def cpu_usec(cgroup):
         return 0
 
 
-def wait_until(predicate, seconds):
-    deadline = time.monotonic() + seconds
+def wait_work_settled(cgroup, seconds):
+    """Whether the work came to hold its whole working set, or as much as its limits let it (default's
+    memory-share holds it under that: over 200 MiB and no more than 8 MiB more in the last 3 s)."""
+    history, deadline = [], time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if predicate():
+        history = history[-15:] + [read_int(f"{cgroup}/memory.current")]
+        if history[-1] > INSTANCES * WORK_MIB - 50 << 20:
+            return True
+        if len(history) == 16 and history[-1] > 200 << 20 and history[-1] - history[0] < 8 << 20:
             return True
         time.sleep(0.2)
     return False
@@ -98,11 +105,18 @@ def program(mib, passes):
     print(json.dumps({"pass_s": times, "full_stall_s": (full_usec() - before) / 1e6}), flush=True)
 
 
-def nicer_conf(stall):
+def nicer_conf(settings):
     workload = json.dumps(["/usr/bin/stress-ng", "--vm", "1", "--vm-bytes", f"{WORK_MIB}M", "--vm-keep"])
     as_user(f"mkdir -p ~/.config/nicer; printf '%s\\n' 'instances = {INSTANCES}' 'workload = {workload}' "
-            f">~/.config/nicer/nicerd.conf; systemctl --user restart nicerd.service; "
-            f"nicer set memory-share=1 away-memory-share=1 memory-stall={stall} resume-delay=3")
+            f">~/.config/nicer/nicerd.conf; systemctl --user restart nicerd.service; nicer set {settings}")
+
+
+# Each nicerd policy's parameters, all of them set, since `nicer set` keeps them across restarts.
+NICER_POLICIES = {
+    "fence": "memory-share=1 away-memory-share=1 memory-stall=0 resume-delay=3",
+    "rule": "memory-share=1 away-memory-share=1 memory-stall=0.01 resume-delay=3",
+    "default": "memory-share=0.25 away-memory-share=1 memory-stall=0.01 resume-delay=60",
+}
 
 
 class BoincRule:
@@ -152,7 +166,7 @@ def start_work(policy):
                check=False)
 
         return PLAIN_WORK, stop
-    nicer_conf(0 if policy == "fence" else 0.01)
+    nicer_conf(NICER_POLICIES[policy])
     return NICER_WORK, lambda: as_user("systemctl --user stop nicerd.service", check=False)
 
 
@@ -163,11 +177,13 @@ def run_once(policy, program_mib):
     cgroup, stop = (None, None) if policy == "alone" else start_work(policy)
     try:
         if cgroup:
-            full = INSTANCES * WORK_MIB - 50 << 20
-            result["work_filled"] = wait_until(lambda: read_int(f"{cgroup}/memory.current") > full, 180)
+            result["work_filled"] = wait_work_settled(cgroup, 180)
+            result["work_mib"] = read_int(f"{cgroup}/memory.current") >> 20
             first = cpu_usec(cgroup)
             time.sleep(15)
             result["work_cpu"] = (cpu_usec(cgroup) - first) / 15e6
+            if policy in NICER_POLICIES:  # whether the profile for while you're here held
+                result["you"] = as_user("nicer status | sed -n 's/^  you *//p'", check=False).strip()
         out = as_user(f"systemd-run --user --quiet --wait --pipe --collect --unit=bench-program python3 "
                       f"/usr/local/bin/bench-mem --program {program_mib} {PASSES}", check=False)
         try:
@@ -187,7 +203,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--program", nargs=2, type=int, metavar=("MIB", "PASSES"))
     parser.add_argument("--repetitions", type=int, default=3)
-    parser.add_argument("--policies", default="alone,none,fence,boinc,rule")
+    parser.add_argument("--policies", default="alone,none,fence,boinc,rule,default")
     parser.add_argument("--swap", type=int, default=0, metavar="MIB")
     args = parser.parse_args()
     if args.program:
