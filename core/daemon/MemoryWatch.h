@@ -110,8 +110,7 @@ private:
     std::future<std::pair<Result<void>, double>> m_reclaiming;
     std::uint64_t m_reclaimingBytes = 0;
     std::string m_readNote;
-    std::string
-        m_limitNote; ///< an ancestor's limit the work shares with the programs beside it, if one is tighter
+    std::string m_limitNote; ///< the tighter limit of an ancestor, which the work shares with the programs
     control::MemoryReading m_last;
     std::optional<std::uint64_t> m_oomKills; ///< memory.events' oom_kill of the work at the last reading
     std::string m_worst; ///< the cgroup beside the work that waited most in the last reading
