@@ -107,11 +107,11 @@ MemoryLoop::Assessment MemoryLoop::assess(const MemoryReading& now, double allow
     // Without swap the kernel gives no stall before its cliff: the page cache goes quietly, then the
     // desktop hangs for seconds and the OOM killer acts (the guest: "some" 0 down to 27 MiB available, then
     // 14 s without a reading). So there, little memory available counts as a stall, as does a kill.
-    m_killed = now.oomKills > 0;
-    if (m_killed) {
+    const bool killed = now.oomKills > 0;
+    if (killed) {
         keepKilled(now);
     }
-    const bool shortOfMemory = scarce(now) || m_killed;
+    const bool shortOfMemory = scarce(now) || killed;
     return {.pressed = now.outsideStall > allowed || shortOfMemory,
             .calm = now.outsideStall < allowed / 2.0 && !shortOfMemory};
 }
@@ -176,8 +176,8 @@ MemoryHold MemoryLoop::hold(const MemoryReading& now, bool pressed, bool calm) c
         return hold;
     }
     const std::string waited =
-        m_killed      ? "the kernel's OOM killer took some of the work"
-        : scarce(now) ? "only " + text::humanBytes(static_cast<double>(now.availableBytes)) +
+        now.oomKills > 0 ? "the kernel's OOM killer took some of the work"
+        : scarce(now)    ? "only " + text::humanBytes(static_cast<double>(now.availableBytes)) +
                             " of memory available and no swap"
                       : "programs beside the work waited on memory " +
                             text::shortNumber(std::round(now.outsideStall * 1000.0) / 10.0) + "% of the time";

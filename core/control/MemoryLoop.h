@@ -136,7 +136,6 @@ private:
     double m_sinceStop = 0.0; ///< seconds since the last instance stopped or started, or since the freeze
     std::uint64_t m_instanceBytes = 0; ///< what an instance held when the rule stopped one
     bool m_waitingForRoom = false;     ///< calm, but the machine has no room to give the work back
-    bool m_killed = false;             ///< the kernel's OOM killer took some of the work in this reading
 };
 
 } // namespace nicer::control

@@ -26,6 +26,15 @@ Result<std::uint64_t> lineTotal(std::string_view line) {
     return Error{"no total= in '" + std::string(line) + "'"};
 }
 
+/// @p cgroup without its trailing slashes ("/" stays "/").
+std::string withoutTrailingSlash(std::string_view cgroup) {
+    std::string path(cgroup);
+    while (path.size() > 1 && path.back() == '/') {
+        path.pop_back();
+    }
+    return path;
+}
+
 } // namespace
 
 Result<PressureTotals> parsePressure(std::string_view text) {
@@ -64,10 +73,7 @@ Result<PressureTotals> readPressure(const std::filesystem::path& file) {
 
 Result<std::vector<std::string>> cgroupsBeside(const std::filesystem::path& unifiedRoot,
                                                std::string_view work) {
-    std::string path(work);
-    while (path.size() > 1 && path.back() == '/') {
-        path.pop_back();
-    }
+    std::string path = withoutTrailingSlash(work);
     if (!path.starts_with('/') || path.size() == 1) {
         return Error{"the work's cgroup '" + std::string(work) + "' is not below the root"};
     }
@@ -104,10 +110,7 @@ std::optional<std::uint64_t> readCgroupCount(const std::filesystem::path& file) 
 
 std::optional<SharedLimit> tightestSharedLimit(const std::filesystem::path& unifiedRoot,
                                                std::string_view besideOf) {
-    std::string path(besideOf);
-    while (path.size() > 1 && path.back() == '/') {
-        path.pop_back();
-    }
+    std::string path = withoutTrailingSlash(besideOf);
     std::optional<SharedLimit> tightest;
     while (path.size() > 1 && path.starts_with('/')) {
         path = path.substr(0, path.rfind('/'));
