@@ -171,7 +171,7 @@ SystemdSliceActuator::SystemdSliceActuator(usermanager::UnitManager& units, kern
 Result<void> SystemdSliceActuator::apply(double quota, int cpuCount) {
     // The answers to earlier periods' quotas, which nicerd's loop did not wait for. One that systemd refused,
     // or did not answer in time, is not in force: it is sent again, and its failure is this period's.
-    const auto writes = m_units.takePropertyWrites(m_slice);
+    const auto writes = m_units.takePropertyWrites(m_slice, "CPUQuotaPerSecUSec");
     if (!writes.failure) {
         m_appliedUSec = kQuotaUnknown;
     }

@@ -229,10 +229,13 @@ void SystemdUnitManager::drain() {
             // What was on its way on the old connection is lost (its slots go before it): sent again by
             // whoever takes the failure.
             for (auto& [unit, writes] : m_writes) {
-                if (writes.inFlight || !writes.queued.empty()) {
-                    writes.failure = Error{callName("SetUnitProperties", unit) +
-                                           ": the user bus closed before systemd answered"};
+                std::vector<std::string> lost =
+                    writes.inFlight ? writes.inFlightOf : std::vector<std::string>{};
+                for (const auto& property : writes.queued) {
+                    lost.push_back(property.name);
                 }
+                writes.fail(lost, Error{callName("SetUnitProperties", unit) +
+                                        ": the user bus closed before systemd answered"});
                 writes.inFlight.reset();
                 writes.queued.clear();
             }
@@ -513,7 +516,11 @@ void SystemdUnitManager::setUnitPropertiesAsync(const std::string& name, const P
     auto& writes = m_writes[name];
     if (!m_event) {
         // No loop to take the answer: written at once.
-        writes.failure = setUnitProperties(name, props);
+        std::vector<std::string> names;
+        for (const auto& property : props) {
+            names.push_back(property.name);
+        }
+        writes.fail(names, setUnitProperties(name, props));
         return;
     }
     drain();
@@ -539,10 +546,14 @@ void SystemdUnitManager::sendQueued(UnitWrites& writes) {
         return;
     }
     const Properties props = std::exchange(writes.queued, {});
+    writes.inFlightOf.clear();
+    for (const auto& property : props) {
+        writes.inFlightOf.push_back(property.name);
+    }
     const auto what = callName("SetUnitProperties", writes.unit);
     auto call = propertiesCall(writes.unit, props, what);
     if (!call) {
-        writes.failure = call.error();
+        writes.fail(writes.inFlightOf, call.error());
         return;
     }
     sd_bus_slot* raw = nullptr;
@@ -550,7 +561,14 @@ void SystemdUnitManager::sendQueued(UnitWrites& writes) {
                                     &writes, kWriteTimeoutUSec);
     writes.inFlight.reset(raw);
     if (r < 0) {
-        writes.failure = libsystemd::busError(what, r);
+        writes.fail(writes.inFlightOf, libsystemd::busError(what, r));
+    }
+}
+
+void SystemdUnitManager::UnitWrites::fail(const std::vector<std::string>& names,
+                                          const Result<void>& failure) {
+    for (const auto& name : names) {
+        failures[name] = failure;
     }
 }
 
@@ -559,25 +577,33 @@ int SystemdUnitManager::onWriteAnswered(sd_bus_message* reply, void* userdata, s
     try {
         // An error reply is systemd's refusal, or the one sd-bus makes up for a timeout or a closed bus.
         const sd_bus_error* error = sd_bus_message_get_error(reply);
-        writes.failure = error ? libsystemd::busError(callName("SetUnitProperties", writes.unit),
-                                                      -sd_bus_message_get_errno(reply), error)
-                               : Result<void>{};
+        writes.fail(writes.inFlightOf, error
+                                           ? libsystemd::busError(callName("SetUnitProperties", writes.unit),
+                                                                  -sd_bus_message_get_errno(reply), error)
+                                           : Result<void>{});
         writes.inFlight.reset(); // sd-bus holds the slot while this runs
         writes.owner->sendQueued(writes);
     } catch (...) {
-        writes.failure = Error{"out of memory"};
+        writes.fail(writes.inFlightOf, Error{"out of memory"});
     }
     return 0;
 }
 
-PropertyWrites SystemdUnitManager::takePropertyWrites(const std::string& name) {
+PropertyWrites SystemdUnitManager::takePropertyWrites(const std::string& name, const std::string& property) {
     const auto found = m_writes.find(name);
     if (found == m_writes.end()) {
         return {};
     }
     auto& writes = found->second;
-    return PropertyWrites{std::exchange(writes.failure, Result<void>{}),
-                          writes.inFlight != nullptr || !writes.queued.empty()};
+    const auto named = [&](const std::string& n) { return n == property; };
+    const bool pending = (writes.inFlight != nullptr &&
+                          std::any_of(writes.inFlightOf.begin(), writes.inFlightOf.end(), named)) ||
+                         std::any_of(writes.queued.begin(), writes.queued.end(),
+                                     [&](const Property& q) { return named(q.name); });
+    auto failure = writes.failures.find(property);
+    return PropertyWrites{failure == writes.failures.end() ? Result<void>{}
+                                                           : std::exchange(failure->second, Result<void>{}),
+                          pending};
 }
 
 Result<void> SystemdUnitManager::stopUnit(const std::string& name, bool wait) {

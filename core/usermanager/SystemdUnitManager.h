@@ -54,7 +54,7 @@ public:
     Result<void> startUnit(const std::string& name, bool wait) override;
     Result<void> setUnitProperties(const std::string& name, const Properties& props) override;
     void setUnitPropertiesAsync(const std::string& name, const Properties& props) override;
-    PropertyWrites takePropertyWrites(const std::string& name) override;
+    PropertyWrites takePropertyWrites(const std::string& name, const std::string& property) override;
     Result<void> stopUnit(const std::string& name, bool wait) override;
     Result<void> freezeUnit(const std::string& name) override;
     Result<void> thawUnit(const std::string& name) override;
@@ -103,9 +103,13 @@ private:
     struct UnitWrites {
         SystemdUnitManager* owner = nullptr;
         std::string unit;
-        libsystemd::BusSlotPtr inFlight; ///< the write on its way, until answered
-        Properties queued;               ///< what goes next once it is answered, newest values only
-        Result<void> failure;            ///< the latest answered write's failure, until taken
+        libsystemd::BusSlotPtr inFlight;     ///< the write on its way, until answered
+        std::vector<std::string> inFlightOf; ///< the properties it carries
+        Properties queued;                   ///< what goes next once it is answered, newest values only
+        /// By property: the latest answered write's failure, until taken.
+        std::map<std::string, Result<void>> failures;
+        /// @p failure for each of @p names.
+        void fail(const std::vector<std::string>& names, const Result<void>& failure);
     };
     /// Sends @p writes' queued properties.
     void sendQueued(UnitWrites& writes);

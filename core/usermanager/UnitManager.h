@@ -62,7 +62,7 @@ using Properties = std::vector<Property>;
 /// CPUUsageNSec's value when systemd has no accounting data for the unit.
 inline constexpr std::uint64_t kNoUsage = UINT64_MAX;
 
-/// How the asynchronous property writes to one unit stand (UnitManager::takePropertyWrites).
+/// How the asynchronous writes of one property of one unit stand (UnitManager::takePropertyWrites).
 struct PropertyWrites {
     /// The latest answered write's failure, when it failed: systemd refused it, or did not answer in time.
     Result<void> failure;
@@ -86,13 +86,15 @@ public:
     /// SetUnitProperties(name, runtime = true, props).
     virtual Result<void> setUnitProperties(const std::string& name, const Properties& props) = 0;
     /// SetUnitProperties without waiting for the answer, for a value written again and again (the quota of
-    /// every period): at most one such write per unit is on its way, and a newer one replaces the values a
-    /// queued one would write, so a slow manager is never sent stale values. Its outcome is taken with
-    /// takePropertyWrites(). A synchronous setUnitProperties() made later wins over a queued write.
+    /// every period, the memory rule's MemoryHigh): at most one such write per unit is on its way, and a
+    /// newer one replaces the values a queued one would write, so a slow manager is never sent stale values.
+    /// Its outcome is taken with takePropertyWrites(), property by property. A synchronous
+    /// setUnitProperties() made later wins over a queued write.
     virtual void setUnitPropertiesAsync(const std::string& name, const Properties& props) = 0;
-    /// How the asynchronous writes to @p name stand: the failure of the latest one answered since the last
-    /// call (reported once), and whether one is still on its way.
-    virtual PropertyWrites takePropertyWrites(const std::string& name) = 0;
+    /// How the asynchronous writes of @p property to @p name stand: the failure of the latest one answered
+    /// since the last call (reported once), and whether one is still on its way. Each property's writer
+    /// takes its own (the quota's failure holds the work by SIGSTOP; MemoryHigh's is only said).
+    virtual PropertyWrites takePropertyWrites(const std::string& name, const std::string& property) = 0;
     /// StopUnit(name, "replace"); with @p wait, returns once the stop job has finished.
     virtual Result<void> stopUnit(const std::string& name, bool wait) = 0;
     virtual Result<void> freezeUnit(const std::string& name) = 0;

@@ -341,14 +341,18 @@ void WorkHostUnits::setUnitPropertiesAsync(const std::string& name, const Proper
         m_user.setUnitPropertiesAsync(name, props);
         return;
     }
-    m_sliceWrite = setUnitProperties(name, props);
+    const auto written = setUnitProperties(name, props);
+    for (const auto& property : props) {
+        m_sliceWrites[property.name] = written;
+    }
 }
 
-usermanager::PropertyWrites WorkHostUnits::takePropertyWrites(const std::string& name) {
+usermanager::PropertyWrites WorkHostUnits::takePropertyWrites(const std::string& name,
+                                                              const std::string& property) {
     if (!isSlice(name)) {
-        return m_user.takePropertyWrites(name);
+        return m_user.takePropertyWrites(name, property);
     }
-    return {std::exchange(m_sliceWrite, Result<void>{}), false};
+    return {std::exchange(m_sliceWrites[property], Result<void>{}), false};
 }
 
 Result<void> WorkHostUnits::stopUnit(const std::string& name, bool wait) {

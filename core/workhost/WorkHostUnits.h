@@ -63,7 +63,8 @@ public:
     /// The slice's are written to its leaf's files at once (no bus to wait on); the others go to the user
     /// manager.
     void setUnitPropertiesAsync(const std::string& name, const usermanager::Properties& props) override;
-    usermanager::PropertyWrites takePropertyWrites(const std::string& name) override;
+    usermanager::PropertyWrites takePropertyWrites(const std::string& name,
+                                                   const std::string& property) override;
     Result<void> stopUnit(const std::string& name, bool wait) override;
     Result<void> freezeUnit(const std::string& name) override;
     Result<void> thawUnit(const std::string& name) override;
@@ -113,7 +114,8 @@ private:
     std::uint64_t m_quotaPerSecUSec = UINT64_MAX;
     std::uint64_t m_quotaPeriodUSec = 100'000;
     std::map<std::string, std::string> m_leafFiles; ///< what was written to the leaf, to write again
-    Result<void> m_sliceWrite; ///< the failure of setUnitPropertiesAsync() on the slice, until taken
+    /// By property: the failure of setUnitPropertiesAsync() on the slice, until taken.
+    std::map<std::string, Result<void>> m_sliceWrites;
 };
 
 } // namespace nicer::workhost

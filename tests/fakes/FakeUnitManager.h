@@ -115,10 +115,14 @@ public:
     /// Answered at once, like a manager that answers between two periods; a failure that fail() stages for
     /// "setUnitPropertiesAsync" is told by the next takePropertyWrites(), as systemd's would be.
     void setUnitPropertiesAsync(const std::string& name, const usermanager::Properties& props) override {
-        m_writeFailures[name] = record({"setUnitPropertiesAsync", name, props, false, 0});
+        const auto written = record({"setUnitPropertiesAsync", name, props, false, 0});
+        for (const auto& property : props) {
+            m_writeFailures[name + " " + property.name] = written;
+        }
     }
-    usermanager::PropertyWrites takePropertyWrites(const std::string& name) override {
-        return {std::exchange(m_writeFailures[name], Result<void>{}), writesPending};
+    usermanager::PropertyWrites takePropertyWrites(const std::string& name,
+                                                   const std::string& property) override {
+        return {std::exchange(m_writeFailures[name + " " + property], Result<void>{}), writesPending};
     }
     Result<void> stopUnit(const std::string& name, bool wait) override {
         if (auto failed = record({"stopUnit", name, {}, wait, 0}); !failed) {
@@ -229,7 +233,8 @@ private:
     std::vector<UnitCall> m_calls;
     std::map<std::string, FakeUnit> m_units;
     std::map<std::string, Failure> m_failures;
-    std::map<std::string, Result<void>> m_writeFailures; ///< by unit, until taken
+    std::map<std::string, Result<void>>
+        m_writeFailures; ///< by unit and property ("a.slice MemoryHigh"), until taken
 };
 
 } // namespace nicer::test

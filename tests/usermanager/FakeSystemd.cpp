@@ -49,27 +49,33 @@ int jobCall(sd_bus_message* call, void* userdata, Body&& body) {
     });
 }
 
-/// The CPUQuotaPerSecUSec among SetUnitProperties' a(sv), 0 when it sets none.
-std::uint64_t quotaIn(sd_bus_message* call) {
+/// What SetUnitProperties' a(sv) sets: the names, and CPUQuotaPerSecUSec (0 when it sets none).
+struct PropertiesSet {
+    std::vector<std::string> names;
     std::uint64_t quota = 0;
+};
+
+PropertiesSet propertiesIn(sd_bus_message* call) {
+    PropertiesSet set;
     if (sd_bus_message_enter_container(call, SD_BUS_TYPE_ARRAY, "(sv)") <= 0) {
-        return 0;
+        return set;
     }
     while (sd_bus_message_enter_container(call, SD_BUS_TYPE_STRUCT, "sv") > 0) {
         const char* name = nullptr;
         const char* contents = nullptr;
         if (sd_bus_message_read(call, "s", &name) < 0 ||
             sd_bus_message_peek_type(call, nullptr, &contents) < 0) {
-            return 0;
+            return set;
         }
+        set.names.emplace_back(name);
         if (std::string_view(name) == "CPUQuotaPerSecUSec" && std::string_view(contents) == "t") {
-            sd_bus_message_read(call, "v", "t", &quota);
+            sd_bus_message_read(call, "v", "t", &set.quota);
         } else {
             sd_bus_message_skip(call, "v");
         }
         sd_bus_message_exit_container(call);
     }
-    return quota;
+    return set;
 }
 
 } // namespace
@@ -145,6 +151,11 @@ void FakeSystemd::later(std::chrono::milliseconds delay, std::function<void()> a
 void FakeSystemd::setWriteDelay(std::chrono::milliseconds delay) {
     std::lock_guard lock(m_mutex);
     m_writeDelay = delay;
+}
+
+void FakeSystemd::setRefused(std::string property) {
+    std::lock_guard lock(m_mutex);
+    m_refused = std::move(property);
 }
 
 void FakeSystemd::setJobDelay(std::chrono::milliseconds delay) {
@@ -267,19 +278,29 @@ int FakeSystemd::setUnitProperties(sd_bus_message* call, void* userdata, sd_bus_
         if (const int r = sd_bus_message_read(call, "sb", &unit, &runtime); r < 0) {
             return r;
         }
-        const std::uint64_t quota = quotaIn(call);
+        const auto set = propertiesIn(call);
+        const std::uint64_t quota = set.quota;
         std::chrono::milliseconds delay{0};
+        std::string refused;
         {
             std::lock_guard lock(self.m_mutex);
             if (quota != 0) {
                 self.m_quotas.push_back(quota);
             }
             delay = self.m_writeDelay;
+            if (std::find(set.names.begin(), set.names.end(), self.m_refused) != set.names.end()) {
+                refused = self.m_refused;
+            }
         }
-        // The answer, later: the call is kept until then.
+        // The answer, later: the call is kept until then. systemd refuses the whole call for one property.
         sd_bus_message_ref(call);
-        self.later(delay, [&self, call, quota] {
+        self.later(delay, [&self, call, quota, refused] {
             libsystemd::BusMessagePtr held(call);
+            if (!refused.empty()) {
+                sd_bus_reply_method_errorf(held.get(), SD_BUS_ERROR_INVALID_ARGS, "Cannot set property %s",
+                                           refused.c_str());
+                return;
+            }
             if (quota != 0) {
                 std::lock_guard lock(self.m_mutex);
                 self.m_quotaInForce = quota;

@@ -30,6 +30,8 @@ public:
 
     /// How long SetUnitProperties waits before it answers (and the value is in force); 0 at first.
     void setWriteDelay(std::chrono::milliseconds delay);
+    /// SetUnitProperties calls that set @p property are refused (InvalidArgs); "" at first: none.
+    void setRefused(std::string property);
     /// How long a job takes before its JobRemoved; 0 at first.
     void setJobDelay(std::chrono::milliseconds delay);
     /// The result the next jobs end with; "done" at first. A start job that does not end "done" leaves the
@@ -80,6 +82,7 @@ private:
     std::chrono::milliseconds m_jobDelay{0};
     std::string m_jobResult = "done";
     bool m_jobEndsBeforeReply = false;
+    std::string m_refused;
     std::vector<std::uint64_t> m_quotas;
     std::uint64_t m_quotaInForce = 0;
     int m_subscriptions = 0;

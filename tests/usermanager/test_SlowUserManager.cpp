@@ -260,16 +260,62 @@ TEST_CASE("while the manager sits on a period's quota for 5 s, the period and th
     REQUIRE(received.size() == quotasBefore + 2);
     CHECK(received[quotasBefore] == actuator::quotaPerSecUSec(quotaOf(1), 1));
     CHECK(received[quotasBefore + 1] == latest);
-    usermanager::PropertyWrites writes{{}, true};
+    // Taken as it comes (runLoopUntil asks once more at the end, and a failure is told once).
+    Result<void> answered;
     REQUIRE(test::runLoopUntil(
         loop.get(),
         [&] {
-            writes = units.takePropertyWrites("nicer.slice");
-            return !writes.pending || !writes.failure;
+            auto writes = units.takePropertyWrites("nicer.slice", "CPUQuotaPerSecUSec");
+            if (!writes.failure) {
+                answered = writes.failure;
+            }
+            return !writes.pending;
         },
         5s));
-    CHECK(writes.failure.ok());
+    CHECK(answered.ok());
     // The next period sends nothing: that quota is in force.
     REQUIRE(slice.apply(quotaOf(kPeriods), 1).ok());
     CHECK(systemd.quotasReceived().size() == quotasBefore + 2);
+}
+
+TEST_CASE("each property written without waiting has its own answer: a MemoryHigh refused is not the quota's",
+          "[SlowUserManager]") {
+    const dbus::test::PrivateBus bus;
+    FakeSystemd systemd(bus.connect());
+    const auto loop = test::newLoop();
+    SystemdUnitManager units(bus.connect());
+    REQUIRE(units.attach(loop.get()).ok());
+    systemd.setRefused("MemoryHigh");
+    systemd.setWriteDelay(300ms);
+
+    // The quota goes out first; MemoryHigh waits behind it, one write a unit on its way.
+    const auto sent = timed([&] {
+        units.setUnitPropertiesAsync("nicer.slice", {{"CPUQuotaPerSecUSec", std::uint64_t{500000}}});
+        units.setUnitPropertiesAsync("nicer.slice", {{"MemoryHigh", std::uint64_t{1} << 30}});
+    });
+    CHECK(sent < 300ms); // neither waited for the manager
+    CHECK(units.takePropertyWrites("nicer.slice", "CPUQuotaPerSecUSec").pending);
+    CHECK(units.takePropertyWrites("nicer.slice", "MemoryHigh").pending);
+
+    // Taken as it comes: a failure is told once.
+    Result<void> refused;
+    REQUIRE(test::runLoopUntil(
+        loop.get(),
+        [&] {
+            auto memory = units.takePropertyWrites("nicer.slice", "MemoryHigh");
+            if (!memory.failure) {
+                refused = memory.failure;
+            }
+            return !memory.pending;
+        },
+        5s));
+    REQUIRE_FALSE(refused.ok());
+    CHECK_THAT(refused.error().message, Catch::Contains("SetUnitProperties(nicer.slice)") &&
+                                            Catch::Contains("Cannot set property MemoryHigh"));
+    const auto quota = units.takePropertyWrites("nicer.slice", "CPUQuotaPerSecUSec");
+    CHECK(quota.failure.ok());
+    CHECK_FALSE(quota.pending);
+    CHECK(systemd.quotaInForce() == 500000);
+    // Told once.
+    CHECK(units.takePropertyWrites("nicer.slice", "MemoryHigh").failure.ok());
 }
