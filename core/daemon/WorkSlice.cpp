@@ -218,6 +218,25 @@ void WorkSlice::followMemoryShare(double share, std::uint64_t ruleLimit) {
     if (ruleLimit > 0) {
         high = std::min(high, ruleLimit);
     }
+    if (m_memoryEnforced) {
+        // The answer to the last write. Written without waiting: in the user slice the manager shares the
+        // memory under pressure, and the guest saw it answer only after D-Bus's 25 s, the loop held as long.
+        const auto writes = m_units->takePropertyWrites(m_config.slice, "MemoryHigh");
+        if (!writes.failure) {
+            auto note = "the work's memory for this profile (" +
+                        (m_memoryHigh == actuator::kNoMemoryLimit
+                             ? std::string("no limit")
+                             : text::humanBytes(static_cast<double>(m_memoryHigh))) +
+                        ") is not in force: " + writes.failure.error().message;
+            if (note != m_memoryHighNote) { // once, not each period it is asked again
+                log::warning() << "nicerd: " << note;
+            }
+            m_memoryHighNote = std::move(note);
+            m_memoryHigh = 0; // asked again now: a manager that timed out may answer the next one
+        } else if (!writes.pending) {
+            m_memoryHighNote.clear();
+        }
+    }
     if (high == m_memoryHigh) {
         return;
     }
@@ -228,15 +247,7 @@ void WorkSlice::followMemoryShare(double share, std::uint64_t ruleLimit) {
                            m_config.slice;
         return;
     }
-    if (auto set = m_units->setUnitProperties(m_config.slice, {{"MemoryHigh", high}}); !set) {
-        m_memoryHighNote = "the work's memory for this profile (" +
-                           (high == actuator::kNoMemoryLimit ? std::string("no limit")
-                                                             : text::humanBytes(static_cast<double>(high))) +
-                           ") is not in force: " + set.error().message;
-        log::warning() << "nicerd: " << m_memoryHighNote;
-        return;
-    }
-    m_memoryHighNote.clear();
+    m_units->setUnitPropertiesAsync(m_config.slice, {{"MemoryHigh", high}});
 }
 
 std::string WorkSlice::actuatorNote() const {

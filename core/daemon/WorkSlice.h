@@ -77,8 +77,9 @@ public:
     /// known.
     std::uint64_t memoryCeiling(double share) const;
     /// Sets the slice's MemoryHigh: the profile's (memoryCeiling(@p share)), or the memory rule's @p
-    /// ruleLimit where that is lower (0: none). Written only when it changes; one systemd refuses is said in
-    /// the note and not asked again until it changes.
+    /// ruleLimit where that is lower (0: none). Written when it changes, without waiting for systemd's
+    /// answer, which the next call takes: one systemd refused (or did not answer in time) is said in the
+    /// note and asked again.
     void followMemoryShare(double share, std::uint64_t ruleLimit = 0);
     /// The work's slice on the cgroup tree; empty when it has none.
     std::string cgroup() const;
@@ -114,7 +115,7 @@ private:
     std::uint64_t m_memoryMaxBytes = 0; ///< the memory limit in force, 0 when none
     std::uint64_t m_totalMemory = 0;    ///< the machine's, bytes; 0: not known (no limits then)
     actuator::MemoryLimit m_fence;      ///< the limit applyMemoryLimit() asked for (memory-max)
-    std::uint64_t m_memoryHigh = actuator::kNoMemoryLimit; ///< the MemoryHigh written last
+    std::uint64_t m_memoryHigh = actuator::kNoMemoryLimit; ///< the MemoryHigh written last; 0: to write again
     std::string m_memoryHighNote; ///< why the profile's MemoryHigh is not in force; empty when it is
     bool m_memoryEnforced = true; ///< the kernel enforces memory limits on the slice (memory delegated)
     bool m_sliceStarted = false;
