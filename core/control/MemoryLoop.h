@@ -73,9 +73,11 @@ struct MemoryTuning {
     /// again and again while the programs still need their memory (a stall each probe, an instance stopped
     /// and started every few seconds).
     double roomShare = 0.10;
-    /// Without swap, the machine's memory available (MemAvailable) under this share means the kernel is
-    /// about to kill, whatever the stall (it shows none before its cliff): the rule then freezes the work and
-    /// stops an instance at once, from a period or a trigger (an orderly stop, not SIGKILL).
+    /// The machine's memory available (MemAvailable) under this share counts as a stall, whatever PSI says:
+    /// the kernel's stall comes late, after kswapd reclaimed in the background (with swap), or not before
+    /// its cliff (without). With swap the rule then lowers memory.high; without, where a lower memory.high
+    /// frees nothing, the kernel is about to kill, and the rule freezes the work and stops an instance at
+    /// once, from a period or a trigger (an orderly stop, not SIGKILL).
     double scarceShare = 0.05;
     /// The CPU cap's climb each second after a freeze; the ended instances start again one each resume
     /// delay of calm after the thaw.
@@ -86,7 +88,8 @@ struct MemoryTuning {
  * The memory rule (docs/controller.md, "The memory rule"): it takes memory from the work first when programs
  * outside it wait on memory. In a period where the outside's stall is over @p allowed, the work's
  * memory.high comes down from what it holds, in proportion to the excess (the kernel then reclaims the
- * work's pages first, and memory.reclaim asks it at once); if the stall stays for freezeAfter, the work is
+ * work's pages first, and memory.reclaim asks it at once; where they can swap, the work's CPU is held at 0
+ * meanwhile, so that it does not fault them back in); if the stall stays for freezeAfter, the work is
  * frozen too (sooner without swap), and where its pages cannot leave memory an instance is stopped with the
  * freeze and another every stopEvery while it stays, since a frozen task keeps its memory (with swap, only
  * after swapFirst). Once the outside is calm, the work thaws after the resume delay and climbs back
@@ -109,7 +112,7 @@ public:
 
 private:
     struct Assessment {
-        bool pressed = false; ///< over the stall allowed, short of memory without swap, or a kill
+        bool pressed = false; ///< over the stall allowed, short of memory (low()), or a kill
         bool calm = false;    ///< under half the stall allowed, and neither short nor killed
     };
     /// What @p now says, the same for a period and a trigger; an OOM kill is kept as a stop here.
@@ -117,9 +120,15 @@ private:
     /// memory.high down from what the work holds, in proportion to the stall's excess over @p allowed.
     void shrink(const MemoryReading& now, double allowed);
     MemoryHold hold(const MemoryReading& now, bool pressed, bool calm) const;
+    /// With swap, the work's CPU held at 0 while it holds more than its memory.high: its pages then leave
+    /// memory at once, since it does not touch them; it climbs back at thawPerSecond once calm, with no
+    /// resume delay (it is not frozen for the stall, only for the write-out).
+    void holdStill(const MemoryReading& now);
     /// The machine has room for @p bytes more and roomShare to spare (or its memory is not known).
     bool room(const MemoryReading& now, std::uint64_t bytes) const;
-    /// No swap, and less than scarceShare of the machine's memory available.
+    /// Less than scarceShare of the machine's memory available.
+    bool low(const MemoryReading& now) const;
+    /// low(), and no swap to take the work's pages.
     bool scarce(const MemoryReading& now) const;
     /// One more instance stopped, the last first; what it held is remembered for its start again.
     void stopOne(const MemoryReading& now);

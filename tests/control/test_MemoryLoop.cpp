@@ -167,6 +167,54 @@ TEST_CASE("with swap a frozen work's pages can leave: instances are stopped only
     CHECK(steps(loop, 1, reading(0.05, 3 * kGiB, true)).instancesStopped == 1);
 }
 
+TEST_CASE("with swap and memory nearly gone, memory.high comes down before any stall, and nothing is stopped",
+          "[MemoryLoop]") {
+    auto low = reading(0.0, 3 * kGiB, true);
+    low.totalBytes = 8 * kGiB;
+    low.availableBytes = 300ULL << 20; // under 5%
+    MemoryLoop loop;
+    const auto hold = loop.step(low, kAllowed, 1.0, kResume);
+    CHECK(hold.stage == MemoryStage::Frozen);
+    CHECK(hold.limitBytes < 3 * kGiB);
+    CHECK(hold.cap == 0.0); // held still while its pages leave
+    CHECK(hold.instancesStopped == 0);
+    CHECK(hold.reason == "only 300.0 MiB of memory available: the work held still while its pages leave, its "
+                         "memory held to 2.8 GiB");
+    MemoryLoop woken;
+    CHECK(woken.urgent(low, kAllowed).instancesStopped == 0);
+    // Over 5% available and no stall: nothing to do.
+    low.availableBytes = kGiB;
+    MemoryLoop roomy;
+    CHECK(roomy.step(low, kAllowed, 1.0, kResume).stage == MemoryStage::Free);
+}
+
+TEST_CASE("with swap the work is held still while its pages leave, and climbs back without the resume delay",
+          "[MemoryLoop]") {
+    MemoryLoop loop;
+    const auto lowered = loop.step(reading(0.03, 3 * kGiB, true), kAllowed, 1.0, kResume);
+    CHECK(lowered.stage == MemoryStage::Frozen);
+    CHECK(lowered.cap == 0.0);
+    CHECK(lowered.reclaimBytes > 0);
+    CHECK(lowered.reason == "programs beside the work waited on memory 3% of the time: the work held still "
+                            "while its pages leave, its memory held to 2.5 GiB");
+    // Without swap a work held still would keep its pages: the CPU is not held for that.
+    MemoryLoop noSwap;
+    CHECK(noSwap.step(reading(0.03, 3 * kGiB), kAllowed, 1.0, kResume).cap == 1.0);
+    // A trigger between periods holds it still as well.
+    MemoryLoop woken;
+    CHECK(woken.urgent(reading(0.03, 3 * kGiB, true), kAllowed).cap == 0.0);
+
+    // Its pages left and the stall passed: it is not frozen for the stall, so no resume delay.
+    auto hold = loop.step(reading(0.004, lowered.limitBytes, true), kAllowed, 1.0, kResume);
+    CHECK(hold.cap == Approx(0.1));
+    hold = steps(loop, 8, reading(0.004, lowered.limitBytes, true));
+    CHECK(hold.cap == Approx(0.9));
+    CHECK(hold.limitBytes == lowered.limitBytes); // the memory given back only after 10 s of calm
+    hold = steps(loop, 2, reading(0.004, lowered.limitBytes, true));
+    CHECK(hold.cap == 1.0);
+    CHECK(hold.stage == MemoryStage::Reclaiming);
+}
+
 TEST_CASE(
     "once calm, the work thaws after the resume delay, climbs back smoothly, and gets its instances and "
     "memory back slowly",
