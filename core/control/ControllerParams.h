@@ -42,9 +42,11 @@ struct ControllerParams {
     double maxShare = 1.0;
     double awayMaxShare = 1.0;
     /// The largest share of the machine's memory the work may keep before the kernel reclaims its pages first
-    /// (the work's MemoryHigh), never above what memory-max sets (the fence nicerd is started with): a
-    /// quarter while you're here, the fence while you're away.
-    double memoryShare = 0.25;
+    /// (the work's MemoryHigh), never above what memory-max sets (the fence nicerd is started with): the
+    /// fence by default, here and away, since the memory rule (memoryStall) takes the work's memory when a
+    /// program needs it; a static quarter cost a large work most of its throughput for a program that
+    /// might never come (docs/benchmarks.md, "nicerd as installed").
+    double memoryShare = 1.0;
     double awayMemoryShare = 1.0;
     /// How many of the work's instances run (workload::WorkloadSupervisor::limitRunning): the others are
     /// frozen, keeping their memory and progress; 0: all of them.
