@@ -14,8 +14,9 @@ beside the work only if the work lets 300 MiB go. Policies, one after the other 
           machine's, its largest task is taken out of memory (killed, to resume from its checkpoint), and
           started again once it fits
   rule    nicerd with the memory rule (memory-stall=0.01, the default)
-  default nicerd as installed: the memory rule, and the profile's memory-share (25% of the machine while
-          you're here, up to the fence while away), resume-delay 60 s
+  default nicerd as installed: the memory rule, resume-delay 60 s (the rows above set 3 s)
+  share   the rule with a static memory-share of 25% of the machine while you're here (the default before
+          the rule), resume-delay 60 s
 
 Each run prints one JSON line: the program's pass times, its cgroup's PSI "full" stall over the passes, the
 work's CPU seconds per second over 15 s before the program starts (its throughput when the program needs no
@@ -95,14 +96,16 @@ def program(mib, passes):
         with open(f"{cgroup}/memory.pressure") as f:
             return int(re.search(r"^full .*total=(\d+)", f.read(), re.M).group(1))
 
-    before, times = full_usec(), []
+    before, times, starts = full_usec(), [], []
     for _ in range(passes):
+        starts.append(round(time.time(), 3))
         started = time.monotonic()
         held = [b"p" * (16 << 20) for _ in range(mib // 16)]
         times.append(time.monotonic() - started)
         del held
         time.sleep(2)
-    print(json.dumps({"pass_s": times, "full_stall_s": (full_usec() - before) / 1e6}), flush=True)
+    print(json.dumps({"pass_s": times, "pass_started": starts, "full_stall_s": (full_usec() - before) / 1e6}),
+          flush=True)
 
 
 def nicer_conf(settings):
@@ -115,7 +118,8 @@ def nicer_conf(settings):
 NICER_POLICIES = {
     "fence": "memory-share=1 away-memory-share=1 memory-stall=0 resume-delay=3",
     "rule": "memory-share=1 away-memory-share=1 memory-stall=0.01 resume-delay=3",
-    "default": "memory-share=0.25 away-memory-share=1 memory-stall=0.01 resume-delay=60",
+    "default": "memory-share=1 away-memory-share=1 memory-stall=0.01 resume-delay=60",
+    "share": "memory-share=0.25 away-memory-share=1 memory-stall=0.01 resume-delay=60",
 }
 
 
@@ -193,6 +197,10 @@ def run_once(policy, program_mib):
     finally:
         if stop:
             stop()
+    if policy in NICER_POLICIES:  # what the rule did, beside the passes' starts, for the log of the run
+        log = sh(f"journalctl _SYSTEMD_USER_UNIT=nicerd.service -o short-unix --since '{since}' | "
+                 "grep -E 'memory|PSI|OOM' | tail -n 20", check=False)
+        print(f"bench-mem: {policy}: passes started {result.get('pass_started')}\n{log}", file=sys.stderr)
     kills = sh(f"journalctl -k -o cat --since '{since}' | grep '^oom-kill:' || true").splitlines()
     result["oom_kills_work"] = sum(1 for k in kills if re.search(r"task_memcg=/(nicer|bench)\.slice/", k))
     result["oom_kills_other"] = len(kills) - result["oom_kills_work"]
@@ -203,7 +211,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--program", nargs=2, type=int, metavar=("MIB", "PASSES"))
     parser.add_argument("--repetitions", type=int, default=3)
-    parser.add_argument("--policies", default="alone,none,fence,boinc,rule,default")
+    parser.add_argument("--policies", default="alone,none,fence,boinc,rule,default,share")
     parser.add_argument("--swap", type=int, default=0, metavar="MIB")
     args = parser.parse_args()
     if args.program:
