@@ -160,7 +160,16 @@ void MemoryLoop::shrink(const MemoryReading& now, double allowed) {
     const auto floor = std::min(t.floorBytes, now.ceilingBytes);
     const double by = std::clamp(t.shrinkLeast * now.outsideStall / allowed, t.shrinkLeast, t.shrinkMost);
     const auto from = std::min(m_limit == 0 ? now.ceilingBytes : m_limit, std::max(now.workBytes, floor));
-    m_limit = std::max(floor, static_cast<std::uint64_t>(static_cast<double>(from) * (1.0 - by)));
+    double to = static_cast<double>(from) * (1.0 - by);
+    if (low(now)) {
+        // Short of memory, the stall says little (it comes late or not at all): what the machine lacks of
+        // roomShare available is what the work gives, at once. A few percent a period freed 25 to 40 MiB a
+        // second in the bench, against a program that took 550 MiB a second.
+        const double lacking = m_tuning.roomShare * static_cast<double>(now.totalBytes) -
+                               static_cast<double>(now.availableBytes);
+        to = std::min(to, static_cast<double>(from) - lacking);
+    }
+    m_limit = std::max(floor, static_cast<std::uint64_t>(std::max(0.0, to)));
 }
 
 void MemoryLoop::holdStill(const MemoryReading& now) {

@@ -117,7 +117,8 @@ private:
     };
     /// What @p now says, the same for a period and a trigger; an OOM kill is kept as a stop here.
     Assessment assess(const MemoryReading& now, double allowed);
-    /// memory.high down from what the work holds, in proportion to the stall's excess over @p allowed.
+    /// memory.high down from what the work holds, in proportion to the stall's excess over @p allowed, and
+    /// while memory is low() by at least what the machine lacks of roomShare available.
     void shrink(const MemoryReading& now, double allowed);
     MemoryHold hold(const MemoryReading& now, bool pressed, bool calm) const;
     /// With swap, the work's CPU held at 0 while it holds more than its memory.high: its pages then leave
