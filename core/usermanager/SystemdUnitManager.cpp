@@ -171,6 +171,15 @@ Result<libsystemd::BusPtr> openUserBus() {
     return bus;
 }
 
+std::vector<std::string> namesOf(const Properties& props) {
+    std::vector<std::string> names;
+    names.reserve(props.size());
+    for (const auto& property : props) {
+        names.push_back(property.name);
+    }
+    return names;
+}
+
 } // namespace
 
 Result<std::unique_ptr<SystemdUnitManager>> SystemdUnitManager::connectUser() {
@@ -229,10 +238,9 @@ void SystemdUnitManager::drain() {
             // What was on its way on the old connection is lost (its slots go before it): sent again by
             // whoever takes the failure.
             for (auto& [unit, writes] : m_writes) {
-                std::vector<std::string> lost =
-                    writes.inFlight ? writes.inFlightOf : std::vector<std::string>{};
-                for (const auto& property : writes.queued) {
-                    lost.push_back(property.name);
+                auto lost = namesOf(writes.queued);
+                if (writes.inFlight) {
+                    lost.insert(lost.end(), writes.inFlightOf.begin(), writes.inFlightOf.end());
                 }
                 writes.fail(lost, Error{callName("SetUnitProperties", unit) +
                                         ": the user bus closed before systemd answered"});
@@ -516,11 +524,7 @@ void SystemdUnitManager::setUnitPropertiesAsync(const std::string& name, const P
     auto& writes = m_writes[name];
     if (!m_event) {
         // No loop to take the answer: written at once.
-        std::vector<std::string> names;
-        for (const auto& property : props) {
-            names.push_back(property.name);
-        }
-        writes.fail(names, setUnitProperties(name, props));
+        writes.fail(namesOf(props), setUnitProperties(name, props));
         return;
     }
     drain();
@@ -546,10 +550,7 @@ void SystemdUnitManager::sendQueued(UnitWrites& writes) {
         return;
     }
     const Properties props = std::exchange(writes.queued, {});
-    writes.inFlightOf.clear();
-    for (const auto& property : props) {
-        writes.inFlightOf.push_back(property.name);
-    }
+    writes.inFlightOf = namesOf(props);
     const auto what = callName("SetUnitProperties", writes.unit);
     auto call = propertiesCall(writes.unit, props, what);
     if (!call) {
