@@ -63,8 +63,9 @@ def main():
     alone, none = summary.get("alone", {}), summary.get("none", {})
     mib = runs[0]["program_mib"] if runs else 0
     swap = runs[0].get("swap_mib", 0) if runs else 0
+    kind = "a zram swap device" if runs and runs[0].get("swap_kind") == "zram" else "a swap file"
     print(f"The program's working set: {mib} MiB; the work: 2 × 350 MiB; "
-          f"{f'a swap file of {swap} MiB' if swap else 'no swap'}. Medians of "
+          f"{f'{kind} of {swap} MiB' if swap else 'no swap'}. Medians of "
           f"{max((s['runs'] for s in summary.values()), default=0)} repetitions.\n")
     print("| policy | pass s | pass × alone | first pass s | full stall s | stall × alone | work CPU/s "
           "| work × none | OOM kills: work / other | program failed |")

@@ -3,7 +3,7 @@
 # machine's memory controller is on v1, with no memory.high), then its table (bench/mem/report.py).
 # Not part of CI: about 14 minutes under TCG for 3 repetitions. Needs root, as tests/vm/run.sh does.
 #
-# Usage: bench/mem/run.sh [--deb FILE] [--out DIR] [-- GUEST_ARGS...]   (GUEST_ARGS: --repetitions N, --policies a,b, --swap MIB)
+# Usage: bench/mem/run.sh [--deb FILE] [--out DIR] [-- GUEST_ARGS...]   (GUEST_ARGS: --repetitions N, --policies a,b, --swap MIB [--zram])
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
