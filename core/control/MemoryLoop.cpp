@@ -194,6 +194,7 @@ MemoryHold MemoryLoop::hold(const MemoryReading& now, bool pressed, bool calm) c
     hold.reclaimBytes = pressed && now.workBytes > m_limit ? now.workBytes - m_limit : 0;
     hold.cap = m_cap;
     hold.instancesStopped = m_stopped;
+    hold.pressed = pressed;
     hold.stage = m_stopped > 0             ? MemoryStage::Stopped
                  : m_frozen || m_cap < 1.0 ? MemoryStage::Frozen
                  : m_limit > 0             ? MemoryStage::Reclaiming

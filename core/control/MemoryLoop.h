@@ -44,6 +44,8 @@ struct MemoryHold {
     std::uint64_t reclaimBytes = 0; ///< what to ask the kernel to reclaim from the work now (memory.reclaim)
     double cap = 1.0;               ///< the work's CPU: 0 while frozen, given back smoothly after
     int instancesStopped = 0;       ///< the work's instances kept stopped, the last ones first
+    /// The reading pressed the rule: over the stall allowed, short of memory (MemoryLoop::low) or a kill.
+    bool pressed = false;
     std::string
         reason; ///< "your programs waited on memory 6% of the time: the work's memory held to 1.2 GiB"
 };

@@ -287,8 +287,9 @@ void Daemon::onMemoryPressure() {
     const auto presence = m_rules->lastPresence();
     const auto reading = readMemory(presence);
     const auto& hold = m_loop->memoryNow(reading);
-    // A trigger fires at half the stall allowed: the rule acts only where the reading is over it.
-    if (reading.outsideStall > m_loop->params().memoryStall) {
+    // A trigger fires at half the stall allowed: the rule acts only where the reading presses it (over the
+    // stall allowed, or short of memory: the stall since the last reading may be less than the window's).
+    if (hold.pressed) {
         log::notice() << "nicerd: a PSI trigger woke the memory rule: " << hold.reason;
     }
     applyMemoryHold(hold, presence);

@@ -182,12 +182,17 @@ TEST_CASE("with swap and memory nearly gone, memory.high comes down before any s
     CHECK(hold.instancesStopped == 0);
     CHECK(hold.reason == "only 300.0 MiB of memory available: the work held still while its pages leave, its "
                          "memory held to 2.5 GiB");
+    CHECK(hold.pressed);
     MemoryLoop woken;
-    CHECK(woken.urgent(low, kAllowed).instancesStopped == 0);
+    const auto urgent = woken.urgent(low, kAllowed);
+    CHECK(urgent.pressed); // a trigger's wake-up acts (and is logged) though the stall read is 0
+    CHECK(urgent.instancesStopped == 0);
     // Over 5% available and no stall: nothing to do.
     low.availableBytes = kGiB;
     MemoryLoop roomy;
-    CHECK(roomy.step(low, kAllowed, 1.0, kResume).stage == MemoryStage::Free);
+    const auto free = roomy.step(low, kAllowed, 1.0, kResume);
+    CHECK(free.stage == MemoryStage::Free);
+    CHECK_FALSE(free.pressed);
 }
 
 TEST_CASE("with swap the work is held still while its pages leave, and climbs back without the resume delay",

@@ -391,8 +391,9 @@ check_oom_kills_work_first() {
 # work's memory.high and asks memory.reclaim: the work's pages go to swap (it may use half of it), the program
 # gets its memory with no OOM kill, and once it ended memory.high rises again. The period is 10 s, so that the
 # trigger, not a period's reading, is what acts first (at 1 s either may, and the check could not tell that a
-# trigger woke the rule; at 4 s a period's reading found under 5% of the limit available, which the rule
-# counts as a stall, before the program waited, and the rule acted so early that no trigger fired). Without the limit, against the machine's whole memory, the kernel swapped the idle
+# trigger woke the rule). A trigger's wake-up is logged when its reading presses the rule: over the stall
+# allowed, or under 5% of the limit available (the stall since the last reading, up to a period ago, may be
+# under what is allowed while the window's was over half of it: CI saw the rule act on such a wake-up, unlogged). Without the limit, against the machine's whole memory, the kernel swapped the idle
 # login session's pages and the stall landed there, in a scope the volunteer may not arm, or nowhere: the
 # check could not make a trigger certain.
 #
