@@ -17,6 +17,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -130,6 +131,28 @@ private:
     std::atomic<Clock::duration> m_callSince{Clock::duration::zero()}; ///< zero between calls
     std::thread m_thread;
 };
+
+/// Runs @p event until nicer.slice's writes of @p property are answered; the failure told on the way, taken
+/// as it comes (runLoopUntil asks once more at the end, and a failure is told once). nullopt: no answer in 5
+/// s.
+std::optional<Result<void>> answerOf(sd_event* event, SystemdUnitManager& units,
+                                     const std::string& property) {
+    Result<void> answer;
+    const bool answered = test::runLoopUntil(
+        event,
+        [&] {
+            auto writes = units.takePropertyWrites("nicer.slice", property);
+            if (!writes.failure) {
+                answer = writes.failure;
+            }
+            return !writes.pending;
+        },
+        5s);
+    if (!answered) {
+        return std::nullopt;
+    }
+    return answer;
+}
 
 } // namespace
 
@@ -260,19 +283,9 @@ TEST_CASE("while the manager sits on a period's quota for 5 s, the period and th
     REQUIRE(received.size() == quotasBefore + 2);
     CHECK(received[quotasBefore] == actuator::quotaPerSecUSec(quotaOf(1), 1));
     CHECK(received[quotasBefore + 1] == latest);
-    // Taken as it comes (runLoopUntil asks once more at the end, and a failure is told once).
-    Result<void> answered;
-    REQUIRE(test::runLoopUntil(
-        loop.get(),
-        [&] {
-            auto writes = units.takePropertyWrites("nicer.slice", "CPUQuotaPerSecUSec");
-            if (!writes.failure) {
-                answered = writes.failure;
-            }
-            return !writes.pending;
-        },
-        5s));
-    CHECK(answered.ok());
+    const auto answered = answerOf(loop.get(), units, "CPUQuotaPerSecUSec");
+    REQUIRE(answered);
+    CHECK(answered->ok());
     // The next period sends nothing: that quota is in force.
     REQUIRE(slice.apply(quotaOf(kPeriods), 1).ok());
     CHECK(systemd.quotasReceived().size() == quotasBefore + 2);
@@ -297,21 +310,11 @@ TEST_CASE("each property written without waiting has its own answer: a MemoryHig
     CHECK(units.takePropertyWrites("nicer.slice", "CPUQuotaPerSecUSec").pending);
     CHECK(units.takePropertyWrites("nicer.slice", "MemoryHigh").pending);
 
-    // Taken as it comes: a failure is told once.
-    Result<void> refused;
-    REQUIRE(test::runLoopUntil(
-        loop.get(),
-        [&] {
-            auto memory = units.takePropertyWrites("nicer.slice", "MemoryHigh");
-            if (!memory.failure) {
-                refused = memory.failure;
-            }
-            return !memory.pending;
-        },
-        5s));
-    REQUIRE_FALSE(refused.ok());
-    CHECK_THAT(refused.error().message, Catch::Contains("SetUnitProperties(nicer.slice)") &&
-                                            Catch::Contains("Cannot set property MemoryHigh"));
+    const auto refused = answerOf(loop.get(), units, "MemoryHigh");
+    REQUIRE(refused);
+    REQUIRE_FALSE(refused->ok());
+    CHECK_THAT(refused->error().message, Catch::Contains("SetUnitProperties(nicer.slice)") &&
+                                             Catch::Contains("Cannot set property MemoryHigh"));
     const auto quota = units.takePropertyWrites("nicer.slice", "CPUQuotaPerSecUSec");
     CHECK(quota.failure.ok());
     CHECK_FALSE(quota.pending);
